@@ -1,0 +1,71 @@
+"""Errors raised by maxent_util.
+
+Every error is a :class:`MaxEntError`, itself a :class:`ValueError`, so a
+caller can catch all of the library's complaints about its input at once.
+Messages follow one template (after scipy's distribution infrastructure)::
+
+    `{arg}` of `{owner}` must be {requirement}; got {value!r}.
+
+optionally followed by a remedy sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "MaxEntError",
+    "ConstraintError",
+    "InfeasibleError",
+    "NotNormalizableError",
+    "NoClosedFormError",
+    "UtilityError",
+    "DataError",
+    "ExportError",
+    "argument_message",
+]
+
+
+class MaxEntError(ValueError):
+    """Base class of every error raised by maxent_util."""
+
+
+class ConstraintError(MaxEntError):
+    """A constraint was given an argument outside its domain."""
+
+
+class InfeasibleError(MaxEntError):
+    """No distribution satisfies all the stated constraints at once."""
+
+
+class NotNormalizableError(MaxEntError):
+    """The maximum-entropy density of the constraints cannot be normalised."""
+
+
+class NoClosedFormError(MaxEntError):
+    """A symbolic answer was required but only a numeric one exists."""
+
+
+class UtilityError(MaxEntError):
+    """A utility was built or called with invalid arguments."""
+
+
+class DataError(MaxEntError):
+    """Runtime data could not be read or has invalid values."""
+
+
+class ExportError(MaxEntError):
+    """A utility or distribution could not be exported."""
+
+
+def argument_message(arg: str, owner: str, requirement: str, value: Any,
+                     remedy: str | None = None) -> str:
+    """The library's one error-message template.
+
+    >>> argument_message("alpha", "pareto", "positive", -1)
+    '`alpha` of `pareto` must be positive; got -1.'
+    """
+    message = f"`{arg}` of `{owner}` must be {requirement}; got {value!r}."
+    if remedy:
+        message += f" {remedy}"
+    return message
