@@ -80,6 +80,11 @@ _ASLIB_STATUS = {
 # shared helpers
 
 
+def _plain(value: Any) -> Any:
+    """numpy scalars as Python ones, so messages show 0.5 rather than np.float64(0.5)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _where(path: PathLike, row: int, unit: str = "data row") -> str:
     return f"{os.fspath(path)}, {unit} {row}"
 
@@ -167,10 +172,10 @@ def _check_names(path: PathLike, column: str, names: np.ndarray, rows: np.ndarra
 def _long_frame(algorithm: np.ndarray, instance: np.ndarray, runtime: np.ndarray,
                 status: np.ndarray, cutoff: np.ndarray | None) -> pd.DataFrame:
     columns: dict[str, Any] = {
-        "algorithm": pd.Series(algorithm, dtype=object),
-        "instance": pd.Series(instance, dtype=object),
+        "algorithm": pd.Series(algorithm, dtype=str),
+        "instance": pd.Series(instance, dtype=str),
         "runtime": pd.Series(runtime, dtype=float),
-        "status": pd.Series(status, dtype=object),
+        "status": pd.Series(status, dtype=str),
     }
     if cutoff is not None:
         columns["cutoff"] = pd.Series(cutoff, dtype=float)
@@ -379,13 +384,13 @@ def read_long(path: PathLike) -> pd.DataFrame:
         if bad is not None:
             raise DataError(argument_message(
                 "runtime", _where(path, int(rows[bad])),
-                f"at most the cutoff {cutoff[bad]!r} for a solved run", raw_runtime[bad],
+                f"at most the cutoff {_plain(cutoff[bad])!r} for a solved run", raw_runtime[bad],
                 "Mark the run as 'timeout' or raise its cutoff."))
 
     table = _long_frame(algorithm, instance, runtime, status, cutoff)
     for j, name in enumerate(header):
         if name not in LONG_COLUMNS:
-            table[name] = pd.Series(body[:, j] if n_rows else [], dtype=object)
+            table[name] = pd.Series(body[:, j] if n_rows else [], dtype=str)
     return table
 
 
@@ -395,23 +400,27 @@ def read_long(path: PathLike) -> pd.DataFrame:
 _ARFF_ATTRIBUTE = re.compile(
     r"""@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{]+)\s*(.*?)\s*$""",
     re.IGNORECASE)
+# an unquoted value may not start with a quote, so an unclosed quote is an error
 _ARFF_TOKEN = re.compile(
-    r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^,]*?)\s*(,|$)""")
+    r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?:[^,'"\s][^,]*?)?)\s*(,|$)""")
 _ARFF_NUMERIC = ("numeric", "real", "integer")
 _ASLIB_CUTOFF = re.compile(r"^\s*algorithm_cutoff_time\s*:\s*(.*?)\s*$", re.MULTILINE)
 
 
-def _unquote(token: str) -> str:
+def _unquote(token: str) -> str | None:
+    """A value without its quotes; None for the unquoted missing value ``?``."""
     if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
         return re.sub(r"\\(.)", r"\1", token[1:-1])
-    return token
+    return None if token == "?" else token
 
 
-def _split_arff_row(line: str) -> list[str] | None:
+def _split_arff_row(line: str) -> list[str | None] | None:
     """Comma-separated values with optional ' or " quotes; None if malformed."""
     if "'" not in line and '"' not in line:
-        return [token.strip() for token in line.split(",")]
-    tokens, position = [], 0
+        return [None if token == "?" else token
+                for token in (part.strip() for part in line.split(","))]
+    tokens: list[str | None] = []
+    position = 0
     while True:
         match = _ARFF_TOKEN.match(line, position)
         if match is None:
@@ -516,7 +525,8 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
     attributes: list[tuple[str, str, int]] = []  # name, kind, line
     data: list[tuple[int, str]] = []
     in_data = False
-    for number, raw_line in enumerate(text.splitlines(), start=1):
+    # split on '\n' only: str.splitlines would also break inside names holding '\x85' or '\u2028'
+    for number, raw_line in enumerate(text.split("\n"), start=1):
         line = raw_line.strip()
         if not line or line.startswith("%"):
             continue
@@ -538,7 +548,7 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
                     "@ATTRIBUTE", _where(path, number, "line"),
                     "'@ATTRIBUTE <name> <NUMERIC|REAL|INTEGER|STRING|DATE|{values}>'", raw_line))
             kind = "numeric" if kind in _ARFF_NUMERIC else "text"
-            attributes.append((_unquote(match.group(1)), kind, number))
+            attributes.append((_unquote(match.group(1)) or "?", kind, number))
             continue
         raise DataError(argument_message(
             "header", _where(path, number, "line"),
@@ -589,17 +599,18 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
                 "@DATA", where, f"a row of {n_attributes} comma-separated values "
                 "(sparse rows are not supported)", line))
         for j, column in ((instance_j, "instance_id"), (algorithm_j, "algorithm")):
-            if tokens[j] in ("", "?"):
-                raise DataError(argument_message(column, where, "a non-empty name", tokens[j]))
-        value = tokens[status_j].lower()
+            if not tokens[j]:
+                raise DataError(argument_message(
+                    column, where, "a non-empty name", "?" if tokens[j] is None else tokens[j]))
+        value = (tokens[status_j] or "?").lower()
         if value not in _ASLIB_STATUS:
             raise DataError(argument_message(
                 "runstatus", where, f"one of {', '.join(map(repr, _ASLIB_STATUS))}",
-                tokens[status_j]))
+                "?" if tokens[status_j] is None else tokens[status_j]))
         run_status = _ASLIB_STATUS[value]
         recorded = tokens[performance_j]
-        if recorded == "?":
-            seconds = math.nan
+        if recorded is None:
+            recorded, seconds = "?", math.nan
         else:
             try:
                 seconds = float(recorded)
@@ -749,10 +760,8 @@ def validate_table(table: Any, *, name: str = "table") -> None:
             "(optional: 'cutoff')", list(table.columns)))
 
     def fail(column: str, position: int, requirement: str, remedy: str | None = None):
-        label = table.index[position]
-        value = table[column].iloc[position]
-        if isinstance(value, np.generic):
-            value = value.item()  # so the message shows -1.0, not np.float64(-1.0)
+        label = _plain(table.index[position])
+        value = _plain(table[column].iloc[position])
         raise DataError(argument_message(
             column, f"{name}, row {label!r}", requirement, value, remedy))
 
@@ -792,5 +801,5 @@ def validate_table(table: Any, *, name: str = "table") -> None:
             fail("cutoff", bad, "a positive finite number of seconds")
         bad = _first((status == "solved") & (runtime > cutoff))
         if bad is not None:
-            fail("runtime", bad, f"at most the cutoff {cutoff[bad]!r} for a solved run",
+            fail("runtime", bad, f"at most the cutoff {_plain(cutoff[bad])!r} for a solved run",
                  "Mark the run as 'timeout' or raise its cutoff.")
