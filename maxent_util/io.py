@@ -632,7 +632,8 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
             raise DataError(argument_message(
                 performance_name, where, f"a number of seconds for a '{value}' run "
                 "when no cutoff is known", recorded,
-                "Pass cutoff= or put a description.txt with algorithm_cutoff_time next to the file."))
+                "Pass cutoff= or put a description.txt with algorithm_cutoff_time "
+                "next to the file."))
         algorithm[k] = tokens[algorithm_j]
         instance[k] = tokens[instance_j]
         runtime[k] = seconds
