@@ -1,0 +1,1230 @@
+"""Scoring runtimes with a utility: fast scorers, capped runs, bounds, rankings.
+
+An algorithm's score is its expected utility :math:`E[u(T)]` (the paper's
+Theorem 1); from data it is the mean of :math:`u` over the runs.
+
+Design notes
+------------
+*Scorers.* :func:`make_scorer` turns a sympy utility into a vectorised numpy
+function. sympy's own printing of ``Piecewise`` evaluates every branch on
+every runtime and then selects, so a branch that is invalid where it is not
+used (``(kappa0/t)**alpha`` at ``t = 0``) raises warnings and can leak NaN.
+Here each branch is evaluated only on the runtimes where its condition
+holds. Runtimes are processed in chunks of :data:`CHUNK_SIZE` so that the
+temporaries of a long expression stay in cache; this makes a scorer about as
+fast as the equivalent hand-written numpy expression.
+
+*Limits.* Numbers never raise inside a scorer. A runtime at or below 0 gets
+:math:`u(0^+)` and ``inf`` gets :math:`\\lim_{t\\to\\infty} u(t)`, both
+computed symbolically once (lazily, the first time such a runtime is seen)
+and evaluated with the parameters of the call; floating-point breakdowns
+(``0 * inf``, ``inf / inf``) at extreme but finite runtimes get the limit at
+the nearer end of the support. A NaN runtime gives NaN.
+
+*Numerics.* Before printing, a few rewrites remove catastrophic cancellation:
+``c - c*erf(z)`` becomes ``c*erfc(z)`` (the log-normal utility in its upper
+tail), ``exp(x) - 1`` becomes ``expm1(x)`` and ``x**y - 1`` ``powm1(x, y)``.
+
+*Capped runs.* A run that hit its cutoff is right-censored: its utility is
+somewhere between 0 and :math:`u(\\text{cutoff})`. :func:`score` reports the
+paper's point estimate (capped runs count 0) together with both bounds and a
+Hoeffding confidence interval that covers them, and a Kaplan-Meier plug-in
+estimate when cutoffs differ between runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.util import find_spec
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import sympy
+from sympy.codegen.cfunctions import log1p
+from sympy.codegen.rewriting import expm1_opt, optimize, powm1_opt
+from sympy.printing.numpy import SciPyPrinter
+
+from .errors import DataError, UtilityError, argument_message
+from .io import FAILURE_STATUSES, STATUSES, validate_table
+from .symbols import q, t
+
+__all__ = [
+    "BACKENDS",
+    "CHUNK_SIZE",
+    "Scorer",
+    "make_scorer",
+    "Score",
+    "score",
+    "PAR",
+    "Solved",
+    "rank",
+    "cross_utility",
+]
+
+BACKENDS: tuple[str, ...] = ("numpy", "jax", "torch")
+"""Array libraries a scorer can be generated for (``numpy`` is always installed)."""
+
+CHUNK_SIZE = 1 << 15
+"""Runtimes evaluated per block by a numpy scorer (keeps temporaries in cache)."""
+
+
+# ---------------------------------------------------------------------------
+# expressions: normalisation and numerically stable rewrites
+
+
+def _utility_expr(utility: Any, owner: str) -> tuple[sympy.Expr, str | None]:
+    """The sympy expression of a Utility (or of a bare expression) and its name."""
+    expr = getattr(utility, "expr", utility)
+    name = getattr(utility, "name", None)
+    try:
+        expr = sympy.sympify(expr)
+    except (sympy.SympifyError, TypeError, ValueError):
+        raise UtilityError(argument_message(
+            "utility", owner, "a Utility or a sympy expression in t", utility)) from None
+    if not isinstance(expr, sympy.Expr):
+        raise UtilityError(argument_message(
+            "utility", owner, "a Utility or a sympy expression in t", utility))
+    # A user's Symbol("t") without assumptions means the library's runtime t.
+    renames = {s: {"t": t, "q": q}[s.name] for s in expr.free_symbols
+               if s.name in ("t", "q") and s not in (t, q)}
+    if renames:
+        expr = expr.xreplace(renames)
+    return expr, name
+
+
+def _parameters(expr: sympy.Expr, owner: str) -> tuple[sympy.Symbol, ...]:
+    """Free symbols other than t and q, sorted by name (as Utility.parameters)."""
+    free = sorted(expr.free_symbols - {t, q}, key=lambda s: s.name)
+    names = [s.name for s in free]
+    for name in names:
+        if names.count(name) > 1:
+            raise UtilityError(argument_message(
+                "utility", owner, "free of two different symbols with the same name",
+                name, "Use one symbol per parameter name."))
+    return tuple(free)
+
+
+def _complement_erf(expr: sympy.Expr) -> sympy.Expr:
+    """Rewrite ``c - c*erf(z)`` as ``c*erfc(z)`` and ``c + c*erf(z)`` as ``c*erfc(-z)``.
+
+    The left-hand forms lose all relative accuracy once ``erf(z)`` rounds to
+    +-1 (the tail of a log-normal utility); the right-hand ones do not.
+    """
+    def rewrite(node: sympy.Basic) -> sympy.Basic:
+        if not isinstance(node, sympy.Add):
+            return node
+        terms = list(node.args)
+        for i, term in enumerate(terms):
+            erfs = [f for f in sympy.Mul.make_args(term) if isinstance(f, sympy.erf)]
+            if len(erfs) != 1:
+                continue
+            erf_factor = erfs[0]
+            coefficient = term / erf_factor
+            rest = sympy.Add(*(terms[:i] + terms[i + 1:]))
+            if sympy.simplify(rest + coefficient) == 0:
+                return -coefficient * sympy.erfc(erf_factor.args[0])
+            if sympy.simplify(rest - coefficient) == 0:
+                return coefficient * sympy.erfc(-erf_factor.args[0])
+        return node
+
+    if not expr.has(sympy.erf):
+        return expr
+    return expr.replace(lambda node: isinstance(node, sympy.Add), rewrite)
+
+
+def _log1p(expr: sympy.Expr) -> sympy.Expr:
+    """``log(1 + x)`` as ``log1p(x)``: exact for tiny ``x`` where the sum rounds to 1."""
+    def rewrite(node: sympy.Basic) -> sympy.Basic:
+        argument = node.args[0]
+        if isinstance(argument, sympy.Add) and sympy.S.One in argument.args:
+            return log1p(argument - 1)
+        return node
+
+    return expr.replace(lambda node: isinstance(node, sympy.log), rewrite)
+
+
+def _stable(expr: sympy.Expr) -> sympy.Expr:
+    expr = _log1p(_complement_erf(expr))
+    if expr.has(sympy.exp) or expr.has(sympy.Pow):
+        expr = optimize(expr, [expm1_opt, powm1_opt])
+    return expr
+
+
+# ---------------------------------------------------------------------------
+# numpy code generation with branch-masked Piecewise
+
+
+class _ScorerPrinter(SciPyPrinter):
+    """numpy/scipy printer that keeps parameter-only factors out of array work.
+
+    ``(1/2)*sqrt(2)*log(t/kappa0)/sigma`` printed left to right costs three
+    passes over the runtimes; grouping the factors free of the runtime into
+    one scalar costs one.
+    """
+
+    def __init__(self, runtime_symbols: frozenset[sympy.Symbol]) -> None:
+        super().__init__({"fully_qualified_modules": False, "inline": True,
+                          "allow_unknown_functions": False, "user_functions": {}})
+        self._runtime_symbols = runtime_symbols
+
+    def _print_Mul(self, expr: sympy.Mul) -> str:
+        scalar, numerator, denominator = [], [], []
+        for factor in expr.args:
+            if not factor.free_symbols & self._runtime_symbols:
+                scalar.append(factor)
+            elif factor.is_Pow and factor.exp.is_number and factor.exp.is_negative:
+                denominator.append(factor.base ** -factor.exp)
+            else:
+                numerator.append(factor)
+        if not scalar or not (numerator or denominator) or scalar == [sympy.S.NegativeOne]:
+            return super()._print_Mul(expr)
+        text = f"({self._print(sympy.Mul(*scalar))})"
+        if numerator:
+            text += f"*({self._print(sympy.Mul(*numerator))})"
+        if denominator:
+            text += f"/({self._print(sympy.Mul(*denominator))})"
+        return text
+
+
+def _lambdify(args: Sequence[sympy.Symbol], expr: sympy.Basic,
+              runtime_symbols: frozenset[sympy.Symbol]) -> Callable[..., Any]:
+    return sympy.lambdify(args, expr, modules=["scipy", "numpy"],
+                          printer=_ScorerPrinter(runtime_symbols), dummify=False)
+
+
+# Functions cheap enough to evaluate on a whole block and then select from,
+# as a hand-written np.where would; anything else is evaluated only where its
+# condition holds.
+_ELEMENTARY = (sympy.exp, sympy.log, log1p, sympy.Abs, sympy.Min, sympy.Max, sympy.sign)
+_MAX_CHEAP_CALLS = 2
+
+
+def _is_cheap(expr: sympy.Basic) -> bool:
+    calls = 0
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Piecewise):
+            return False
+        if isinstance(node, sympy.Function):
+            if not isinstance(node, _ELEMENTARY):
+                return False
+            calls += 1
+        elif isinstance(node, sympy.Pow) and not node.exp.is_Integer:
+            calls += 1
+    return calls <= _MAX_CHEAP_CALLS
+
+
+class _PiecewiseNode:
+    """Evaluates a Piecewise without letting an unused branch leak NaN or warnings.
+
+    Cheap branches are evaluated on the whole block (floating-point errors
+    silenced by the caller) and selected with ``np.where``; costly ones
+    (special functions, nested Piecewise) only on the elements that take
+    them. Earlier pieces win, as in sympy.
+    """
+
+    def __init__(self, pieces: list[tuple[Callable[..., Any] | None, Callable[..., Any], bool]]
+                 ) -> None:
+        self.pieces = pieces
+        self.covers_all = pieces[-1][0] is None
+
+    def __call__(self, *values: Any) -> np.ndarray:
+        n = values[0].shape[0]
+        holds = [None if condition is None
+                 else np.broadcast_to(np.asarray(condition(*values), dtype=bool), (n,))
+                 for condition, _, _ in self.pieces]
+        result: Any = None if self.covers_all else np.full(n, np.nan)
+        for i in range(len(self.pieces) - 1, -1, -1):
+            _, branch, cheap = self.pieces[i]
+            if cheap:
+                value = branch(*values)
+            else:
+                takes = np.ones(n, bool) if holds[i] is None else holds[i].copy()
+                for earlier in holds[:i]:
+                    takes &= ~earlier
+                index = np.flatnonzero(takes)
+                if index.size == n:
+                    value = branch(*values)
+                else:
+                    value = np.zeros(n)
+                    if index.size:
+                        value[index] = branch(*[v.take(index) if isinstance(v, np.ndarray)
+                                                else v for v in values])
+            result = value if holds[i] is None else np.where(holds[i], value, result)
+        return np.broadcast_to(result, (n,))
+
+
+def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
+             runtime_symbols: frozenset[sympy.Symbol]) -> Callable[..., Any]:
+    """A numpy function of ``*args`` (flat arrays or floats) evaluating ``expr``."""
+    expr = sympy.piecewise_fold(expr)
+    if isinstance(expr, sympy.Piecewise):
+        pieces = []
+        for branch, condition in expr.args:
+            if condition == sympy.false:
+                continue
+            compiled = (_compile(branch, args, runtime_symbols), _is_cheap(branch))
+            if condition == sympy.true:
+                pieces.append((None, *compiled))
+                break
+            pieces.append((_lambdify(args, condition, runtime_symbols), *compiled))
+        if not pieces:
+            return lambda *values: np.full(values[0].shape[0], np.nan)
+        return _PiecewiseNode(pieces)
+    return _lambdify(args, _stable(expr), runtime_symbols)
+
+
+# ---------------------------------------------------------------------------
+# limits at the ends of the support
+
+
+def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
+    """``lim u(t)`` as ``t -> 0+`` (point 0) or ``t -> oo``; None if sympy cannot say.
+
+    A Piecewise is taken branch by branch, its conditions decided at the point
+    (or left for the parameters' values to decide).
+    """
+    expr = sympy.piecewise_fold(expr)
+    if isinstance(expr, sympy.Piecewise):
+        pieces = []
+        for branch, condition in expr.args:
+            try:
+                at_point = (condition.subs(t, point) if t in condition.free_symbols
+                            else condition)
+            except TypeError:  # e.g. log(t) < 1 at t = 0: comparison with zoo
+                return None
+            if at_point == sympy.false:
+                continue
+            value = _limit(branch, point)
+            if value is None:
+                return None
+            pieces.append((value, at_point))
+            if at_point == sympy.true:
+                break
+        return sympy.Piecewise(*pieces) if pieces else sympy.nan
+    if t not in expr.free_symbols:
+        return expr
+    if point == 0:
+        value = expr.subs(t, 0)
+        if not _undetermined(value):
+            return value
+    try:
+        value = sympy.limit(expr, t, point, "+" if point == 0 else "-")
+    except (NotImplementedError, ValueError, TypeError, AttributeError):
+        return None
+    return None if _undetermined(value) else value
+
+
+def _undetermined(value: sympy.Basic) -> bool:
+    return (value.has(sympy.Limit, sympy.AccumBounds, sympy.nan, sympy.zoo, sympy.oo,
+                      -sympy.oo) or value.is_finite is False)
+
+
+# ---------------------------------------------------------------------------
+# scorers
+
+
+def _owner_label(expr: sympy.Expr) -> str:
+    text = str(expr)
+    return f"scorer of {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+class Scorer:
+    """A vectorised numpy function ``u(t, **parameters)`` made by :func:`make_scorer`.
+
+    Call it as ``scorer(t, *parameters, **parameters)``: positional
+    parameters follow :attr:`parameters`; keywords use the symbols' names.
+    A scalar ``t`` (with scalar parameters) gives a float, an array gives an
+    array of the broadcast shape.
+
+    Attributes
+    ----------
+    expr : sympy.Expr
+        The utility.
+    parameters : tuple of str
+        Names of the parameters, in positional order (sorted by name; ``q``
+        last if the utility depends on solution quality).
+    backend : str
+        ``"numpy"``.
+    """
+
+    backend = "numpy"
+
+    def __init__(self, expr: sympy.Expr) -> None:
+        self.expr = expr
+        self._owner = _owner_label(expr)
+        symbols = _parameters(expr, self._owner)
+        if q in expr.free_symbols:
+            symbols = symbols + (q,)
+        self._symbols = symbols
+        self.parameters: tuple[str, ...] = tuple(s.name for s in symbols)
+        # plain-named stand-ins, so names such as `lambda` print as valid code
+        stand_ins = [sympy.Symbol(f"_x{i}", **s.assumptions0)
+                     for i, s in enumerate((t,) + symbols)]
+        self._mapping = dict(zip((t,) + symbols, stand_ins))
+        self._args = tuple(stand_ins)
+        self._runtime = frozenset({stand_ins[0]} | ({stand_ins[-1]} if q in symbols else set()))
+        try:
+            self._root = _compile(expr.xreplace(self._mapping), self._args, self._runtime)
+        except Exception as error:  # sympy printers raise a zoo of types
+            raise UtilityError(argument_message(
+                "utility", "make_scorer", "made of functions with a numpy or scipy equivalent",
+                expr, f"({type(error).__name__}: {error})")) from None
+        self._limits: dict[str, Callable[..., Any]] = {}
+        self.__signature__ = inspect.Signature(
+            [inspect.Parameter("t", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+            + [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+               for name in self.parameters])
+
+    def __repr__(self) -> str:
+        return f"Scorer(u(t) = {self.expr}; parameters {self.parameters})"
+
+    # -- arguments
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        if len(args) > len(self.parameters):
+            raise UtilityError(argument_message(
+                "args", self._owner,
+                f"at most {len(self.parameters)} positional parameters {self.parameters}",
+                args))
+        values = dict(zip(self.parameters, args))
+        for name, value in kwargs.items():
+            if name not in self.parameters:
+                raise UtilityError(argument_message(
+                    name, self._owner, f"one of its parameters {self.parameters}", name))
+            if name in values:
+                raise UtilityError(argument_message(
+                    name, self._owner, "given once (positionally or by keyword)", value))
+            values[name] = value
+        bound = []
+        for name in self.parameters:
+            if name not in values:
+                raise UtilityError(argument_message(
+                    name, self._owner, "given (a number or an array)", None,
+                    f"Pass it as {name}=..."))
+            bound.append(_as_float(values[name], name, self._owner))
+        return bound
+
+    # -- evaluation
+    def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
+        params = self._bind(args, kwargs)
+        runtimes = _as_float(t, "t", self._owner)
+        shapes = [np.shape(v) for v in params]
+        if not any(shapes):
+            shape = np.shape(runtimes)
+            flat_t = np.ravel(runtimes)
+            flat_p = [float(v) for v in params]
+        else:
+            try:
+                shape = np.broadcast_shapes(np.shape(runtimes), *shapes)
+            except ValueError:
+                raise UtilityError(argument_message(
+                    "t", self._owner, f"broadcastable with the parameters' shapes {shapes}",
+                    np.shape(runtimes))) from None
+            flat_t = np.broadcast_to(runtimes, shape).ravel()
+            flat_p = [np.broadcast_to(v, shape).ravel() if np.ndim(v) else float(v)
+                      for v in params]
+        out = self._evaluate(flat_t, flat_p)
+        return float(out[0]) if shape == () else out.reshape(shape)
+
+    def _evaluate(self, flat_t: np.ndarray, flat_p: list[Any]) -> np.ndarray:
+        n = flat_t.shape[0]
+        out = np.empty(n)
+        with np.errstate(all="ignore"):
+            for start in range(0, n, CHUNK_SIZE):
+                stop = start + CHUNK_SIZE
+                tc = flat_t[start:stop]
+                pc = [v[start:stop] if isinstance(v, np.ndarray) else v for v in flat_p]
+                oc = out[start:stop]
+                oc[...] = self._root(tc, *pc)
+                # Cheap in-cache checks; the repairs run only when something is off.
+                if not (tc.min() > 0.0 and tc.max() < math.inf):
+                    self._repair_ends(tc, pc, oc)
+                if not math.isfinite(np.add.reduce(oc)):
+                    self._repair_breakdowns(tc, pc, oc)
+        return out
+
+    def _repair_ends(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray) -> None:
+        at_zero = tc <= 0.0
+        if at_zero.any():
+            oc[at_zero] = self._limit_values("zero", pc, at_zero)
+        at_inf = tc == math.inf
+        if at_inf.any():
+            oc[at_inf] = self._limit_values("inf", pc, at_inf)
+        oc[np.isnan(tc)] = np.nan
+
+    def _repair_breakdowns(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray) -> None:
+        broken = np.isnan(oc) & (tc > 0.0) & (tc < math.inf)
+        if not broken.any():
+            return
+        large = broken & (tc > 1.0)
+        if large.any():
+            oc[large] = self._limit_values("inf", pc, large)
+        small = broken & ~large
+        if small.any():
+            oc[small] = self._limit_values("zero", pc, small)
+
+    def _limit_values(self, end: str, pc: list[Any], mask: np.ndarray) -> Any:
+        if end not in self._limits:
+            self._limits[end] = self._limit_function(end)
+        placeholder = np.zeros(int(np.count_nonzero(mask)))  # stands for t, of the right length
+        return self._limits[end](
+            placeholder, *[v[mask] if isinstance(v, np.ndarray) else v for v in pc])
+
+    def _limit_function(self, end: str) -> Callable[..., Any]:
+        value = _limit(self.expr, sympy.S.Zero if end == "zero" else sympy.oo)
+        if value is not None:
+            try:
+                return _compile(value.xreplace(self._mapping), self._args, self._runtime)
+            except Exception:  # a limit sympy prints but numpy cannot evaluate
+                pass
+        # no symbolic limit: evaluate at the last representable runtime instead
+        edge = 5e-324 if end == "zero" else float(np.finfo(float).max)
+        return lambda placeholder, *pc: self._root(np.full_like(placeholder, edge), *pc)
+
+
+class _LambdifiedScorer:
+    """A scorer for jax or torch: sympy.lambdify with that module, no masking."""
+
+    def __init__(self, expr: sympy.Expr, backend: str) -> None:
+        self.expr = expr
+        self.backend = backend
+        self._owner = _owner_label(expr)
+        symbols = _parameters(expr, self._owner) + ((q,) if q in expr.free_symbols else ())
+        self.parameters = tuple(s.name for s in symbols)
+        self._function = sympy.lambdify((t,) + symbols, expr, modules=backend)
+
+    def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
+        values = dict(zip(self.parameters, args))
+        unknown = set(kwargs) - set(self.parameters)
+        if unknown:
+            name = sorted(unknown)[0]
+            raise UtilityError(argument_message(
+                name, self._owner, f"one of its parameters {self.parameters}", name))
+        values.update(kwargs)
+        missing = [name for name in self.parameters if name not in values]
+        if missing:
+            raise UtilityError(argument_message(
+                missing[0], self._owner, "given (a number or an array)", None))
+        return self._function(t, *(values[name] for name in self.parameters))
+
+
+def _as_float(value: Any, arg: str, owner: str) -> Any:
+    """A float or float64 array; misuse (strings, objects, complex) raises."""
+    if isinstance(value, float):
+        return value
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise UtilityError(argument_message(arg, owner, "real numbers", value)) from None
+    return array if array.ndim else float(array)
+
+
+def _installed_backends() -> tuple[str, ...]:
+    return tuple(b for b in BACKENDS if b == "numpy" or find_spec(b) is not None)
+
+
+@lru_cache(maxsize=512)
+def _cached_scorer(expr: sympy.Expr, backend: str) -> Any:
+    if backend == "numpy":
+        return Scorer(expr)
+    return _LambdifiedScorer(expr, backend)
+
+
+def make_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
+    """A fast vectorised function ``f(t, **parameters)`` evaluating a utility.
+
+    Parameters
+    ----------
+    utility : Utility or sympy.Expr
+        The utility :math:`u(t)` (a sympy expression in :data:`maxent_util.t`,
+        possibly with parameters and ``Piecewise`` branches).
+    backend : {"numpy", "jax", "torch"}, keyword-only
+        ``"numpy"`` (default) gives a :class:`Scorer`; ``"jax"`` and
+        ``"torch"`` give ``sympy.lambdify`` with that module, for use inside
+        those frameworks (their branches are not masked and ends of the
+        support are not special-cased).
+
+    Returns
+    -------
+    Scorer
+        Called as ``f(t, *parameters, **parameters)``; keyword names are the
+        parameter symbols' names, positional parameters follow
+        ``utility.parameters`` (sorted by name). Scorers are cached per
+        expression.
+
+    Raises
+    ------
+    UtilityError
+        If ``backend`` is unknown or not installed, or the utility uses a
+        function with no numpy/scipy equivalent. A scorer itself raises only
+        for misuse: an unknown or missing parameter, or values that are not
+        real numbers or do not broadcast.
+
+    Notes
+    -----
+    Every ``Piecewise`` branch is evaluated only where its condition holds, so
+    no warning or NaN escapes from an unused branch. ``t <= 0`` gives the
+    limit :math:`u(0^+)`, ``t = inf`` gives :math:`\\lim_{t\\to\\infty} u(t)`
+    (both computed symbolically once), and a NaN runtime gives NaN.
+    ``erf``, ``erfc``, ``gamma``, ``uppergamma`` and friends map to
+    :mod:`scipy.special`.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from maxent_util import t
+    >>> kappa0, alpha = sympy.symbols("kappa0 alpha", positive=True)
+    >>> pareto = sympy.Piecewise((1, t < kappa0), ((kappa0 / t) ** alpha, True))
+    >>> f = make_scorer(pareto)
+    >>> f.parameters
+    ('alpha', 'kappa0')
+    >>> f([0.0, 0.5, 4.0, float("inf")], kappa0=1.0, alpha=1.0)
+    array([1.  , 1.  , 0.25, 0.  ])
+    >>> f(20.0, 1.0, 10.0)  # positional: alpha, then kappa0
+    0.5
+    """
+    if backend not in BACKENDS:
+        raise UtilityError(argument_message(
+            "backend", "make_scorer", f"one of {', '.join(map(repr, BACKENDS))}", backend))
+    installed = _installed_backends()
+    if backend not in installed:
+        raise UtilityError(argument_message(
+            "backend", "make_scorer",
+            f"an installed backend (installed: {', '.join(map(repr, installed))})", backend,
+            f"Install {backend} to use it."))
+    expr, _ = _utility_expr(utility, "make_scorer")
+    return _cached_scorer(expr, backend)
+
+
+# ---------------------------------------------------------------------------
+# runs: validation shared by score() and the classic rules
+
+
+def _runs_array(values: Any, arg: str, owner: str, n: int | None = None,
+                dtype: Any = np.float64) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=dtype)
+    except (TypeError, ValueError):
+        raise DataError(argument_message(
+            arg, owner, "a one-dimensional array of numbers", values)) from None
+    if array.ndim != 1:
+        raise DataError(argument_message(
+            arg, owner, "one-dimensional", f"an array of shape {array.shape}"))
+    if n is not None and array.shape[0] != n:
+        raise DataError(argument_message(
+            arg, owner, f"one entry per runtime ({n})", f"{array.shape[0]} entries"))
+    return array
+
+
+def _first_bad(mask: np.ndarray) -> int | None:
+    hits = np.flatnonzero(mask)
+    return int(hits[0]) if hits.size else None
+
+
+@dataclass(frozen=True)
+class _Runs:
+    """Validated runs: runtimes, what happened, and when each censored run stopped."""
+
+    runtimes: np.ndarray
+    solved: np.ndarray          # bool
+    censored: np.ndarray        # bool: right-censored (capped) runs
+    censor_times: np.ndarray    # for censored runs: the time known to be exceeded
+    cutoffs: np.ndarray | None  # per run, as given
+
+
+def _validate_runs(runtimes: Any, *, solved: Any, cutoff: Any, status: Any,
+                   failures_as_censored: bool, owner: str) -> _Runs:
+    times = _runs_array(runtimes, "runtimes", owner)
+    n = times.shape[0]
+    if n == 0:
+        raise DataError(argument_message("runtimes", owner, "non-empty", "no runs"))
+    bad = _first_bad(~(np.isfinite(times) & (times >= 0)))
+    if bad is not None:
+        raise DataError(argument_message(
+            f"runtimes[{bad}]", owner, "a finite nonnegative number of seconds",
+            float(times[bad])))
+
+    cutoffs = None
+    if cutoff is not None:
+        if np.ndim(cutoff) == 0:
+            cutoffs = np.full(n, _runs_array([cutoff], "cutoff", owner)[0])
+            names = ["cutoff"] * n
+        else:
+            cutoffs = _runs_array(cutoff, "cutoff", owner, n)
+            names = [f"cutoff[{i}]" for i in range(n)]
+        bad = _first_bad(~(cutoffs > 0))  # NaN fails too
+        if bad is not None:
+            raise DataError(argument_message(
+                names[bad], owner, "a positive number of seconds", float(cutoffs[bad])))
+
+    statuses = None
+    if status is not None:
+        statuses = _runs_array(status, "status", owner, n, dtype=object)
+        known = np.isin(statuses, STATUSES)
+        bad = _first_bad(~known)
+        if bad is not None:
+            raise DataError(argument_message(
+                f"status[{bad}]", owner, f"one of {', '.join(map(repr, STATUSES))}",
+                statuses[bad]))
+    solved_given = None
+    if solved is not None:
+        raw = _runs_array(solved, "solved", owner, n, dtype=object)
+        bad = _first_bad(~np.isin(raw, [True, False]))
+        if bad is not None:
+            raise DataError(argument_message(
+                f"solved[{bad}]", owner, "True or False", raw[bad]))
+        solved_given = raw.astype(bool)
+
+    if statuses is not None:
+        is_solved = statuses == "solved"
+        if solved_given is not None:
+            bad = _first_bad(is_solved != solved_given)
+            if bad is not None:
+                raise DataError(argument_message(
+                    f"solved[{bad}]", owner, f"consistent with status[{bad}] "
+                    f"({statuses[bad]!r})", bool(solved_given[bad])))
+        failed = np.isin(statuses, FAILURE_STATUSES)
+    elif solved_given is not None:
+        is_solved = solved_given
+        failed = np.zeros(n, bool)
+    elif cutoffs is not None:
+        is_solved = times < cutoffs
+        failed = np.zeros(n, bool)
+    else:
+        is_solved = np.ones(n, bool)
+        failed = np.zeros(n, bool)
+
+    if cutoffs is not None:
+        bad = _first_bad(is_solved & (times > cutoffs))
+        if bad is not None:
+            raise DataError(argument_message(
+                names[bad], owner, f"at least the runtime of solved run {bad} "
+                f"({float(times[bad])!r})", float(cutoffs[bad]),
+                "Mark the run as unsolved or raise its cutoff."))
+
+    censored = ~is_solved & (~failed | failures_as_censored)
+    # a censored run is known to take longer than the time it stopped
+    stopped = times if cutoffs is None else np.minimum(times, cutoffs)
+    return _Runs(times, is_solved, censored, np.where(censored, stopped, np.nan), cutoffs)
+
+
+# ---------------------------------------------------------------------------
+# score()
+
+
+@dataclass(frozen=True)
+class Score:
+    """Estimated expected utility of an algorithm from (possibly capped) runs.
+
+    Attributes
+    ----------
+    estimate : float
+        Mean utility over the runs; capped runs and failures count 0 (the
+        paper's convention).
+    lower, upper : float
+        Bounds on the mean utility of the uncapped runs: capped runs count
+        0 (``lower``, equal to ``estimate``) or :math:`u(\\text{cutoff})`
+        (``upper``).
+    ci_low, ci_high : float
+        Hoeffding confidence interval at ``level`` for :math:`E[u(T)]`,
+        ``[lower - h, upper + h]`` clipped to ``[0, 1]``.
+    n : int
+        Number of runs.
+    n_capped : int
+        Number of right-censored runs.
+    kaplan_meier : float or None
+        Kaplan-Meier plug-in estimate, when cutoffs differ between runs.
+    level : float
+        Confidence level of ``ci_low, ci_high``.
+    """
+
+    estimate: float
+    lower: float
+    upper: float
+    ci_low: float
+    ci_high: float
+    n: int
+    n_capped: int
+    kaplan_meier: float | None = None
+    level: float = 0.95
+
+
+def _hoeffding_half_width(n: int, level: float) -> float:
+    return math.sqrt(math.log(2.0 / (1.0 - level)) / (2.0 * n))
+
+
+def _fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The scorer of a utility with every parameter given a value."""
+    expr, _ = _utility_expr(utility, owner)
+    parameters = _parameters(expr, owner)
+    if parameters or q in expr.free_symbols:
+        free = tuple(s.name for s in parameters) + (("q",) if q in expr.free_symbols else ())
+        raise UtilityError(argument_message(
+            "utility", owner, "free of unset parameters", free,
+            "Give them values first, e.g. utility.subs(kappa0=60)."))
+    return make_scorer(expr)
+
+
+def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None,
+          status: Any = None, failures_as_censored: bool = False,
+          level: float = 0.95) -> Score:
+    """Estimate an algorithm's expected utility from its runs, with bounds.
+
+    Parameters
+    ----------
+    runtimes : array_like of float
+        One entry per run: the runtime of a solved run, else the time at
+        which the run stopped.
+    utility : Utility or sympy.Expr
+        A utility with values in ``[0, 1]`` and no free parameters.
+    solved : array_like of bool, optional, keyword-only
+        Which runs solved their instance. Unsolved runs are capped
+        (right-censored).
+    cutoff : float or array_like of float, optional, keyword-only
+        The time limit, common or per run. A capped run is censored at its
+        runtime or its cutoff, whichever is smaller.
+    status : array_like of str, optional, keyword-only
+        One of ``"solved"``, ``"timeout"`` (capped), ``"memout"``,
+        ``"crash"``, ``"unverified"`` (failures, utility 0) per run.
+    failures_as_censored : bool, keyword-only
+        Treat failures as capped runs instead of as utility 0.
+    level : float, keyword-only
+        Confidence level of the interval, in ``(0, 1)``.
+
+    Returns
+    -------
+    Score
+
+    Raises
+    ------
+    DataError
+        For NaN, infinite or negative runtimes, mismatched lengths, unknown
+        statuses, ``solved`` contradicting ``status``, non-positive cutoffs,
+        a cutoff below a solved runtime, or ``level`` outside ``(0, 1)``.
+    UtilityError
+        If the utility has free parameters or leaves ``[0, 1]`` on the runs.
+
+    Notes
+    -----
+    Without ``solved`` and ``status``, runs with ``runtime >= cutoff`` are
+    capped, and without a cutoff too every run counts as solved.
+
+    With per-run utilities :math:`L_i \\le u(T_i) \\le U_i` (0 and
+    :math:`u(c_i)` for a run capped at :math:`c_i`), one-sided Hoeffding
+    bounds on :math:`\\bar L` and :math:`\\bar U` with half-width
+    :math:`h = \\sqrt{\\ln(2/(1-\\text{level}))/(2n)}` give
+    :math:`P(\\bar L - h \\le E[u(T)] \\le \\bar U + h) \\ge \\text{level}`.
+
+    When cutoffs differ between runs (or censored runs stopped at different
+    times) the Kaplan-Meier estimate :math:`\\hat S` of the runtime survival
+    function gives the plug-in
+    :math:`E[u] = u(0) + \\int_0^\\infty u'(t)\\,\\hat S(t)\\,dt`, computed
+    exactly as a sum over the steps of :math:`\\hat S`; mass beyond the last
+    solved run counts :math:`u(\\infty)` and failures never leave the risk
+    set.
+
+    Examples
+    --------
+    The paper's motivating example (Section 3, Pareto captime with
+    :math:`\\kappa_0 = \\alpha = 1`, so :math:`u(t) = 1/t` for :math:`t \\ge 1`):
+
+    >>> import sympy
+    >>> from maxent_util import t
+    >>> u = sympy.Piecewise((1, t < 1), (1 / t, True))
+    >>> ten_days = 10 * 24 * 3600.0
+    >>> a = score([1.0] * 99 + [ten_days], u, solved=[True] * 99 + [False])
+    >>> a.estimate, a.n_capped
+    (0.99, 1)
+    >>> b = score([ten_days] * 100, u, solved=[False] * 100)
+    >>> round(b.upper * ten_days, 12)  # u(10 days) = 1/864000
+    1.0
+    """
+    owner = "score"
+    if not (isinstance(level, (int, float, np.number)) and 0.0 < float(level) < 1.0):
+        raise DataError(argument_message("level", owner, "a number in (0, 1)", level))
+    runs = _validate_runs(runtimes, solved=solved, cutoff=cutoff, status=status,
+                          failures_as_censored=failures_as_censored, owner=owner)
+    u = _fixed_scorer(utility, owner)
+    n = runs.runtimes.shape[0]
+
+    lower_values = np.zeros(n)
+    lower_values[runs.solved] = u(runs.runtimes[runs.solved])
+    upper_values = lower_values.copy()
+    upper_values[runs.censored] = u(runs.censor_times[runs.censored])
+    _check_unit_range(lower_values, upper_values, runs, owner)
+
+    lower = float(np.mean(lower_values))
+    upper = float(np.mean(upper_values))
+    h = _hoeffding_half_width(n, float(level))
+    km = None
+    censor_times = runs.censor_times[runs.censored]
+    cutoffs_differ = runs.cutoffs is not None and np.unique(runs.cutoffs).size > 1
+    if cutoffs_differ or np.unique(censor_times).size > 1:
+        km = _kaplan_meier_mean(runs, u)
+    return Score(estimate=lower, lower=lower, upper=upper,
+                 ci_low=max(0.0, lower - h), ci_high=min(1.0, upper + h),
+                 n=n, n_capped=int(runs.censored.sum()), kaplan_meier=km, level=float(level))
+
+
+def _check_unit_range(lower_values: np.ndarray, upper_values: np.ndarray, runs: _Runs,
+                      owner: str) -> None:
+    tolerance = 1e-12
+    outside = ~((lower_values >= -tolerance) & (upper_values <= 1.0 + tolerance))
+    bad = _first_bad(outside)
+    if bad is not None:
+        value = upper_values[bad] if upper_values[bad] > 1.0 else lower_values[bad]
+        raise UtilityError(argument_message(
+            "utility", owner, "between 0 and 1 on every run (Hoeffding bounds need it)",
+            float(value), f"(run {bad}, runtime {float(runs.runtimes[bad])!r}) "
+            "Rescale the utility to [0, 1]."))
+
+
+def _kaplan_meier_mean(runs: _Runs, u: Callable[[Any], Any]) -> float:
+    """Plug-in E[u(T)] from the Kaplan-Meier estimate of the runtime distribution."""
+    from scipy import stats
+
+    events = runs.runtimes[runs.solved]
+    if events.size == 0:
+        return float(u(math.inf))
+    right = runs.censor_times[runs.censored]
+    # Failures (u = 0) are never solved: censoring them beyond every observed
+    # time keeps them at risk throughout without creating a step.
+    n_failed = int((~runs.solved & ~runs.censored).sum())
+    if n_failed:
+        beyond = 2.0 * float(max(runs.runtimes.max(), right.max(initial=0.0))) + 1.0
+        right = np.concatenate([right, np.full(n_failed, beyond)])
+    survival = stats.ecdf(stats.CensoredData(uncensored=events, right=right)).sf
+    times = survival.quantiles
+    s = survival.probabilities
+    drops = np.concatenate([[1.0], s[:-1]]) - s
+    jumps = drops > 0
+    return float(np.dot(u(times[jumps]), drops[jumps]) + s[-1] * u(math.inf))
+
+
+# ---------------------------------------------------------------------------
+# classic rules
+
+
+def _rule_runs(runtimes: Any, solved: Any, cutoff: Any, owner: str) -> _Runs:
+    if solved is None:
+        raise DataError(argument_message(
+            "solved", owner, "an array of True/False, one per runtime", None))
+    return _validate_runs(runtimes, solved=solved, cutoff=cutoff, status=None,
+                          failures_as_censored=False, owner=owner)
+
+
+@dataclass(frozen=True)
+class PAR:
+    """Penalised average runtime: the runtime, or ``k`` times the cutoff if unsolved.
+
+    Lower is better. PAR-2 ranked the SAT Competition 2021; PAR-10 is common
+    in algorithm configuration.
+
+    Parameters
+    ----------
+    k : float
+        The penalty factor (positive).
+    cutoff : float, optional, keyword-only
+        The cutoff used by :func:`rank` when the table has no ``cutoff``
+        column (else an unsolved run's own runtime stands for its cutoff).
+
+    Examples
+    --------
+    >>> PAR(2).score([10.0, 100.0], [True, False], cutoff=100.0)
+    105.0
+    >>> PAR(2).name, PAR(2.5).name
+    ('PAR-2', 'PAR-2.5')
+    """
+
+    k: float = 2.0
+    cutoff: float | None = None
+    higher_is_better: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.k, (int, float, np.number)) and math.isfinite(self.k)
+                and self.k > 0):
+            raise UtilityError(argument_message("k", "PAR", "a positive finite number", self.k))
+        if self.cutoff is not None and not (
+                isinstance(self.cutoff, (int, float, np.number)) and self.cutoff > 0):
+            raise UtilityError(argument_message(
+                "cutoff", "PAR", "a positive number of seconds", self.cutoff))
+
+    @property
+    def name(self) -> str:
+        return f"PAR-{float(self.k):g}"
+
+    def per_run(self, runtimes: np.ndarray, solved: np.ndarray,
+                cutoffs: np.ndarray | None) -> np.ndarray:
+        """Penalised runtime of each run (arrays already validated)."""
+        limit = runtimes if cutoffs is None else cutoffs
+        return np.where(solved, runtimes, self.k * limit)
+
+    def score(self, runtimes: Any, solved: Any, cutoff: Any = None) -> float:
+        """Mean penalised runtime of the runs."""
+        runs = _rule_runs(runtimes, solved, cutoff if cutoff is not None else self.cutoff,
+                          self.name)
+        return float(np.mean(self.per_run(runs.runtimes, runs.solved, runs.cutoffs)))
+
+
+@dataclass(frozen=True)
+class Solved:
+    """Number of solved runs; higher is better.
+
+    Examples
+    --------
+    >>> Solved().score([10.0, 100.0, 3.0], [True, False, True])
+    2
+    """
+
+    higher_is_better: ClassVar[bool] = True
+    name: ClassVar[str] = "solved"
+
+    def per_run(self, runtimes: np.ndarray, solved: np.ndarray,
+                cutoffs: np.ndarray | None) -> np.ndarray:
+        return solved.astype(float)
+
+    def score(self, runtimes: Any, solved: Any, cutoff: Any = None) -> int:
+        """Count of solved runs."""
+        runs = _rule_runs(runtimes, solved, cutoff, self.name)
+        return int(runs.solved.sum())
+
+
+# ---------------------------------------------------------------------------
+# rankings
+
+
+@dataclass(frozen=True)
+class _Table:
+    names: np.ndarray       # algorithms, sorted
+    codes: np.ndarray       # algorithm index per row
+    counts: np.ndarray      # runs per algorithm
+    runtimes: np.ndarray
+    solved: np.ndarray
+    timeout: np.ndarray
+    cutoffs: np.ndarray | None
+
+
+def _long_table(table: Any, owner: str) -> _Table:
+    validate_table(table, name="table")
+    codes, names = pd.factorize(table["algorithm"], sort=True)
+    status = table["status"].to_numpy(dtype=object)
+    cutoffs = (table["cutoff"].to_numpy(dtype=float) if "cutoff" in table.columns else None)
+    return _Table(names=np.asarray(names, dtype=object), codes=codes,
+                  counts=np.bincount(codes, minlength=len(names)),
+                  runtimes=table["runtime"].to_numpy(dtype=float),
+                  solved=status == "solved", timeout=status == "timeout", cutoffs=cutoffs)
+
+
+def _rules(utilities: Any, owner: str) -> list[tuple[str, Any]]:
+    if isinstance(utilities, Mapping):
+        items = list(utilities.items())
+    elif isinstance(utilities, Iterable) and not isinstance(utilities, (str, sympy.Basic)):
+        items = [(getattr(rule, "name", None) or str(getattr(rule, "expr", rule)), rule)
+                 for rule in utilities]
+    else:
+        raise UtilityError(argument_message(
+            "utilities", owner, "a mapping from names to utilities or rules", utilities))
+    if not items:
+        raise UtilityError(argument_message("utilities", owner, "non-empty", utilities))
+    rules = []
+    for name, rule in items:
+        if not isinstance(rule, (PAR, Solved)):
+            try:
+                rule = _fixed_scorer(rule, owner)
+            except UtilityError as error:
+                raise UtilityError(f"{error} (rule {name!r})") from None
+        rules.append((str(name), rule))
+    names = [name for name, _ in rules]
+    for name in names:
+        if names.count(name) > 1:
+            raise UtilityError(argument_message(
+                "utilities", owner, "named uniquely", name))
+    return rules
+
+
+def _group_mean(runs: _Table, values: np.ndarray, starts: np.ndarray,
+                aggregate: str) -> np.ndarray:
+    # Summing each algorithm's values in sorted order makes equal multisets of
+    # runs give bit-identical scores, so exact ties do not depend on row order.
+    grouped = np.lexsort((values, runs.codes))
+    sums = np.add.reduceat(values[grouped], starts)
+    return sums if aggregate == "sum" else sums / runs.counts
+
+
+def _score_matrix(runs: _Table, rules: list[tuple[str, Any]], bounds: bool
+                  ) -> dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray | None, bool]]:
+    starts = np.concatenate([[0], np.cumsum(runs.counts)[:-1]])
+    results = {}
+    for name, rule in rules:
+        if isinstance(rule, (PAR, Solved)):
+            cutoffs = runs.cutoffs
+            if cutoffs is None and isinstance(rule, PAR) and rule.cutoff is not None:
+                cutoffs = np.full(runs.runtimes.shape, float(rule.cutoff))
+            values = rule.per_run(runs.runtimes, runs.solved, cutoffs)
+            aggregate = "sum" if isinstance(rule, Solved) else "mean"
+            scores = _group_mean(runs, values, starts, aggregate)
+            results[name] = (scores, scores if bounds else None, scores if bounds else None,
+                             rule.higher_is_better)
+            continue
+        values = np.zeros(runs.runtimes.shape)
+        values[runs.solved] = rule(runs.runtimes[runs.solved])
+        scores = _group_mean(runs, values, starts, "mean")
+        lower = upper = None
+        if bounds:
+            lower = scores
+            upper_values = values.copy()
+            stopped = (runs.runtimes if runs.cutoffs is None
+                       else np.minimum(runs.runtimes, runs.cutoffs))
+            upper_values[runs.timeout] = rule(stopped[runs.timeout])
+            upper = _group_mean(runs, upper_values, starts, "mean")
+        results[name] = (scores, lower, upper, True)
+    return results
+
+
+def _ranks(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
+    key = -scores if higher_is_better else scores
+    # names are sorted, so the algorithm index breaks ties alphabetically
+    order = np.lexsort((np.arange(scores.size), key))
+    ranks = np.empty(scores.size, dtype=int)
+    ranks[order] = np.arange(1, scores.size + 1)
+    return ranks
+
+
+def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
+         bounds: bool = False) -> pd.DataFrame:
+    """Score and rank algorithms under several utilities or classic rules.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The long runtime table (``algorithm``, ``instance``, ``runtime``,
+        ``status``, optional ``cutoff``).
+    utilities : mapping of str to Utility, sympy.Expr, PAR or Solved
+        Display name to rule (a sequence uses each rule's own name). Utilities
+        must have no free parameters.
+    bounds : bool, keyword-only
+        Also report, for utilities, the score with timeouts counting
+        :math:`u(\\text{cutoff})` (``"{name} upper"``) next to the score with
+        timeouts counting 0 (``"{name} lower"``). Classic rules have no
+        uncertainty: their lower and upper equal the score.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by algorithm, ordered by the first rule's rank; per rule the
+        columns ``"{name}"`` (mean utility over the algorithm's runs, with
+        unsolved runs counting 0; mean penalised runtime for PAR; number of
+        solved runs for Solved) and ``"{name} rank"`` (1 = best, ties broken
+        by algorithm name), and with ``bounds`` ``"{name} lower"`` and
+        ``"{name} upper"``.
+
+    Raises
+    ------
+    DataError
+        If the table is not a valid long table.
+    UtilityError
+        If a rule is not a utility, PAR or Solved, or has free parameters.
+
+    Examples
+    --------
+    >>> import pandas as pd, sympy
+    >>> from maxent_util import t
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a", "b", "b"],
+    ...                      "instance": ["i", "j", "i", "j"],
+    ...                      "runtime": [1.0, 100.0, 10.0, 20.0],
+    ...                      "status": ["solved", "timeout", "solved", "solved"],
+    ...                      "cutoff": 100.0})
+    >>> rank(runs, {"exp": sympy.exp(-t / 10), "PAR-2": PAR(2)}).round(3)
+    ... # doctest: +NORMALIZE_WHITESPACE
+               exp  exp rank  PAR-2  PAR-2 rank
+    algorithm
+    a          0.452         1  100.5           2
+    b          0.252         2   15.0           1
+    """
+    owner = "rank"
+    runs = _long_table(table, owner)
+    rules = _rules(utilities, owner)
+    results = _score_matrix(runs, rules, bounds)
+    columns: dict[str, Any] = {}
+    for name, (scores, lower, upper, higher) in results.items():
+        columns[name] = scores
+        columns[f"{name} rank"] = _ranks(scores, higher)
+        if bounds:
+            columns[f"{name} lower"] = lower
+            columns[f"{name} upper"] = upper
+    frame = pd.DataFrame(columns, index=pd.Index(runs.names, name="algorithm"))
+    return frame.sort_values(f"{rules[0][0]} rank", kind="stable")
+
+
+def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any]
+                  ) -> pd.DataFrame:
+    """What picking the best algorithm under one rule earns under the others.
+
+    Row ``r``, column ``c``: the score under rule ``c`` of the algorithm
+    ranked first by rule ``r``, divided by the best score any algorithm
+    reaches under ``c`` (for lower-is-better rules such as PAR, the best
+    score divided by it). The diagonal is 1; 0.8 means picking by ``r``
+    keeps 80% of what is available under ``c``. This is the paper's
+    Figure 2 (Section 6).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The long runtime table.
+    utilities : mapping of str to Utility, sympy.Expr, PAR or Solved
+        As in :func:`rank`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows: the rule used to pick (index ``"picked by"``); columns: the
+        rule used to score (``"scored by"``). ``frame.attrs["picked"]`` maps
+        each rule to the algorithm it picks. A column whose best score is 0
+        is NaN.
+
+    Examples
+    --------
+    >>> import pandas as pd, sympy
+    >>> from maxent_util import t
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a", "b", "b"],
+    ...                      "instance": ["i", "j", "i", "j"],
+    ...                      "runtime": [1.0, 100.0, 10.0, 20.0],
+    ...                      "status": ["solved", "timeout", "solved", "solved"],
+    ...                      "cutoff": 100.0})
+    >>> cross = cross_utility(runs, {"exp": sympy.exp(-t / 10), "PAR-2": PAR(2)})
+    >>> cross.attrs["picked"]
+    {'exp': 'a', 'PAR-2': 'b'}
+    >>> cross.round(3)  # doctest: +NORMALIZE_WHITESPACE
+    scored by    exp  PAR-2
+    picked by
+    exp        1.000  0.149
+    PAR-2      0.556  1.000
+    """
+    owner = "cross_utility"
+    runs = _long_table(table, owner)
+    rules = _rules(utilities, owner)
+    results = _score_matrix(runs, rules, bounds=False)
+    names = [name for name, _ in rules]
+    picked = {}
+    matrix = np.empty((len(names), len(names)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i, row in enumerate(names):
+            scores, _, _, higher = results[row]
+            best_index = int(np.argmin(_ranks(scores, higher)))
+            picked[row] = str(runs.names[best_index])
+            for j, column in enumerate(names):
+                column_scores, _, _, column_higher = results[column]
+                value = column_scores[best_index]
+                if column_higher:
+                    best = column_scores.max()
+                    matrix[i, j] = value / best if best != 0 else np.nan
+                else:
+                    best = column_scores.min()
+                    matrix[i, j] = best / value if value != 0 else np.nan
+    frame = pd.DataFrame(matrix, index=pd.Index(names, name="picked by"),
+                         columns=pd.Index(names, name="scored by"))
+    frame.attrs["picked"] = picked
+    return frame
