@@ -51,6 +51,7 @@ from sympy.printing.numpy import SciPyPrinter
 from .errors import DataError, UtilityError, argument_message
 from .io import FAILURE_STATUSES, STATUSES, validate_table
 from .symbols import q, t
+from .utility import Utility
 
 __all__ = [
     "BACKENDS",
@@ -765,6 +766,9 @@ def _fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray
         raise UtilityError(argument_message(
             "utility", owner, "free of unset parameters", free,
             "Give them values first, e.g. utility.subs(kappa0=60)."))
+    if isinstance(utility, Utility):
+        # its own call: a subclass may evaluate differently (e.g. by quadrature)
+        return utility
     return make_scorer(expr)
 
 

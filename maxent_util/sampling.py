@@ -1,0 +1,208 @@
+"""How many capped runs, and at which captime, estimate a score to a given accuracy.
+
+The paper's estimation theorem (Section 4, proved in Appendix A): to estimate
+:math:`E[u(T)]` within :math:`\\epsilon` with probability :math:`1-\\delta`,
+take
+
+.. math::
+
+    m = \\frac{\\ln(2/\\delta)}{2}\\left(\\frac{2-\\epsilon}{\\epsilon}\\right)^2
+
+runs capped at :math:`\\kappa = u^{-1}(\\epsilon/2)`. The total time is then
+below :math:`m\\,u^{-1}(\\epsilon/2)`, and in the worst case above
+:math:`m\\,u^{-1}(2\\epsilon)`, whatever the algorithm's runtime distribution,
+even one with infinite mean: utilities, unlike runtimes, are bounded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import DataError, UtilityError, argument_message
+from .scoring import _fixed_scorer
+from .utility import Utility
+
+__all__ = ["Plan", "plan", "simulate_plan"]
+
+# Samples drawn per block by simulate_plan: bounds memory, keeps numpy vectorised.
+_BLOCK_SAMPLES = 1 << 22
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A sampling plan from the estimation theorem.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        Accuracy and failure probability: the capped estimate is within
+        ``epsilon`` of :math:`E[u(T)]` with probability at least ``1 - delta``.
+    runs : int
+        Number of capped runs, :math:`m`.
+    captime : float
+        Cap each run at :math:`u^{-1}(\\epsilon/2)`.
+    min_total_time : float
+        :math:`m\\,u^{-1}(2\\epsilon)`: some algorithm needs at least this
+        much time in total (Lemma A.2).
+    max_total_time : float
+        :math:`m\\,u^{-1}(\\epsilon/2)`: no algorithm needs more (Lemma A.1).
+    """
+
+    epsilon: float
+    delta: float
+    runs: int
+    captime: float
+    min_total_time: float
+    max_total_time: float
+
+
+def _number_in(value: Any, arg: str, requirement: str, inside: Callable[[float], bool]) -> float:
+    real = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if not (real and inside(float(value))):  # NaN fails every comparison
+        raise UtilityError(argument_message(arg, "plan", requirement, value))
+    return float(value)
+
+
+def _as_utility(utility: Any) -> Utility:
+    return utility if isinstance(utility, Utility) else Utility(utility)
+
+
+def plan(epsilon: float, delta: float, utility: Any) -> Plan:
+    """Number of runs and captime that estimate a score within ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Additive accuracy, in ``(0, 1/2]`` (the worst-case bound needs
+        :math:`u^{-1}(2\\epsilon)`, so :math:`2\\epsilon \\le 1`).
+    delta : float
+        Allowed failure probability, in ``(0, 1)``.
+    utility : Utility or sympy.Expr
+        A utility with values in ``[0, 1]``, non-increasing, with no free
+        parameters; :meth:`Utility.inverse` gives :math:`u^{-1}`.
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    UtilityError
+        If ``epsilon`` or ``delta`` is out of range, or the utility never
+        takes the level :math:`\\epsilon/2` or :math:`2\\epsilon`.
+
+    References
+    ----------
+    The paper, Section 4, Theorem 4.1 and its proof in Appendix A.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from maxent_util import t
+    >>> p = plan(0.1, 0.05, sympy.exp(-t / 10))
+    >>> p.runs
+    666
+    >>> round(p.captime, 4)  # -10 ln(0.05)
+    29.9573
+    """
+    eps = _number_in(epsilon, "epsilon", "a number in (0, 1/2]", lambda x: 0.0 < x <= 0.5)
+    dlt = _number_in(delta, "delta", "a number in (0, 1)", lambda x: 0.0 < x < 1.0)
+    _fixed_scorer(utility, "plan")  # rejects non-utilities and unset parameters
+    u = _as_utility(utility)
+    runs = math.ceil(math.log(2.0 / dlt) / 2.0 * ((2.0 - eps) / eps) ** 2)
+    captime = float(u.inverse(eps / 2.0))
+    shortest = float(u.inverse(2.0 * eps))
+    return Plan(epsilon=eps, delta=dlt, runs=runs, captime=captime,
+                min_total_time=runs * shortest, max_total_time=runs * captime)
+
+
+def _draw(sampler: Any, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    if hasattr(sampler, "rvs"):
+        samples = sampler.rvs(size=shape, random_state=rng)
+    else:
+        samples = sampler(shape, rng)
+    samples = np.asarray(samples, dtype=float)
+    if samples.shape != shape:
+        raise DataError(argument_message(
+            "sampler", "simulate_plan", f"returning an array of the requested shape {shape}",
+            f"shape {samples.shape}"))
+    if np.isnan(samples).any():
+        raise DataError(argument_message(
+            "sampler", "simulate_plan", "returning runtimes, not NaN", float("nan")))
+    return samples
+
+
+def simulate_plan(plan: Plan, sampler: Callable[..., Any] | Any, utility: Any,
+                  trials: int = 1000, rng: Any = None, *, truth: float | None = None) -> float:
+    """Fraction of simulated experiments whose capped estimate is within epsilon.
+
+    Each trial draws ``plan.runs`` runtimes, caps them at ``plan.captime``
+    and averages :math:`u(\\min(t, \\kappa))`, the estimator of the theorem;
+    it succeeds if that lies within ``plan.epsilon`` of the true
+    :math:`E[u(T)]`. By the theorem the fraction is at least
+    ``1 - plan.delta`` (up to simulation noise) for any runtime law.
+
+    Parameters
+    ----------
+    plan : Plan
+    sampler : callable or frozen scipy.stats distribution
+        ``sampler(shape, rng)`` returning runtimes of that shape, or an
+        object with ``rvs(size=..., random_state=...)``.
+    utility : Utility or sympy.Expr
+        The utility the plan was made for.
+    trials : int
+        Number of simulated experiments (vectorised in blocks).
+    rng : numpy.random.Generator, int or None
+        Random source.
+    truth : float, optional, keyword-only
+        The true expected utility. Without it, it is estimated from
+        ``max(10**6, 20 * plan.runs)`` uncapped draws (standard error at most
+        0.0005).
+
+    Returns
+    -------
+    float
+        The fraction of trials within ``epsilon``.
+
+    Examples
+    --------
+    Runtimes with infinite mean (Pareto, shape 1/2): the expected utility is
+    still estimated from capped runs.
+
+    >>> import numpy as np, sympy
+    >>> from maxent_util import t
+    >>> u = sympy.Piecewise((1, t < 1), (1 / t, True))
+    >>> p = plan(0.1, 0.1, u)
+    >>> pareto = lambda shape, rng: 1 + rng.pareto(0.5, shape)
+    >>> simulate_plan(p, pareto, u, trials=200, rng=0, truth=1 / 3) >= 0.9
+    True
+    """
+    owner = "simulate_plan"
+    if not isinstance(plan, Plan):
+        raise UtilityError(argument_message("plan", owner, "a Plan from plan()", plan))
+    if not (isinstance(trials, (int, np.integer)) and not isinstance(trials, bool) and trials > 0):
+        raise UtilityError(argument_message("trials", owner, "a positive integer", trials))
+    if truth is not None and not (isinstance(truth, (int, float, np.number))
+                                  and math.isfinite(truth)):
+        raise UtilityError(argument_message("truth", owner, "a finite number", truth))
+    generator = np.random.default_rng(rng)
+    u = _fixed_scorer(utility, owner)
+
+    if truth is None:
+        draws = max(10**6, 20 * plan.runs)
+        values = [np.mean(u(_draw(sampler, (1, min(draws, _BLOCK_SAMPLES)), generator)))
+                  for _ in range(-(-draws // _BLOCK_SAMPLES))]
+        truth = float(np.mean(values))
+
+    block = max(1, _BLOCK_SAMPLES // plan.runs)
+    hits = 0
+    for start in range(0, trials, block):
+        count = min(block, trials - start)
+        samples = _draw(sampler, (count, plan.runs), generator)
+        estimates = np.asarray(u(np.minimum(samples, plan.captime)), dtype=float).mean(axis=1)
+        hits += int(np.count_nonzero(np.abs(estimates - truth) < plan.epsilon))
+    return hits / trials
