@@ -1,6 +1,7 @@
 """Utilities u(t): the functions that score a runtime.
 
-Theorem 3.1 of the paper says that preferences over runtime distributions
+The main theorem of the paper (Section 2) says that preferences over runtime
+distributions
 that follow its axioms are those of an expected utility ``E[p(T, kappa)]``,
 where ``p(0, kappa) = 1``, ``p`` is non-increasing in ``t``, positive before
 the captime ``kappa`` and zero from it on.  This module holds
@@ -61,8 +62,8 @@ __all__ = [
 #: The utility level in :attr:`Utility.inverse_expr` (``t = u^{-1}(y)``).
 y = sympy.Symbol("y", positive=True)
 
-# Names of the properties reported by ``check`` (Theorem 3.1, and Theorem
-# D.1 for solution quality); tests and users match on these strings.
+# Names of the properties reported by ``check`` (the main theorem of Section
+# 2, and its solution-quality version in the appendix); tests and users match on these strings.
 AT_ZERO = "u(0) = 1"
 NON_INCREASING = "non-increasing in t"
 POSITIVE = "positive before the captime"
@@ -146,6 +147,12 @@ def _sympify(value: Any, arg: str, owner: str) -> sympy.Expr:
         expr = _parse(value, arg, owner)
     elif value is None or isinstance(value, bool):
         raise UtilityError(argument_message(arg, owner, "a number, a sympy expression or a symbol name", value))
+    elif isinstance(value, (float, np.floating)) and np.isfinite(value):
+        # sympy prints a Float with 15 digits, so generated code would compare
+        # runtimes against a rounded captime; 17 digits round-trip every float.
+        expr = sympy.Float(float(value), 15)
+        if float(str(expr)) != float(value):
+            expr = sympy.Float(repr(float(value)), 17)
     else:
         try:
             expr = sympy.sympify(value, strict=True)
@@ -241,6 +248,16 @@ def _captime(pieces: list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]]) -> sympy.E
     return sympy.oo
 
 
+def _is_zero(expr: sympy.Expr | None) -> bool | None:
+    """Whether ``expr`` is 0; for a number, to within float rounding."""
+    if expr is None:
+        return None
+    if expr.is_number and expr.is_finite:
+        value = complex(expr)
+        return abs(value) <= 1e-12
+    return expr.is_zero
+
+
 def _as_float(value: Any) -> float | None:
     try:
         number = float(value)
@@ -266,7 +283,7 @@ def _time_grid(scales: list[float]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PropertyCheck:
-    """One property of Theorem 3.1: ``holds`` is True, False or None (undecided)."""
+    """One property of the main theorem: ``holds`` is True, False or None (undecided)."""
 
     name: str
     holds: bool | None
@@ -457,7 +474,7 @@ class Utility:
         Uses :attr:`inverse_expr` when sympy solved ``u(t) = y`` in closed
         form, otherwise brentq on the scorer (bracketed by doubling).  For a
         utility that is flat at ``level`` the earliest such time is meant;
-        ``inverse(1) = 0``.  This is the ``u^{-1}`` of the paper's Theorem 4.1.
+        ``inverse(1) = 0``.  This is the ``u^{-1}`` of the estimation theorem of the paper's Section 4.
 
         Parameters
         ----------
@@ -522,7 +539,7 @@ class Utility:
             if gap(b) == 0:
                 found[i] = b
             else:
-                found[i] = optimize.brentq(gap, a, b, xtol=1e-14 * max(b, 1.0), rtol=4e-16)
+                found[i] = optimize.brentq(gap, a, b, xtol=1e-14 * max(b, 1.0), rtol=4 * np.finfo(float).eps)
         return found[index]
 
     def _verify_inverse(self, levels: np.ndarray, times: np.ndarray) -> None:
@@ -531,15 +548,17 @@ class Utility:
         wrong = ~np.isfinite(times) | ~(np.abs(reached - levels) <= 1e-4 * levels + 1e-13)
         if wrong.any():
             i = int(np.flatnonzero(wrong)[0])
-            where = (f"u jumps past it near t = {times[i]:.6g}" if np.isfinite(times[i])
+            # A closed form gives NaN off its range; bisection finds where u passes the level.
+            near = float(self._inverse_numerical(levels[i:i + 1])[0])
+            where = (f"u jumps past it near t = {near:.6g}" if np.isfinite(near)
                      else "u stays above it for every finite t")
             raise UtilityError(argument_message(
                 "y", "Utility.inverse", "a value the utility takes", float(levels[i]),
                 remedy=f"{where}."))
 
-    # -- the shape of Theorem 3.1 --------------------------------------------------
+    # -- the shape the main theorem gives -------------------------------------------
     def check(self, *, raise_on_failure: bool = False, **values: Any) -> UtilityCheck:
-        """Check the shape Theorem 3.1 gives every utility.
+        """Check the shape the paper's main theorem (Section 2) gives every utility.
 
         ``u(0) = 1``; non-increasing in ``t``; positive before the captime
         (the start of the first piece that is identically 0, or infinity);
@@ -570,7 +589,7 @@ class Utility:
         if raise_on_failure and report.failures:
             failing = report[report.failures[0]]
             raise UtilityError(argument_message(
-                "expr", "Utility.check", f"satisfy '{failing.name}' (Theorem 3.1)", str(self.expr),
+                "expr", "Utility.check", f"such that '{failing.name}' holds (main theorem, Section 2)", str(self.expr),
                 remedy=failing.detail or None))
         return report
 
@@ -594,9 +613,9 @@ class Utility:
             if at_zero is not None and (at_zero.has(sympy.nan, sympy.zoo) or at_zero.has(sympy.Piecewise)):
                 at_zero = _try_symbolic(lambda: sympy.limit(self.expr, t, 0, "+"), _SOLVE_SECONDS)
         if at_zero is not None and not at_zero.has(sympy.Limit):
-            difference = _try_symbolic(lambda: sympy.simplify(at_zero - 1), _SOLVE_SECONDS)
-            if difference is not None and difference.is_zero is not None:
-                return PropertyCheck(AT_ZERO, bool(difference.is_zero), f"u(0) = {at_zero}")
+            difference = _is_zero(_try_symbolic(lambda: sympy.simplify(at_zero - 1), _SOLVE_SECONDS))
+            if difference is not None:
+                return PropertyCheck(AT_ZERO, difference, f"u(0) = {at_zero}")
         if values is not None:
             holds = bool(abs(values[0] - 1) <= 1e-9)
             return PropertyCheck(AT_ZERO, holds, f"u(0) = {values[0]:.12g} numerically")
@@ -608,8 +627,8 @@ class Utility:
             if rises.size:
                 i = int(rises[0])
                 return PropertyCheck(NON_INCREASING, False,
-                                     f"u rises from {values[i]:.6g} at t = {grid[i]:.6g} "
-                                     f"to {values[i + 1]:.6g} at t = {grid[i + 1]:.6g}")
+                                     f"u rises from {values[i]:.12g} at t = {grid[i]:.6g} "
+                                     f"to {values[i + 1]:.12g} at t = {grid[i + 1]:.6g}")
             if np.isnan(values).any():
                 return PropertyCheck(NON_INCREASING, False,
                                      f"u is not a number at t = {grid[np.isnan(values)][0]:.6g}")
@@ -675,7 +694,8 @@ class Utility:
                 return PropertyCheck(ZERO_AT_CAPTIME, True, f"u = 0 from t = {captime} on")
         limit = None
         if not self.expr.has(sympy.Integral):
-            limit = _try_symbolic(lambda: sympy.limit(self.expr, t, sympy.oo), _SYMBOLIC_SECONDS)
+            tail = pieces[-1][2] if pieces is not None else self.expr  # the piece reaching oo
+            limit = _try_symbolic(lambda: sympy.limit(tail, t, sympy.oo), _SYMBOLIC_SECONDS)
         if limit is not None and not limit.has(sympy.Limit) and limit.is_zero is not None:
             return PropertyCheck(ZERO_AT_CAPTIME, bool(limit.is_zero), f"limit of u as t -> oo is {limit}")
         if values is not None:
@@ -989,7 +1009,7 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
                      timeout: float = _SYMBOLIC_SECONDS) -> ExpectedUtility:
     """The utility of a captime distribution ``K``: ``u_K(t) = E_{kappa ~ K}[p(t, kappa)]``.
 
-    Theorem 3.1 with an uncertain captime; the paper's summary table calls
+    The main theorem (Section 2) with an uncertain captime; the paper's summary table calls
     for "numerical methods" here, and sympy does the integral when it can.
     Since ``p(t, kappa) = 0`` for ``t >= kappa``,
 
@@ -1030,9 +1050,9 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
     per_captime = _strip_captime_condition(_as_function(
         p, "p", owner, variables=(t, kappa), description="an expression in `t` and `kappa`"))
     at_zero = _try_symbolic(lambda: sympy.simplify(per_captime.subs(t, 0) - 1), _SOLVE_SECONDS)
-    if at_zero is not None and at_zero.is_zero is False:
+    if _is_zero(at_zero) is False:
         raise UtilityError(argument_message(
-            "p", owner, "1 at t = 0 for every captime (Theorem 3.1)", p,
+            "p", owner, "1 at t = 0 for every captime (main theorem, Section 2)", p,
             remedy=f"p(0, kappa) = {per_captime.subs(t, 0)}."))
     pdf = _sympify(K.pdf, "K.pdf", owner)
     try:
@@ -1085,7 +1105,7 @@ class QualityUtility(Utility):
         return new
 
     def __call__(self, runtimes: Any, qualities: Any = None, **params: Any):
-        owner = self.name or "QualityUtility"
+        owner = "QualityUtility"
         if params:
             return self.subs(**params)(runtimes, qualities)
         self._require_numeric(owner)
@@ -1108,7 +1128,7 @@ class QualityUtility(Utility):
             remedy="Fix q first: Utility(u.expr.subs(q, value))."))
 
     def check(self, *, raise_on_failure: bool = False, **values: Any) -> UtilityCheck:
-        """Check the five properties of Theorem D.1 (the appendix's restatement of 3.1).
+        """Check the five properties of the appendix's solution-quality theorem.
 
         ``p(0, q1) = 1``; non-increasing in ``t``; non-decreasing in ``q``;
         positive before the captime for ``q > q0``; zero from the captime on
@@ -1121,54 +1141,56 @@ class QualityUtility(Utility):
         if raise_on_failure and report.failures:
             failing = report[report.failures[0]]
             raise UtilityError(argument_message(
-                "p", self.name or "quality_utility", f"satisfy '{failing.name}' (appendix, Theorem D.1)",
+                "p", "quality_utility", f"such that '{failing.name}' holds (solution-quality theorem, appendix)",
                 str(self.expr), remedy=failing.detail or None))
         return report
 
     def _check_quality_properties(self) -> list[PropertyCheck]:
-        best = _try_symbolic(lambda: sympy.simplify(self.expr.subs({t: 0, q: self.q1}) - 1), _SOLVE_SECONDS)
-        at_best = PropertyCheck(AT_BEST, None if best is None or best.is_zero is None else bool(best.is_zero),
-                                f"p(0, q1) = {self.expr.subs({t: 0, q: self.q1})}")
+        best = self.expr.subs({t: 0, q: self.q1})
+        verdict = _is_zero(_try_symbolic(lambda: sympy.simplify(best - 1), _SOLVE_SECONDS))
+        results = [PropertyCheck(AT_BEST, verdict, f"p(0, q1) = {best}")]
         if self.parameters:
             undecided = "undecided for symbolic parameters"
-            return [at_best] + [PropertyCheck(name, None, undecided) for name in
-                                (NON_INCREASING, NON_DECREASING_Q, POSITIVE_Q, ZERO_AT_CAPTIME)]
-        low, high = float(self.q0), float(self.q1)
-        qualities = np.linspace(low, high, 41)
-        pieces = _pieces(self.expr)
-        captime = _as_float(_captime(pieces)) if pieces is not None else None
+            return results + [PropertyCheck(name, None, undecided) for name in
+                              (NON_INCREASING, NON_DECREASING_Q, POSITIVE_Q, ZERO_AT_CAPTIME)]
+        # The t-properties, at a few fixed qualities, with the checks of a utility of t.
+        by_time: dict[str, list[tuple[sympy.Expr, PropertyCheck]]] = {
+            NON_INCREASING: [], POSITIVE_Q: [], ZERO_AT_CAPTIME: []}
+        for fraction in (0, sympy.Rational(1, 4), sympy.Rational(1, 2), sympy.Rational(3, 4), 1):
+            level = self.q0 + fraction * (self.q1 - self.q0)
+            at_level = Utility(self.expr.subs(q, level))
+            pieces = _pieces(at_level.expr)
+            grid = _time_grid(at_level._breakpoints())
+            with np.errstate(all="ignore"):
+                values = at_level._values(grid)
+            by_time[NON_INCREASING].append((level, at_level._check_non_increasing(pieces, grid, values)))
+            if fraction > 0:
+                by_time[POSITIVE_Q].append((level, at_level._check_positive(pieces, grid, values)))
+            by_time[ZERO_AT_CAPTIME].append((level, at_level._check_zero_at_captime(pieces, grid, values)))
+        for name in (NON_INCREASING, NON_DECREASING_Q, POSITIVE_Q, ZERO_AT_CAPTIME):
+            if name == NON_DECREASING_Q:
+                results.append(self._check_non_decreasing_in_quality())
+                continue
+            verdicts = [item.holds for _, item in by_time[name]]
+            failing = [(level, item) for level, item in by_time[name] if item.holds is not True]
+            holds = False if False in verdicts else (None if None in verdicts else True)
+            detail = f"at q = {failing[0][0]}: {failing[0][1].detail}" if failing else "at five qualities"
+            results.append(PropertyCheck(name, holds, detail))
+        return results
+
+    def _check_non_decreasing_in_quality(self) -> PropertyCheck:
         times = _time_grid(self._breakpoints())
+        qualities = np.linspace(float(self.q0), float(self.q1), 41)
         grid_t, grid_q = np.meshgrid(times, qualities, indexing="ij")
         with np.errstate(all="ignore"):
             values = np.asarray(self(grid_t, grid_q), dtype=float)
-        results = [at_best]
-
-        rises = np.argwhere(~(np.diff(values, axis=0) <= 1e-9))
-        results.append(PropertyCheck(NON_INCREASING, not rises.size, "" if not rises.size else
-                                     f"p rises after t = {times[rises[0][0]]:.6g} at q = {qualities[rises[0][1]]:.6g}"))
         falls = np.argwhere(~(np.diff(values, axis=1) >= -1e-9))
-        results.append(PropertyCheck(NON_DECREASING_Q, not falls.size, "" if not falls.size else
-                                     f"p falls after q = {qualities[falls[0][1]]:.6g} at t = {times[falls[0][0]]:.6g}"))
-        if captime is None:
-            results.append(PropertyCheck(POSITIVE_Q, None, "no captime found"))
-        else:
-            # Without a finite captime, far tails underflow to 0 in floats: only
-            # runtimes up to 1e6 times the scale carry evidence.
-            horizon = captime if np.isfinite(captime) else 1e6 * max([b for b in self._breakpoints() if np.isfinite(b)] + [1.0])
-            before = (grid_t < min(captime, horizon)) & (grid_q > low)
-            failing = np.argwhere(before & ~(values > 0))
-            results.append(PropertyCheck(POSITIVE_Q, not failing.size, "" if not failing.size else
-                                         f"p({times[failing[0][0]]:.6g}, {qualities[failing[0][1]]:.6g}) = "
-                                         f"{values[tuple(failing[0])]:.6g}"))
-        if captime is not None and np.isfinite(captime):
-            after = grid_t >= captime
-            holds = bool(np.all(values[after] == 0))
-            results.append(PropertyCheck(ZERO_AT_CAPTIME, holds, f"captime {captime:.6g}"))
-        else:
-            last = np.abs(values[-1]).max()
-            results.append(PropertyCheck(ZERO_AT_CAPTIME, True if last <= 1e-6 else None,
-                                         f"p({times[-1]:.3g}, q) <= {last:.3g}"))
-        return results
+        if falls.size:
+            i, j = falls[0]
+            return PropertyCheck(NON_DECREASING_Q, False,
+                                 f"p falls from {values[i, j]:.6g} at q = {qualities[j]:.6g} to "
+                                 f"{values[i, j + 1]:.6g} at q = {qualities[j + 1]:.6g} (t = {times[i]:.6g})")
+        return PropertyCheck(NON_DECREASING_Q, True, f"on {values.size} (t, q) pairs")
 
     def _repr_latex_(self) -> str:
         return f"$u(t, q) = {self.latex()}$"
