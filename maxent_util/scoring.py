@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from keyword import iskeyword
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.util import find_spec
@@ -375,10 +376,12 @@ class Scorer:
                 "utility", "make_scorer", "made of functions with a numpy or scipy equivalent",
                 expr, f"({type(error).__name__}: {error})")) from None
         self._limits: dict[str, Callable[..., Any]] = {}
-        self.__signature__ = inspect.Signature(
-            [inspect.Parameter("t", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-            + [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-               for name in self.parameters])
+        names_are_identifiers = all(name.isidentifier() and not iskeyword(name)
+                                    for name in self.parameters)
+        if names_are_identifiers:  # so that help() shows f(t, alpha, kappa0)
+            self.__signature__ = inspect.Signature(
+                [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                 for name in ("t",) + self.parameters])
 
     def __repr__(self) -> str:
         return f"Scorer(u(t) = {self.expr}; parameters {self.parameters})"
@@ -616,7 +619,7 @@ def _runs_array(values: Any, arg: str, owner: str, n: int | None = None,
             arg, owner, "one-dimensional", f"an array of shape {array.shape}"))
     if n is not None and array.shape[0] != n:
         raise DataError(argument_message(
-            arg, owner, f"one entry per runtime ({n})", f"{array.shape[0]} entries"))
+            arg, owner, f"of length {n} (one entry per runtime)", array.shape[0]))
     return array
 
 

@@ -1,0 +1,620 @@
+"""Tests of maxent_util.scoring: scorers, capped-run scores, classic rules, rankings."""
+
+from __future__ import annotations
+
+import csv
+import math
+import subprocess
+import sys
+import warnings
+from importlib.util import find_spec
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pandas as pd
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maxent_util.errors import DataError, MaxEntError, UtilityError
+from maxent_util.scoring import (PAR, Score, Scorer, Solved, cross_utility, make_scorer, rank,
+                                 score)
+from maxent_util.symbols import t
+from maxent_util.utility import Utility
+
+ROOT = Path(__file__).resolve().parents[1]
+
+kappa0, kappa1, alpha, beta, sigma, delta = sympy.symbols(
+    "kappa0 kappa1 alpha beta sigma delta", positive=True)
+
+# The paper's Section 3 utilities, written out here from the text.
+EXPONENTIAL = sympy.exp(-t / kappa0)
+PARETO = sympy.Piecewise((1, t < kappa0), ((kappa0 / t) ** alpha, True))
+LOG_NORMAL = sympy.Rational(1, 2) - sympy.erf(sympy.log(t / kappa0) / (sympy.sqrt(2) * sigma)) / 2
+GENERALIZED_LOG_LAPLACE = sympy.Piecewise(
+    (1 - alpha / (alpha + beta) * (t / kappa0) ** beta, t < kappa0),
+    (beta / (alpha + beta) * (kappa0 / t) ** alpha, True))
+PIECEWISE_LINEAR = sympy.Piecewise(
+    (1 - delta * t / kappa1, t < kappa1),
+    ((1 - delta) * (kappa0 - t) / (kappa0 - kappa1), t < kappa0),
+    (0, True))
+
+# name -> (expression, list of parameter settings)
+PAPER_UTILITIES = {
+    "exponential": (EXPONENTIAL, [{"kappa0": 1.0}, {"kappa0": 60.0}, {"kappa0": 3e-4}]),
+    "pareto": (PARETO, [{"kappa0": 1.0, "alpha": 1.0}, {"kappa0": 30.0, "alpha": 0.5},
+                        {"kappa0": 0.01, "alpha": 2.7}]),
+    "log-normal": (LOG_NORMAL, [{"kappa0": 1.0, "sigma": 1.0}, {"kappa0": 100.0, "sigma": 0.3},
+                                {"kappa0": 0.5, "sigma": 4.0}]),
+    "generalized log-Laplace": (GENERALIZED_LOG_LAPLACE, [
+        {"kappa0": 1.0, "alpha": 1.0, "beta": 1.0}, {"kappa0": 50.0, "alpha": 0.7, "beta": 2.5},
+        {"kappa0": 0.2, "alpha": 3.0, "beta": 0.4}]),
+    "piecewise linear": (PIECEWISE_LINEAR, [
+        {"kappa0": 10.0, "kappa1": 1.0, "delta": 0.1},
+        {"kappa0": 5000.0, "kappa1": 4000.0, "delta": 0.01},
+        {"kappa0": 2.0, "kappa1": 1e-3, "delta": 0.5}]),
+}
+
+
+@pytest.fixture(autouse=True)
+def no_warnings():
+    """Every test here runs with warnings turned into errors."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def mpmath_reference(expr, runtimes, params, dps=350):
+    """u at each runtime, evaluated by mpmath at high precision from the exact floats."""
+    symbols = (t,) + tuple(sorted(expr.free_symbols - {t}, key=lambda s: s.name))
+    function = sympy.lambdify(symbols, expr, "mpmath")
+    with mpmath.workdps(dps):
+        args = [mpmath.mpf(params[s.name]) for s in symbols[1:]]
+        return [float(function(mpmath.mpf(float(x)), *args)) for x in runtimes]
+
+
+def runtime_grid(params, count, rng):
+    """Runtimes over 16 orders of magnitude around the utility's scales, plus breakpoints."""
+    scales = [v for k, v in params.items() if k.startswith("kappa")]
+    points = [scales[0] * 10.0 ** rng.uniform(-8, 8, count - 4 * len(scales))]
+    for scale in scales:  # exactly at, and one ulp either side of, each breakpoint
+        points.append([np.nextafter(scale, 0), scale, np.nextafter(scale, np.inf), scale * 1.5])
+    return np.concatenate(points)
+
+
+@pytest.mark.parametrize("name", list(PAPER_UTILITIES))
+def test_scorer_agrees_with_mpmath(name):
+    expr, settings_list = PAPER_UTILITIES[name]
+    scorer = make_scorer(expr)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for params in settings_list:
+        runtimes = runtime_grid(params, 334, rng)
+        got = scorer(runtimes, **params)
+        expected = mpmath_reference(expr, runtimes, params)
+        for x, g, e in zip(runtimes, got, expected):
+            # relative 1e-12; values below 1e-300 (subnormal floats) compared absolutely
+            assert math.isclose(g, e, rel_tol=1e-12, abs_tol=1e-300), (name, params, x, g, e)
+        checked += runtimes.size
+    assert checked >= 1000
+
+
+@pytest.mark.parametrize("name", list(PAPER_UTILITIES))
+def test_limits_at_the_ends(name):
+    expr, settings_list = PAPER_UTILITIES[name]
+    scorer = make_scorer(expr)
+    for params in settings_list:
+        ends = np.array([0.0, 1e-300, 1e300, np.inf])
+        got = scorer(ends, **params)
+        # Every paper utility is normalised: u(0) = 1 and u -> 0 as t -> oo (Section 2).
+        assert got[0] == 1.0 and got[3] == 0.0
+        # at 1e-300 and 1e300, the high-precision value of the expression itself
+        expected = mpmath_reference(expr, ends[1:3], params)
+        assert math.isclose(got[1], expected[0], rel_tol=1e-12, abs_tol=1e-300)
+        assert math.isclose(got[2], expected[1], rel_tol=1e-12, abs_tol=1e-300)
+        # scalars give Python floats, the same values
+        assert isinstance(scorer(0.0, **params), float)
+        assert scorer(math.inf, **params) == 0.0
+
+
+def test_limit_used_where_floats_break_down():
+    # (1 + t/k) exp(-t/k) is the survival function of a Gamma(2) captime: at t = inf
+    # numpy computes inf * 0 = NaN; the limit is 0 (by hand: exponential beats linear).
+    gamma2 = make_scorer((1 + t / kappa0) * sympy.exp(-t / kappa0))
+    assert gamma2(np.inf, kappa0=2.0) == 0.0
+    assert gamma2(1e308, kappa0=1e-5) == 0.0
+    # t log(1 + 1/t) -> 1 as t -> oo (by hand, log(1 + x) ~ x), and -> 0 as t -> 0;
+    # at t = 0 numpy gives 0 * inf = NaN.
+    odd = make_scorer(1 / (1 + t * sympy.log(1 + 1 / t)))
+    assert odd(0.0) == 1.0
+    assert odd(np.inf) == 0.5
+    assert odd(1e300) == pytest.approx(0.5, rel=1e-15)  # log1p keeps 1/t from vanishing
+
+
+def test_negative_and_nan_runtimes():
+    # documented rule: t <= 0 gets u(0+), NaN stays NaN; numbers never raise
+    scorer = make_scorer(PARETO)
+    got = scorer([-5.0, -np.inf, np.nan, 2.0], kappa0=1.0, alpha=1.0)
+    assert got[0] == 1.0 and got[1] == 1.0 and math.isnan(got[2]) and got[3] == 0.5
+    lognormal = make_scorer(LOG_NORMAL)
+    assert lognormal(-1.0, kappa0=1.0, sigma=1.0) == 1.0
+
+
+def test_invalid_parameters_never_raise():
+    scorer = make_scorer(PARETO)
+    with np.errstate(all="raise"):  # the scorer silences floating-point errors itself
+        values = scorer([0.5, 2.0], kappa0=-1.0, alpha=np.nan)
+    assert values.shape == (2,)
+
+
+def test_piecewise_branches_do_not_leak():
+    # at t = 0 the Pareto branch (kappa0/t)**alpha is inf and the log-Laplace one 0**-alpha;
+    # neither is used there, so neither may surface
+    scorer = make_scorer(GENERALIZED_LOG_LAPLACE)
+    values = scorer(np.array([0.0, 1e-320, 1.0]), kappa0=1.0, alpha=2.0, beta=3.0)
+    assert np.all(np.isfinite(values))
+    # an expensive branch (special function) nested in a Piecewise: values checked by mpmath
+    nested = sympy.Piecewise(
+        (sympy.Piecewise((1, t < 1), (sympy.erfc(t - 1), True)), t < 5), (0, True))
+    runtimes = np.array([0.0, 0.5, 1.0, 2.0, 4.9, 5.0, 1e10])
+    got = make_scorer(nested)(runtimes)
+    expected = mpmath_reference(nested, runtimes, {})
+    np.testing.assert_allclose(got, expected, rtol=1e-14, atol=0)
+
+
+def test_uncovered_piecewise_is_nan_as_in_sympy():
+    scorer = make_scorer(sympy.Piecewise((1, t < 2)))
+    values = scorer([1.0, 3.0])
+    assert values[0] == 1.0 and math.isnan(values[1])
+
+
+def test_shapes_and_broadcasting():
+    scorer = make_scorer(PARETO)
+    assert isinstance(scorer(2.0, kappa0=1.0, alpha=1.0), float)
+    assert scorer([1.0, 2.0, 4.0], kappa0=1.0, alpha=1.0).tolist() == [1.0, 0.5, 0.25]
+    grid = scorer(np.array([[2.0], [4.0]]), kappa0=np.array([1.0, 2.0]), alpha=1.0)
+    assert grid.shape == (2, 2)
+    assert grid.tolist() == [[0.5, 1.0], [0.25, 0.5]]
+    # scalar t with an array parameter gives an array
+    assert scorer(2.0, kappa0=[1.0, 4.0], alpha=1.0).tolist() == [0.5, 1.0]
+    # positional parameters follow utility.parameters (sorted by name: alpha, kappa0)
+    assert scorer.parameters == ("alpha", "kappa0")
+    assert scorer(20.0, 1.0, 10.0) == 0.5
+    assert scorer(20.0, 1.0, kappa0=10.0) == 0.5
+    assert scorer(np.array([], dtype=float), kappa0=1.0, alpha=1.0).shape == (0,)
+
+
+def test_long_arrays_cross_chunk_boundaries():
+    from maxent_util.scoring import CHUNK_SIZE
+
+    runtimes = np.linspace(0.0, 20.0, 3 * CHUNK_SIZE + 17)
+    runtimes[CHUNK_SIZE] = np.inf
+    runtimes[2 * CHUNK_SIZE + 3] = np.nan
+    got = make_scorer(EXPONENTIAL)(runtimes, kappa0=3.0)
+    with np.errstate(invalid="ignore"):
+        expected = np.exp(-runtimes / 3.0)  # exp(-inf) = 0 and NaN agree here
+    # the scorer multiplies by 1/kappa0 rather than dividing: a rounding or two apart
+    np.testing.assert_allclose(got, expected, rtol=1e-14, atol=0)
+
+
+def test_keeps_symbol_names_and_accepts_utilities_and_plain_symbols():
+    lam = sympy.Symbol("lambda", positive=True)  # a Python keyword as parameter name
+    scorer = make_scorer(sympy.exp(-lam * t))
+    assert scorer.parameters == ("lambda",)
+    assert scorer(1.0, **{"lambda": 2.0}) == math.exp(-2.0)
+    # a user's own Symbol("t") (no assumptions) is the runtime
+    plain = make_scorer(sympy.exp(-sympy.Symbol("t")))
+    assert plain(1.0) == math.exp(-1.0)
+    utility = Utility(PARETO, name="pareto")
+    assert make_scorer(utility) is make_scorer(PARETO)  # cached per expression
+    assert utility(4.0, kappa0=1.0, alpha=1.0) == 0.25
+
+
+def test_scipy_special_functions():
+    # uppergamma(2, t)/Gamma(2) = (1 + t) e^{-t} by hand; erfc and gamma go to scipy.special
+    expr = sympy.uppergamma(2, t) / sympy.gamma(2)
+    assert make_scorer(expr)(3.0) == pytest.approx(4 * math.exp(-3.0), rel=1e-14)
+    assert make_scorer(sympy.erfc(t))(2.0) == pytest.approx(math.erfc(2.0), rel=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    runtime=st.one_of(st.floats(0, 1e12), st.just(0.0), st.just(np.inf),
+                      st.floats(-10, 0), st.just(np.nan)),
+    k=st.floats(1e-3, 1e3),
+    a=st.floats(0.05, 5.0),
+    b=st.floats(0.05, 5.0),
+)
+def test_generalized_log_laplace_property(runtime, k, a, b):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = make_scorer(GENERALIZED_LOG_LAPLACE)(runtime, kappa0=k, alpha=a, beta=b)
+    if math.isnan(runtime):
+        assert math.isnan(value)
+        return
+    assert 0.0 <= value <= 1.0
+    # non-increasing: compare with a runtime 10% longer
+    later = make_scorer(GENERALIZED_LOG_LAPLACE)(max(runtime, 0) * 1.1, kappa0=k, alpha=a, beta=b)
+    assert later <= value + 1e-15
+    if 0 < runtime < math.inf:
+        (expected,) = mpmath_reference(GENERALIZED_LOG_LAPLACE, [runtime],
+                                       {"kappa0": k, "alpha": a, "beta": b}, dps=60)
+        assert math.isclose(value, expected, rel_tol=1e-12, abs_tol=1e-300)
+
+
+# ---------------------------------------------------------------------------
+# misuse raises, with the library's one message template
+
+
+def test_scorer_misuse_messages():
+    scorer = make_scorer(PARETO)
+    with pytest.raises(UtilityError, match=r"`gamma` of `scorer of .*` must be one of its "
+                                           r"parameters \('alpha', 'kappa0'\); got 'gamma'\."):
+        scorer(1.0, alpha=1.0, kappa0=1.0, gamma=2.0)
+    with pytest.raises(UtilityError, match=r"`kappa0` of `scorer of .*` must be given"):
+        scorer(1.0, alpha=1.0)
+    with pytest.raises(UtilityError, match=r"`args` of .* must be at most 2 positional"):
+        scorer(1.0, 1.0, 2.0, 3.0)
+    with pytest.raises(UtilityError, match=r"`alpha` of .* must be given once"):
+        scorer(1.0, 1.0, alpha=1.0, kappa0=1.0)
+    with pytest.raises(UtilityError, match=r"`t` of .* must be real numbers; got 'soon'\."):
+        scorer("soon", alpha=1.0, kappa0=1.0)
+    with pytest.raises(UtilityError, match=r"`t` of .* must be broadcastable"):
+        scorer(np.ones(3), alpha=1.0, kappa0=np.ones(2))
+    assert isinstance(UtilityError("x"), MaxEntError)
+
+
+def test_make_scorer_argument_messages():
+    with pytest.raises(UtilityError, match=r"`backend` of `make_scorer` must be one of "
+                                           r"'numpy', 'jax', 'torch'; got 'tensorflow'\."):
+        make_scorer(EXPONENTIAL, backend="tensorflow")
+    with pytest.raises(UtilityError, match=r"`utility` of `make_scorer` must be a Utility or a "
+                                           r"sympy expression in t"):
+        make_scorer(object())
+    with pytest.raises(UtilityError, match=r"`utility` of `make_scorer` must be made of "
+                                           r"functions with a numpy or scipy equivalent"):
+        make_scorer(sympy.Function("mystery")(t))
+
+
+@pytest.mark.parametrize("backend", ["jax", "torch"])
+def test_missing_backend_names_installed_choices(backend):
+    if find_spec(backend) is not None:
+        scorer = make_scorer(EXPONENTIAL, backend=backend)
+        assert float(scorer(0.0, kappa0=1.0)) == 1.0
+        return
+    with pytest.raises(UtilityError, match=rf"`backend` of `make_scorer` must be an installed "
+                                           rf"backend \(installed: 'numpy'.*\); got '{backend}'\. "
+                                           rf"Install {backend} to use it\."):
+        make_scorer(EXPONENTIAL, backend=backend)
+
+
+# ---------------------------------------------------------------------------
+# score()
+
+TEN_DAYS = 10 * 24 * 3600.0
+PARETO_1_1 = PARETO.subs({kappa0: 1, alpha: 1})  # u(t) = 1/t for t >= 1
+
+
+def test_motivating_example():
+    # Section 3, "Pareto timeout, constant utility": A solves 99 of 100 in 1 s and runs
+    # the last for 10 days unsolved; B runs all 100 for 10 days unsolved. The paper:
+    # E_A[1/t] >= 0.99 and E_B[1/t] <= 1/864000.
+    a = score([1.0] * 99 + [TEN_DAYS], PARETO_1_1, solved=[True] * 99 + [False])
+    b = score([TEN_DAYS] * 100, PARETO_1_1, solved=[False] * 100)
+    assert a.lower >= 0.99 and a.estimate >= 0.99
+    assert b.upper <= 1 / 864000 * (1 + 1e-15)  # mean of 100 equal floats: one rounding
+    assert b.upper == pytest.approx(1 / 864000, rel=1e-15)
+    assert b.lower == 0.0
+    assert (a.n, a.n_capped, b.n_capped) == (100, 1, 100)
+    # A's upper bound adds u(10 days)/100 for the capped run
+    assert a.upper == pytest.approx(0.99 + 1 / 864000 / 100, rel=1e-15)
+    assert a.ci_low > b.ci_high - 0.3  # both intervals are honest, A is far better
+
+
+def test_bounds_and_hoeffding_interval():
+    runtimes = [0.5, 2.0, 8.0, 100.0, 100.0] * 20
+    s = score(runtimes, EXPONENTIAL.subs(kappa0, 10), cutoff=100.0)
+    # hand computation: runs at 100 = cutoff are capped (no solved/status given)
+    solved_part = math.exp(-0.05) + math.exp(-0.2) + math.exp(-0.8)
+    assert (s.n, s.n_capped) == (100, 40)
+    assert s.estimate == pytest.approx(solved_part / 5, rel=1e-14)
+    assert s.lower == s.estimate
+    assert s.upper == pytest.approx((solved_part + 2 * math.exp(-10.0)) / 5, rel=1e-14)
+    h = math.sqrt(math.log(2 / 0.05) / (2 * 100))  # Hoeffding, level 0.95, n = 100
+    assert s.ci_low == pytest.approx(s.lower - h, rel=1e-14)
+    assert s.ci_high == pytest.approx(s.upper + h, rel=1e-14)
+    assert s.ci_low <= s.lower <= s.estimate <= s.upper <= s.ci_high
+    assert s.kaplan_meier is None  # one common cutoff
+    wider = score(runtimes, EXPONENTIAL.subs(kappa0, 10), cutoff=100.0, level=0.99)
+    assert wider.ci_high - wider.ci_low > s.ci_high - s.ci_low
+    # few runs: the interval is clipped to the range [0, 1] of the utility
+    few = score(runtimes[:5], EXPONENTIAL.subs(kappa0, 10), cutoff=100.0)
+    assert (few.ci_low, few.ci_high) == (0.0, 1.0)
+
+
+def test_no_censoring_gives_equal_bounds():
+    s = score([1.0, 2.0, 3.0], EXPONENTIAL.subs(kappa0, 1))
+    assert s.lower == s.upper == s.estimate
+    assert s.estimate == pytest.approx((math.exp(-1) + math.exp(-2) + math.exp(-3)) / 3)
+    assert s.n_capped == 0 and isinstance(s, Score)
+    with pytest.raises(AttributeError):
+        s.estimate = 0.0  # frozen
+
+
+def test_failures_count_zero_unless_censored():
+    u = EXPONENTIAL.subs(kappa0, 10)
+    runtimes = [1.0, 30.0, 100.0]
+    status = ["solved", "memout", "timeout"]
+    s = score(runtimes, u, status=status, cutoff=100.0)
+    assert s.n_capped == 1
+    assert s.estimate == pytest.approx(math.exp(-0.1) / 3)
+    assert s.upper == pytest.approx((math.exp(-0.1) + math.exp(-10.0)) / 3)
+    # as censored, the memout at 30 s adds u(30) to the upper bound
+    c = score(runtimes, u, status=status, cutoff=100.0, failures_as_censored=True)
+    assert c.n_capped == 2
+    assert c.upper == pytest.approx((math.exp(-0.1) + math.exp(-3.0) + math.exp(-10.0)) / 3)
+    assert c.lower == s.lower
+    # "crash" and "unverified" are failures too
+    for failure in ("crash", "unverified"):
+        f = score([1.0, 5.0], u, status=["solved", failure])
+        assert f.upper == f.lower == pytest.approx(math.exp(-0.1) / 2) and f.n_capped == 0
+
+
+def test_kaplan_meier_when_cutoffs_differ():
+    u = EXPONENTIAL.subs(kappa0, 2)
+    # events at 1, 3, 4; one run censored at its cutoff 2
+    s = score([1.0, 2.0, 3.0, 4.0], u, solved=[True, False, True, True],
+              cutoff=[10.0, 2.0, 10.0, 10.0])
+    # Kaplan-Meier by hand: S(1) = 3/4; the censoring at 2 leaves 2 at risk at 3, so
+    # S(3) = 3/4 * 1/2 = 3/8, S(4) = 0. E[u] = u(1)/4 + u(3) 3/8 + u(4) 3/8.
+    by_hand = math.exp(-0.5) / 4 + math.exp(-1.5) * 3 / 8 + math.exp(-2.0) * 3 / 8
+    assert s.kaplan_meier == pytest.approx(by_hand, rel=1e-14)
+    assert s.lower <= s.kaplan_meier <= s.upper
+    # a failure stays at risk forever: with one more (memout) run the mass it keeps
+    # beyond the last event counts u(oo) = 0. By hand: S = 4/5, 4/5*2/3, 4/5*2/3*1/2.
+    f = score([1.0, 2.0, 3.0, 4.0, 4.5], u, status=["solved", "timeout", "solved", "solved",
+                                                       "memout"],
+              cutoff=[10.0, 2.0, 10.0, 10.0, 10.0])
+    s1, s3, s4 = 4 / 5, 4 / 5 * 2 / 3, 4 / 5 * 2 / 3 * 1 / 2
+    by_hand = math.exp(-0.5) * (1 - s1) + math.exp(-1.5) * (s1 - s3) + math.exp(-2.0) * (s3 - s4)
+    assert f.kaplan_meier == pytest.approx(by_hand, rel=1e-14)
+
+
+def test_scorer_of_a_utility_subclass_is_its_own_call():
+    class Halved(Utility):
+        def __call__(self, runtimes, *args, **params):
+            return 0.5 * np.asarray(super().__call__(runtimes, *args, **params))
+
+    s = score([0.0, 1.0], Halved(sympy.exp(-t)))
+    assert s.estimate == pytest.approx((0.5 + 0.5 * math.exp(-1.0)) / 2)
+
+
+def test_score_input_messages():
+    u = EXPONENTIAL.subs(kappa0, 1)
+    with pytest.raises(DataError, match=r"`runtimes\[1\]` of `score` must be a finite "
+                                        r"nonnegative number of seconds; got nan\."):
+        score([1.0, np.nan], u)
+    with pytest.raises(DataError, match=r"`runtimes\[0\]` of `score` must be .*; got -1\.0\."):
+        score([-1.0], u)
+    with pytest.raises(DataError, match=r"`solved` of `score` must be of length 2 \(one entry "
+                                        r"per runtime\); got 3\."):
+        score([1.0, 2.0], u, solved=[True, True, False])
+    with pytest.raises(DataError, match=r"`cutoff` of `score` must be at least the runtime of "
+                                        r"solved run 1 \(7\.0\); got 5\.0\. Mark the run as "
+                                        r"unsolved or raise its cutoff\."):
+        score([1.0, 7.0], u, solved=[True, True], cutoff=5.0)
+    with pytest.raises(DataError, match=r"`cutoff\[0\]` of `score` must be a positive number"):
+        score([1.0], u, cutoff=[0.0])
+    with pytest.raises(DataError, match=r"`status\[0\]` of `score` must be one of 'solved', "
+                                        r"'timeout', 'memout', 'crash', 'unverified'; got 'ok'"):
+        score([1.0], u, status=["ok"])
+    with pytest.raises(DataError, match=r"`solved\[0\]` of `score` must be consistent with "
+                                        r"status\[0\] \('timeout'\); got True\."):
+        score([1.0], u, status=["timeout"], solved=[True])
+    with pytest.raises(DataError, match=r"`solved\[0\]` of `score` must be True or False; got 2"):
+        score([1.0], u, solved=[2])
+    with pytest.raises(DataError, match=r"`level` of `score` must be a number in \(0, 1\); "
+                                        r"got 1\.5\."):
+        score([1.0], u, level=1.5)
+    with pytest.raises(DataError, match=r"`runtimes` of `score` must be non-empty"):
+        score([], u)
+    with pytest.raises(DataError, match=r"`runtimes` of `score` must be one-dimensional"):
+        score([[1.0]], u)
+    with pytest.raises(UtilityError, match=r"`utility` of `score` must be free of unset "
+                                           r"parameters; got \('kappa0',\)\. Give them values"):
+        score([1.0], EXPONENTIAL)
+    with pytest.raises(UtilityError, match=r"`utility` of `score` must be between 0 and 1 on "
+                                           r"every run .*; got 2\.0\."):
+        score([0.0], 2 * sympy.exp(-t))
+
+
+# ---------------------------------------------------------------------------
+# classic rules
+
+
+def test_par_and_solved_by_hand():
+    runtimes, solved = [10.0, 100.0, 30.0], [True, False, True]
+    # PAR-2 by hand: (10 + 2*100 + 30) / 3 = 80; PAR-10: (10 + 1000 + 30) / 3
+    assert PAR(2).score(runtimes, solved, cutoff=100.0) == 80.0
+    assert PAR(10).score(runtimes, solved, cutoff=100.0) == pytest.approx(1040.0 / 3)
+    # without a cutoff an unsolved run's own runtime stands for it
+    assert PAR(2).score(runtimes, solved) == 80.0
+    assert PAR(2, cutoff=200.0).score(runtimes, solved) == pytest.approx((10 + 400 + 30) / 3)
+    assert Solved().score(runtimes, solved) == 2
+    assert (PAR(2).name, PAR(10).name, PAR(1.5).name, Solved().name) == (
+        "PAR-2", "PAR-10", "PAR-1.5", "solved")
+    assert PAR(2).higher_is_better is False and Solved().higher_is_better is True
+
+
+def test_rule_messages():
+    with pytest.raises(UtilityError, match=r"`k` of `PAR` must be a positive finite number; "
+                                           r"got -1\."):
+        PAR(-1)
+    with pytest.raises(UtilityError, match=r"`cutoff` of `PAR` must be a positive number"):
+        PAR(2, cutoff=0)
+    with pytest.raises(DataError, match=r"`solved` of `PAR-2` must be an array of True/False"):
+        PAR(2).score([1.0], None)
+    with pytest.raises(DataError, match=r"`solved` of `solved` must be of length 2"):
+        Solved().score([1.0, 2.0], [True])
+
+
+# ---------------------------------------------------------------------------
+# rank() and cross_utility()
+
+
+def small_table():
+    """Three solvers on three instances, cutoff 100 s."""
+    rows = [
+        ("a", "i1", 1.0, "solved"), ("a", "i2", 100.0, "timeout"), ("a", "i3", 2.0, "solved"),
+        ("b", "i1", 10.0, "solved"), ("b", "i2", 20.0, "solved"), ("b", "i3", 30.0, "solved"),
+        ("c", "i1", 100.0, "timeout"), ("c", "i2", 50.0, "memout"), ("c", "i3", 5.0, "solved"),
+    ]
+    table = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
+    table["cutoff"] = 100.0
+    return table
+
+
+def test_rank_small_table_by_hand():
+    exp10 = EXPONENTIAL.subs(kappa0, 10)
+    ranking = rank(small_table(), {"exp": exp10, "PAR-2": PAR(2), "solved": Solved()})
+    e = math.exp
+    # by hand: mean of u over runs, unsolved runs 0
+    expected_exp = {"a": (e(-0.1) + e(-0.2)) / 3, "b": (e(-1) + e(-2) + e(-3)) / 3,
+                    "c": e(-0.5) / 3}
+    # PAR-2: runtime or 2 * 100
+    expected_par = {"a": (1 + 200 + 2) / 3, "b": 60 / 3, "c": (200 + 200 + 5) / 3}
+    for algorithm in "abc":
+        assert ranking.loc[algorithm, "exp"] == pytest.approx(expected_exp[algorithm], rel=1e-15)
+        assert ranking.loc[algorithm, "PAR-2"] == pytest.approx(expected_par[algorithm])
+    assert ranking["solved"].to_dict() == {"a": 2.0, "b": 3.0, "c": 1.0}
+    # by hand: exp scores a 0.5745, c 0.2022, b 0.1843; PAR-2 b 20, a 67.7, c 135
+    assert ranking["exp rank"].to_dict() == {"a": 1, "c": 2, "b": 3}
+    assert ranking["PAR-2 rank"].to_dict() == {"b": 1, "a": 2, "c": 3}
+    assert ranking["solved rank"].to_dict() == {"b": 1, "a": 2, "c": 3}
+    assert list(ranking.columns) == ["exp", "exp rank", "PAR-2", "PAR-2 rank",
+                                     "solved", "solved rank"]
+    assert list(ranking.index) == ["a", "c", "b"]  # ordered by the first rule
+    assert ranking.index.name == "algorithm"
+
+
+def test_rank_bounds():
+    exp10 = EXPONENTIAL.subs(kappa0, 10)
+    ranking = rank(small_table(), {"exp": exp10, "PAR-2": PAR(2)}, bounds=True)
+    # upper: a's and c's timeouts at the 100 s cutoff count u(100) = e^-10; memouts 0
+    assert ranking.loc["a", "exp upper"] == pytest.approx(
+        (math.exp(-0.1) + math.exp(-0.2) + math.exp(-10)) / 3, rel=1e-15)
+    assert ranking.loc["c", "exp upper"] == pytest.approx(
+        (math.exp(-10) + math.exp(-0.5)) / 3, rel=1e-15)
+    assert (ranking["exp lower"] == ranking["exp"]).all()
+    assert (ranking["exp lower"] <= ranking["exp upper"]).all()
+    assert (ranking["PAR-2 lower"] == ranking["PAR-2"]).all()
+    assert (ranking["PAR-2 upper"] == ranking["PAR-2"]).all()
+
+
+def test_rank_ties_are_broken_by_name_whatever_the_row_order():
+    rows = [("zeta", "i1", 1.0, "solved"), ("zeta", "i2", 3.0, "solved"),
+            ("alpha", "i2", 3.0, "solved"), ("alpha", "i1", 1.0, "solved"),
+            ("mid", "i1", 2.0, "solved"), ("mid", "i2", 2.5, "solved")]
+    table = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
+    rules = {"exp": sympy.exp(-t / 3), "PAR-2": PAR(2)}
+    for order in (table.index, table.index[::-1]):
+        ranking = rank(table.loc[order], rules)
+        assert ranking.loc["alpha", "exp"] == ranking.loc["zeta", "exp"]  # bit-identical
+        assert ranking["exp rank"].to_dict() == {"alpha": 1, "zeta": 2, "mid": 3}
+        # PAR-2 means: alpha = zeta = 2, mid = 2.25
+        assert ranking["PAR-2 rank"].to_dict() == {"alpha": 1, "zeta": 2, "mid": 3}
+
+
+def test_rank_accepts_utilities_and_sequences():
+    named = Utility(sympy.exp(-t / 10), name="exp10")
+    ranking = rank(small_table(), [named, PAR(2)])
+    assert list(ranking.columns) == ["exp10", "exp10 rank", "PAR-2", "PAR-2 rank"]
+
+
+def test_rank_messages():
+    with pytest.raises(DataError, match=r"`columns` of `table` must be to include 'algorithm'"):
+        rank(pd.DataFrame({"algorithm": ["a"]}), {"s": Solved()})
+    bad = small_table()
+    bad.loc[4, "runtime"] = -3.0
+    with pytest.raises(DataError, match=r"`runtime` of `table, row 4` must be a finite "
+                                        r"non-negative number of seconds; got -3\.0\."):
+        rank(bad, {"s": Solved()})
+    with pytest.raises(UtilityError, match=r"`utility` of `rank` must be free of unset "
+                                           r"parameters; got \('kappa0',\)\..*\(rule 'exp'\)"):
+        rank(small_table(), {"exp": EXPONENTIAL})
+    with pytest.raises(UtilityError, match=r"`utilities` of `rank` must be a mapping"):
+        rank(small_table(), 3)
+    with pytest.raises(UtilityError, match=r"`utilities` of `rank` must be non-empty"):
+        rank(small_table(), {})
+
+
+def test_cross_utility_by_hand():
+    exp10 = EXPONENTIAL.subs(kappa0, 10)
+    cross = cross_utility(small_table(), {"exp": exp10, "PAR-2": PAR(2), "solved": Solved()})
+    assert cross.attrs["picked"] == {"exp": "a", "PAR-2": "b", "solved": "b"}
+    np.testing.assert_array_equal(np.diag(cross.to_numpy()), 1.0)
+    e = math.exp
+    exp_a, exp_b = (e(-0.1) + e(-0.2)) / 3, (e(-1) + e(-2) + e(-3)) / 3
+    # row exp picks a: under PAR-2 it earns best/own = 20 / (203/3); under solved 2 of 3
+    assert cross.loc["exp", "PAR-2"] == pytest.approx(60 / 203)
+    assert cross.loc["exp", "solved"] == pytest.approx(2 / 3)
+    # row PAR-2 picks b: under exp it earns exp_b / exp_a
+    assert cross.loc["PAR-2", "exp"] == pytest.approx(exp_b / exp_a)
+    assert cross.index.name == "picked by" and cross.columns.name == "scored by"
+
+
+# ---------------------------------------------------------------------------
+# bundled data and the benchmark script
+
+
+def test_parallel_track_against_raw_csv():
+    datasets = pytest.importorskip("maxent_util.datasets")
+    path = ROOT / "maxent_util" / "datasets" / "data" / "r_parallel.csv"
+    # independent plain computation from the raw file: a numeric cell below 5000 s is
+    # solved, anything else (timeout, memout, values >= 5000) is not
+    with open(path, newline="") as handle:
+        reader = csv.reader(handle)
+        header = next(reader)
+        cells = list(reader)
+    solvers = header[3:]
+    runtime = np.full((len(cells), len(solvers)), np.nan)
+    for i, row in enumerate(cells):
+        for j, cell in enumerate(row[3:]):
+            try:
+                runtime[i, j] = float(cell)
+            except ValueError:
+                pass
+    with np.errstate(invalid="ignore"):
+        solved = runtime < 5000
+    seconds = np.where(solved, runtime, 0.0)
+    par2 = np.where(solved, seconds, 10000.0).mean(axis=0)
+    exp1 = np.where(solved, np.exp(-seconds), 0.0).mean(axis=0)
+    uniform = np.where(solved, np.maximum(0.0, 1 - seconds / 500), 0.0).mean(axis=0)
+
+    table = datasets.satcomp2021("parallel")
+    ranking = rank(table, {"PAR-2": PAR(2), "exp": sympy.exp(-t),
+                           "uniform": sympy.Max(0, 1 - t / 500)})
+    for j, solver in enumerate(solvers):
+        assert ranking.loc[solver, "PAR-2"] == pytest.approx(par2[j], rel=1e-12)
+        assert ranking.loc[solver, "exp"] == pytest.approx(exp1[j], rel=1e-12, abs=1e-300)
+        assert ranking.loc[solver, "uniform"] == pytest.approx(uniform[j], rel=1e-12)
+    names = np.array(solvers)
+    for column, scores, higher in (("PAR-2", par2, False), ("uniform", uniform, True)):
+        order = sorted(range(len(solvers)),
+                       key=lambda j: ((-scores[j] if higher else scores[j]), names[j]))
+        assert list(ranking.sort_values(f"{column} rank").index) == list(names[order])
+
+
+def test_benchmark_quick_run_prints_ratios():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_scoring.py"),
+                             "--quick"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for utility in ("exponential", "log-normal", "generalized log-Laplace"):
+        assert utility in out
+    assert "vs numpy" in out and "vs scipy" in out and "rank" in out
+    ratios = [float(word.rstrip("x")) for word in out.split() if word.endswith("x")
+              and word.rstrip("x").replace(".", "", 1).isdigit()]
+    assert len(ratios) >= 6 and all(r > 0 for r in ratios)
