@@ -1,10 +1,9 @@
 """Utilities u(t): the functions that score a runtime.
 
 The main theorem of the paper (Section 2) says that preferences over runtime
-distributions
-that follow its axioms are those of an expected utility ``E[p(T, kappa)]``,
-where ``p(0, kappa) = 1``, ``p`` is non-increasing in ``t``, positive before
-the captime ``kappa`` and zero from it on.  This module holds
+distributions that follow its axioms are those of an expected utility
+``E[p(T, kappa)]``, where ``p(0, kappa) = 1``, ``p`` is non-increasing in
+``t``, positive before the captime ``kappa`` and zero from it on.  This module holds
 
 * :class:`Utility`, a sympy expression in :data:`~maxent_util.t` with its
   inverse (:meth:`Utility.inverse`) and a check of the theorem's shape
@@ -63,7 +62,7 @@ __all__ = [
 y = sympy.Symbol("y", positive=True)
 
 # Names of the properties reported by ``check`` (the main theorem of Section
-# 2, and its solution-quality version in the appendix); tests and users match on these strings.
+# 2, and its solution-quality version in the appendix); callers match on them.
 AT_ZERO = "u(0) = 1"
 NON_INCREASING = "non-increasing in t"
 POSITIVE = "positive before the captime"
@@ -146,7 +145,8 @@ def _sympify(value: Any, arg: str, owner: str) -> sympy.Expr:
     if isinstance(value, str):
         expr = _parse(value, arg, owner)
     elif value is None or isinstance(value, bool):
-        raise UtilityError(argument_message(arg, owner, "a number, a sympy expression or a symbol name", value))
+        raise UtilityError(argument_message(
+            arg, owner, "a number, a sympy expression or a symbol name", value))
     elif isinstance(value, (float, np.floating)) and np.isfinite(value):
         # sympy prints a Float with 15 digits, so generated code would compare
         # runtimes against a rounded captime; 17 digits round-trip every float.
@@ -468,22 +468,23 @@ class Utility:
         branches.append((sympy.nan, True))
         return sympy.Piecewise(*branches)
 
-    def inverse(self, level: Any, **values: Any) -> Any:
-        """The runtime ``t`` at which the utility falls to ``level``: ``u(t) = level``.
+    def inverse(self, y: Any, **values: Any) -> Any:
+        """The runtime ``t`` at which the utility falls to ``y``: ``u(t) = y``.
 
         Uses :attr:`inverse_expr` when sympy solved ``u(t) = y`` in closed
         form, otherwise brentq on the scorer (bracketed by doubling).  For a
-        utility that is flat at ``level`` the earliest such time is meant;
-        ``inverse(1) = 0``.  This is the ``u^{-1}`` of the estimation theorem of the paper's Section 4.
+        utility that is flat at ``y`` the earliest such time is meant;
+        ``inverse(1) = 0``.  This is the ``u^{-1}`` of the estimation theorem of
+        the paper's Section 4.
 
         Parameters
         ----------
-        level : float or array of floats in (0, 1], values the utility takes.
+        y : float or array of floats in (0, 1], values the utility takes.
         **values : numbers for the utility's parameters.
 
         Returns
         -------
-        float or ndarray of the shape of ``level``.
+        float or ndarray of the shape of ``y``.
 
         Raises
         ------
@@ -491,14 +492,14 @@ class Utility:
             For a level outside (0, 1] or one the utility jumps over.
         """
         if values:
-            return self.subs(**values).inverse(level)
+            return self.subs(**values).inverse(y)
         owner = "Utility.inverse"
         self._require_numeric(owner)
         try:
-            levels = np.asarray(level, dtype=float)
+            levels = np.asarray(y, dtype=float)
         except (TypeError, ValueError) as error:
             raise UtilityError(argument_message("y", owner, "a number or array of numbers in (0, 1]",
-                                                level)) from error
+                                                y)) from error
         bad = ~((levels > 0) & (levels <= 1))
         if bad.any():
             raise UtilityError(argument_message("y", owner, "in (0, 1]", float(levels[bad].flat[0])))
@@ -536,10 +537,11 @@ class Utility:
             if not np.isfinite(b):
                 continue  # the utility stays above this level: reported by the caller
             gap = lambda s, level=level: float(self._values(np.array([s]))[0]) - level
-            if gap(b) == 0:
-                found[i] = b
-            else:
-                found[i] = optimize.brentq(gap, a, b, xtol=1e-14 * max(b, 1.0), rtol=4 * np.finfo(float).eps)
+            try:
+                found[i] = b if gap(b) == 0 else optimize.brentq(
+                    gap, a, b, xtol=1e-14 * max(b, 1.0), rtol=4 * np.finfo(float).eps)
+            except ValueError:  # NaN utilities: no sign change to follow
+                continue
         return found[index]
 
     def _verify_inverse(self, levels: np.ndarray, times: np.ndarray) -> None:
@@ -589,8 +591,8 @@ class Utility:
         if raise_on_failure and report.failures:
             failing = report[report.failures[0]]
             raise UtilityError(argument_message(
-                "expr", "Utility.check", f"such that '{failing.name}' holds (main theorem, Section 2)", str(self.expr),
-                remedy=failing.detail or None))
+                "expr", "Utility.check", f"such that '{failing.name}' holds (main theorem, Section 2)",
+                str(self.expr), remedy=failing.detail or None))
         return report
 
     def _check_properties(self) -> list[PropertyCheck]:
@@ -610,7 +612,7 @@ class Utility:
         at_zero = None
         if not self.expr.has(sympy.Integral):
             at_zero = _try_symbolic(lambda: self.expr.subs(t, 0), _SOLVE_SECONDS)
-            if at_zero is not None and (at_zero.has(sympy.nan, sympy.zoo) or at_zero.has(sympy.Piecewise)):
+            if at_zero is not None and at_zero.has(sympy.nan, sympy.zoo, sympy.Piecewise):
                 at_zero = _try_symbolic(lambda: sympy.limit(self.expr, t, 0, "+"), _SOLVE_SECONDS)
         if at_zero is not None and not at_zero.has(sympy.Limit):
             difference = _is_zero(_try_symbolic(lambda: sympy.simplify(at_zero - 1), _SOLVE_SECONDS))
@@ -644,7 +646,8 @@ class Utility:
                     lambda: sympy.simplify((piece - following[2]).subs(t, end)), _SOLVE_SECONDS)
                 verdicts.append(None if drop is None else drop.is_nonnegative)
         if False in verdicts:
-            return PropertyCheck(NON_INCREASING, False, "a piece rises (or jumps up) for these parameters")
+            return PropertyCheck(NON_INCREASING, False,
+                                 "a piece rises (or jumps up) for these parameters")
         if all(verdicts):
             return PropertyCheck(NON_INCREASING, True, "piece by piece, symbolically")
         return PropertyCheck(NON_INCREASING, None, "undecided for symbolic parameters")
@@ -657,13 +660,14 @@ class Utility:
                 return PropertyCheck(POSITIVE, None, f"captime {captime} is not a number")
             before = grid < end
             failing = np.flatnonzero(before & ~(values > 0))
-            for i in failing[:20]:
-                # Floats underflow to 0 far in a tail; sympy at high precision does not.
+            # Floats underflow to 0 far in a tail, sympy's evalf does not.  For a
+            # non-increasing u, u > 0 at the last of these points covers the others.
+            for i in sorted({int(failing[0]), int(failing[-1])}) if failing.size else ():
                 exact = _try_symbolic(lambda: self.expr.subs(t, sympy.Float(grid[i], 30)).evalf(30),
                                       _SOLVE_SECONDS)
                 if exact is None or not exact.is_positive:
-                    return PropertyCheck(POSITIVE, False,
-                                         f"u({grid[i]:.6g}) = {values[i]:.6g} before the captime {end:.6g}")
+                    return PropertyCheck(POSITIVE, False, f"u({grid[i]:.6g}) = {values[i]:.6g} "
+                                                          f"before the captime {end:.6g}")
             return PropertyCheck(POSITIVE, True, f"captime {end:.6g}")
         if pieces is None or self.expr.has(sympy.Integral):
             return PropertyCheck(POSITIVE, None, "undecided for symbolic parameters")
@@ -696,13 +700,14 @@ class Utility:
         if not self.expr.has(sympy.Integral):
             tail = pieces[-1][2] if pieces is not None else self.expr  # the piece reaching oo
             limit = _try_symbolic(lambda: sympy.limit(tail, t, sympy.oo), _SYMBOLIC_SECONDS)
-        if limit is not None and not limit.has(sympy.Limit) and limit.is_zero is not None:
-            return PropertyCheck(ZERO_AT_CAPTIME, bool(limit.is_zero), f"limit of u as t -> oo is {limit}")
+        if limit is not None and not limit.has(sympy.Limit) and _is_zero(limit) is not None:
+            return PropertyCheck(ZERO_AT_CAPTIME, _is_zero(limit), f"limit of u as t -> oo is {limit}")
         if values is not None:
             last = float(values[-1])
+            at_end = f"u({grid[-1]:.3g}) = {last:.3g}"
             if abs(last) <= 1e-6:
-                return PropertyCheck(ZERO_AT_CAPTIME, True, f"numerically, u({grid[-1]:.3g}) = {last:.3g}")
-            return PropertyCheck(ZERO_AT_CAPTIME, None, f"no captime found; u({grid[-1]:.3g}) = {last:.3g}")
+                return PropertyCheck(ZERO_AT_CAPTIME, True, f"numerically, {at_end}")
+            return PropertyCheck(ZERO_AT_CAPTIME, None, f"no captime found; {at_end}")
         return PropertyCheck(ZERO_AT_CAPTIME, None, "undecided for symbolic parameters")
 
     # -- display -----------------------------------------------------------------
@@ -936,7 +941,8 @@ class ExpectedUtility(Utility):
         if self.method == "closed form":
             return super().__call__(runtimes, *args, **params)
         if args:
-            raise UtilityError(argument_message("args", "ExpectedUtility", "empty (u depends on t alone)", args))
+            raise UtilityError(argument_message(
+                "args", "ExpectedUtility", "empty (u depends on t alone)", args))
         if params:
             return self.subs(**params)(runtimes)
         self._require_numeric("ExpectedUtility")
@@ -1009,8 +1015,9 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
                      timeout: float = _SYMBOLIC_SECONDS) -> ExpectedUtility:
     """The utility of a captime distribution ``K``: ``u_K(t) = E_{kappa ~ K}[p(t, kappa)]``.
 
-    The main theorem (Section 2) with an uncertain captime; the paper's summary table calls
-    for "numerical methods" here, and sympy does the integral when it can.
+    The main theorem (Section 2) with an uncertain captime; the paper's
+    summary table calls for "numerical methods" here, and sympy does the
+    integral when it can.
     Since ``p(t, kappa) = 0`` for ``t >= kappa``,
 
     .. math:: u_K(t) = \\int_{\\max(t, \\ell)}^{h} p(t, \\kappa) f_K(\\kappa) \\, d\\kappa
@@ -1058,7 +1065,8 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
     try:
         lower, upper = (sympy.sympify(bound) for bound in K.support)
     except (TypeError, ValueError, sympy.SympifyError) as error:
-        raise UtilityError(argument_message("K.support", owner, "a pair (lower, upper)", K.support)) from error
+        raise UtilityError(argument_message(
+            "K.support", owner, "a pair (lower, upper)", K.support)) from error
     if not isinstance(pdf, sympy.Piecewise) and (lower != 0 or upper != sympy.oo):
         pdf = sympy.Piecewise((pdf, (kappa >= lower) & (kappa <= upper)), (0, True))
 
@@ -1110,7 +1118,8 @@ class QualityUtility(Utility):
             return self.subs(**params)(runtimes, qualities)
         self._require_numeric(owner)
         if qualities is None:
-            raise UtilityError(argument_message("qualities", owner, "given: u is called as u(t, q)", None))
+            raise UtilityError(argument_message(
+                "qualities", owner, "given: u is called as u(t, q)", None))
         try:
             levels = np.asarray(qualities, dtype=float)
         except (TypeError, ValueError) as error:
@@ -1122,7 +1131,7 @@ class QualityUtility(Utility):
                 "q", owner, f"in [q0, q1] = [{low:g}, {high:g}]", float(levels[outside].flat[0])))
         return super().__call__(runtimes, levels)
 
-    def inverse(self, level: Any, **values: Any) -> Any:
+    def inverse(self, y: Any, **values: Any) -> Any:
         raise UtilityError(argument_message(
             "utility", "Utility.inverse", "a utility of t alone", self.name or str(self.expr),
             remedy="Fix q first: Utility(u.expr.subs(q, value))."))
@@ -1140,9 +1149,9 @@ class QualityUtility(Utility):
         report = UtilityCheck(repr(self), tuple(self._check_quality_properties()))
         if raise_on_failure and report.failures:
             failing = report[report.failures[0]]
+            requirement = f"such that '{failing.name}' holds (solution-quality theorem, appendix)"
             raise UtilityError(argument_message(
-                "p", "quality_utility", f"such that '{failing.name}' holds (solution-quality theorem, appendix)",
-                str(self.expr), remedy=failing.detail or None))
+                "p", "quality_utility", requirement, str(self.expr), remedy=failing.detail or None))
         return report
 
     def _check_quality_properties(self) -> list[PropertyCheck]:
@@ -1163,10 +1172,11 @@ class QualityUtility(Utility):
             grid = _time_grid(at_level._breakpoints())
             with np.errstate(all="ignore"):
                 values = at_level._values(grid)
-            by_time[NON_INCREASING].append((level, at_level._check_non_increasing(pieces, grid, values)))
+            profile = (pieces, grid, values)
+            by_time[NON_INCREASING].append((level, at_level._check_non_increasing(*profile)))
             if fraction > 0:
-                by_time[POSITIVE_Q].append((level, at_level._check_positive(pieces, grid, values)))
-            by_time[ZERO_AT_CAPTIME].append((level, at_level._check_zero_at_captime(pieces, grid, values)))
+                by_time[POSITIVE_Q].append((level, at_level._check_positive(*profile)))
+            by_time[ZERO_AT_CAPTIME].append((level, at_level._check_zero_at_captime(*profile)))
         for name in (NON_INCREASING, NON_DECREASING_Q, POSITIVE_Q, ZERO_AT_CAPTIME):
             if name == NON_DECREASING_Q:
                 results.append(self._check_non_decreasing_in_quality())
@@ -1174,7 +1184,8 @@ class QualityUtility(Utility):
             verdicts = [item.holds for _, item in by_time[name]]
             failing = [(level, item) for level, item in by_time[name] if item.holds is not True]
             holds = False if False in verdicts else (None if None in verdicts else True)
-            detail = f"at q = {failing[0][0]}: {failing[0][1].detail}" if failing else "at five qualities"
+            detail = (f"at q = {failing[0][0]}: {failing[0][1].detail}" if failing
+                      else "at five qualities")
             results.append(PropertyCheck(name, holds, detail))
         return results
 
@@ -1188,8 +1199,9 @@ class QualityUtility(Utility):
         if falls.size:
             i, j = falls[0]
             return PropertyCheck(NON_DECREASING_Q, False,
-                                 f"p falls from {values[i, j]:.6g} at q = {qualities[j]:.6g} to "
-                                 f"{values[i, j + 1]:.6g} at q = {qualities[j + 1]:.6g} (t = {times[i]:.6g})")
+                                 f"p falls from {values[i, j]:.6g} at q = {qualities[j]:.6g} "
+                                 f"to {values[i, j + 1]:.6g} at q = {qualities[j + 1]:.6g} "
+                                 f"(t = {times[i]:.6g})")
         return PropertyCheck(NON_DECREASING_Q, True, f"on {values.size} (t, q) pairs")
 
     def _repr_latex_(self) -> str:
@@ -1231,7 +1243,8 @@ def quality_utility(p: Any, q0: Any, q1: Any, *, kappa0: Any = None,
                         description="an expression in `t` and `q` (and `kappa`)")
     if kappa in expr.free_symbols:
         if kappa0 is None:
-            raise UtilityError(argument_message("kappa0", owner, "given when p depends on `kappa`", kappa0))
+            raise UtilityError(argument_message(
+                "kappa0", owner, "given when p depends on `kappa`", kappa0))
         expr = expr.subs(kappa, _captime_parameter(kappa0, owner))
     utility = QualityUtility(expr, q0=low, q1=high, name=name or "quality")
     utility.check(raise_on_failure=True)

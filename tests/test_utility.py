@@ -7,7 +7,7 @@ written out next to each test; numeric references from mpmath quadrature.
 
 from __future__ import annotations
 
-import math
+import signal
 
 import mpmath
 import numpy as np
@@ -116,6 +116,15 @@ def test_subs_fills_in_parameters():
     assert utility.parameters == ()
 
 
+def test_float_captimes_stay_exact():
+    # 1.4026063929777592 does not survive sympy's 15-digit printing; u must still be 0 at kappa0
+    # and 1 just before it (the paper's step function).
+    captime = 1.4026063929777592
+    utility = step(captime)
+    assert utility(captime) == 0.0 and utility(np.nextafter(captime, 0)) == 1.0
+    assert capped_runtime("kappa_0").subs(kappa_0=captime)(captime) == 0.0
+
+
 def test_latex_is_kept():
     assert capped_runtime(10).latex() == sympy.latex(capped_runtime(10).expr)
     assert capped_runtime(10)._repr_latex_().startswith("$u(t) = ")
@@ -166,7 +175,8 @@ def test_money_refuses_expressions_in_the_wrong_symbol(cost, revenue, culprit, v
 def test_money_refuses_a_cost_that_makes_p_negative():
     # C(t) = 5t - t^2/2, C(10) = 0, R = 10: p(5) = (10 - 12.5)/10 < 0 (hand computation).
     with pytest.raises(UtilityError, match=r"^`cost` of `money` must be such that p\(t\) is a finite number "
-                                           r">= 0 on \[0, kappa0\); got '5\*t - t\*\*2/2'\. p\([0-9.]+\) = -"):
+                                           r">= 0 on \[0, kappa0\); got '5\*t - t\*\*2/2'\. "
+                                           r"p\([0-9.]+\) = -"):
         money(10, "5*t - t**2/2", 10)
 
 
@@ -206,7 +216,8 @@ def test_inverse_expression_of_linear_compute():
     # Hand computation: 1 - t/15 = y  <=>  t = 15 (1 - y), for y above the jump at 5/15.
     utility = linear_compute(10, 1, 5)
     assert utility.inverse_method == "closed form"
-    assert utility.inverse_expr == sympy.Piecewise((15 * (1 - y), y > sympy.Rational(1, 3)), (sympy.nan, True))
+    expected = sympy.Piecewise((15 * (1 - y), y > sympy.Rational(1, 3)), (sympy.nan, True))
+    assert utility.inverse_expr == expected
 
 
 def test_inverse_expression_keeps_symbolic_parameters():
@@ -282,8 +293,10 @@ def test_expected_utility_over_derived_uniform_distribution():
 
 
 def test_expected_utility_without_closed_form_falls_back_to_quadrature():
-    # sympy leaves this integral unevaluated (exponential K, linear compute p).
+    # sympy needs about 5 s to give up on this integral (exponential K, linear compute p):
+    # the time limit stops it after 1 s and leaves no alarm behind.
     utility = expected_utility(linear_compute_per_captime(), ExponentialCaptime(k0), timeout=1.0)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert utility.method == "numerical quadrature"
     assert utility.expr.has(sympy.Integral)
     with pytest.raises(NoClosedFormError, match=r"^`p` of `expected_utility` must be integrable in closed "
@@ -294,7 +307,8 @@ def test_expected_utility_without_closed_form_falls_back_to_quadrature():
 
 def test_expected_utility_refuses_bad_input():
     with pytest.raises(UtilityError, match=r"^`p` of `expected_utility` must be 1 at t = 0 for every "
-                                           r"captime \(main theorem, Section 2\); got 3/2 - t/kappa\. p\(0, kappa\) = 3/2\.$"):
+                                           r"captime \(main theorem, Section 2\); got 3/2 - t/kappa\. "
+                                           r"p\(0, kappa\) = 3/2\.$"):
         expected_utility(1 - t / kappa + sympy.Rational(1, 2), UniformCaptime(k0))
     with pytest.raises(UtilityError, match=r"^`p` of `expected_utility` must be an expression in `t` and "
                                            r"`kappa`; got 'q\*t'\.$"):
@@ -322,9 +336,11 @@ def test_linear_quality_formula():
 
 
 def test_quality_interval_must_be_increasing():
-    with pytest.raises(UtilityError, match=r"^`q1` of `linear_quality` must be greater than q0 = 5; got 5\.$"):
+    with pytest.raises(UtilityError,
+                       match=r"^`q1` of `linear_quality` must be greater than q0 = 5; got 5\.$"):
         linear_quality(10, 5, 5)
-    with pytest.raises(UtilityError, match=r"^`q1` of `quality_utility` must be greater than q0 = 1; got 0\.$"):
+    with pytest.raises(UtilityError,
+                       match=r"^`q1` of `quality_utility` must be greater than q0 = 1; got 0\.$"):
         quality_utility(q * (1 - t), 1, 0)
 
 
