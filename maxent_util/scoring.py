@@ -9,10 +9,14 @@ Design notes
 function. sympy's own printing of ``Piecewise`` evaluates every branch on
 every runtime and then selects, so a branch that is invalid where it is not
 used (``(kappa0/t)**alpha`` at ``t = 0``) raises warnings and can leak NaN.
-Here each branch is evaluated only on the runtimes where its condition
-holds. Runtimes are processed in chunks of :data:`CHUNK_SIZE` so that the
-temporaries of a long expression stay in cache; this makes a scorer about as
-fast as the equivalent hand-written numpy expression.
+Here a costly branch (special functions, nested ``Piecewise``) is evaluated
+only on the runtimes that take it; a cheap one (a few elementary functions)
+is evaluated on the whole block with floating-point errors silenced and then
+selected, as a hand-written ``np.where`` would, because gathering the
+runtimes costs more than the branch. Either way no value of an unused branch
+reaches the result. Runtimes are processed in blocks of :data:`CHUNK_SIZE`
+so that the temporaries of a long expression stay in cache; this makes a
+scorer about as fast as the equivalent hand-written numpy expression.
 
 *Limits.* Numbers never raise inside a scorer. A runtime at or below 0 gets
 :math:`u(0^+)` and ``inf`` gets :math:`\\lim_{t\\to\\infty} u(t)`, both
@@ -23,7 +27,8 @@ the nearer end of the support. A NaN runtime gives NaN.
 
 *Numerics.* Before printing, a few rewrites remove catastrophic cancellation:
 ``c - c*erf(z)`` becomes ``c*erfc(z)`` (the log-normal utility in its upper
-tail), ``exp(x) - 1`` becomes ``expm1(x)`` and ``x**y - 1`` ``powm1(x, y)``.
+tail), ``log(1 + x)`` becomes ``log1p(x)``, ``exp(x) - 1`` ``expm1(x)`` and
+``x**y - 1`` ``powm1(x, y)``.
 
 *Capped runs.* A run that hit its cutoff is right-censored: its utility is
 somewhere between 0 and :math:`u(\\text{cutoff})`. :func:`score` reports the
@@ -36,10 +41,10 @@ from __future__ import annotations
 
 import inspect
 import math
-from keyword import iskeyword
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.util import find_spec
+from keyword import iskeyword
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -49,7 +54,7 @@ from sympy.codegen.cfunctions import log1p
 from sympy.codegen.rewriting import expm1_opt, optimize, powm1_opt
 from sympy.printing.numpy import SciPyPrinter
 
-from .errors import DataError, UtilityError, argument_message
+from .errors import DataError, NoClosedFormError, UtilityError, argument_message
 from .io import FAILURE_STATUSES, STATUSES, validate_table
 from .symbols import q, t
 from .utility import Utility
@@ -78,10 +83,9 @@ CHUNK_SIZE = 1 << 15
 # expressions: normalisation and numerically stable rewrites
 
 
-def _utility_expr(utility: Any, owner: str) -> tuple[sympy.Expr, str | None]:
-    """The sympy expression of a Utility (or of a bare expression) and its name."""
+def _utility_expr(utility: Any, owner: str) -> sympy.Expr:
+    """The sympy expression of a Utility (or of a bare expression)."""
     expr = getattr(utility, "expr", utility)
-    name = getattr(utility, "name", None)
     try:
         expr = sympy.sympify(expr)
     except (sympy.SympifyError, TypeError, ValueError):
@@ -95,7 +99,7 @@ def _utility_expr(utility: Any, owner: str) -> tuple[sympy.Expr, str | None]:
                if s.name in ("t", "q") and s not in (t, q)}
     if renames:
         expr = expr.xreplace(renames)
-    return expr, name
+    return expr
 
 
 def _parameters(expr: sympy.Expr, owner: str) -> tuple[sympy.Symbol, ...]:
@@ -358,10 +362,13 @@ class Scorer:
     def __init__(self, expr: sympy.Expr) -> None:
         self.expr = expr
         self._owner = _owner_label(expr)
+        if expr.has(sympy.Integral):
+            raise NoClosedFormError(argument_message(
+                "utility", "make_scorer", "a closed form (no unevaluated Integral)", expr,
+                "Call the Utility itself, which integrates numerically, or find the integral."))
         symbols = _parameters(expr, self._owner)
         if q in expr.free_symbols:
             symbols = symbols + (q,)
-        self._symbols = symbols
         self.parameters: tuple[str, ...] = tuple(s.name for s in symbols)
         # plain-named stand-ins, so names such as `lambda` print as valid code
         stand_ins = [sympy.Symbol(f"_x{i}", **s.assumptions0)
@@ -388,28 +395,9 @@ class Scorer:
 
     # -- arguments
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        if len(args) > len(self.parameters):
-            raise UtilityError(argument_message(
-                "args", self._owner,
-                f"at most {len(self.parameters)} positional parameters {self.parameters}",
-                args))
-        values = dict(zip(self.parameters, args))
-        for name, value in kwargs.items():
-            if name not in self.parameters:
-                raise UtilityError(argument_message(
-                    name, self._owner, f"one of its parameters {self.parameters}", name))
-            if name in values:
-                raise UtilityError(argument_message(
-                    name, self._owner, "given once (positionally or by keyword)", value))
-            values[name] = value
-        bound = []
-        for name in self.parameters:
-            if name not in values:
-                raise UtilityError(argument_message(
-                    name, self._owner, "given (a number or an array)", None,
-                    f"Pass it as {name}=..."))
-            bound.append(_as_float(values[name], name, self._owner))
-        return bound
+        return [_as_float(value, name, self._owner)
+                for name, value in zip(self.parameters,
+                                       _bind(self.parameters, self._owner, args, kwargs))]
 
     # -- evaluation
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
@@ -501,24 +489,38 @@ class _LambdifiedScorer:
         self._function = sympy.lambdify((t,) + symbols, expr, modules=backend)
 
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
-        values = dict(zip(self.parameters, args))
-        unknown = set(kwargs) - set(self.parameters)
-        if unknown:
-            name = sorted(unknown)[0]
+        return self._function(t, *_bind(self.parameters, self._owner, args, kwargs))
+
+
+def _bind(parameters: tuple[str, ...], owner: str, args: tuple[Any, ...],
+          kwargs: dict[str, Any]) -> list[Any]:
+    """A scorer's parameter values in positional order, from its call's arguments."""
+    if len(args) > len(parameters):
+        raise UtilityError(argument_message(
+            "args", owner, f"at most {len(parameters)} positional parameters {parameters}",
+            args))
+    values = dict(zip(parameters, args))
+    for name, value in kwargs.items():
+        if name not in parameters:
             raise UtilityError(argument_message(
-                name, self._owner, f"one of its parameters {self.parameters}", name))
-        values.update(kwargs)
-        missing = [name for name in self.parameters if name not in values]
-        if missing:
+                name, owner, f"one of its parameters {parameters}", name))
+        if name in values:
             raise UtilityError(argument_message(
-                missing[0], self._owner, "given (a number or an array)", None))
-        return self._function(t, *(values[name] for name in self.parameters))
+                name, owner, "given once (positionally or by keyword)", value))
+        values[name] = value
+    for name in parameters:
+        if name not in values:
+            raise UtilityError(argument_message(
+                name, owner, "given (a number or an array)", None, f"Pass it as {name}=..."))
+    return [values[name] for name in parameters]
 
 
 def _as_float(value: Any, arg: str, owner: str) -> Any:
     """A float or float64 array; misuse (strings, objects, complex) raises."""
     if isinstance(value, float):
         return value
+    if np.iscomplexobj(value):
+        raise UtilityError(argument_message(arg, owner, "real numbers", value))
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -563,7 +565,9 @@ def make_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
     ------
     UtilityError
         If ``backend`` is unknown or not installed, or the utility uses a
-        function with no numpy/scipy equivalent. A scorer itself raises only
+        function with no numpy/scipy equivalent.
+    NoClosedFormError
+        If the utility holds an unevaluated integral. A scorer itself raises only
         for misuse: an unknown or missing parameter, or values that are not
         real numbers or do not broadcast.
 
@@ -599,7 +603,7 @@ def make_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
             "backend", "make_scorer",
             f"an installed backend (installed: {', '.join(map(repr, installed))})", backend,
             f"Install {backend} to use it."))
-    expr, _ = _utility_expr(utility, "make_scorer")
+    expr = _utility_expr(utility, "make_scorer")
     return _cached_scorer(expr, backend)
 
 
@@ -762,7 +766,7 @@ def _hoeffding_half_width(n: int, level: float) -> float:
 
 def _fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray]:
     """The scorer of a utility with every parameter given a value."""
-    expr, _ = _utility_expr(utility, owner)
+    expr = _utility_expr(utility, owner)
     parameters = _parameters(expr, owner)
     if parameters or q in expr.free_symbols:
         free = tuple(s.name for s in parameters) + (("q",) if q in expr.free_symbols else ())
@@ -1014,7 +1018,7 @@ class _Table:
     cutoffs: np.ndarray | None
 
 
-def _long_table(table: Any, owner: str) -> _Table:
+def _long_table(table: Any) -> _Table:
     validate_table(table, name="table")
     codes, names = pd.factorize(table["algorithm"], sort=True)
     status = table["status"].to_numpy(dtype=object)
@@ -1152,7 +1156,7 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
     b          0.252         2   15.0           1
     """
     owner = "rank"
-    runs = _long_table(table, owner)
+    runs = _long_table(table)
     rules = _rules(utilities, owner)
     results = _score_matrix(runs, rules, bounds)
     columns: dict[str, Any] = {}
@@ -1211,7 +1215,7 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
     PAR-2      0.556  1.000
     """
     owner = "cross_utility"
-    runs = _long_table(table, owner)
+    runs = _long_table(table)
     rules = _rules(utilities, owner)
     results = _score_matrix(runs, rules, bounds=False)
     names = [name for name, _ in rules]

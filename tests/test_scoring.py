@@ -18,7 +18,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maxent_util.errors import DataError, MaxEntError, UtilityError
+from maxent_util.errors import DataError, MaxEntError, NoClosedFormError, UtilityError
 from maxent_util.scoring import (PAR, Score, Scorer, Solved, cross_utility, make_scorer, rank,
                                  score)
 from maxent_util.symbols import t
@@ -276,6 +276,10 @@ def test_make_scorer_argument_messages():
     with pytest.raises(UtilityError, match=r"`utility` of `make_scorer` must be made of "
                                            r"functions with a numpy or scipy equivalent"):
         make_scorer(sympy.Function("mystery")(t))
+    kappa = sympy.Symbol("kappa", positive=True)
+    with pytest.raises(NoClosedFormError, match=r"`utility` of `make_scorer` must be a closed "
+                                                r"form \(no unevaluated Integral\)"):
+        make_scorer(sympy.Integral(sympy.exp(-kappa * (1 + t)), (kappa, 0, sympy.oo)))
 
 
 @pytest.mark.parametrize("backend", ["jax", "torch"])
