@@ -346,7 +346,11 @@ class Utility:
     """
 
     def __init__(self, expr: Any, *, name: str | None = None) -> None:
-        self.expr = sympy.sympify(expr)
+        expr = sympy.sympify(expr)
+        # A parsed "exp(-t)" or a user's Symbol("t") means the library's t (and q).
+        renames = {s: {"t": t, "q": q}[s.name] for s in expr.free_symbols
+                   if s.name in ("t", "q") and s not in (t, q)}
+        self.expr = expr.xreplace(renames) if renames else expr
         self.name = name
         self._scorer = None
         self._inverse_expr: Any = _NOT_SOLVED
@@ -596,6 +600,10 @@ class Utility:
         return report
 
     def _check_properties(self) -> list[PropertyCheck]:
+        if q in self.expr.free_symbols:
+            raise UtilityError(argument_message(
+                "expr", "Utility.check", "a utility of t alone", str(self.expr),
+                remedy="Build utilities of t and q with quality_utility(p, q0, q1)."))
         pieces = _pieces(self.expr)
         numeric = not self.parameters
         grid = values = None
@@ -770,6 +778,11 @@ def step(kappa0: Any) -> Utility:
 
     .. math:: p(t) = 1 \\text{ if } t < \\kappa_0, \\; 0 \\text{ otherwise.}
 
+    Parameters
+    ----------
+    kappa0 : the known captime (positive): a number, a sympy expression or a
+        symbol name.
+
     Examples
     --------
     >>> step(60).expr
@@ -788,6 +801,13 @@ def linear_compute(kappa0: Any, cost_per_second: Any, value: Any) -> Utility:
 
     .. math:: p(t) = \\frac{v + a (\\kappa_0 - t)}{v + a \\kappa_0}
               \\text{ if } t < \\kappa_0, \\; 0 \\text{ otherwise.}
+
+    Parameters
+    ----------
+    kappa0 : the known captime (positive).
+    cost_per_second : ``a >= 0``, dollars per second of compute.
+    value : ``v >= 0``, dollars earned by solving; ``a kappa0 + v`` must be
+        positive.  Each may be a number, a sympy expression or a symbol name.
 
     Examples
     --------

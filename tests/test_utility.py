@@ -474,6 +474,19 @@ def test_check_names_a_utility_that_never_reaches_zero():
     assert Utility(1 - t / 5).check().failures == (POSITIVE, ZERO_AT_CAPTIME)
 
 
+def test_a_utility_from_a_string_uses_the_library_t():
+    # "exp(-t/2)" parses with sympy's own t; the inverse must still be solved in ours: -2 log y.
+    utility = Utility("exp(-t/2)")
+    assert utility.parameters == () and same(utility.inverse_expr, -2 * sympy.log(y))
+    assert utility.check()
+
+
+def test_check_refuses_a_utility_of_quality():
+    with pytest.raises(UtilityError, match=r"^`expr` of `Utility.check` must be a utility of t alone; "
+                                           r"got 'q\*exp\(-t\)'\. Build utilities of t and q with "):
+        Utility(q * sympy.exp(-t)).check()
+
+
 def test_check_trusts_positive_tails_that_underflow():
     # exp(-t) underflows to 0.0 in floats for t > 745 but is positive: not a failure.
     assert Utility(sympy.exp(-t)).check()[POSITIVE].holds is True
