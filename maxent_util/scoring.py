@@ -131,9 +131,9 @@ def _complement_erf(expr: sympy.Expr) -> sympy.Expr:
             erf_factor = erfs[0]
             coefficient = term / erf_factor
             rest = sympy.Add(*(terms[:i] + terms[i + 1:]))
-            if sympy.simplify(rest + coefficient) == 0:
+            if sympy.expand(rest + coefficient) == 0:
                 return -coefficient * sympy.erfc(erf_factor.args[0])
-            if sympy.simplify(rest - coefficient) == 0:
+            if sympy.expand(rest - coefficient) == 0:
                 return coefficient * sympy.erfc(-erf_factor.args[0])
         return node
 
@@ -657,16 +657,17 @@ def _validate_runs(runtimes: Any, *, solved: Any, cutoff: Any, status: Any,
 
     cutoffs = None
     if cutoff is not None:
-        if np.ndim(cutoff) == 0:
-            cutoffs = np.full(n, _runs_array([cutoff], "cutoff", owner)[0])
-            names = ["cutoff"] * n
-        else:
-            cutoffs = _runs_array(cutoff, "cutoff", owner, n)
-            names = [f"cutoff[{i}]" for i in range(n)]
+        common = np.ndim(cutoff) == 0
+        cutoffs = (np.full(n, _runs_array([cutoff], "cutoff", owner)[0]) if common
+                   else _runs_array(cutoff, "cutoff", owner, n))
+
+        def cutoff_name(i: int) -> str:
+            return "cutoff" if common else f"cutoff[{i}]"
+
         bad = _first_bad(~(cutoffs > 0))  # NaN fails too
         if bad is not None:
             raise DataError(argument_message(
-                names[bad], owner, "a positive number of seconds", float(cutoffs[bad])))
+                cutoff_name(bad), owner, "a positive number of seconds", float(cutoffs[bad])))
 
     statuses = None
     if status is not None:
@@ -709,7 +710,7 @@ def _validate_runs(runtimes: Any, *, solved: Any, cutoff: Any, status: Any,
         bad = _first_bad(is_solved & (times > cutoffs))
         if bad is not None:
             raise DataError(argument_message(
-                names[bad], owner, f"at least the runtime of solved run {bad} "
+                cutoff_name(bad), owner, f"at least the runtime of solved run {bad} "
                 f"({float(times[bad])!r})", float(cutoffs[bad]),
                 "Mark the run as unsolved or raise its cutoff."))
 
@@ -744,7 +745,8 @@ class Score:
     n_capped : int
         Number of right-censored runs.
     kaplan_meier : float or None
-        Kaplan-Meier plug-in estimate, when cutoffs differ between runs.
+        Kaplan-Meier plug-in estimate, when cutoffs differ between runs (or
+        censored runs stopped at different times); None otherwise.
     level : float
         Confidence level of ``ci_low, ci_high``.
     """
