@@ -134,7 +134,8 @@ def _complement_erf(expr: sympy.Expr) -> sympy.Expr:
             if sympy.expand(rest + coefficient) == 0:
                 return -coefficient * sympy.erfc(erf_factor.args[0])
             if sympy.expand(rest - coefficient) == 0:
-                return coefficient * sympy.erfc(-erf_factor.args[0])
+                # unevaluated, or sympy turns erfc(-z) back into 2 - erfc(z)
+                return coefficient * sympy.erfc(-erf_factor.args[0], evaluate=False)
         return node
 
     if not expr.has(sympy.erf):
@@ -154,10 +155,10 @@ def _log1p(expr: sympy.Expr) -> sympy.Expr:
 
 
 def _stable(expr: sympy.Expr) -> sympy.Expr:
-    expr = _log1p(_complement_erf(expr))
+    expr = _log1p(expr)
     if expr.has(sympy.exp) or expr.has(sympy.Pow):
         expr = optimize(expr, [expm1_opt, powm1_opt])
-    return expr
+    return _complement_erf(expr)  # last: later rewrites would re-evaluate erfc(-z)
 
 
 # ---------------------------------------------------------------------------

@@ -133,6 +133,18 @@ def test_limit_used_where_floats_break_down():
     assert odd(1e300) == pytest.approx(0.5, rel=1e-15)  # log1p keeps 1/t from vanishing
 
 
+def test_erf_tails_keep_relative_accuracy():
+    # 1/2 - erf(z)/2 and 1/2 + erf(z)/2 round to 0 in floats once |z| > 6; written as
+    # erfc they keep every digit. References by mpmath at high precision.
+    runtimes = np.array([0.5, 2.0, 5.0, 9.0])
+    for expr in (sympy.Rational(1, 2) - sympy.erf(t + 3) / 2,
+                 sympy.Rational(1, 2) + sympy.erf(t - 12) / 2):
+        got = make_scorer(expr)(runtimes)
+        expected = mpmath_reference(expr, runtimes, {})
+        assert min(expected) < 1e-20
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
+
+
 def test_negative_and_nan_runtimes():
     # documented rule: t <= 0 gets u(0+), NaN stays NaN; numbers never raise
     scorer = make_scorer(PARETO)
