@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.util import find_spec
 from keyword import iskeyword
@@ -898,7 +898,7 @@ def _check_unit_range(lower_values: np.ndarray, upper_values: np.ndarray, runs: 
 
 def _kaplan_meier_mean(runs: _Runs, u: Callable[[Any], Any]) -> float:
     """Plug-in E[u(T)] from the Kaplan-Meier estimate of the runtime distribution."""
-    from scipy import stats
+    from scipy import stats  # here, not at the top: scipy.stats is slow to import
 
     events = runs.runtimes[runs.solved]
     if events.size == 0:
@@ -954,7 +954,7 @@ class PAR:
     """
 
     k: float = 2.0
-    cutoff: float | None = None
+    cutoff: float | None = field(default=None, kw_only=True)
     higher_is_better: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
@@ -1021,8 +1021,10 @@ class _Table:
     cutoffs: np.ndarray | None
 
 
-def _long_table(table: Any) -> _Table:
+def _long_table(table: Any, owner: str) -> _Table:
     validate_table(table, name="table")
+    if len(table) == 0:
+        raise DataError(argument_message("table", owner, "at least one run", "no rows"))
     codes, names = pd.factorize(table["algorithm"], sort=True)
     status = table["status"].to_numpy(dtype=object)
     cutoffs = (table["cutoff"].to_numpy(dtype=float) if "cutoff" in table.columns else None)
@@ -1059,7 +1061,7 @@ def _rules(utilities: Any, owner: str) -> list[tuple[str, Any]]:
     return rules
 
 
-def _group_mean(runs: _Table, values: np.ndarray, starts: np.ndarray,
+def _per_algorithm(runs: _Table, values: np.ndarray, starts: np.ndarray,
                 aggregate: str) -> np.ndarray:
     # Summing each algorithm's values in sorted order makes equal multisets of
     # runs give bit-identical scores, so exact ties do not depend on row order.
@@ -1079,13 +1081,13 @@ def _score_matrix(runs: _Table, rules: list[tuple[str, Any]], bounds: bool
                 cutoffs = np.full(runs.runtimes.shape, float(rule.cutoff))
             values = rule.per_run(runs.runtimes, runs.solved, cutoffs)
             aggregate = "sum" if isinstance(rule, Solved) else "mean"
-            scores = _group_mean(runs, values, starts, aggregate)
+            scores = _per_algorithm(runs, values, starts, aggregate)
             results[name] = (scores, scores if bounds else None, scores if bounds else None,
                              rule.higher_is_better)
             continue
         values = np.zeros(runs.runtimes.shape)
         values[runs.solved] = rule(runs.runtimes[runs.solved])
-        scores = _group_mean(runs, values, starts, "mean")
+        scores = _per_algorithm(runs, values, starts, "mean")
         lower = upper = None
         if bounds:
             lower = scores
@@ -1093,7 +1095,7 @@ def _score_matrix(runs: _Table, rules: list[tuple[str, Any]], bounds: bool
             stopped = (runs.runtimes if runs.cutoffs is None
                        else np.minimum(runs.runtimes, runs.cutoffs))
             upper_values[runs.timeout] = rule(stopped[runs.timeout])
-            upper = _group_mean(runs, upper_values, starts, "mean")
+            upper = _per_algorithm(runs, upper_values, starts, "mean")
         results[name] = (scores, lower, upper, True)
     return results
 
@@ -1159,7 +1161,7 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
     b          0.252         2   15.0           1
     """
     owner = "rank"
-    runs = _long_table(table)
+    runs = _long_table(table, owner)
     rules = _rules(utilities, owner)
     results = _score_matrix(runs, rules, bounds)
     columns: dict[str, Any] = {}
@@ -1218,7 +1220,7 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
     PAR-2      0.556  1.000
     """
     owner = "cross_utility"
-    runs = _long_table(table)
+    runs = _long_table(table, owner)
     rules = _rules(utilities, owner)
     results = _score_matrix(runs, rules, bounds=False)
     names = [name for name, _ in rules]

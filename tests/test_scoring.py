@@ -564,6 +564,11 @@ def test_rank_messages():
         rank(small_table(), 3)
     with pytest.raises(UtilityError, match=r"`utilities` of `rank` must be non-empty"):
         rank(small_table(), {})
+    with pytest.raises(DataError, match=r"`table` of `rank` must be at least one run; "
+                                        r"got 'no rows'\."):
+        rank(small_table().iloc[:0], {"s": Solved()})
+    with pytest.raises(UtilityError, match=r"`utilities` of `rank` must be named uniquely"):
+        rank(small_table(), [PAR(2), PAR(2.0)])
 
 
 def test_cross_utility_by_hand():
