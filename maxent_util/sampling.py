@@ -47,9 +47,9 @@ class Plan:
         Cap each run at :math:`u^{-1}(\\epsilon/2)`.
     min_total_time : float
         :math:`m\\,u^{-1}(2\\epsilon)`: some algorithm needs at least this
-        much time in total (Lemma A.2).
+        much time in total (the second lemma of the proof).
     max_total_time : float
-        :math:`m\\,u^{-1}(\\epsilon/2)`: no algorithm needs more (Lemma A.1).
+        :math:`m\\,u^{-1}(\\epsilon/2)`: no algorithm needs more (the first lemma of the proof).
     """
 
     epsilon: float
@@ -97,7 +97,7 @@ def plan(epsilon: float, delta: float, utility: Any) -> Plan:
 
     References
     ----------
-    The paper, Section 4, Theorem 4.1 and its proof in Appendix A.
+    The paper's estimation theorem (Section 4) and its proof in Appendix A.
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Scoring runtimes with a utility: fast scorers, capped runs, bounds, rankings.
 
 An algorithm's score is its expected utility :math:`E[u(T)]` (the paper's
-Theorem 1); from data it is the mean of :math:`u` over the runs.
+main theorem, Section 2); from data it is the mean of :math:`u` over the runs.
 
 Design notes
 ------------
@@ -1184,7 +1184,7 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
     reaches under ``c`` (for lower-is-better rules such as PAR, the best
     score divided by it). The diagonal is 1; 0.8 means picking by ``r``
     keeps 80% of what is available under ``c``. This is the paper's
-    Figure 2 (Section 6).
+    Figure 2 (Section 5).
 
     Parameters
     ----------

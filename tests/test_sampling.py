@@ -115,8 +115,8 @@ def test_scipy_distribution_and_estimated_truth():
     assert simulate_plan(p, law, PARETO_2_HALF, trials=200, rng=1) >= 0.9
 
 
-def test_a_too_short_captime_fails_as_lemma_a2_says():
-    # Lemma A.2: a point mass at t_eps with u(t_eps) < epsilon defeats any captime below
+def test_a_too_short_captime_fails_as_the_second_lemma_says():
+    # The proof's second lemma (Appendix A): a point mass at t_eps with u(t_eps) < epsilon defeats any captime below
     # u^{-1}(2 epsilon). With epsilon = 0.1: u^{-1}(0.2) = 16.09 s; t_eps = 30 s has
     # u = exp(-3) = 0.0498 < 0.1; capping at 10 s gives estimates u(10) = 0.368.
     p = plan(0.1, 0.1, EXPONENTIAL_10)
