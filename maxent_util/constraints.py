@@ -1,0 +1,435 @@
+"""Constraints on the captime ``kappa``.
+
+Every constraint kind except :class:`Support` and :class:`ContinuousAt` is a
+:class:`Moment`: it fixes the expectation of one feature ``g(kappa)`` over
+one region of the captime axis.  A conditional statement such as
+E[g | kappa in R] = v is the linear moment E[(g - v) 1{kappa in R}] = 0,
+which is how the order-of-magnitude tail conditions enter the Lagrangian.
+
+Adding a kind is one small class: subclass :class:`Moment`, name its
+arguments in ``argument_names``, and implement ``feature()`` (and optionally
+``check()``).  Subclasses register themselves, so the command line, the LaTeX
+export and the tests that run over every kind pick a new kind up unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import sympy
+
+from .errors import ConstraintError, argument_message
+from .symbols import kappa
+
+__all__ = [
+    "Constraint",
+    "Feature",
+    "Support",
+    "Moment",
+    "Mean",
+    "LogMoment",
+    "SquaredLogDeviation",
+    "TailProbability",
+    "ContinuousAt",
+    "constraint_kinds",
+    "to_sympy",
+]
+
+oo = sympy.oo
+
+
+def to_sympy(value: Any, *, arg: str = "value", owner: str = "Constraint") -> sympy.Expr:
+    """Turn a number, a string or a sympy object into a sympy expression.
+
+    A bare name such as ``"kappa0"`` becomes a *positive* symbol: every
+    natural parameter of a captime law (a time, a rate, a spread, a
+    probability) is positive, and saying so lets sympy settle the
+    convergence of the integrals.  Pass a sympy ``Symbol`` to choose other
+    assumptions.  Floats are kept exact where they are exactly representable
+    decimals (``0.3`` becomes ``3/10``), so symbolic results stay exact.
+    """
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, bool):
+        raise ConstraintError(argument_message(arg, owner, "a number or a sympy expression", value))
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            raise ConstraintError(argument_message(arg, owner, "a number, not NaN", value))
+        if math.isinf(value):
+            return oo if value > 0 else -oo
+        return sympy.nsimplify(value, rational=True) if abs(value) < 1e15 else sympy.Float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text in {"oo", "inf", "infinity", "+oo", "+inf"}:
+            return oo
+        if text.isidentifier():
+            return sympy.Symbol(text, positive=True)
+        try:
+            expr = sympy.sympify(text, rational=True)
+        except (sympy.SympifyError, SyntaxError, TypeError) as exc:
+            raise ConstraintError(argument_message(arg, owner, "a number or a sympy expression", value)) from exc
+        positive = {s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols}
+        return expr.xreplace(positive)
+    try:
+        return sympy.sympify(value)
+    except (sympy.SympifyError, TypeError) as exc:
+        raise ConstraintError(argument_message(arg, owner, "a number or a sympy expression", value)) from exc
+
+
+def _provably(relation: Any) -> bool | None:
+    """True/False when sympy can decide ``relation``; None when it cannot."""
+    try:
+        decided = sympy.sympify(relation)
+    except (TypeError, sympy.SympifyError):
+        return None
+    if decided in (sympy.true, True):
+        return True
+    if decided in (sympy.false, False):
+        return False
+    return None
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One term of the Lagrangian: E[expr(kappa) 1{lower <= kappa < upper}] = value."""
+
+    expr: sympy.Expr
+    value: sympy.Expr
+    lower: sympy.Expr = -oo
+    upper: sympy.Expr = oo
+
+
+_registry: dict[str, type["Constraint"]] = {}
+
+
+def constraint_kinds() -> dict[str, type["Constraint"]]:
+    """Every registered constraint kind, by class name (in definition order)."""
+    return dict(_registry)
+
+
+class Constraint:
+    """Base class of the constraints on the captime distribution.
+
+    Subclasses list their arguments in ``argument_names``; the constructor
+    turns each into a sympy expression and calls :meth:`check`.  A check
+    raises only when a condition is provably false, so symbols pass.
+    """
+
+    argument_names: ClassVar[tuple[str, ...]] = ()
+    #: keyword arguments that are not sympy values (e.g. ``side``)
+    option_names: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _registry[cls.__name__] = cls
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        names = self.argument_names + self.option_names
+        if len(args) > len(names):
+            raise ConstraintError(
+                f"`{type(self).__name__}` takes at most {len(names)} arguments "
+                f"({', '.join(names)}); got {len(args)}.")
+        values = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names:
+                raise ConstraintError(
+                    f"`{type(self).__name__}` has no argument `{key}`; its arguments are {', '.join(names)}.")
+            if key in values:
+                raise ConstraintError(f"`{key}` of `{type(self).__name__}` was given twice.")
+            values[key] = value
+        self._arguments: dict[str, Any] = {}
+        for name in self.argument_names:
+            if name not in values:
+                self._arguments[name] = self._default(name)
+            else:
+                self._arguments[name] = to_sympy(values[name], arg=name, owner=type(self).__name__)
+        for name in self.option_names:
+            self._arguments[name] = values.get(name, self._default(name))
+        self.check()
+
+    # -- declaration -----------------------------------------------------
+    def _default(self, name: str) -> Any:
+        raise ConstraintError(f"`{type(self).__name__}` needs the argument `{name}`.")
+
+    def check(self) -> None:
+        """Raise :class:`ConstraintError` if an argument is provably invalid."""
+
+    def feature(self) -> Feature | None:
+        """The feature whose expectation this constraint fixes (None for none)."""
+        return None
+
+    # -- helpers for checks ----------------------------------------------
+    def _require(self, name: str, relation: Any, requirement: str, remedy: str | None = None) -> None:
+        if _provably(relation) is False:
+            raise ConstraintError(argument_message(name, type(self).__name__, requirement,
+                                                   self._display(name), remedy))
+
+    def _display(self, name: str) -> Any:
+        value = self._arguments[name]
+        if isinstance(value, sympy.Basic) and value.is_number and value.is_finite:
+            return float(value) if not value.is_Integer else int(value)
+        return value if not isinstance(value, sympy.Basic) else str(value)
+
+    # -- value semantics -------------------------------------------------
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return dict(self._arguments)
+
+    def __getattr__(self, name: str) -> Any:
+        arguments = self.__dict__.get("_arguments")
+        if arguments is not None and name in arguments:
+            return arguments[name]
+        raise AttributeError(name)
+
+    @property
+    def free_symbols(self) -> set[sympy.Symbol]:
+        symbols: set[sympy.Symbol] = set()
+        for value in self._arguments.values():
+            if isinstance(value, sympy.Basic):
+                symbols |= value.free_symbols
+        return symbols - {kappa}
+
+    def subs(self, mapping: dict) -> "Constraint":
+        """A copy with symbols replaced (arguments are checked again)."""
+        new = {k: (v.subs(mapping) if isinstance(v, sympy.Basic) else v)
+               for k, v in self._arguments.items()}
+        return type(self)(**new)
+
+    def _key(self) -> tuple:
+        return (type(self).__name__,) + tuple(
+            (k, sympy.srepr(v) if isinstance(v, sympy.Basic) else v) for k, v in self._arguments.items())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Constraint) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        parts = [str(v) if isinstance(v, sympy.Basic) else repr(v)
+                 for k, v in self._arguments.items() if k in self.argument_names]
+        parts += [f"{k}={v!r}" for k, v in self._arguments.items()
+                  if k in self.option_names and v is not None]
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def statement(self) -> sympy.Basic:
+        """The constraint as a sympy relation (for printing)."""
+        feature = self.feature()
+        if feature is None:
+            raise NotImplementedError
+        return sympy.Eq(_expectation(feature), feature.value)
+
+    def latex(self) -> str:
+        """The constraint in LaTeX, as the paper states it."""
+        return sympy.latex(self.statement())
+
+    def _repr_latex_(self) -> str:
+        return f"${self.latex()}$"
+
+
+def _expectation(feature: Feature) -> sympy.Expr:
+    expectation = sympy.Function("E")
+    if feature.lower == -oo and feature.upper == oo:
+        return expectation(feature.expr)
+    region = sympy.Interval(max(feature.lower, 0) if feature.lower.is_number else feature.lower,
+                            feature.upper, right_open=True)
+    return expectation(feature.expr * sympy.Function("1")(sympy.Contains(kappa, region)))
+
+
+class Support(Constraint):
+    """The captime lies in ``[lower, upper]``; ``upper`` may be infinite.
+
+    Alone, a bounded support gives the uniform law of the paper's
+    Appendix C ("Bounded (uniform)").
+    """
+
+    argument_names = ("lower", "upper")
+
+    def check(self) -> None:
+        self._require("lower", self.lower >= 0, "non-negative (a captime is a duration)")
+        self._require("lower", self.lower < oo, "finite")
+        self._require("upper", self.upper > self.lower, f"greater than `lower` = {self.lower}")
+
+    def statement(self) -> sympy.Basic:
+        return sympy.Contains(kappa, sympy.Interval(self.lower, self.upper))
+
+
+class Moment(Constraint):
+    """The general moment constraint E[g(kappa) 1{kappa in where}] = value.
+
+    ``where`` is ``None`` (the whole support) or a pair ``(lower, upper)``,
+    read as the half-open interval ``[lower, upper)``.  Every other moment
+    kind is a thin specialisation of this one.
+    """
+
+    argument_names = ("expr", "value")
+    option_names = ("where",)
+
+    def _default(self, name: str) -> Any:
+        if name == "where":
+            return None
+        return super()._default(name)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        where = self._arguments.get("where")
+        if where is not None:
+            if isinstance(where, sympy.Interval):
+                where = (where.start, where.end)
+            if not (isinstance(where, (tuple, list)) and len(where) == 2):
+                raise ConstraintError(argument_message(
+                    "where", type(self).__name__, "a pair (lower, upper) or a sympy Interval", where))
+            lower, upper = (to_sympy(w, arg="where", owner=type(self).__name__) for w in where)
+            if _provably(upper > lower) is False:
+                raise ConstraintError(argument_message(
+                    "where", type(self).__name__, "an interval with upper > lower", where))
+            self._arguments["where"] = (lower, upper)
+
+    def check(self) -> None:
+        if type(self) is Moment:
+            expr = self._arguments["expr"]
+            stray = expr.free_symbols - {kappa}
+            if kappa not in expr.free_symbols:
+                symbols = {s.name for s in expr.free_symbols}
+                if "kappa" not in symbols:
+                    raise ConstraintError(argument_message(
+                        "expr", "Moment", "an expression in `maxent_util.kappa`", str(expr)))
+                # a user's own Symbol("kappa") without assumptions: use ours
+                self._arguments["expr"] = expr.subs({s: kappa for s in stray if s.name == "kappa"})
+
+    def feature(self) -> Feature:
+        where = self._arguments.get("where")
+        if where is None:
+            return Feature(self.expr, self.value)
+        return Feature(self.expr, self.value, where[0], where[1])
+
+    def _key(self) -> tuple:
+        return super()._key()
+
+
+class Mean(Moment):
+    """E[kappa] = value: with ``Support(0, oo)`` the exponential law (Appendix C,
+    "Fixed Expectation (exponential)")."""
+
+    argument_names = ("value",)
+    option_names = ()
+
+    def check(self) -> None:
+        self._require("value", self.value > 0, "positive (the mean of a captime)")
+        self._require("value", self.value < oo, "finite")
+
+    def feature(self) -> Feature:
+        return Feature(kappa, self.value)
+
+
+class LogMoment(Moment):
+    """The order of magnitude of the captime, E[log(kappa/kappa0)] = value.
+
+    ``side="above"`` states E[log(kappa/kappa0) | kappa >= kappa0] = value and
+    ``side="below"`` states E[log(kappa0/kappa) | kappa < kappa0] = value: the
+    tail conditions of the paper's Section 3.  With ``Support(kappa0, oo)``
+    the plain form gives the Pareto law; both sides with :class:`ContinuousAt`
+    give the (generalized) log-Laplace (Appendix C).
+    """
+
+    argument_names = ("value", "kappa0")
+    option_names = ("side",)
+
+    def _default(self, name: str) -> Any:
+        if name == "side":
+            return None
+        if name == "kappa0":
+            return sympy.Integer(1)
+        return super()._default(name)
+
+    def check(self) -> None:
+        side = self._arguments["side"]
+        if side not in (None, "above", "below"):
+            raise ConstraintError(argument_message("side", "LogMoment", "None, 'above' or 'below'", side))
+        self._require("kappa0", self.kappa0 > 0, "positive (a captime scale)")
+        self._require("kappa0", self.kappa0 < oo, "finite")
+        if side is not None:
+            self._require("value", self.value > 0,
+                          f"positive (a conditional log-distance on the {side} side)")
+
+    def feature(self) -> Feature:
+        side = self._arguments["side"]
+        if side is None:
+            return Feature(sympy.log(kappa / self.kappa0), self.value)
+        if side == "above":
+            return Feature(sympy.log(kappa / self.kappa0) - self.value, sympy.Integer(0), self.kappa0, oo)
+        return Feature(sympy.log(self.kappa0 / kappa) - self.value, sympy.Integer(0), -oo, self.kappa0)
+
+    def statement(self) -> sympy.Basic:
+        side = self._arguments["side"]
+        expectation = sympy.Function("E")
+        if side is None:
+            return sympy.Eq(expectation(sympy.log(kappa / self.kappa0)), self.value)
+        if side == "above":
+            return sympy.Eq(expectation(sympy.log(kappa / self.kappa0), sympy.Ge(kappa, self.kappa0)),
+                            self.value)
+        return sympy.Eq(expectation(sympy.log(self.kappa0 / kappa), sympy.Lt(kappa, self.kappa0)),
+                        self.value)
+
+
+class SquaredLogDeviation(Moment):
+    """E[(log(kappa/kappa0))**2] = sigma**2: with E[log(kappa/kappa0)] = 0 the
+    log-normal law (Appendix C, "Fixed squared-deviation (log-normal)")."""
+
+    argument_names = ("sigma", "kappa0")
+    option_names = ()
+
+    def check(self) -> None:
+        self._require("sigma", self.sigma > 0, "positive (a spread)")
+        self._require("kappa0", self.kappa0 > 0, "positive (a captime scale)")
+
+    def feature(self) -> Feature:
+        return Feature(sympy.log(kappa / self.kappa0) ** 2, self.sigma ** 2)
+
+
+class TailProbability(Moment):
+    """P(kappa < kappa1) = delta: with a bounded support the piecewise-uniform
+    law of Appendix C ("Bounded support and left tail")."""
+
+    argument_names = ("kappa1", "delta")
+    option_names = ()
+
+    def check(self) -> None:
+        self._require("kappa1", self.kappa1 > 0, "positive (a captime)")
+        self._require("kappa1", self.kappa1 < oo, "finite")
+        self._require("delta", self.delta > 0, "a probability in (0, 1)")
+        self._require("delta", self.delta < 1, "a probability in (0, 1)")
+
+    def feature(self) -> Feature:
+        return Feature(sympy.Integer(1), self.delta, -oo, self.kappa1)
+
+    def statement(self) -> sympy.Basic:
+        return sympy.Eq(sympy.Function("P")(sympy.Lt(kappa, self.kappa1)), self.delta)
+
+
+class ContinuousAt(Constraint):
+    """The density is continuous at ``kappa0``.
+
+    Not a moment: it frees the probability P(kappa < kappa0) (a multiplier on
+    the indicator 1{kappa < kappa0}) and fixes it by asking the two sides of
+    the density to meet at ``kappa0``: the smoothness condition that gives
+    p = alpha/(alpha + beta) for the generalized log-Laplace (Section 3).
+    """
+
+    argument_names = ("kappa0",)
+
+    def check(self) -> None:
+        self._require("kappa0", self.kappa0 > 0, "positive (a captime)")
+        self._require("kappa0", self.kappa0 < oo, "finite")
+
+    def feature(self) -> Feature:
+        # the free multiplier multiplies this indicator; its equation is continuity
+        return Feature(sympy.Integer(1), sympy.nan, -oo, self.kappa0)
+
+    def statement(self) -> sympy.Basic:
+        f = sympy.Function("f")
+        return sympy.Eq(sympy.Limit(f(kappa), kappa, self.kappa0, "-"), f(self.kappa0))

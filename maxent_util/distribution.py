@@ -1,0 +1,263 @@
+"""The derived captime distribution and its closed forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy
+
+from .errors import ConstraintError, MaxEntError, NoClosedFormError, argument_message
+from .symbols import kappa, t
+
+__all__ = ["CaptimeDistribution"]
+
+oo = sympy.oo
+
+
+def _simplify(expr: sympy.Expr, timeout: float) -> sympy.Expr:
+    from .derive import _SymbolicTimeout, time_limit
+
+    try:
+        with time_limit(timeout):
+            simpler = sympy.simplify(sympy.powsimp(expr, force=False))
+        return simpler
+    except _SymbolicTimeout:
+        return expr
+    except Exception:  # simplification is cosmetic: keep the unsimplified form
+        return expr
+
+
+class CaptimeDistribution:
+    """A maximum-entropy captime distribution, as returned by :func:`derive`.
+
+    Attributes
+    ----------
+    pdf, cdf, sf : sympy expressions in :data:`maxent_util.kappa` (Piecewise where needed).
+    multipliers : dict of the Lagrange multipliers ``lambda_0, lambda_1, ...`` -> value.
+    closed_form : True when every multiplier was solved exactly.
+    constraints : the constraints it was derived from.
+    support : (lower, upper).
+    derivation : the intermediate steps (see :class:`maxent_util.derive.Derivation`).
+    """
+
+    def __init__(self, *, constraints: tuple, support: tuple, pdf_pieces: list, cdf_pieces: list,
+                 sf_pieces: list, breakpoints: list, multipliers: dict, closed_form: bool,
+                 derivation: Any, timeout: float) -> None:
+        self.constraints = tuple(constraints)
+        self.support = tuple(support)
+        self.breakpoints = list(breakpoints)
+        self._pdf_pieces = list(pdf_pieces)
+        self._cdf_pieces = list(cdf_pieces)
+        self._sf_pieces = list(sf_pieces)
+        self.multipliers = dict(multipliers)
+        self.closed_form = bool(closed_form)
+        self.derivation = derivation
+        self._timeout = timeout
+        self._frozen = None
+
+    # -- construction ----------------------------------------------------
+    @classmethod
+    def _from_solution(cls, constraints, support, pieces, terms, solution, parts, closed_form,
+                       derivation, timeout) -> "CaptimeDistribution":
+        from .derive import _integrate_piece, _SymbolicTimeout, time_limit
+
+        parts = [_simplify(part.subs(solution), timeout) for part in parts]
+        partition = _simplify(sympy.Add(*parts), timeout)
+        if partition.is_positive is False or partition.is_finite is False:
+            raise MaxEntError(f"the normalising constant came out as {partition}; the constraints "
+                              f"{', '.join(map(repr, constraints))} have no maximum-entropy density.")
+        multipliers = {sympy.Symbol("lambda_0", real=True): _simplify(sympy.log(partition) - 1, timeout)}
+        for term in terms:
+            multipliers[term.multiplier] = solution[term.multiplier]
+
+        pdf_pieces = [_simplify(sympy.exp(piece.exponent.subs(solution)) / partition, timeout)
+                      for piece in pieces]
+        masses = [_simplify(part / partition, timeout) for part in parts]
+
+        cdf_pieces, sf_pieces = [], []
+        below = sympy.Integer(0)
+        for index, (piece, density) in enumerate(zip(pieces, pdf_pieces)):
+            above = sympy.Add(*masses[index + 1:]) if index + 1 < len(masses) else sympy.Integer(0)
+            partial = None
+            try:
+                with time_limit(timeout):
+                    if closed_form:
+                        partial = _integrate_piece(density, piece, upper=kappa)
+                    else:
+                        # sympy integrates far better with symbolic multipliers than with floats
+                        partial = _integrate_piece(sympy.exp(piece.exponent), piece, upper=kappa)
+                        partial = partial.subs(solution) / partition
+                if partial.has(sympy.Integral):
+                    partial = None
+            except _SymbolicTimeout:
+                partial = None
+            except Exception:  # sympy could not integrate: keep the integral unevaluated
+                partial = None
+            if partial is None:
+                dummy = sympy.Dummy("s", positive=True)
+                partial = sympy.Integral(density.subs(kappa, dummy), (dummy, piece.lower, kappa))
+            cdf = _simplify(below + partial, timeout)
+            sf = _simplify(above + masses[index] - partial, timeout)
+            cdf_pieces.append(cdf)
+            sf_pieces.append(sf)
+            below = below + masses[index]
+        return cls(constraints=constraints, support=support, pdf_pieces=pdf_pieces, cdf_pieces=cdf_pieces,
+                   sf_pieces=sf_pieces, breakpoints=derivation.breakpoints, multipliers=multipliers,
+                   closed_form=closed_form, derivation=derivation, timeout=timeout)
+
+    # -- closed forms ------------------------------------------------------
+    def _piecewise(self, expressions: list, variable: sympy.Symbol, below: Any, above: Any) -> sympy.Expr:
+        points = self.breakpoints
+        branches = []
+        if points[0] != 0:
+            branches.append((sympy.sympify(below), variable < points[0]))
+        for expression, upper in zip(expressions, points[1:]):
+            expression = expression.subs(kappa, variable)
+            branches.append((expression, True if upper == oo else variable < upper))
+        if points[-1] != oo:
+            branches.append((sympy.sympify(above), True))
+        if len(branches) == 1:
+            return branches[0][0]
+        return sympy.Piecewise(*branches)
+
+    @property
+    def pdf(self) -> sympy.Expr:
+        return self._piecewise(self._pdf_pieces, kappa, 0, 0)
+
+    @property
+    def cdf(self) -> sympy.Expr:
+        return self._piecewise(self._cdf_pieces, kappa, 0, 1)
+
+    @property
+    def sf(self) -> sympy.Expr:
+        return self._piecewise(self._sf_pieces, kappa, 1, 0)
+
+    @property
+    def parameters(self) -> tuple[sympy.Symbol, ...]:
+        free: set = set()
+        for constraint in self.constraints:
+            free |= constraint.free_symbols
+        return tuple(sorted(free, key=lambda s: s.name))
+
+    def utility(self):
+        """The step-function utility u(t) = 1 - F_K(t) (Section 3, "Unknown captime,
+        step-function utility")."""
+        from .utility import Utility
+
+        name = getattr(self, "name", None)
+        utility = Utility(self._piecewise(self._sf_pieces, t, 1, 0), name=name)
+        utility.distribution = self
+        return utility
+
+    def mean(self) -> sympy.Expr:
+        """E[kappa], by integrating kappa f(kappa) piece by piece."""
+        from .derive import _SymbolicTimeout, time_limit
+
+        total = sympy.Integer(0)
+        for lower, upper, density in zip(self.breakpoints, self.breakpoints[1:], self._pdf_pieces):
+            try:
+                with time_limit(self._timeout):
+                    piece = sympy.integrate(kappa * density, (kappa, lower, upper), conds="none")
+            except _SymbolicTimeout:
+                piece = sympy.Integral(kappa * density, (kappa, lower, upper))
+            total += piece
+        return _simplify(total, self._timeout)
+
+    def entropy(self) -> sympy.Expr:
+        """Differential entropy, log Z + sum_i lambda_i E[g_i 1_i] (exact, no integration)."""
+        record = self.derivation
+        lambda_0 = sympy.Symbol("lambda_0", real=True)
+        entropy = self.multipliers[lambda_0] + 1
+        masses = self._masses()
+        for multiplier, _, region, value, constraint in record.terms:
+            from .constraints import ContinuousAt
+
+            if isinstance(constraint, ContinuousAt):
+                value = sum(m for m, upper in zip(masses, self.breakpoints[1:])
+                            if upper == constraint.kappa0 or _before(upper, constraint.kappa0))
+            entropy += self.multipliers[multiplier] * value
+        return _simplify(entropy, self._timeout)
+
+    def _masses(self) -> list:
+        masses = []
+        for index, cdf in enumerate(self._cdf_pieces):
+            upper = self.breakpoints[index + 1]
+            end = 1 if upper == oo else cdf.subs(kappa, upper)
+            start = 0 if index == 0 else masses_sum(masses)
+            masses.append(_simplify(end - start, self._timeout))
+        return masses
+
+    # -- transformations ---------------------------------------------------
+    def subs(self, **values: Any) -> "CaptimeDistribution":
+        """A new distribution with parameters (by name) replaced by values."""
+        by_name = {s.name: s for s in self.parameters}
+        unknown = [name for name in values if name not in by_name]
+        if unknown:
+            raise ConstraintError(argument_message(
+                unknown[0], "CaptimeDistribution.subs",
+                f"one of the parameters ({', '.join(sorted(by_name)) or 'none'})", values[unknown[0]]))
+        from .constraints import to_sympy
+
+        mapping = {by_name[name]: to_sympy(value, arg=name, owner="CaptimeDistribution.subs")
+                   for name, value in values.items()}
+        constraints = tuple(c.subs(mapping) for c in self.constraints)
+
+        def sub(expr: Any) -> Any:
+            return expr.subs(mapping) if isinstance(expr, sympy.Basic) else expr
+
+        import copy
+
+        record = copy.copy(self.derivation)
+        record.breakpoints = [sub(p) for p in self.derivation.breakpoints]
+        record.support = tuple(sub(p) for p in self.derivation.support)
+        record.terms = [(m, sub(g), (sub(region[0]), sub(region[1])), sub(v), c.subs(mapping))
+                        for m, g, region, v, c in self.derivation.terms]
+        record.stationary_density = sub(self.derivation.stationary_density)
+        record.partition = sub(self.derivation.partition)
+        record.equations = [sub(e) for e in self.derivation.equations]
+        new = type(self)(constraints=constraints, support=tuple(sub(p) for p in self.support),
+                         pdf_pieces=[sub(e) for e in self._pdf_pieces],
+                         cdf_pieces=[sub(e) for e in self._cdf_pieces],
+                         sf_pieces=[sub(e) for e in self._sf_pieces],
+                         breakpoints=record.breakpoints,
+                         multipliers={k: sub(v) for k, v in self.multipliers.items()},
+                         closed_form=self.closed_form, derivation=record, timeout=self._timeout)
+        if hasattr(self, "name"):
+            new.name = self.name
+        return new
+
+    def to_scipy(self):
+        """A frozen scipy.stats continuous distribution (numeric parameters only)."""
+        if self._frozen is not None:
+            return self._frozen
+        if self.parameters:
+            raise NoClosedFormError(
+                f"`to_scipy` needs numeric parameters; substitute values for "
+                f"{', '.join(s.name for s in self.parameters)} first with `.subs(...)`.")
+        from ._scipy import make_rv
+
+        self._frozen = make_rv(self)
+        return self._frozen
+
+    # -- display -----------------------------------------------------------
+    def latex(self) -> str:
+        return sympy.latex(self.pdf)
+
+    def _repr_latex_(self) -> str:
+        return f"$f(\\kappa) = {self.latex()}$"
+
+    def __repr__(self) -> str:
+        kind = "closed form" if self.closed_form else "numeric multipliers"
+        return f"CaptimeDistribution({', '.join(map(repr, self.constraints))}; {kind})"
+
+
+def masses_sum(masses: list) -> Any:
+    return sympy.Add(*masses) if masses else sympy.Integer(0)
+
+
+def _before(a: sympy.Expr, b: sympy.Expr) -> bool:
+    from .derive import _lt
+
+    return bool(_lt(a, b))
