@@ -1,17 +1,48 @@
-"""maxent_util: maximum-entropy utilities for scoring algorithm runtimes."""
+"""maxent_util: maximum-entropy utilities for scoring algorithm runtimes.
 
-from .errors import (ConstraintError, DataError, ExportError, InfeasibleError,
-                     MaxEntError, NoClosedFormError, NotNormalizableError,
-                     UtilityError)
+State what you know about the captime (``Support``, ``Mean``, ``LogMoment``,
+...), :func:`derive` the maximum-entropy captime law, take its
+:meth:`~CaptimeDistribution.utility`, and score runtimes with it.
+"""
+
+from . import datasets
+from .constraints import (Constraint, ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation,
+                          Support, TailProbability, constraint_kinds)
+from .derive import derive
+from .distribution import CaptimeDistribution
+from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, MaxEntError,
+                     NoClosedFormError, NotNormalizableError, UtilityError)
+from .families import (FAMILIES, exponential, generalized_log_laplace, log_laplace, log_normal,
+                       pareto, parse_family, parse_utility, piecewise, uniform)
+from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
+from .sampling import Plan, plan, simulate_plan
+from .scoring import PAR, Score, Scorer, Solved, cross_utility, make_scorer, rank, score
 from .symbols import kappa, q, t
-from .utility import Utility
+from .utility import (ExpectedUtility, QualityUtility, Utility, UtilityCheck, capped_runtime,
+                      expected_utility, general, linear_compute, linear_quality, money,
+                      quality_utility, step)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
+    # symbols
     "kappa", "t", "q",
-    "Utility",
-    "MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError",
-    "NoClosedFormError", "UtilityError", "DataError", "ExportError",
+    # constraints and derivation
+    "Constraint", "Support", "Moment", "Mean", "LogMoment", "SquaredLogDeviation", "TailProbability",
+    "ContinuousAt", "constraint_kinds", "derive", "CaptimeDistribution",
+    # the paper's catalogue
+    "FAMILIES", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace",
+    "log_normal", "piecewise", "parse_family", "parse_utility",
+    # utilities
+    "Utility", "ExpectedUtility", "QualityUtility", "UtilityCheck", "step", "linear_compute",
+    "capped_runtime", "money", "general", "expected_utility", "quality_utility", "linear_quality",
+    # scoring and planning
+    "make_scorer", "Scorer", "score", "Score", "PAR", "Solved", "rank", "cross_utility",
+    "plan", "Plan", "simulate_plan",
+    # data
+    "datasets", "read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table",
+    # errors
+    "MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError", "NoClosedFormError",
+    "UtilityError", "DataError", "ExportError",
 ]

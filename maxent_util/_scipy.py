@@ -1,0 +1,88 @@
+"""scipy.stats view of a derived captime distribution (numeric parameters)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy
+from scipy import stats
+
+from .symbols import kappa, t
+
+__all__ = ["make_rv"]
+
+_level = sympy.Symbol("p", positive=True)
+
+
+def _closed_form_ppf(distribution: Any, timeout: float) -> list | None:
+    """Per-piece inverse of the CDF, or None when sympy cannot invert a piece."""
+    from .derive import _SymbolicTimeout, time_limit
+
+    inverses = []
+    try:
+        with time_limit(timeout):
+            for cdf in distribution._cdf_pieces:
+                if cdf.has(sympy.Integral):
+                    return None
+                solutions = sympy.solve(sympy.Eq(cdf, _level), kappa)
+                if len(solutions) != 1:
+                    return None
+                inverses.append(solutions[0])
+    except _SymbolicTimeout:
+        return None
+    except Exception:  # sympy could not invert: the generic numeric ppf serves
+        return None
+    return inverses
+
+
+def make_rv(distribution: Any) -> Any:
+    """A frozen ``scipy.stats.rv_continuous`` with the closed forms of ``distribution``."""
+    from .scoring import make_scorer
+
+    lower, upper = (float(v) for v in distribution.support)
+    pdf = make_scorer(distribution.pdf.subs(kappa, t))
+    cdf = make_scorer(distribution.cdf.subs(kappa, t))
+    sf = distribution.utility()
+    mean = distribution.mean()
+    entropy = distribution.entropy()
+    inverses = _closed_form_ppf(distribution, distribution._timeout)
+    masses = [float(distribution._cdf_pieces[i].subs(kappa, b)) if b != sympy.oo else 1.0
+              for i, b in enumerate(distribution.breakpoints[1:])]
+    ppf_pieces = None
+    if inverses is not None:
+        ppf_pieces = [sympy.lambdify(_level, inverse, "scipy") for inverse in inverses]
+
+    class _MaxEnt(stats.rv_continuous):
+        def _pdf(self, x: np.ndarray) -> np.ndarray:
+            return pdf(x)
+
+        def _cdf(self, x: np.ndarray) -> np.ndarray:
+            return cdf(x)
+
+        def _sf(self, x: np.ndarray) -> np.ndarray:
+            return sf(x)
+
+        def _stats(self) -> tuple:
+            value = float(mean) if mean.is_number and not mean.has(sympy.Integral) else None
+            return value, None, None, None
+
+        def _entropy(self) -> float:
+            return float(entropy)
+
+        if ppf_pieces is not None:
+            def _ppf(self, p: np.ndarray) -> np.ndarray:
+                p = np.asarray(p, dtype=float)
+                out = np.empty_like(p)
+                start = 0.0
+                # each probability goes to the piece whose CDF range holds it
+                for index, (inverse, end) in enumerate(zip(ppf_pieces, masses)):
+                    mask = (p >= start) & ((p <= end) if index == len(masses) - 1 else (p < end))
+                    if mask.any():
+                        with np.errstate(all="ignore"):
+                            out[mask] = np.real(np.asarray(inverse(p[mask]), dtype=complex))
+                    start = end
+                return out
+
+    name = getattr(distribution, "name", None) or "maxent_captime"
+    return _MaxEnt(a=lower, b=upper, name=name)()

@@ -1,0 +1,214 @@
+"""The paper's catalogue of captime laws (its Appendix C), as constraint sets.
+
+Each preset states constraints and hands them to :func:`~maxent_util.derive`;
+no formula is typed in here.  Arguments may be numbers, sympy expressions or
+names (a name becomes a positive symbol), so ``pareto("kappa0", "alpha")``
+gives the symbolic Pareto law.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+import sympy
+
+from .constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
+                          TailProbability, Mean, to_sympy)
+from .derive import derive
+from .distribution import CaptimeDistribution
+from .errors import UtilityError, argument_message
+
+__all__ = ["uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
+           "piecewise", "FAMILIES", "parse_utility", "parse_family", "family_constraints"]
+
+oo = sympy.oo
+
+
+def _value(value: Any, name: str, owner: str) -> sympy.Expr:
+    return to_sympy(value, arg=name, owner=owner)
+
+
+def _named(distribution: CaptimeDistribution, label: str) -> CaptimeDistribution:
+    distribution.name = label
+    return distribution
+
+
+def _label(name: str, *values: Any) -> str:
+    return f"{name}({', '.join(str(v) for v in values)})"
+
+
+def family_constraints(name: str, *args: Any) -> tuple:
+    """The constraints behind a preset, e.g. ``family_constraints("pareto", 5, 3)``."""
+    return _CONSTRAINTS[name](*args)
+
+
+def _uniform(kappa0: Any) -> tuple:
+    return (Support(0, _value(kappa0, "kappa0", "uniform")),)
+
+
+def _exponential(kappa0: Any) -> tuple:
+    return (Support(0, oo), Mean(_value(kappa0, "kappa0", "exponential")))
+
+
+def _pareto(kappa0: Any, alpha: Any) -> tuple:
+    kappa0, alpha = _value(kappa0, "kappa0", "pareto"), _value(alpha, "alpha", "pareto")
+    _positive(alpha, "alpha", "pareto")
+    return (Support(kappa0, oo), LogMoment(1 / alpha, kappa0))
+
+
+def _log_laplace(kappa0: Any, alpha: Any) -> tuple:
+    return _generalized_log_laplace(kappa0, alpha, alpha, owner="log_laplace")
+
+
+def _generalized_log_laplace(kappa0: Any, alpha: Any, beta: Any, owner: str = "generalized_log_laplace") -> tuple:
+    kappa0 = _value(kappa0, "kappa0", owner)
+    alpha, beta = _value(alpha, "alpha", owner), _value(beta, "beta", owner)
+    _positive(alpha, "alpha", owner)
+    _positive(beta, "beta", owner)
+    return (Support(0, oo), LogMoment(1 / beta, kappa0, side="below"),
+            LogMoment(1 / alpha, kappa0, side="above"), ContinuousAt(kappa0))
+
+
+def _log_normal(kappa0: Any, sigma: Any) -> tuple:
+    kappa0 = _value(kappa0, "kappa0", "log_normal")
+    return (Support(0, oo), LogMoment(0, kappa0), SquaredLogDeviation(_value(sigma, "sigma", "log_normal"), kappa0))
+
+
+def _piecewise(kappa0: Any, kappa1: Any, delta: Any) -> tuple:
+    return (Support(0, _value(kappa0, "kappa0", "piecewise")),
+            TailProbability(_value(kappa1, "kappa1", "piecewise"), _value(delta, "delta", "piecewise")))
+
+
+def _positive(value: sympy.Expr, name: str, owner: str) -> None:
+    # 1/alpha with alpha <= 0 would fail later with a message about the reciprocal
+    from .constraints import _provably
+    from .errors import ConstraintError
+
+    if _provably(value > 0) is False:
+        shown = float(value) if value.is_number else str(value)
+        raise ConstraintError(argument_message(name, owner, "positive (a tail exponent)", shown))
+
+
+_CONSTRAINTS: dict[str, Callable[..., tuple]] = {
+    "uniform": _uniform,
+    "exponential": _exponential,
+    "pareto": _pareto,
+    "log_laplace": _log_laplace,
+    "generalized_log_laplace": _generalized_log_laplace,
+    "log_normal": _log_normal,
+    "piecewise": _piecewise,
+}
+
+#: preset name -> its parameter names, in order
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "uniform": ("kappa0",),
+    "exponential": ("kappa0",),
+    "pareto": ("kappa0", "alpha"),
+    "log_laplace": ("kappa0", "alpha"),
+    "generalized_log_laplace": ("kappa0", "alpha", "beta"),
+    "log_normal": ("kappa0", "sigma"),
+    "piecewise": ("kappa0", "kappa1", "delta"),
+}
+
+
+def _preset(name: str) -> Callable[..., CaptimeDistribution]:
+    def build(*args: Any, timeout: float | None = None) -> CaptimeDistribution:
+        keywords = {} if timeout is None else {"timeout": timeout}
+        return _named(derive(*_CONSTRAINTS[name](*args), **keywords), _label(name, *args))
+    build.__name__ = name
+    return build
+
+
+def uniform(kappa0: Any) -> CaptimeDistribution:
+    """Bounded captime in [0, kappa0]: the uniform law, u(t) = 1 - t/kappa0 (Appendix C, "Bounded").
+
+    >>> uniform(24).utility()(12.0)
+    0.5
+    """
+    return _preset("uniform")(kappa0)
+
+
+def exponential(kappa0: Any) -> CaptimeDistribution:
+    """Captime with mean kappa0: the exponential law, u(t) = exp(-t/kappa0) (Appendix C, "Fixed Expectation")."""
+    return _preset("exponential")(kappa0)
+
+
+def pareto(kappa0: Any, alpha: Any) -> CaptimeDistribution:
+    """E[log(kappa/kappa0)] = 1/alpha above kappa0: the Pareto law, u(t) = (kappa0/t)^alpha after kappa0
+    (Appendix C, "Fixed order of magnitude")."""
+    return _preset("pareto")(kappa0, alpha)
+
+
+def log_laplace(kappa0: Any, alpha: Any) -> CaptimeDistribution:
+    """Equal order-of-magnitude tails on both sides of kappa0 with a continuous density: the log-Laplace
+    law (Section 3 and Appendix C)."""
+    return _preset("log_laplace")(kappa0, alpha)
+
+
+def generalized_log_laplace(kappa0: Any, alpha: Any, beta: Any) -> CaptimeDistribution:
+    """Tails 1/beta below and 1/alpha above kappa0 with a continuous density: the generalized log-Laplace
+    law (Section 3 and Appendix C)."""
+    return _preset("generalized_log_laplace")(kappa0, alpha, beta)
+
+
+def log_normal(kappa0: Any, sigma: Any) -> CaptimeDistribution:
+    """E[log(kappa/kappa0)] = 0 and E[log(kappa/kappa0)^2] = sigma^2: the log-normal law (Appendix C,
+    "Fixed squared-deviation")."""
+    return _preset("log_normal")(kappa0, sigma)
+
+
+def piecewise(kappa0: Any, kappa1: Any, delta: Any) -> CaptimeDistribution:
+    """Captime in [0, kappa0] with P(kappa < kappa1) = delta: the piecewise-uniform law and its
+    piecewise-linear utility (Appendix C, "Bounded support and left tail")."""
+    return _preset("piecewise")(kappa0, kappa1, delta)
+
+
+_PRESETS = {name: globals()[name] for name in FAMILIES}
+
+
+def parse_family(spec: str) -> CaptimeDistribution:
+    """Parse a preset spec such as ``"pareto(5, 3)"`` into its derived distribution."""
+    if not isinstance(spec, str):
+        raise UtilityError(argument_message("spec", "parse_utility", "a string such as 'pareto(5, 3)'", spec))
+    text = spec.strip()
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        node = None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.keywords:
+        raise UtilityError(argument_message(
+            "spec", "parse_utility", "a preset call such as 'pareto(5, 3)' or 'log_normal(24, 0.5)'", spec))
+    name = node.func.id.lower().replace("-", "_")
+    aliases = {"exp": "exponential", "lognormal": "log_normal", "loglaplace": "log_laplace",
+               "gll": "generalized_log_laplace", "piece": "piecewise"}
+    name = aliases.get(name, name)
+    if name not in FAMILIES:
+        raise UtilityError(argument_message(
+            "spec", "parse_utility", f"a call of one of {', '.join(FAMILIES)}", spec))
+    expected = FAMILIES[name]
+    if len(node.args) != len(expected):
+        raise UtilityError(argument_message(
+            "spec", "parse_utility",
+            f"`{name}` with {len(expected)} argument(s) ({', '.join(expected)})", spec))
+    args = []
+    for argument, parameter in zip(node.args, expected):
+        segment = ast.get_source_segment(text, argument)
+        try:
+            value = to_sympy(segment, arg=parameter, owner=name)
+        except Exception as exc:
+            raise UtilityError(argument_message(parameter, name, "a number or a name", segment)) from exc
+        args.append(value)
+    return _PRESETS[name](*args)
+
+
+def parse_utility(spec: str):
+    """The step utility of a preset spec: ``parse_utility("pareto(5, 3)")``.
+
+    >>> float(parse_utility("pareto(5, 3)")(10.0))
+    0.125
+    """
+    distribution = parse_family(spec)
+    utility = distribution.utility()
+    utility.name = spec.strip()
+    return utility
