@@ -27,17 +27,16 @@ from __future__ import annotations
 
 import copy
 import re
-import signal
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 import sympy
 from scipy import integrate as scipy_integrate
 from scipy import optimize
 
+from ._timing import SymbolicTimeout as _SymbolicTimeout
+from ._timing import time_limit as _time_limit
 from .errors import MaxEntError, NoClosedFormError, UtilityError, argument_message
 from .symbols import kappa, q, t
 
@@ -80,40 +79,6 @@ _SYMPY_CONSTANTS = {"E", "I", "pi", "oo", "nan", "zoo"}
 # ---------------------------------------------------------------------------
 # Helpers: time-bounded sympy, argument parsing, reading Piecewise pieces
 # ---------------------------------------------------------------------------
-
-class _SymbolicTimeout(BaseException):
-    # A BaseException, so that sympy's internal ``except Exception`` blocks
-    # cannot swallow the alarm and keep computing.
-    pass
-
-
-@contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise ``_SymbolicTimeout`` inside the block after ``seconds``.
-
-    SIGALRM is the only way to interrupt sympy's pure-Python loops; off the
-    main thread (or without ``setitimer``) the block runs unbounded.
-    """
-    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
-    if not usable:
-        yield
-        return
-
-    def _raise(signum: int, frame: Any) -> None:
-        raise _SymbolicTimeout()
-
-    previous_handler = signal.signal(signal.SIGALRM, _raise)
-    previous_timer = signal.getitimer(signal.ITIMER_REAL)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous_handler)
-        if previous_timer[0] > 0:
-            signal.setitimer(signal.ITIMER_REAL, *previous_timer)
-
 
 def _try_symbolic(compute: Callable[[], Any], seconds: float | None) -> Any:
     """``compute()``, or None if sympy fails or runs out of time."""
