@@ -513,8 +513,10 @@ class _NumericProblem:
         left = next((grid[i] for i in range(peak, -1, -1) if values[i] < values[peak] - drop), None)
         right = next((grid[i] for i in range(peak, len(grid)) if values[i] < values[peak] - drop), None)
         infinity = mpmath.inf if backend == "mpmath" else float("inf")
-        a = finite(left) if left is not None else (-infinity if lower == 0 else finite(ylow))
-        b = finite(right) if right is not None else (infinity if upper is None else finite(yhigh))
+        # an end that is not cut stays exact: a double-precision log(upper) would
+        # limit the whole quadrature to double precision
+        a = finite(left) if left is not None else (-infinity if lower == 0 else log(lower))
+        b = finite(right) if right is not None else (infinity if upper is None else log(upper))
         middle = finite(grid[peak])
         return [a, middle, b] if a < middle < b else [a, b]
 
