@@ -36,15 +36,14 @@ from __future__ import annotations
 
 import functools
 import itertools
-import signal
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import mpmath
 import sympy
 
+from ._timing import SymbolicTimeout as _SymbolicTimeout
+from ._timing import time_limit
 from .constraints import Constraint, ContinuousAt, Feature, Support, _provably
 from .errors import (ConstraintError, InfeasibleError, MaxEntError, NoClosedFormError,
                      NotNormalizableError, argument_message)
@@ -60,40 +59,6 @@ DEFAULT_TIMEOUT = 10.0
 _y = sympy.Symbol("y", real=True)
 _upper_y = sympy.Symbol("Y", real=True)
 _x = sympy.Symbol("x", positive=True)
-
-
-class _SymbolicTimeout(BaseException):
-    """A BaseException, so that sympy's internal ``except Exception`` cannot swallow it."""
-    pass
-
-
-@contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise ``_SymbolicTimeout`` inside the block after ``seconds``.
-
-    Uses SIGALRM, which interrupts sympy's pure-Python loops; off the main
-    thread (where signals cannot be used) the block runs unbounded.
-    """
-    usable = (seconds is not None and seconds > 0
-              and threading.current_thread() is threading.main_thread()
-              and hasattr(signal, "setitimer"))
-    if not usable:
-        yield
-        return
-
-    def _raise(signum: int, frame: Any) -> None:
-        raise _SymbolicTimeout()
-
-    previous_handler = signal.signal(signal.SIGALRM, _raise)
-    previous_timer = signal.getitimer(signal.ITIMER_REAL)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous_handler)
-        if previous_timer[0] > 0:
-            signal.setitimer(signal.ITIMER_REAL, *previous_timer)
 
 
 # ---------------------------------------------------------------------------

@@ -21,12 +21,50 @@ def _simplify(expr: sympy.Expr, timeout: float) -> sympy.Expr:
 
     try:
         with time_limit(timeout):
-            simpler = sympy.simplify(sympy.powsimp(expr, force=False))
+            if expr.has(sympy.erfc):
+                # erf + erfc = 1 only cancels once both are written as erf
+                expr = expr.replace(sympy.erfc, lambda z: 1 - sympy.erf(z))
+            simpler = _paper_form(sympy.simplify(sympy.powsimp(expr, force=False)))
         return simpler
     except _SymbolicTimeout:
         return expr
     except Exception:  # simplification is cosmetic: keep the unsimplified form
         return expr
+
+
+def _paper_form(expr: sympy.Expr) -> sympy.Expr:
+    """Undo two habits of ``simplify`` that hide the paper's forms.
+
+    ``log(x**c)`` becomes ``c*log(x)`` (exact for x > 0 and real c), and an
+    ``erfc`` becomes ``1 - erf``, so the log-normal survival function reads
+    1/2 - erf(log(kappa/kappa0)/(sqrt(2) sigma))/2 as in the paper.
+    """
+    def split_log(argument: sympy.Expr) -> sympy.Expr:
+        if argument.is_Pow and argument.base.is_positive and argument.exp.is_real:
+            return argument.exp * sympy.log(argument.base)
+        return sympy.log(argument)
+
+    def is_log_difference(node: sympy.Basic) -> bool:
+        return node.is_Add and len(node.args) > 1 and all(
+            isinstance(term, sympy.log) or (isinstance(-term, sympy.log)) for term in node.args)
+
+    def combine_logs(node: sympy.Expr) -> sympy.Expr:
+        # log(a) - log(b) -> log(a/b), but c*log(x) stays (logcombine would make it log(x**c))
+        arguments = [term.args[0] if isinstance(term, sympy.log) else 1 / (-term).args[0]
+                     for term in node.args]
+        if not all(argument.is_positive for argument in arguments):
+            return node
+        return sympy.log(sympy.Mul(*arguments))
+
+    expr = expr.replace(sympy.log, split_log)
+    expr = expr.replace(is_log_difference, combine_logs)
+    if expr.has(sympy.erfc):
+        expr = sympy.expand_mul(expr.replace(sympy.erfc, lambda z: 1 - sympy.erf(z)))
+    # kappa*(kappa/s)**(-a - 1)/s reads better as (s/kappa)**a (bases are positive)
+    regrouped = sympy.powsimp(sympy.expand_power_base(expr), force=False)
+    if sympy.count_ops(regrouped) < sympy.count_ops(expr):
+        expr = regrouped
+    return expr
 
 
 class CaptimeDistribution:
@@ -44,7 +82,7 @@ class CaptimeDistribution:
 
     def __init__(self, *, constraints: tuple, support: tuple, pdf_pieces: list, cdf_pieces: list,
                  sf_pieces: list, breakpoints: list, multipliers: dict, closed_form: bool,
-                 derivation: Any, timeout: float) -> None:
+                 derivation: Any, timeout: float, scales: list | None = None) -> None:
         self.constraints = tuple(constraints)
         self.support = tuple(support)
         self.breakpoints = list(breakpoints)
@@ -55,6 +93,8 @@ class CaptimeDistribution:
         self.closed_form = bool(closed_form)
         self.derivation = derivation
         self._timeout = timeout
+        # per piece, the s of the substitution kappa = s exp(y) (None: integrate in kappa)
+        self._scales = list(scales) if scales is not None else [None] * len(self._pdf_pieces)
         self._frozen = None
 
     # -- construction ----------------------------------------------------
@@ -68,7 +108,14 @@ class CaptimeDistribution:
         if partition.is_positive is False or partition.is_finite is False:
             raise MaxEntError(f"the normalising constant came out as {partition}; the constraints "
                               f"{', '.join(map(repr, constraints))} have no maximum-entropy density.")
-        multipliers = {sympy.Symbol("lambda_0", real=True): _simplify(sympy.log(partition) - 1, timeout)}
+        lambda_0 = _simplify(sympy.log(partition) - 1, timeout)
+        if not closed_form and lambda_0.is_number:
+            # numeric multipliers: a number such as 0.3 + log(pi)/2 is clearer as one Float
+            precisions = [value._prec for value in solution.values() if isinstance(value, sympy.Float)]
+            if precisions:
+                digits = mpmath.libmp.prec_to_dps(min(precisions))
+                lambda_0 = sympy.Float(sympy.N(lambda_0, digits + 5), digits)
+        multipliers = {sympy.Symbol("lambda_0", real=True): lambda_0}
         for term in terms:
             multipliers[term.multiplier] = solution[term.multiplier]
 
@@ -105,7 +152,8 @@ class CaptimeDistribution:
             below = below + masses[index]
         return cls(constraints=constraints, support=support, pdf_pieces=pdf_pieces, cdf_pieces=cdf_pieces,
                    sf_pieces=sf_pieces, breakpoints=derivation.breakpoints, multipliers=multipliers,
-                   closed_form=closed_form, derivation=derivation, timeout=timeout)
+                   closed_form=closed_form, derivation=derivation, timeout=timeout,
+                   scales=[piece.scale for piece in pieces])
 
     # -- closed forms ------------------------------------------------------
     def _piecewise(self, expressions: list, variable: sympy.Symbol, below: Any, above: Any) -> sympy.Expr:
@@ -152,15 +200,29 @@ class CaptimeDistribution:
         return utility
 
     def mean(self) -> sympy.Expr:
-        """E[kappa], by integrating kappa f(kappa) piece by piece."""
-        from .derive import _SymbolicTimeout, time_limit
+        """E[kappa], by integrating kappa f(kappa) piece by piece.
+
+        Pieces cut by log features are integrated in y = log(kappa/s), as in
+        the derivation: sympy cannot integrate a log-normal density times
+        kappa over kappa, but it integrates a Gaussian times exp(y).
+        """
+        from .derive import _integrate_piece, _Piece, _SymbolicTimeout, time_limit
 
         total = sympy.Integer(0)
-        for lower, upper, density in zip(self.breakpoints, self.breakpoints[1:], self._pdf_pieces):
+        pieces = zip(self.breakpoints, self.breakpoints[1:], self._pdf_pieces, self._scales)
+        for lower, upper, density, scale in pieces:
+            piece = None
             try:
                 with time_limit(self._timeout):
-                    piece = sympy.integrate(kappa * density, (kappa, lower, upper), conds="none")
+                    piece = _integrate_piece(kappa * density, _Piece(lower, upper, [], sympy.Integer(0), scale))
+                    if piece.has(sympy.Integral) or piece.has(sympy.nan):
+                        piece = _clean_integral(sympy.integrate(kappa * density, (kappa, lower, upper),
+                                                                conds="none"))
             except _SymbolicTimeout:
+                piece = None
+            except Exception:  # sympy could not integrate: keep the integral unevaluated
+                piece = None
+            if piece is None:
                 piece = sympy.Integral(kappa * density, (kappa, lower, upper))
             total += piece
         return _simplify(total, self._timeout)
@@ -223,7 +285,8 @@ class CaptimeDistribution:
                          sf_pieces=[sub(e) for e in self._sf_pieces],
                          breakpoints=record.breakpoints,
                          multipliers={k: sub(v) for k, v in self.multipliers.items()},
-                         closed_form=self.closed_form, derivation=record, timeout=self._timeout)
+                         closed_form=self.closed_form, derivation=record, timeout=self._timeout,
+                         scales=[sub(scale) for scale in self._scales])
         if hasattr(self, "name"):
             new.name = self.name
         return new
@@ -251,6 +314,11 @@ class CaptimeDistribution:
     def __repr__(self) -> str:
         kind = "closed form" if self.closed_form else "numeric multipliers"
         return f"CaptimeDistribution({', '.join(map(repr, self.constraints))}; {kind})"
+
+
+def _clean_integral(expr: sympy.Expr) -> sympy.Expr:
+    # conds="none" sometimes still returns a Piecewise: its first branch is the generic one
+    return expr.args[0][0] if isinstance(expr, sympy.Piecewise) else expr
 
 
 def masses_sum(masses: list) -> Any:
