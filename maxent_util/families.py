@@ -9,6 +9,7 @@ gives the symbolic Pareto law.
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Any, Callable
 
 import sympy
@@ -30,8 +31,12 @@ def _value(value: Any, name: str, owner: str) -> sympy.Expr:
 
 
 def _named(distribution: CaptimeDistribution, label: str) -> CaptimeDistribution:
-    distribution.name = label
-    return distribution
+    # derive returns a cached object shared by equal constraint sets (log_laplace(24, 2) and
+    # generalized_log_laplace(24, 2, 2) are one law): name a copy, not the shared one
+    named = copy.copy(distribution)
+    named.name = label
+    named._frozen = None  # its scipy view carries the name
+    return named
 
 
 def _label(name: str, *values: Any) -> str:
