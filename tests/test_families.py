@@ -1,0 +1,346 @@
+"""The paper's seven captime families, derived from their constraints.
+
+Every reference formula below is typed in from the paper
+(/work/shared/paper/main.tex): the utilities from Section 3 ("The Case of
+Underspecified Captime Distributions"), the densities and Lagrange
+multipliers from Appendix C ("Maximum Entropy Distribution Derivations"),
+whose subsection is named next to each one.  Nothing here was produced by
+the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy
+
+from maxent_util import families
+from maxent_util.constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
+                                     TailProbability, Mean)
+from maxent_util.derive import derive
+from maxent_util.symbols import kappa, t
+
+oo = sympy.oo
+kappa0, kappa1, alpha, beta, sigma, delta, mu = sympy.symbols(
+    "kappa0 kappa1 alpha beta sigma delta mu", positive=True)
+
+#: the parameters of the paper's Figure "utilgrid" (Section 3)
+FIGURE = {"kappa0": 24, "alpha_pareto": 1, "alpha_ll": 2, "alpha_gll": 2, "beta_gll": 5, "sigma": 0.5,
+          "kappa1": 12, "delta": 0.3}
+
+
+def constraints_of(name: str, k0, *rest) -> tuple:
+    """The constraint sets exactly as the derivation issue states them."""
+    if name == "uniform":
+        return (Support(0, k0),)
+    if name == "exponential":
+        return (Support(0, oo), Mean(k0))
+    if name == "pareto":
+        (a,) = rest
+        return (Support(k0, oo), LogMoment(1 / sympy.sympify(a), k0))
+    if name == "log_laplace":
+        (a,) = rest
+        return (Support(0, oo), LogMoment(1 / sympy.sympify(a), k0, side="below"),
+                LogMoment(1 / sympy.sympify(a), k0, side="above"), ContinuousAt(k0))
+    if name == "generalized_log_laplace":
+        a, b = rest
+        return (Support(0, oo), LogMoment(1 / sympy.sympify(b), k0, side="below"),
+                LogMoment(1 / sympy.sympify(a), k0, side="above"), ContinuousAt(k0))
+    if name == "log_normal":
+        (s,) = rest
+        return (Support(0, oo), LogMoment(0, k0), SquaredLogDeviation(s, k0))
+    if name == "piecewise":
+        k1, d = rest
+        return (Support(0, k0), TailProbability(k1, d))
+    raise KeyError(name)
+
+
+def paper_utility(name: str, k0, *rest) -> list[tuple]:
+    """Section 3's printed utilities as [(expression in t, upper end of its piece)], last end oo."""
+    if name == "uniform":
+        # u_unif(t) = 1 - t/kappa0 if t < kappa0, 0 otherwise
+        return [(1 - t / k0, k0), (0, oo)]
+    if name == "exponential":
+        # u_exp(t) = exp(-t/kappa0)
+        return [(sympy.exp(-t / k0), oo)]
+    if name == "pareto":
+        # u_Pareto(t) = 1 if t < kappa0, (kappa0/t)^alpha otherwise
+        (a,) = rest
+        return [(1, k0), ((k0 / t) ** a, oo)]
+    if name == "log_laplace":
+        # u_LL(t) = 1 - (t/kappa0)^alpha/2 if t < kappa0, (kappa0/t)^alpha/2 otherwise
+        (a,) = rest
+        return [(1 - (t / k0) ** a / 2, k0), ((k0 / t) ** a / 2, oo)]
+    if name == "generalized_log_laplace":
+        # u_GLL(t) = 1 - alpha/(alpha+beta) (t/kappa0)^beta if t < kappa0, beta/(alpha+beta) (kappa0/t)^alpha
+        a, b = rest
+        return [(1 - a / (a + b) * (t / k0) ** b, k0), (b / (a + b) * (k0 / t) ** a, oo)]
+    if name == "log_normal":
+        # u_LN(t) = 1/2 - erf(log(t/kappa0)/(sqrt(2) sigma))/2
+        (s,) = rest
+        return [(sympy.Rational(1, 2) - sympy.erf(sympy.log(t / k0) / (sympy.sqrt(2) * s)) / 2, oo)]
+    if name == "piecewise":
+        # u_piece(t) = 1 - delta t/kappa1 if t < kappa1, (1-delta)(kappa0-t)/(kappa0-kappa1) if t < kappa0, else 0
+        k1, d = rest
+        return [(1 - d * t / k1, k1), ((1 - d) * (k0 - t) / (k0 - k1), k0), (0, oo)]
+    raise KeyError(name)
+
+
+def paper_density(name: str, k0, *rest) -> list[tuple]:
+    """Appendix C's printed densities f(kappa) as [(expression, upper end)] over the support."""
+    if name == "uniform":
+        return [(1 / k0, k0)]                                  # "Bounded (uniform)": f = 1/kappa0
+    if name == "exponential":
+        return [(sympy.exp(-kappa / k0) / k0, oo)]             # "Fixed Expectation": f = exp(-kappa/mu)/mu
+    if name == "pareto":
+        (a,) = rest                                            # "Fixed order of magnitude": (lambda_1 - 1) = alpha
+        return [(a * k0 ** a / kappa ** (a + 1), oo)]
+    if name in ("log_laplace", "generalized_log_laplace"):
+        a, b = (rest[0], rest[0]) if name == "log_laplace" else rest
+        p = a / (a + b)                                        # "Two-tailed ...": p = alpha/(alpha+beta)
+        return [(p * b / k0 * (kappa / k0) ** (b - 1), k0), ((1 - p) * a / k0 * (k0 / kappa) ** (a + 1), oo)]
+    if name == "log_normal":
+        (s,) = rest                                            # "Fixed squared-deviation": the log-normal pdf
+        return [(sympy.exp(-sympy.log(kappa / k0) ** 2 / (2 * s ** 2)) / (kappa * s * sympy.sqrt(2 * sympy.pi)),
+                 oo)]
+    if name == "piecewise":
+        k1, d = rest                                           # "Bounded support and left tail"
+        return [(d / k1, k1), ((1 - d) / (k0 - k1), k0)]
+    raise KeyError(name)
+
+
+SYMBOLIC = {
+    "uniform": (kappa0,),
+    "exponential": (kappa0,),
+    "pareto": (kappa0, alpha),
+    "log_laplace": (kappa0, alpha),
+    "generalized_log_laplace": (kappa0, alpha, beta),
+    "log_normal": (kappa0, sigma),
+    "piecewise": (kappa0, kappa1, delta),
+}
+
+NUMERIC = {
+    "uniform": (FIGURE["kappa0"],),
+    "exponential": (FIGURE["kappa0"],),
+    "pareto": (FIGURE["kappa0"], FIGURE["alpha_pareto"]),
+    "log_laplace": (FIGURE["kappa0"], FIGURE["alpha_ll"]),
+    "generalized_log_laplace": (FIGURE["kappa0"], FIGURE["alpha_gll"], FIGURE["beta_gll"]),
+    "log_normal": (FIGURE["kappa0"], sympy.Rational(1, 2)),   # sigma = 0.5, exactly
+    "piecewise": (FIGURE["kappa0"], FIGURE["kappa1"], sympy.Rational(3, 10)),   # delta = 0.3
+}
+
+
+def same(ours: sympy.Expr, paper: sympy.Expr) -> bool:
+    difference = sympy.sympify(ours) - sympy.sympify(paper)
+    if sympy.simplify(difference) == 0:
+        return True
+    # erfc/erf and log(x**c)/c*log(x) spellings: compare after normalising both
+    normalised = sympy.expand_log(difference.rewrite(sympy.erf), force=True)
+    return sympy.simplify(normalised) == 0
+
+
+def branches(expr: sympy.Expr, variable: sympy.Symbol) -> list[tuple]:
+    """[(expression, upper end)] of a Piecewise whose conditions are ``variable < end``."""
+    if not isinstance(expr, sympy.Piecewise):
+        return [(expr, oo)]
+    result = []
+    for piece_expr, condition in expr.args:
+        if condition is sympy.true:
+            result.append((piece_expr, oo))
+        elif isinstance(condition, sympy.StrictLessThan) and condition.lhs == variable:
+            result.append((piece_expr, condition.rhs))
+        elif isinstance(condition, sympy.StrictGreaterThan) and condition.rhs == variable:
+            result.append((piece_expr, condition.lhs))
+        else:
+            raise AssertionError(f"unexpected condition {condition} in {expr}")
+    return result
+
+
+@pytest.fixture(scope="module", params=list(SYMBOLIC))
+def symbolic(request):
+    name = request.param
+    return name, derive(*constraints_of(name, *SYMBOLIC[name]))
+
+
+@pytest.fixture(scope="module", params=list(NUMERIC))
+def numeric(request):
+    name = request.param
+    return name, derive(*constraints_of(name, *NUMERIC[name]))
+
+
+def test_symbolic_utility_matches_section_3(symbolic):
+    name, distribution = symbolic
+    assert distribution.closed_form
+    ours = branches(distribution.utility().expr, t)
+    paper = paper_utility(name, *SYMBOLIC[name])
+    assert len(ours) == len(paper), (ours, paper)
+    for (our_expr, our_end), (paper_expr, paper_end) in zip(ours, paper):
+        assert sympy.simplify(our_end - paper_end) == 0 if paper_end != oo else our_end == oo
+        assert same(our_expr, paper_expr), (name, our_expr, paper_expr)
+
+
+def test_symbolic_density_matches_appendix_c(symbolic):
+    name, distribution = symbolic
+    ours = [piece for piece in branches(distribution.pdf, kappa)]
+    lower = distribution.support[0]
+    if lower != 0:
+        # the Pareto density is 0 before its support starts
+        assert ours[0] == (0, lower)
+        ours = ours[1:]
+    if distribution.support[1] != oo:
+        assert ours[-1][0] == 0
+        ours = ours[:-1]
+        ours[-1] = (ours[-1][0], distribution.support[1])
+    paper = paper_density(name, *SYMBOLIC[name])
+    assert len(ours) == len(paper)
+    for (our_expr, _), (paper_expr, _) in zip(ours, paper):
+        assert same(our_expr, paper_expr), (name, our_expr, paper_expr)
+
+
+def test_log_normal_prints_as_in_the_paper():
+    # Section 3 prints u_LN = 1/2 - erf(log(t/kappa0)/(sqrt(2) sigma))/2; the derived form reads the same
+    expr = derive(*constraints_of("log_normal", kappa0, sigma)).utility().expr
+    assert expr == sympy.Rational(1, 2) - sympy.erf(sympy.log(t / kappa0) / (sympy.sqrt(2) * sigma)) / 2
+
+
+def multiplier_of(distribution, kind: type, **arguments) -> sympy.Expr:
+    """The multiplier of the one constraint of ``kind`` with ``arguments`` (robust to numbering)."""
+    for multiplier, _, _, _, constraint in distribution.derivation.terms:
+        if type(constraint) is kind and all(constraint.arguments.get(k) == v for k, v in arguments.items()):
+            return distribution.multipliers[multiplier]
+    raise AssertionError(f"no {kind.__name__} {arguments} among {distribution.constraints}")
+
+
+LAMBDA_0 = sympy.Symbol("lambda_0", real=True)
+
+
+def test_exponential_multipliers():
+    # Appendix C "Fixed Expectation (exponential)": lambda_1 = 1/mu, lambda_0 = log(1/lambda_1) - 1 = log(mu) - 1
+    distribution = derive(Support(0, oo), Mean(mu))
+    assert sympy.simplify(multiplier_of(distribution, Mean) - 1 / mu) == 0
+    assert sympy.simplify(distribution.multipliers[LAMBDA_0] - (sympy.log(mu) - 1)) == 0
+
+
+def test_uniform_multiplier():
+    # Appendix C "Bounded (uniform)": lambda_0 = log(kappa0) - 1
+    distribution = derive(Support(0, kappa0))
+    assert sympy.simplify(distribution.multipliers[LAMBDA_0] - (sympy.log(kappa0) - 1)) == 0
+
+
+def test_pareto_multipliers():
+    # Appendix C "Fixed order of magnitude (Pareto)": lambda_1 - 1 = alpha and exp(-lambda_0 - 1) = (lambda_1 - 1)/kappa0
+    distribution = derive(*constraints_of("pareto", kappa0, alpha))
+    assert sympy.simplify(multiplier_of(distribution, LogMoment) - (alpha + 1)) == 0
+    assert sympy.simplify(sympy.exp(-distribution.multipliers[LAMBDA_0] - 1) - alpha / kappa0) == 0
+
+
+def test_generalized_log_laplace_multipliers():
+    # Appendix C "Two-tailed fixed order of magnitude": lambda_2 = beta - 1 (below), lambda_3 = alpha + 1 (above)
+    distribution = derive(*constraints_of("generalized_log_laplace", kappa0, alpha, beta))
+    assert sympy.simplify(multiplier_of(distribution, LogMoment, side="below") - (beta - 1)) == 0
+    assert sympy.simplify(multiplier_of(distribution, LogMoment, side="above") - (alpha + 1)) == 0
+
+
+def test_log_normal_multipliers():
+    # Appendix C "Fixed squared-deviation (log-normal)": lambda_1 = 1, lambda_2 = 1/(2 sigma^2),
+    # exp(-1 - lambda_0) = 1/(kappa0 sigma sqrt(2 pi))
+    distribution = derive(*constraints_of("log_normal", kappa0, sigma))
+    assert sympy.simplify(multiplier_of(distribution, LogMoment) - 1) == 0
+    assert sympy.simplify(multiplier_of(distribution, SquaredLogDeviation) - 1 / (2 * sigma ** 2)) == 0
+    assert sympy.simplify(sympy.exp(-1 - distribution.multipliers[LAMBDA_0])
+                          - 1 / (kappa0 * sigma * sympy.sqrt(2 * sympy.pi))) == 0
+
+
+def test_piecewise_multipliers():
+    # Appendix C "Bounded support and left tail": exp(-lambda_0 - 1) = delta/kappa1 is the density below kappa1
+    # and exp(-lambda_1) = ((1 - delta)/delta)(kappa1/(kappa0 - kappa1)) for the multiplier of 1{kappa > kappa1}.
+    # Here the multiplier sits on 1{kappa < kappa1} instead, so the density below kappa1 is
+    # exp(-1 - lambda_0 - lambda_1) and exp(-lambda_1) is the paper's ratio inverted.
+    distribution = derive(*constraints_of("piecewise", kappa0, kappa1, delta))
+    tail = multiplier_of(distribution, TailProbability)
+    assert sympy.simplify(sympy.exp(-1 - distribution.multipliers[LAMBDA_0] - tail) - delta / kappa1) == 0
+    paper_ratio = (1 - delta) / delta * kappa1 / (kappa0 - kappa1)
+    assert sympy.simplify(sympy.exp(tail) - paper_ratio) == 0
+
+
+# ---------------------------------------------------------------------------
+# At the figure's numbers
+# ---------------------------------------------------------------------------
+
+def paper_utility_numpy(name: str, times: np.ndarray) -> np.ndarray:
+    """Section 3's utilities at the figure's parameters, written with numpy/math (no sympy)."""
+    k0 = 24.0
+    with np.errstate(divide="ignore", over="ignore"):
+        if name == "uniform":
+            return np.where(times < k0, 1 - times / k0, 0.0)
+        if name == "exponential":
+            return np.exp(-times / k0)
+        if name == "pareto":
+            return np.where(times < k0, 1.0, k0 / np.maximum(times, 1e-300))
+        if name == "log_laplace":
+            a = 2.0
+            return np.where(times < k0, 1 - (times / k0) ** a / 2, (k0 / np.maximum(times, 1e-300)) ** a / 2)
+        if name == "generalized_log_laplace":
+            a, b = 2.0, 5.0
+            return np.where(times < k0, 1 - a / (a + b) * (times / k0) ** b,
+                            b / (a + b) * (k0 / np.maximum(times, 1e-300)) ** a)
+        if name == "log_normal":
+            s = 0.5
+            return np.array([0.5 * math.erfc(math.log(x / k0) / (math.sqrt(2) * s)) if x > 0 else 1.0
+                             for x in times])
+        if name == "piecewise":
+            k1, d = 12.0, 0.3
+            return np.where(times < k1, 1 - d * times / k1,
+                            np.where(times < k0, (1 - d) * (k0 - times) / (k0 - k1), 0.0))
+    raise KeyError(name)
+
+
+TIMES = np.concatenate([[0.0, 1e-6, 0.5, 1, 6, 11.999, 12, 12.001, 23.999, 24, 24.001, 30, 48, 100, 1e4],
+                        np.linspace(0.1, 60, 37)])
+
+
+def test_numeric_utility_matches_section_3(numeric):
+    name, distribution = numeric
+    assert distribution.closed_form
+    ours = np.asarray(distribution.utility()(TIMES), dtype=float)
+    np.testing.assert_allclose(ours, paper_utility_numpy(name, TIMES), rtol=1e-12, atol=1e-15)
+
+
+def test_numeric_symbolic_pieces_match(numeric):
+    # the numeric derivation also equals the paper's formula as an expression, piece by piece
+    name, distribution = numeric
+    ours = branches(distribution.utility().expr, t)
+    paper = paper_utility(name, *NUMERIC[name])
+    assert len(ours) == len(paper)
+    for (our_expr, our_end), (paper_expr, paper_end) in zip(ours, paper):
+        assert our_end == paper_end
+        assert same(our_expr, paper_expr), (name, our_expr, paper_expr)
+
+
+@pytest.mark.parametrize("name", ["pareto", "log_normal", "piecewise", "generalized_log_laplace"])
+def test_symbolic_then_subs_equals_numeric(name):
+    symbolic_law = derive(*constraints_of(name, *SYMBOLIC[name]))
+    values = {symbol.name: value for symbol, value in zip(SYMBOLIC[name], NUMERIC[name])}
+    substituted = symbolic_law.subs(**values)
+    assert substituted.parameters == ()
+    ours = np.asarray(substituted.utility()(TIMES), dtype=float)
+    np.testing.assert_allclose(ours, paper_utility_numpy(name, TIMES), rtol=1e-12, atol=1e-15)
+
+
+def test_presets_are_the_derived_laws():
+    # the presets of maxent_util.families hand the same constraints to derive
+    for name, args in NUMERIC.items():
+        preset = getattr(families, name)(*args)
+        assert preset.constraints == constraints_of(name, *args)
+        assert preset.name.startswith(name + "(")
+
+
+def test_presets_with_equal_constraints_keep_their_names():
+    # log_laplace(24, 2) and generalized_log_laplace(24, 2, 2) are one law (one cache entry)
+    first = families.log_laplace(24, 2)
+    second = families.generalized_log_laplace(24, 2, 2)
+    assert first.name == "log_laplace(24, 2)"
+    assert second.name == "generalized_log_laplace(24, 2, 2)"
+    assert sympy.simplify(first.pdf - second.pdf) == 0
