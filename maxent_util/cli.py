@@ -1,0 +1,793 @@
+"""The ``maxent-util`` command line.
+
+Subcommands: ``derive`` (constraints -> captime law and utility), ``family``
+(the paper's presets), ``rank`` (runtime data -> rankings), ``plan``
+(sampling plans), ``export`` (Python, C or LaTeX), ``plot`` (figures) and
+``tour`` (all of it on the bundled SAT Competition 2021 data).
+
+The flags of ``derive`` are made from the registry of constraint kinds: a
+kind ``TailProbability`` with ``argument_names = ("kappa1", "delta")``
+becomes ``--tail-probability KAPPA1 DELTA``, so a new kind gets its flag
+with no edit here.
+
+Bad input (an unknown flag, a bad number, an unreadable file, constraints
+no distribution meets, a spec that does not parse) exits with status 2 and
+one line on stderr starting ``maxent-util: error:``.  An unexpected failure
+exits with status 1, also in one line; set ``MAXENT_UTIL_TRACEBACK=1`` to
+see the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["main", "build_parser", "TOUR_UTILITIES", "DATASETS"]
+
+PROG = "maxent-util"
+
+#: The utilities of the paper's SAT Competition figure (Section 5), ranked with PAR-2.
+TOUR_UTILITIES: tuple[str, ...] = ("uniform(20)", "uniform(500)", "pareto(5, 3)", "pareto(5, 1)",
+                                   "exponential(1)")
+
+#: ``--dataset`` names -> track of :func:`maxent_util.datasets.satcomp2021`.
+DATASETS: dict[str, str] = {"satcomp2021-parallel": "parallel", "satcomp2021-main": "main"}
+
+# Runtime axis of the default utility figure: the paper's seven families share kappa0 = 24 s.
+_PAPER_T_MAX = 96.0
+
+# More utilities than this to derive and a progress line per utility is worth printing.
+_PROGRESS_AFTER = 3
+
+
+class CommandLineError(Exception):
+    """Bad command-line input: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors become :class:`CommandLineError` (one line, no usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CommandLineError(f"{message} (see `{self.prog} --help`)")
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number; got {text!r}") from None
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive finite number; got {text!r}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
+
+
+def _unicode_output(stream: Any) -> bool:
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    return encoding.startswith("utf")
+
+
+def _pretty(expr: Any, stream: Any) -> str:
+    import sympy
+
+    # numeric multipliers carry 30+ digits; a dozen is plenty to read (--json keeps them all)
+    shorter = expr.xreplace({f: sympy.Float(f, 12) for f in expr.atoms(sympy.Float)})
+    return sympy.pretty(shorter, use_unicode=_unicode_output(stream), wrap_line=False)
+
+
+def _formula(expr: Any) -> str:
+    """One line for an expression, a Piecewise read as 'a if c; b otherwise'."""
+    import sympy
+
+    if isinstance(expr, sympy.Piecewise):
+        parts = []
+        for value, condition in expr.args:
+            if condition == sympy.true:
+                parts.append(f"{value} otherwise" if parts else str(value))
+            else:
+                parts.append(f"{value} if {condition}")
+        return "; ".join(parts)
+    return str(expr)
+
+
+def _progress(enabled: bool, message: str) -> None:
+    if enabled:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _show_progress(option: bool | None, count: int) -> bool:
+    if option is not None:
+        return option
+    return count > _PROGRESS_AFTER and sys.stderr.isatty()
+
+
+# ---------------------------------------------------------------------------
+# derive: flags from the constraint registry
+
+
+def _flag_name(kind: str) -> str:
+    """``SquaredLogDeviation`` -> ``squared-log-deviation``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", kind).lower()
+
+
+class _ConstraintAction(argparse.Action):
+    """Collects ``(kind, tokens)`` in command-line order across every constraint flag."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        collected = list(getattr(namespace, self.dest, None) or [])
+        collected.append((self.const, option_string, list(values)))
+        setattr(namespace, self.dest, collected)
+
+
+def _kind_help(cls: type) -> str:
+    doc = (cls.__doc__ or "").strip().split("\n\n")[0]
+    summary = _one_line(doc).replace("%", "%%")
+    names = [n.upper() for n in cls.argument_names]
+    options = [f"[{n.upper()}]" for n in cls.option_names]
+    usage = " ".join(names + options)
+    return f"{usage}: {summary}" if usage else summary
+
+
+def _add_constraint_flags(parser: argparse.ArgumentParser) -> None:
+    from .constraints import constraint_kinds
+
+    group = parser.add_argument_group(
+        "constraints (one flag per registered kind; repeat a flag for several constraints)",
+        "Values are numbers, 'oo' for infinity, names for symbolic parameters (a name is a "
+        "positive symbol) or sympy expressions. Optional trailing values fill the options in "
+        "order; NAME=VALUE gives any argument by name; a comma makes a pair (e.g. WHERE=0,10).")
+    for name, cls in constraint_kinds().items():
+        required = len(cls.argument_names)
+        if cls.option_names or required == 0:
+            group.add_argument(f"--{_flag_name(name)}", action=_ConstraintAction, const=cls,
+                               dest="constraints", nargs="+", metavar="VALUE",
+                               help=_kind_help(cls))
+        else:
+            group.add_argument(f"--{_flag_name(name)}", action=_ConstraintAction, const=cls,
+                               dest="constraints", nargs=required,
+                               metavar=tuple(n.upper() for n in cls.argument_names),
+                               help=_kind_help(cls))
+
+
+def _option_value(token: str) -> Any:
+    if "," in token:
+        return tuple(part.strip() for part in token.split(","))
+    return token
+
+
+def _build_constraint(cls: type, flag: str, tokens: list[str]) -> Any:
+    names = tuple(cls.argument_names) + tuple(cls.option_names)
+    positional: list[Any] = []
+    keywords: dict[str, Any] = {}
+    for token in tokens:
+        key, sep, value = token.partition("=")
+        if sep and key.strip() in names:
+            keywords[key.strip()] = value.strip() if key.strip() in cls.argument_names \
+                else _option_value(value.strip())
+        elif keywords:
+            raise CommandLineError(
+                f"argument {flag}: positional value {token!r} after a NAME=VALUE one")
+        else:
+            positional.append(token)
+    if len(positional) > len(names):
+        raise CommandLineError(
+            f"argument {flag}: expected at most {len(names)} values ({' '.join(map(str.upper, names))}); "
+            f"got {len(positional)}")
+    converted = [value if index < len(cls.argument_names) else _option_value(value)
+                 for index, value in enumerate(positional)]
+    return cls(*converted, **keywords)
+
+
+def _constraints(arguments: argparse.Namespace) -> list[Any]:
+    collected = getattr(arguments, "constraints", None) or []
+    if not collected:
+        raise CommandLineError("derive needs at least one constraint, e.g. --support 0 24 "
+                               f"(see `{PROG} derive --help`)")
+    return [_build_constraint(cls, flag, tokens) for cls, flag, tokens in collected]
+
+
+# ---------------------------------------------------------------------------
+# reporting a derived distribution
+
+
+def distribution_record(distribution: Any) -> dict[str, Any]:
+    """The JSON view of a captime distribution (expressions as sympy-readable strings)."""
+    import sympy
+
+    utility = distribution.utility().expr
+    return {
+        "name": getattr(distribution, "name", None),
+        "constraints": [repr(c) for c in distribution.constraints],
+        "support": [str(end) for end in distribution.support],
+        "parameters": [s.name for s in distribution.parameters],
+        "pdf": str(distribution.pdf),
+        "cdf": str(distribution.cdf),
+        "sf": str(distribution.sf),
+        "utility": str(utility),
+        "multipliers": {str(k): str(v) for k, v in distribution.multipliers.items()},
+        "closed_form": bool(distribution.closed_form),
+        "latex": {
+            "pdf": sympy.latex(distribution.pdf),
+            "cdf": sympy.latex(distribution.cdf),
+            "sf": sympy.latex(distribution.sf),
+            "utility": sympy.latex(utility),
+        },
+    }
+
+
+def _print_distribution(distribution: Any, arguments: argparse.Namespace, out: Any) -> None:
+    if arguments.json:
+        json.dump(distribution_record(distribution), out, indent=2)
+        out.write("\n")
+        return
+    import sympy
+
+    utility = distribution.utility().expr
+    if arguments.latex:
+        print(f"f(\\kappa) = {sympy.latex(distribution.pdf)}", file=out)
+        print(f"F(\\kappa) = {sympy.latex(distribution.cdf)}", file=out)
+        print(f"u(t) = 1 - F(t) = {sympy.latex(utility)}", file=out)
+        return
+    name = getattr(distribution, "name", None)
+    if name:
+        print(f"family: {name}", file=out)
+    print(f"constraints: {', '.join(map(repr, distribution.constraints))}", file=out)
+    print("multipliers: " + ("exact (closed form)" if distribution.closed_form
+                             else "solved numerically"), file=out)
+    for symbol, value in distribution.multipliers.items():
+        print(f"  {symbol} = {value}", file=out)
+    for title, expr in (("pdf f(kappa) =", distribution.pdf),
+                        ("CDF F(kappa) =", distribution.cdf),
+                        ("utility u(t) = 1 - F(t) =", utility)):
+        print(f"\n{title}", file=out)
+        for line in _pretty(expr, out).splitlines():
+            print(f"  {line}", file=out)
+
+
+def _add_output_flags(parser: argparse.ArgumentParser) -> None:
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--latex", action="store_true", help="print the pdf, CDF and utility in LaTeX")
+    output.add_argument("--json", action="store_true",
+                        help="print JSON: pdf, cdf, sf, utility, multipliers, closed_form, latex "
+                             "(expressions readable by sympy.sympify, in kappa and t)")
+
+
+def _timeout_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+                        help="time allowed for the symbolic attempt before the numeric fallback")
+
+
+def _command_derive(arguments: argparse.Namespace, out: Any) -> int:
+    from .derive import derive
+
+    constraints = _constraints(arguments)
+    keywords = {} if arguments.timeout is None else {"timeout": arguments.timeout}
+    _print_distribution(derive(*constraints, **keywords), arguments, out)
+    return 0
+
+
+def _command_family(arguments: argparse.Namespace, out: Any) -> int:
+    from . import families
+    from .errors import UtilityError, argument_message
+
+    if arguments.name is None:
+        for name, parameters in families.FAMILIES.items():
+            print(f"{name}({', '.join(parameters)})", file=out)
+        return 0
+    name = arguments.name.lower().replace("-", "_")
+    if name not in families.FAMILIES:
+        raise UtilityError(argument_message("NAME", f"{PROG} family",
+                                            f"one of {', '.join(families.FAMILIES)}", arguments.name))
+    expected = families.FAMILIES[name]
+    if len(arguments.params) != len(expected):
+        raise UtilityError(argument_message(
+            "PARAMS", f"{PROG} family {name}", f"{len(expected)} value(s) ({' '.join(expected)})",
+            " ".join(arguments.params)))
+    distribution = getattr(families, name)(*arguments.params)
+    _print_distribution(distribution, arguments, out)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# utilities and runtime data
+
+
+def parse_rule(spec: str) -> Any:
+    """A utility from a preset spec (``"pareto(5, 3)"``) or an expression in ``t``
+    (``"exp(-t/10)"``); ``"PAR-2"``/``"par(2)"`` and ``"solved"`` give the classic rules."""
+    from .families import parse_utility
+    from .scoring import PAR, Solved
+    from .utility import Utility
+
+    text = spec.strip()
+    classic = re.fullmatch(r"(?i)par(?:-|\(\s*)([0-9.eE+]+)\s*\)?", text)
+    if classic:
+        try:
+            return PAR(float(classic.group(1)))
+        except ValueError:
+            pass
+    if text.lower() == "solved":
+        return Solved()
+    if _mentions_runtime(text):
+        # an expression in t: preset parameters never involve the runtime
+        return Utility(text, name=text)
+    return parse_utility(text)
+
+
+def _mentions_runtime(text: str) -> bool:
+    import ast
+
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return False
+    return any(isinstance(node, ast.Name) and node.id == "t" for node in ast.walk(tree))
+
+
+def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: bool | None
+           ) -> dict[str, Any]:
+    from .scoring import PAR, Solved
+
+    rules: dict[str, Any] = {}
+    show = _show_progress(progress, len(specs))
+    started = time.perf_counter()
+    for index, spec in enumerate(specs, start=1):
+        _progress(show, f"[{index}/{len(specs)}] deriving {spec.strip()} "
+                        f"({time.perf_counter() - started:.1f} s)")
+        rule = parse_rule(spec)
+        name = getattr(rule, "name", None) or spec.strip()
+        rules[name] = rule
+    for k in pars:
+        rule = PAR(k)
+        rules[rule.name] = rule
+    if solved:
+        rules[Solved.name] = Solved()
+    return rules
+
+
+def _cap(table: Any, cutoff: float) -> Any:
+    """The table as if every run had been stopped at ``cutoff`` seconds.
+
+    Solved runs that took ``cutoff`` or longer become timeouts (the SAT
+    Competition's rule for values at the time limit); timeouts stop at the
+    cutoff; failures stay failures, with their runtime capped too.
+    """
+    table = table.copy()
+    over = table["runtime"].to_numpy(dtype=float) >= cutoff
+    solved = (table["status"] == "solved").to_numpy()
+    table.loc[over & solved, "status"] = "timeout"
+    table.loc[over, "runtime"] = cutoff
+    if "cutoff" in table.columns:
+        table["cutoff"] = table["cutoff"].astype(float).clip(upper=cutoff)
+    else:
+        table["cutoff"] = cutoff
+    return table
+
+
+def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
+    from .io import read_runs
+
+    if arguments.dataset is not None and arguments.file is not None:
+        raise CommandLineError("give either a runtime FILE or --dataset, not both")
+    cutoff = arguments.cutoff
+    if arguments.dataset is not None:
+        from .datasets import satcomp2021
+
+        table = satcomp2021(DATASETS[arguments.dataset])
+        label = arguments.dataset
+    elif arguments.file is not None:
+        options: dict[str, Any] = {}
+        fmt = arguments.format
+        path = Path(arguments.file)
+        guessed = fmt
+        if guessed is None and cutoff is not None:
+            from .io import _guess_format
+
+            guessed = "aslib" if path.is_dir() else (_guess_format(path) if path.is_file() else None)
+        if cutoff is not None and guessed == "satcomp":
+            options["time_limit"] = cutoff
+        elif cutoff is not None and guessed == "aslib":
+            options["cutoff"] = cutoff
+        table = read_runs(path, format=fmt, **options)
+        label = str(path)
+    else:
+        raise CommandLineError("give a runtime FILE or --dataset "
+                               f"({' or '.join(DATASETS)})")
+    if cutoff is not None:
+        table = _cap(table, cutoff)
+    return table, label
+
+
+def _fix_greedy_file(arguments: argparse.Namespace) -> None:
+    # `--utility A B FILE` hands FILE to --utility (nargs="+"); a trailing value that is
+    # neither a call nor an expression in t but an existing path is the runtime file.
+    utilities = arguments.utility or []
+    if (arguments.file is None and arguments.dataset is None and utilities
+            and "(" not in utilities[-1] and os.path.exists(utilities[-1])):
+        arguments.file = utilities.pop()
+
+
+def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
+    from .scoring import rank
+
+    _fix_greedy_file(arguments)
+    table, label = _runtime_table(arguments)
+    specs = list(arguments.utility or [])
+    pars = list(arguments.par or [])
+    if not specs and not pars and not arguments.solved:
+        specs, pars = list(TOUR_UTILITIES), [2.0]
+    rules = _rules(specs, pars, arguments.solved, arguments.progress)
+    return rank(table, rules, bounds=getattr(arguments, "bounds", False)), label
+
+
+def _records(frame: Any) -> list[dict[str, Any]]:
+    records = []
+    for algorithm, row in frame.iterrows():
+        record: dict[str, Any] = {"algorithm": str(algorithm)}
+        for column, value in row.items():
+            if column.endswith(" rank"):
+                record[column] = int(value)
+            else:
+                record[column] = float(value)
+        records.append(record)
+    return records
+
+
+def _ranking_text(frame: Any) -> str:
+    rules = [c[: -len(" rank")] for c in frame.columns if c.endswith(" rank")]
+    shown = {}
+    for rule in rules:
+        scores = frame[rule].to_numpy(dtype=float)
+        decimals = 1 if rule.startswith("PAR") else (0 if rule == "solved" else 4)
+        cells = [f"{s:.{decimals}f} ({r})" for s, r in zip(scores, frame[f"{rule} rank"])]
+        if f"{rule} lower" in frame.columns:
+            cells = [f"{cell} [{lo:.{decimals}f}, {hi:.{decimals}f}]" for cell, lo, hi in
+                     zip(cells, frame[f"{rule} lower"], frame[f"{rule} upper"])]
+        shown[rule] = cells
+    import pandas as pd
+
+    view = pd.DataFrame(shown, index=frame.index)
+    return view.to_string()
+
+
+def _top_three(frame: Any) -> list[str]:
+    lines = []
+    rules = [c[: -len(" rank")] for c in frame.columns if c.endswith(" rank")]
+    width = max(len(rule) for rule in rules)
+    for rule in rules:
+        order = frame[f"{rule} rank"].sort_values(kind="stable")
+        podium = ", ".join(f"{int(r)}. {name}" for name, r in order.iloc[:3].items())
+        lines.append(f"  {rule:<{width}}  {podium}")
+    return lines
+
+
+def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
+    frame, label = _ranking(arguments)
+    if arguments.csv:
+        frame.to_csv(out)
+    elif arguments.json:
+        json.dump(_records(frame), out, indent=2)
+        out.write("\n")
+    else:
+        print(f"ranking of {label}: score (rank) per rule; utilities count unsolved runs as 0, "
+              f"PAR-k is the mean penalised runtime (lower is better)", file=out)
+        print(_ranking_text(frame), file=out)
+    return 0
+
+
+def _command_plan(arguments: argparse.Namespace, out: Any) -> int:
+    from .sampling import plan
+
+    utility = parse_rule(arguments.utility)
+    if not hasattr(utility, "expr"):
+        raise CommandLineError(f"argument --utility: a sampling plan needs a utility, not the "
+                               f"classic rule {arguments.utility!r}")
+    result = plan(arguments.epsilon, arguments.delta, utility)
+    if arguments.json:
+        json.dump({"utility": arguments.utility.strip(), "epsilon": result.epsilon,
+                   "delta": result.delta, "runs": result.runs, "captime": result.captime,
+                   "min_total_time": result.min_total_time,
+                   "max_total_time": result.max_total_time}, out, indent=2)
+        out.write("\n")
+        return 0
+    print(f"utility: {arguments.utility.strip()}   u(t) = {_formula(utility.expr)}", file=out)
+    print(f"estimate within epsilon = {result.epsilon:g} with probability >= 1 - delta = "
+          f"{1 - result.delta:g}:", file=out)
+    print(f"  runs needed:       {result.runs}", file=out)
+    print(f"  captime per run:   {result.captime:.6g} s   (u^-1(epsilon/2))", file=out)
+    print(f"  total time:        between {result.min_total_time:.6g} s (m u^-1(2 epsilon)) and "
+          f"{result.max_total_time:.6g} s (m u^-1(epsilon/2))", file=out)
+    return 0
+
+
+def _command_export(arguments: argparse.Namespace, out: Any) -> int:
+    try:
+        from . import export
+    except ImportError as error:  # pragma: no cover - the module ships with the package
+        raise CommandLineError(f"export is unavailable: {error}") from None
+    utility = parse_rule(arguments.utility)
+    if not hasattr(utility, "expr"):
+        raise CommandLineError(f"argument --utility: export needs a utility, not the classic rule "
+                               f"{arguments.utility!r}")
+    if arguments.python is not None:
+        target = Path(arguments.python)
+        export.export_python(utility, target)
+    elif arguments.c is not None:
+        target = Path(arguments.c)
+        target.write_text(export.export_c(utility), encoding="utf-8")
+    else:
+        target = Path(arguments.latex_file)
+        distribution = getattr(utility, "distribution", None)
+        text = export.derivation(distribution if distribution is not None else utility)
+        target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    print(f"wrote {target}", file=out)
+    return 0
+
+
+def _save(figure: Any, path: str | Path) -> Path:
+    target = Path(path)
+    if target.parent and not target.parent.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(target, dpi=150)
+    return target
+
+
+def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
+    from . import plots
+
+    if arguments.ranking:
+        frame, label = _ranking(arguments)
+        figure = plots.plot_ranking(frame, title=f"Rankings of {label}")
+        target = _save(figure, arguments.output or "ranking.png")
+    else:
+        if arguments.file is not None or arguments.dataset is not None:
+            raise CommandLineError("a runtime FILE or --dataset only goes with --ranking")
+        specs = arguments.utility or list(plots.PAPER_UTILITIES)
+        show = _show_progress(arguments.progress, len(specs))
+        utilities = {}
+        for index, spec in enumerate(specs, start=1):
+            _progress(show, f"[{index}/{len(specs)}] deriving {spec.strip()}")
+            rule = parse_rule(spec)
+            if not hasattr(rule, "expr"):
+                raise CommandLineError(f"argument --utility: cannot draw the classic rule {spec!r}")
+            utilities[spec.strip()] = rule
+        t_max = arguments.t_max
+        if t_max is None and not arguments.utility:
+            t_max = _PAPER_T_MAX
+        figure = plots.plot_utilities(utilities, t_max=t_max, log_x=arguments.log_x)
+        target = _save(figure, arguments.output or "utilities.png")
+    print(f"wrote {target}", file=out)
+    return 0
+
+
+def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
+    from . import plots
+    from .datasets import satcomp2021
+    from .families import parse_family
+    from .scoring import PAR, rank
+
+    started = time.perf_counter()
+    folder = Path(arguments.out)
+    print("1. The paper's seven captime families (kappa0 = 24 s), each derived by maximum entropy "
+          "from its constraints;\n   the utility of a run of length t is u(t) = 1 - F(t):", file=out)
+    utilities = {}
+    width = max(len(spec) for spec in plots.PAPER_UTILITIES)
+    for spec in plots.PAPER_UTILITIES:
+        distribution = parse_family(spec)
+        utility = distribution.utility()
+        utility.name = spec
+        utilities[spec] = utility
+        constraints = ", ".join(map(repr, distribution.constraints))
+        print(f"   {spec:<{width}}  u(t) = {_formula(utility.expr)}", file=out)
+        print(f"   {'':<{width}}    from {constraints}", file=out)
+
+    print("\n2. SAT Competition 2021, parallel track (9 solvers, 400 instances, 5000 s limit), "
+          "ranked under five utilities and PAR-2\n   (score (rank); a utility's score is the mean "
+          "u(t) with unsolved runs at 0, PAR-2 the mean penalised runtime):", file=out)
+    rules: dict[str, Any] = {spec: parse_family(spec).utility() for spec in TOUR_UTILITIES}
+    rules["PAR-2"] = PAR(2)
+    frame = rank(satcomp2021("parallel"), rules)
+    for line in _ranking_text(frame).splitlines():
+        print(f"   {line}", file=out)
+    print("\n   Top three under each rule:", file=out)
+    for line in _top_three(frame):
+        print(f"  {line}", file=out)
+    podiums = {tuple(frame[f"{rule} rank"].sort_values(kind="stable").index[:3]) for rule in rules}
+    print(f"   {len(podiums)} different top-three rankings from {len(rules)} rules.", file=out)
+
+    print("\n3. Figures:", file=out)
+    utilities_png = _save(plots.plot_utilities(utilities, t_max=_PAPER_T_MAX,
+                                               title="Utilities of the seven captime families, "
+                                                     "kappa0 = 24 s"),
+                          folder / "utilities.png")
+    ranking_png = _save(plots.plot_ranking(frame, title="SAT Competition 2021, parallel track"),
+                        folder / "ranking.png")
+    print(f"   {utilities_png}", file=out)
+    print(f"   {ranking_png}", file=out)
+    print(f"\nDone in {time.perf_counter() - started:.1f} s. Next: `{PROG} --help`.", file=out)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# the parser
+
+
+def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -> None:
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="runtime data: a SAT Competition CSV, a long CSV or an ASlib "
+                             "algorithm_runs.arff (or scenario folder)")
+    parser.add_argument("--dataset", choices=sorted(DATASETS), default=None,
+                        help="use bundled data instead of FILE")
+    parser.add_argument("--format", choices=("satcomp", "long", "aslib"), default=None,
+                        help="format of FILE (guessed by default)")
+    parser.add_argument("--utility", action="extend", nargs="+", metavar="SPEC",
+                        help="a preset such as 'pareto(5, 3)', an expression in t such as "
+                             f"'exp(-t/10)', 'PAR-2' or 'solved'; repeatable. {default_note}")
+    parser.add_argument("--par", action="append", type=_positive_float, metavar="K",
+                        help="add PAR-K (penalised average runtime); repeatable")
+    parser.add_argument("--solved", action="store_true", help="add the number of solved runs")
+    parser.add_argument("--cutoff", type=_positive_float, metavar="SECONDS",
+                        help="treat every run as stopped at this time (runs at or past it are "
+                             "unsolved)")
+    _progress_flags(parser)
+
+
+def _progress_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--progress", action="store_true", default=None,
+                        help="report each derivation on stderr (default: when stderr is a "
+                             "terminal and there are more than three)")
+    parser.add_argument("--no-progress", action="store_false", dest="progress")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``maxent-util`` (the derive flags come from the constraint registry)."""
+    from . import __version__
+
+    parser = _Parser(prog=PROG, description="Maximum-entropy utilities for algorithm runtimes "
+                                            "(Graham, Leyton-Brown and Roughgarden, ICML 2023).")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    derive = commands.add_parser("derive", help="derive the maximum-entropy captime law of constraints",
+                                 description="Derive the maximum-entropy captime distribution of the "
+                                             "given constraints and its utility u(t) = 1 - F(t).")
+    _add_constraint_flags(derive)
+    _add_output_flags(derive)
+    _timeout_flag(derive)
+    derive.set_defaults(handler=_command_derive)
+
+    family = commands.add_parser("family", help="one of the paper's seven presets",
+                                 description="Derive one of the paper's presets; without NAME, list "
+                                             "them with their parameters.")
+    family.add_argument("name", nargs="?", metavar="NAME")
+    family.add_argument("params", nargs="*", metavar="PARAMS",
+                        help="the preset's parameters (numbers or names for symbolic ones)")
+    _add_output_flags(family)
+    family.set_defaults(handler=_command_family)
+
+    ranking = commands.add_parser("rank", help="rank algorithms on runtime data",
+                                  description="Score and rank algorithms under utilities and "
+                                              "classic rules.")
+    _add_ranking_inputs(ranking, default_note="Default: " + ", ".join(TOUR_UTILITIES) + " and PAR-2.")
+    ranking.add_argument("--bounds", action="store_true",
+                         help="also give each utility's score with timeouts counting u(cutoff) "
+                              "(upper) and 0 (lower)")
+    formats = ranking.add_mutually_exclusive_group()
+    formats.add_argument("--csv", action="store_true", help="print the full table as CSV")
+    formats.add_argument("--json", action="store_true", help="print the full table as JSON records")
+    ranking.set_defaults(handler=_command_rank)
+
+    planning = commands.add_parser("plan", help="runs and captime to estimate a score within epsilon",
+                                   description="The estimation theorem's sampling plan (Section 4).")
+    planning.add_argument("--epsilon", type=_number, required=True, metavar="E")
+    planning.add_argument("--delta", type=_number, required=True, metavar="D")
+    planning.add_argument("--utility", required=True, metavar="SPEC")
+    planning.add_argument("--json", action="store_true", help="print the plan as JSON")
+    planning.set_defaults(handler=_command_plan)
+
+    export = commands.add_parser("export", help="write a utility as Python, C or a LaTeX derivation")
+    export.add_argument("--utility", required=True, metavar="SPEC")
+    targets = export.add_mutually_exclusive_group(required=True)
+    targets.add_argument("--python", metavar="FILE", help="a standalone Python scorer")
+    targets.add_argument("--c", metavar="FILE", help="a C function")
+    targets.add_argument("--latex", dest="latex_file", metavar="FILE", help="the LaTeX derivation")
+    export.set_defaults(handler=_command_export)
+
+    plot = commands.add_parser("plot", help="draw utilities, or a bump chart of rankings",
+                               description="Draw utility curves (default: the paper's seven families "
+                                           "with kappa0 = 24), or with --ranking a bump chart of the "
+                                           "ranks of algorithms under each rule.")
+    plot.add_argument("--ranking", action="store_true", help="draw ranks instead of utilities")
+    _add_ranking_inputs(plot, default_note="Default: the paper's figure.")
+    plot.add_argument("-o", "--output", metavar="FILE.png",
+                      help="where to write (default utilities.png or ranking.png)")
+    plot.add_argument("--t-max", type=_positive_float, default=None, metavar="SECONDS",
+                      help="right end of the runtime axis")
+    plot.add_argument("--log-x", action="store_true", help="logarithmic runtime axis")
+    plot.set_defaults(handler=_command_plot)
+
+    tour = commands.add_parser("tour", help="the whole idea on the bundled SAT Competition data",
+                               description="Derive the seven families, rank the SAT Competition 2021 "
+                                           "parallel track under five utilities and PAR-2, and draw "
+                                           "both figures.")
+    tour.add_argument("--out", default="maxent_util_tour", metavar="DIR",
+                      help="folder for the figures (default: maxent_util_tour)")
+    tour.set_defaults(handler=_command_tour)
+    return parser
+
+
+def _after_plot_defaults(arguments: argparse.Namespace) -> None:
+    if arguments.command == "plot" and arguments.ranking and arguments.file is None \
+            and arguments.dataset is None:
+        _fix_greedy_file(arguments)
+        if arguments.file is None:
+            arguments.dataset = "satcomp2021-parallel"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``maxent-util`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    out = sys.stdout
+    try:
+        parser = build_parser()
+        arguments = parser.parse_args(argv)
+        if arguments.command is None:
+            parser.print_help(out)
+            return 2
+        _after_plot_defaults(arguments)
+        return arguments.handler(arguments, out)
+    except SystemExit as exit_request:  # --help and --version
+        return exit_request.code if isinstance(exit_request.code, int) else 0
+    except BrokenPipeError:  # the reader (e.g. `head`) left early
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return 0
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # every failure is one line; bad input is status 2
+        return _report(error)
+
+
+def _report(error: Exception) -> int:
+    from .errors import MaxEntError
+
+    if os.environ.get("MAXENT_UTIL_TRACEBACK"):
+        raise error
+    if isinstance(error, (CommandLineError, MaxEntError)):
+        message, status = str(error), 2
+    elif isinstance(error, OSError):
+        where = f" {error.filename!r}" if getattr(error, "filename", None) else ""
+        message, status = f"cannot use{where}: {error.strerror or error}", 2
+    else:
+        message = (f"unexpected {type(error).__name__}: {error} "
+                   f"(set MAXENT_UTIL_TRACEBACK=1 to see where)")
+        status = 1
+    print(f"{PROG}: error: {_one_line(message)}", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
