@@ -356,3 +356,518 @@ def _escape_text(text: str) -> str:
     special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
     return "".join(special.get(c, c) for c in str(text))
+
+
+# ---------------------------------------------------------------------------
+# Code generation: shared preparation
+# ---------------------------------------------------------------------------
+
+_PYTHON_RESERVED = frozenset({"t", "u", "numpy", "scipy", "utility", "inverse", "PARAMETERS",
+                              "FORMULA", "FORMULA_LATEX", "INVERSE_FORMULA"})
+_C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern
+    float for goto if inline int long register restrict return short signed sizeof static struct
+    switch typedef union unsigned void volatile while _Bool _Complex _Imaginary NAN INFINITY
+    isnan isinf n out i""".split())
+
+
+def _utility_of(utility: Any, owner: str) -> Any:
+    """A Utility from a Utility, a distribution (its step utility) or an expression in t."""
+    from .distribution import CaptimeDistribution
+    from .utility import QualityUtility, Utility
+
+    if isinstance(utility, CaptimeDistribution):
+        utility = utility.utility()
+    if isinstance(utility, sympy.Expr):
+        utility = Utility(utility)
+    if not isinstance(utility, Utility):
+        raise ExportError(argument_message(
+            "utility", owner, "a Utility, a CaptimeDistribution or a sympy expression in t",
+            _short(utility)))
+    if isinstance(utility, QualityUtility) or sympy.Symbol("q", real=True) in utility.expr.free_symbols:
+        raise ExportError(argument_message(
+            "utility", owner, "a utility of the runtime alone", _short(utility),
+            "Utilities of solution quality are not exported; substitute a quality first."))
+    if utility.expr.has(sympy.Integral):
+        raise ExportError(argument_message(
+            "utility", owner, "a closed form (no unevaluated integral)", _short(utility),
+            "Export a utility whose expectation over the captime sympy could integrate."))
+    return utility
+
+
+def _bind_defaults(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
+                   *, required: bool) -> tuple[sympy.Expr, list[tuple[sympy.Symbol, float | None]]]:
+    """The utility's parameters, each with its default value (None: none given).
+
+    With ``required``, a parameter without a default raises ExportError.
+    """
+    parameters = list(utility.parameters)
+    by_name = {s.name: s for s in parameters}
+    defaults = dict(defaults or {})
+    for name, value in defaults.items():
+        if name not in by_name:
+            raise ExportError(argument_message(
+                name, owner, f"one of the utility's parameters ({', '.join(by_name) or 'none'})",
+                value))
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not math.isfinite(number):
+            raise ExportError(argument_message(name, owner, "a finite number (a default value)", value))
+        defaults[name] = number
+    missing = [name for name in by_name if name not in defaults]
+    if required and missing:
+        raise ExportError(argument_message(
+            "defaults", owner, f"a value for every unresolved symbol ({', '.join(missing)})",
+            dict(defaults),
+            f"Pass defaults={{{', '.join(repr(m) + ': ...' for m in missing)}}} or substitute "
+            "numbers with `utility.subs(...)` first."))
+    return utility.expr, [(by_name[name], defaults.get(name)) for name in by_name]
+
+
+def _portable_stable(expr: sympy.Expr) -> sympy.Expr:
+    """The scorer's cancellation-free rewrites that numpy and C99 both provide.
+
+    ``c - c*erf(z)`` -> ``c*erfc(z)``, ``log(1 + x)`` -> ``log1p(x)``,
+    ``exp(x) - 1`` -> ``expm1(x)``; scipy's ``powm1`` has no C99 counterpart
+    and is left out.
+    """
+    from .scoring import _complement_erf, _log1p
+
+    expr = _log1p(expr)
+    if expr.has(sympy.exp):
+        expr = optimize(expr, [expm1_opt])
+    return _complement_erf(expr)
+
+
+def _pieces(expr: sympy.Expr) -> list[tuple[Any, sympy.Expr]]:
+    """(condition or None, branch) pairs of a folded Piecewise, earlier pieces first."""
+    expr = sympy.piecewise_fold(expr)
+    if not isinstance(expr, sympy.Piecewise):
+        return [(None, expr)]
+    pieces = []
+    for branch, condition in expr.args:
+        if condition == sympy.false:
+            continue
+        if condition == sympy.true:
+            pieces.append((None, branch))
+            break
+        pieces.append((condition, branch))
+    return pieces
+
+
+def _limits(expr: sympy.Expr) -> tuple[sympy.Expr | None, sympy.Expr | None]:
+    """lim u(t) as t -> 0+ and as t -> oo (None when sympy cannot tell)."""
+    from .scoring import _limit
+
+    return _limit(expr, sympy.S.Zero), _limit(expr, oo)
+
+
+def _safe_names(parameters: list[sympy.Symbol], reserved: frozenset[str], owner: str,
+                language: str) -> dict[sympy.Symbol, str]:
+    names: dict[sympy.Symbol, str] = {}
+    for symbol in parameters:
+        name = symbol.name
+        if not name.isidentifier() or not name.isascii():
+            raise ExportError(argument_message(
+                "utility", owner, f"parameters named as {language} identifiers", name,
+                "Rename the symbol (e.g. with `expr.subs(old, sympy.Symbol('new', positive=True))`)."))
+        if keyword.iskeyword(name) or name in reserved or name.startswith("_"):
+            name = name.strip("_") + "_"
+        while name in names.values():
+            name += "_"
+        names[symbol] = name
+    return names
+
+
+# ---------------------------------------------------------------------------
+# Python module
+# ---------------------------------------------------------------------------
+
+class _ModulePrinter(SciPyPrinter):
+    """Fully qualified numpy/scipy code; adds scipy's erfinv/erfcinv, which log-normal inverses need."""
+
+    def __init__(self) -> None:
+        super().__init__({"fully_qualified_modules": True, "inline": True,
+                          "allow_unknown_functions": False, "user_functions": {}})
+
+    def _print_erfinv(self, expr: Any) -> str:
+        return f"{self._module_format('scipy.special.erfinv')}({self._print(expr.args[0])})"
+
+    def _print_erfcinv(self, expr: Any) -> str:
+        return f"{self._module_format('scipy.special.erfcinv')}({self._print(expr.args[0])})"
+
+
+def _python_code(expr: sympy.Expr, printer: _ModulePrinter, owner: str) -> str:
+    try:
+        code = printer.doprint(expr)
+    except Exception as error:  # sympy's printers raise several types for unsupported nodes
+        raise ExportError(argument_message(
+            "utility", owner, "made of functions with a numpy or scipy.special equivalent",
+            _short(expr), f"({type(error).__name__}: {error})")) from None
+    if printer._not_supported or "Not supported" in code:
+        unsupported = ", ".join(sorted(str(f) for f in printer._not_supported)) or str(expr)
+        raise ExportError(argument_message(
+            "utility", owner, "made of functions with a numpy or scipy.special equivalent",
+            unsupported))
+    return code
+
+
+_MODULE_RUNTIME = '''
+
+def _select(pieces, t, params):
+    # Each branch only where its condition first holds (earlier pieces win), so
+    # a branch invalid elsewhere never produces a warning or a NaN in the result.
+    out = numpy.full(t.shape, numpy.nan)
+    todo = numpy.ones(t.shape, dtype=bool)
+    for condition, branch in pieces:
+        if condition is None:
+            take = todo
+        else:
+            take = todo & numpy.broadcast_to(condition(t, *params), t.shape)
+        if take.any():
+            out[take] = branch(t[take], *[p[take] for p in params])
+        todo = todo & ~take
+    return out
+
+
+def _broadcast(first, params):
+    arrays = [numpy.asarray(first, dtype=float)] + [numpy.asarray(p, dtype=float) for p in params]
+    shape = numpy.broadcast_shapes(*[a.shape for a in arrays])
+    flat = [numpy.broadcast_to(a, shape).ravel() for a in arrays]
+    return shape, flat[0], flat[1:]
+
+
+def _finish(shape, out):
+    out = out.reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def _evaluate(t, params):
+    shape, t, params = _broadcast(t, params)
+    out = numpy.full(t.shape, numpy.nan)
+    with numpy.errstate(all="ignore"):
+        inside = (t > 0.0) & (t < numpy.inf)
+        sub = [p[inside] for p in params]
+        out[inside] = _select(_PIECES, t[inside], sub)
+        at_zero = t <= 0.0
+        if at_zero.any():
+            out[at_zero] = _select(_AT_ZERO, t[at_zero], [p[at_zero] for p in params])
+        at_inf = t == numpy.inf
+        if at_inf.any():
+            out[at_inf] = _select(_AT_INF, t[at_inf], [p[at_inf] for p in params])
+        # floating-point breakdowns (0*inf, inf/inf) at extreme finite runtimes
+        broken = numpy.isnan(out) & inside
+        if broken.any():
+            large = broken & (t > 1.0)
+            out[large] = _select(_AT_INF, t[large], [p[large] for p in params])
+            small = broken & ~large
+            out[small] = _select(_AT_ZERO, t[small], [p[small] for p in params])
+    return _finish(shape, out)
+'''
+
+_INVERSE_RUNTIME = '''
+
+def _evaluate_inverse(u, params):
+    shape, u, params = _broadcast(u, params)
+    out = numpy.full(u.shape, numpy.nan)
+    with numpy.errstate(all="ignore"):
+        inside = (u > 0.0) & (u < 1.0)
+        out[inside] = _select(_INVERSE_PIECES, u[inside], [p[inside] for p in params])
+        out[u == 1.0] = 0.0
+    return _finish(shape, out)
+'''
+
+
+def _python_functions(prefix: str, expr: sympy.Expr, args: list[str], printer: _ModulePrinter,
+                      owner: str) -> list[str]:
+    """Source of one ``_PREFIX`` list of (condition, branch) functions."""
+    signature = ", ".join(args)
+    lines = []
+    entries = []
+    for index, (condition, branch) in enumerate(_pieces(expr)):
+        name = f"{prefix.lower()}_branch_{index}"
+        body = _python_code(branch, printer, owner)
+        lines.append(f"def {name}({signature}):\n    return {body}\n")
+        if condition is None:
+            entries.append(f"(None, {name})")
+        else:
+            test = f"{prefix.lower()}_condition_{index}"
+            lines.append(f"def {test}({signature}):\n    return {_python_code(condition, printer, owner)}\n")
+            entries.append(f"({test}, {name})")
+    lines.append(f"{prefix} = [{', '.join(entries)}]\n")
+    return lines
+
+
+def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str) -> str:
+    from . import __version__
+    from .utility import y as level
+
+    utility = _utility_of(utility, owner)
+    expr, parameters = _bind_defaults(utility, defaults, owner, required=True)
+    names = _safe_names([s for s, _ in parameters], _PYTHON_RESERVED, owner, "Python")
+    runtime = sympy.Symbol("t")
+    plain = {s: sympy.Symbol(names[s]) for s, _ in parameters}
+    mapping = {t: runtime, **plain}
+    stable = _portable_stable(expr).xreplace(mapping)
+    at_zero, at_inf = (None if v is None else v.xreplace(mapping) for v in _limits(expr))
+    printer = _ModulePrinter()
+    args = ["t"] + [names[s] for s, _ in parameters]
+
+    body = _python_functions("_PIECES", stable, args, printer, owner)
+    for prefix, limit, edge in (("_AT_ZERO", at_zero, "5e-324"), ("_AT_INF", at_inf, "1.7976931348623157e308")):
+        if limit is None:
+            body.append(f"def {prefix.lower()}_branch_0({', '.join(args)}):\n"
+                        f"    return _select(_PIECES, numpy.full(t.shape, {edge}), [{', '.join(args[1:])}])\n")
+            body.append(f"{prefix} = [(None, {prefix.lower()}_branch_0)]\n")
+        else:
+            body.extend(_python_functions(prefix, limit, args, printer, owner))
+
+    inverse_expr = None
+    try:
+        inverse_expr = utility.inverse_expr
+    except MaxEntError:
+        inverse_expr = None
+    inverse_body: list[str] = []
+    if inverse_expr is not None:
+        u_symbol = sympy.Symbol("u")
+        inverse_args = ["u"] + args[1:]
+        try:
+            inverse_body = _python_functions("_INVERSE_PIECES", inverse_expr.xreplace({level: u_symbol, **plain}),
+                                             inverse_args, printer, owner)
+        except ExportError:
+            inverse_expr, inverse_body = None, []
+
+    code_text = "".join(body) + "".join(inverse_body)
+    needs_scipy = "scipy." in code_text
+    formula = str(expr)
+    latex = sympy.latex(expr)
+    keyword_args = ", ".join(f"{names[s]}={float(v)!r}" for s, v in parameters)
+    signature = "t" + (f", {keyword_args}" if keyword_args else "")
+    call = "[" + ", ".join(names[s] for s, _ in parameters) + "]"
+    parameter_doc = "\n".join(f"    {names[s]} : float or array, default {float(v)!r}"
+                              + (f" (the symbol `{s.name}`)" if names[s] != s.name else "")
+                              for s, v in parameters)
+    label = utility.name or "utility"
+    requirement = "numpy and scipy.special" if needs_scipy else "numpy"
+    parts = [
+        f'"""{_doc_safe(label)}: a runtime utility exported by maxent_util {__version__}.\n\n'
+        f"Needs {requirement} only.  The formula:\n\n    u(t) = {_doc_safe(formula)}\n\n"
+        "`utility(t, ...)` is vectorised: arrays broadcast, t <= 0 gives the exact limit u(0+),\n"
+        "t = inf the exact limit at infinity, NaN gives NaN; no warnings are raised.\n"
+        '"""\n\n',
+        "import numpy\n" + ("import scipy.special\n" if needs_scipy else ""),
+        "\n__all__ = [\"utility\"" + (", \"inverse\"" if inverse_expr is not None else "")
+        + ", \"PARAMETERS\", \"FORMULA\", \"FORMULA_LATEX\"]\n\n",
+        f"FORMULA = {formula!r}\n",
+        f"FORMULA_LATEX = {latex!r}\n",
+        "PARAMETERS = {" + ", ".join(f"{names[s]!r}: {float(v)!r}" for s, v in parameters) + "}\n",
+        _MODULE_RUNTIME,
+        "\n\n" + "\n".join(body),
+        f'\n\ndef utility({signature}):\n'
+        f'    """u(t) = {_doc_safe(formula)}\n\n'
+        f"    Parameters\n    ----------\n    t : float or array of runtimes\n"
+        + (f"{parameter_doc}\n" if parameter_doc else "") + "\n"
+        f'    Returns\n    -------\n    float or ndarray of the broadcast shape\n    """\n'
+        f"    return _evaluate(t, {call})\n",
+    ]
+    if inverse_expr is not None:
+        inverse_formula = str(inverse_expr.xreplace({level: sympy.Symbol("u")}))
+        parts += [
+            f"\n\nINVERSE_FORMULA = {inverse_formula!r}\n",
+            _INVERSE_RUNTIME,
+            "\n\n" + "\n".join(inverse_body),
+            f"\n\ndef inverse(u, {keyword_args}):\n" if keyword_args else "\n\ndef inverse(u):\n",
+            f'    """The runtime at which the utility falls to u: t = {_doc_safe(inverse_formula)}\n\n'
+            "    inverse(1) = 0; a level outside (0, 1], or one the utility jumps over, gives NaN.\n"
+            '    """\n',
+            f"    return _evaluate_inverse(u, {call})\n",
+        ]
+        parts[2] = parts[2].replace('"PARAMETERS"', '"INVERSE_FORMULA", "PARAMETERS"')
+    return "".join(parts)
+
+
+def _doc_safe(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"""', "'''")
+
+
+def _writable(path: Any, owner: str) -> Path:
+    try:
+        target = Path(os.fspath(path))
+    except TypeError:
+        raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)",
+                                           _short(path))) from None
+    if target.is_dir():
+        raise ExportError(argument_message("path", owner, "a file path, not a directory", str(target)))
+    if not target.parent.is_dir():
+        raise ExportError(argument_message(
+            "path", owner, "in an existing directory", str(target),
+            f"Create {str(target.parent)!r} first."))
+    return target
+
+
+def _write(target: Path, text: str, owner: str) -> None:
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise ExportError(argument_message(
+            "path", owner, "a writable file", str(target), f"({error.strerror or error})")) from None
+
+
+def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None = None) -> Path:
+    """Write a standalone Python module that evaluates a utility.
+
+    The module needs only numpy (and ``scipy.special`` when the formula has
+    a special function such as ``erfc``).  It defines
+
+    * ``utility(t, <parameters>)``: vectorised, with the parameters as keyword
+      arguments (sorted by name) whose defaults come from ``defaults``;
+    * ``inverse(u, <parameters>)`` when sympy found ``u^{-1}`` in closed form;
+    * ``FORMULA``, ``FORMULA_LATEX`` and ``PARAMETERS`` (name -> default).
+
+    Every ``Piecewise`` branch is evaluated only where it applies (no
+    warnings), ``t <= 0`` and ``t = inf`` give the exact limits of ``u``.
+
+    Parameters
+    ----------
+    utility : Utility, CaptimeDistribution (its step utility) or sympy expression in t
+    path : str or os.PathLike
+        The ``.py`` file to write; its directory must exist.
+    defaults : dict of str to float, keyword-only
+        Default values of the utility's free parameters, by name. Every free
+        parameter needs one.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    ExportError
+        For a parameter without a default, an unknown parameter name, a
+        function with no numpy/scipy equivalent, or a path that cannot be written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, runpy
+    >>> from maxent_util import pareto
+    >>> folder = tempfile.mkdtemp()
+    >>> path = export_python(pareto(24, 1).utility(), pathlib.Path(folder) / "pareto_utility.py")
+    >>> module = runpy.run_path(str(path))
+    >>> module["utility"]([0.0, 12.0, 48.0, float("inf")])
+    array([1. , 1. , 0.5, 0. ])
+    """
+    owner = "export_python"
+    target = _writable(path, owner)
+    source = _python_source(utility, defaults, owner)
+    _write(target, source, owner)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# C99
+# ---------------------------------------------------------------------------
+
+def _c_code(expr: sympy.Expr, printer: C99CodePrinter, owner: str) -> str:
+    try:
+        code = printer.doprint(expr)
+    except Exception as error:  # sympy's printers raise several types for unsupported nodes
+        raise ExportError(argument_message(
+            "utility", owner, "made of functions with a C99 <math.h> equivalent", _short(expr),
+            f"({type(error).__name__}: {error})")) from None
+    if printer._not_supported or "Not supported" in code:
+        unsupported = ", ".join(sorted(str(f) for f in printer._not_supported)) or str(expr)
+        raise ExportError(argument_message(
+            "utility", owner, "made of functions with a C99 <math.h> equivalent", unsupported))
+    return code
+
+
+def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: str = "utility") -> str:
+    """C99 source of a utility: ``double utility(double t, ...)``.
+
+    One extra ``double`` argument follows ``t`` per parameter left unbound
+    (sorted by name); ``defaults`` binds parameters to numbers instead.  The
+    function returns the exact limits ``u(0+)`` for ``t <= 0`` and
+    ``lim u`` for ``t = +inf`` (``isinf``), NaN for NaN, and evaluates each
+    ``Piecewise`` branch only where it applies (C's ``?:``).  A second
+    function ``void utility_array(size_t n, const double *t, double *out, ...)``
+    fills ``out`` for ``n`` runtimes.  Compile with ``cc -O2 ... -lm``.
+
+    Parameters
+    ----------
+    utility : Utility, CaptimeDistribution (its step utility) or sympy expression in t
+    defaults : dict of str to float, keyword-only
+        Parameters to bind to numbers (they are no longer arguments).
+    name : str, keyword-only
+        Name of the C function (a C identifier).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ExportError
+        For an unknown parameter name, a bad function name, or a function
+        with no C99 equivalent.
+
+    Examples
+    --------
+    >>> from maxent_util import exponential
+    >>> print(export_c(exponential("mu").utility()).split("{")[0].strip().splitlines()[-1])
+    double utility(double t, double mu)
+    """
+    owner = "export_c"
+    if not (isinstance(name, str) and name.isidentifier() and name.isascii()
+            and name not in _C_KEYWORDS):
+        raise ExportError(argument_message("name", owner, "a C identifier", name))
+    utility = _utility_of(utility, owner)
+    expr, parameters = _bind_defaults(utility, defaults, owner, required=False)
+    bound = {s: sympy.Float(v, 17) for s, v in parameters if v is not None}
+    free = [s for s, v in parameters if v is None]
+    names = _safe_names(free, _C_KEYWORDS | {name, f"{name}_array", f"{name}_formula", "t", "value"}, owner, "C")
+    runtime = sympy.Symbol("t")
+    mapping = {t: runtime, **{s: sympy.Symbol(names[s]) for s in free}}
+    expr = expr.xreplace(bound)
+    at_zero, at_inf = _limits(expr)
+    printer = C99CodePrinter({"strict": False})
+    body = _c_code(_portable_stable(expr).xreplace(mapping), printer, owner)
+    arguments = "".join(f", double {names[s]}" for s in free)
+    forwarded = "".join(f", {names[s]}" for s in free)
+    # without a symbolic limit, the formula at the last representable runtime
+    if at_zero is None:
+        zero_code = f"{name}_formula(4.9406564584124654e-324{forwarded})"
+    else:
+        zero_code = _c_code(at_zero.xreplace(mapping), printer, owner)
+    if at_inf is None:
+        inf_code = f"{name}_formula(1.7976931348623157e308{forwarded})"
+    else:
+        inf_code = _c_code(at_inf.xreplace(mapping), printer, owner)
+    from . import __version__
+
+    formula = str(expr).replace("*/", "* /")
+    bound_note = "".join(f"\n *   {s.name} = {float(v)!r}" for s, v in parameters if v is not None)
+    return (
+        f"/* u(t) = {formula}\n"
+        f" * exported by maxent_util {__version__}; C99, link with -lm."
+        + (f"\n * bound parameters:{bound_note}" if bound_note else "") + "\n */\n"
+        "#include <math.h>\n#include <stddef.h>\n\n"
+        f"static double {name}_formula(double t{arguments})\n{{\n"
+        f"    return {body};\n"
+        "}\n\n"
+        f"double {name}(double t{arguments})\n{{\n"
+        "    double value;\n"
+        "    if (isnan(t)) return NAN;\n"
+        f"    if (t <= 0.0) return {zero_code};\n"
+        f"    if (isinf(t)) return {inf_code};\n"
+        f"    value = {name}_formula(t{forwarded});\n"
+        "    if (!isnan(value)) return value;\n"
+        "    /* a floating-point breakdown (0*inf, inf/inf) at an extreme runtime */\n"
+        f"    return t > 1.0 ? {inf_code} : {zero_code};\n"
+        "}\n\n"
+        f"void {name}_array(size_t n, const double *t, double *out{arguments})\n{{\n"
+        "    size_t i;\n"
+        f"    for (i = 0; i < n; ++i) out[i] = {name}(t[i]{forwarded});\n"
+        "}\n"
+    )
