@@ -18,6 +18,7 @@ _level = sympy.Symbol("p", positive=True)
 def _closed_form_ppf(distribution: Any, timeout: float) -> list | None:
     """Per-piece inverse of the CDF, or None when sympy cannot invert a piece."""
     from .derive import _SymbolicTimeout, time_limit
+    from .distribution import float_stand_ins
 
     inverses = []
     try:
@@ -25,10 +26,13 @@ def _closed_form_ppf(distribution: Any, timeout: float) -> list | None:
             for cdf in distribution._cdf_pieces:
                 if cdf.has(sympy.Integral):
                     return None
-                solutions = sympy.solve(sympy.Eq(cdf, _level), kappa)
+                # sympy solves exp(-c*kappa) = ... at once with a symbol c but can grind for
+                # seconds with a 35-digit Float c: solve with stand-ins, then put the numbers back
+                stand_in, numbers = float_stand_ins(cdf)
+                solutions = sympy.solve(sympy.Eq(stand_in, _level), kappa)
                 if len(solutions) != 1:
                     return None
-                inverses.append(solutions[0])
+                inverses.append(solutions[0].xreplace(numbers))
     except _SymbolicTimeout:
         return None
     except Exception:  # sympy could not invert: the generic numeric ppf serves

@@ -110,11 +110,7 @@ class CaptimeDistribution:
                               f"{', '.join(map(repr, constraints))} have no maximum-entropy density.")
         lambda_0 = _simplify(sympy.log(partition) - 1, timeout)
         if not closed_form and lambda_0.is_number:
-            # numeric multipliers: a number such as 0.3 + log(pi)/2 is clearer as one Float
-            precisions = [value._prec for value in solution.values() if isinstance(value, sympy.Float)]
-            if precisions:
-                digits = mpmath.libmp.prec_to_dps(min(precisions))
-                lambda_0 = sympy.Float(sympy.N(lambda_0, digits + 5), digits)
+            lambda_0 = _one_float(lambda_0, solution.values())
         multipliers = {sympy.Symbol("lambda_0", real=True): lambda_0}
         for term in terms:
             multipliers[term.multiplier] = solution[term.multiplier]
@@ -210,22 +206,35 @@ class CaptimeDistribution:
 
         total = sympy.Integer(0)
         pieces = zip(self.breakpoints, self.breakpoints[1:], self._pdf_pieces, self._scales)
-        for lower, upper, density, scale in pieces:
-            piece = None
+        def integral(integrand: sympy.Expr, lower: Any, upper: Any, scale: Any) -> sympy.Expr | None:
             try:
                 with time_limit(self._timeout):
-                    piece = _integrate_piece(kappa * density, _Piece(lower, upper, [], sympy.Integer(0), scale))
-                    if piece.has(sympy.Integral) or piece.has(sympy.nan):
-                        piece = _clean_integral(sympy.integrate(kappa * density, (kappa, lower, upper),
-                                                                conds="none"))
+                    value = _integrate_piece(integrand, _Piece(lower, upper, [], sympy.Integer(0), scale))
+                    if _unusable(value):
+                        value = _clean_integral(sympy.integrate(integrand, (kappa, lower, upper), conds="none"))
             except _SymbolicTimeout:
-                piece = None
-            except Exception:  # sympy could not integrate: keep the integral unevaluated
-                piece = None
+                return None
+            except Exception:  # sympy could not integrate
+                return None
+            return None if _unusable(value) else value
+
+        for lower, upper, density, scale in pieces:
+            piece = None
+            stand_in, numbers = float_stand_ins(kappa * density)
+            if numbers:
+                # numeric multipliers: sympy is far faster with symbols, but its generic answer
+                # can come back complex (exp_polar) for some signs; then integrate the Floats
+                piece = integral(stand_in, lower, upper, scale)
+                piece = None if piece is None or _unusable(piece.xreplace(numbers)) else piece.xreplace(numbers)
+            if piece is None:
+                piece = integral(kappa * density, lower, upper, scale)
             if piece is None:
                 piece = sympy.Integral(kappa * density, (kappa, lower, upper))
             total += piece
-        return _simplify(total, self._timeout)
+        total = _simplify(total, self._timeout)
+        if not self.closed_form and total.is_number and total.is_real and not total.has(sympy.Integral):
+            total = _one_float(total, self.multipliers.values())
+        return total
 
     def entropy(self) -> sympy.Expr:
         """Differential entropy, log Z + sum_i lambda_i E[g_i 1_i] (exact, no integration)."""
@@ -314,6 +323,34 @@ class CaptimeDistribution:
     def __repr__(self) -> str:
         kind = "closed form" if self.closed_form else "numeric multipliers"
         return f"CaptimeDistribution({', '.join(map(repr, self.constraints))}; {kind})"
+
+
+def float_stand_ins(expr: sympy.Expr) -> tuple[sympy.Expr, dict]:
+    """``expr`` with each Float replaced by a symbol of the same sign, and the way back.
+
+    sympy integrates and solves exp(-c*kappa) at once with a symbol c but can
+    grind for seconds with a 35-digit Float c (numeric multipliers).
+    """
+    stand_ins = {}
+    for number in expr.atoms(sympy.Float):
+        if number.is_zero:
+            continue
+        stand_ins[number] = sympy.Dummy("c", positive=True) if number > 0 else sympy.Dummy("c", negative=True)
+    return expr.xreplace(stand_ins), {dummy: number for number, dummy in stand_ins.items()}
+
+
+def _one_float(value: sympy.Expr, multipliers: Any) -> sympy.Expr:
+    """A number such as 0.3 + log(pi)/2 as one Float, at the precision of the multipliers."""
+    precisions = [m._prec for m in multipliers if isinstance(m, sympy.Float)]
+    if not precisions:
+        return value
+    digits = mpmath.libmp.prec_to_dps(min(precisions))
+    return sympy.Float(sympy.N(value, digits + 5), digits)
+
+
+def _unusable(value: sympy.Expr) -> bool:
+    return bool(value.has(sympy.Integral) or value.has(sympy.nan) or value.has(sympy.exp_polar)
+                or value.has(sympy.I) or value.has(sympy.zoo))
 
 
 def _clean_integral(expr: sympy.Expr) -> sympy.Expr:
