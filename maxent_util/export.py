@@ -831,7 +831,8 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
     mapping = {t: runtime, **{s: sympy.Symbol(names[s]) for s in free}}
     expr = expr.xreplace(bound)
     at_zero, at_inf = _limits(expr)
-    printer = C99CodePrinter({"strict": False})
+    # no M_SQRT2-style macros: they are POSIX, not C99
+    printer = C99CodePrinter({"strict": False, "math_macros": {}})
     body = _c_code(_portable_stable(expr).xreplace(mapping), printer, owner)
     arguments = "".join(f", double {names[s]}" for s in free)
     forwarded = "".join(f", {names[s]}" for s in free)
@@ -871,3 +872,401 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
         f"    for (i = 0; i < n; ++i) out[i] = {name}(t[i]{forwarded});\n"
         "}\n"
     )
+
+
+# ---------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------
+
+def _allowed_names() -> dict[str, Any]:
+    """The sympy names an ``srepr`` string may call: classes of expressions and singletons only."""
+    from sympy.functions.elementary.piecewise import ExprCondPair
+
+    names: dict[str, Any] = {"ExprCondPair": ExprCondPair}
+    for name in dir(sympy):
+        if name.startswith("_"):
+            continue
+        value = getattr(sympy, name)
+        if (isinstance(value, type) and issubclass(value, sympy.Basic)) or isinstance(value, sympy.Basic):
+            names[name] = value
+    return names
+
+
+_SAFE_NAMES: dict[str, Any] | None = None
+
+
+def _from_srepr(text: Any, where: str) -> Any:
+    """Evaluate an ``srepr`` string, refusing anything but calls of sympy classes on literals.
+
+    ``sympify`` would ``eval`` arbitrary code; a configuration file must not be able to.
+    """
+    global _SAFE_NAMES
+    if _SAFE_NAMES is None:
+        _SAFE_NAMES = _allowed_names()
+    if not isinstance(text, str):
+        raise ExportError(argument_message(where, "from_json", "an srepr string", _short(text)))
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        raise ExportError(argument_message(where, "from_json", "an srepr string", _short(text))) from None
+    allowed = (ast.Expression, ast.Call, ast.Name, ast.Load, ast.Constant, ast.keyword, ast.Tuple,
+               ast.List, ast.UnaryOp, ast.USub)
+    for node in ast.walk(tree):
+        if not isinstance(node, allowed) or (isinstance(node, ast.Name) and node.id not in _SAFE_NAMES):
+            shown = node.id if isinstance(node, ast.Name) else type(node).__name__
+            raise ExportError(argument_message(
+                where, "from_json", "an srepr string of sympy objects", _short(text),
+                f"`{shown}` is not allowed there."))
+    try:
+        value = eval(compile(tree, "<srepr>", "eval"), {"__builtins__": {}}, dict(_SAFE_NAMES))
+    except Exception as error:  # sympy constructors raise several types for bad arguments
+        raise ExportError(argument_message(
+            where, "from_json", "an srepr string of sympy objects", _short(text),
+            f"({type(error).__name__}: {error})")) from None
+    return value
+
+
+def _encode_value(value: Any) -> Any:
+    if isinstance(value, sympy.Basic):
+        return {"sympy": sympy.srepr(value)}
+    if isinstance(value, (tuple, list)):
+        return {"tuple": [_encode_value(v) for v in value]}
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    raise ExportError(argument_message("obj", "to_json", "made of sympy objects, strings and numbers",
+                                       _short(value)))
+
+
+def _decode_value(value: Any, where: str) -> Any:
+    if isinstance(value, dict) and set(value) == {"sympy"}:
+        return _from_srepr(value["sympy"], where)
+    if isinstance(value, dict) and set(value) == {"tuple"}:
+        return tuple(_decode_value(v, where) for v in value["tuple"])
+    return value
+
+
+def _encode_constraint(constraint: Constraint) -> dict:
+    return {"kind": type(constraint).__name__,
+            "arguments": {k: _encode_value(v) for k, v in constraint.arguments.items()},
+            "statement": repr(constraint)}
+
+
+def _decode_constraint(data: Any) -> Constraint:
+    kinds = constraint_kinds()
+    if not isinstance(data, dict) or data.get("kind") not in kinds:
+        raise ExportError(argument_message(
+            "constraints", "from_json", f"constraints of a known kind ({', '.join(kinds)})",
+            _short(data.get("kind") if isinstance(data, dict) else data)))
+    arguments = {k: _decode_value(v, f"constraints.{data['kind']}.{k}")
+                 for k, v in data.get("arguments", {}).items()}
+    return kinds[data["kind"]](**arguments)
+
+
+def _srepr_list(values: Any) -> list:
+    return [sympy.srepr(sympy.sympify(v)) for v in values]
+
+
+def _distribution_payload(dist: Any) -> dict:
+    record = dist.derivation
+    return {
+        "name": getattr(dist, "name", None),
+        "constraints": [_encode_constraint(c) for c in dist.constraints],
+        "support": _srepr_list(dist.support),
+        "breakpoints": _srepr_list(dist.breakpoints),
+        "pdf_pieces": _srepr_list(dist._pdf_pieces),
+        "cdf_pieces": _srepr_list(dist._cdf_pieces),
+        "sf_pieces": _srepr_list(dist._sf_pieces),
+        "multipliers": [[sympy.srepr(k), sympy.srepr(sympy.sympify(v))] for k, v in dist.multipliers.items()],
+        "closed_form": bool(dist.closed_form),
+        "timeout": float(dist._timeout),
+        "derivation": {
+            "support": _srepr_list(record.support),
+            "terms": [{"multiplier": sympy.srepr(m), "feature": sympy.srepr(g),
+                       "region": _srepr_list(region), "value": sympy.srepr(sympy.sympify(v)),
+                       "constraint": _encode_constraint(c)} for m, g, region, v, c in record.terms],
+            "breakpoints": _srepr_list(record.breakpoints),
+            "stationary_density": sympy.srepr(record.stationary_density),
+            "partition": None if record.partition is None else sympy.srepr(record.partition),
+            "equations": _srepr_list(record.equations),
+            "method": record.method,
+        },
+        # for people reading the file; ignored when loading
+        "readable": {"pdf": str(dist.pdf), "cdf": str(dist.cdf),
+                     "multipliers": {str(k): str(v) for k, v in dist.multipliers.items()}},
+    }
+
+
+def _load_distribution(data: dict) -> Any:
+    from .derive import Derivation
+    from .distribution import CaptimeDistribution
+
+    def many(key: str, source: dict = data) -> list:
+        return [_from_srepr(v, key) for v in source[key]]
+
+    record_data = data["derivation"]
+    record = Derivation(
+        support=tuple(many("support", record_data)),
+        terms=[(_from_srepr(term["multiplier"], "multiplier"), _from_srepr(term["feature"], "feature"),
+                tuple(_from_srepr(v, "region") for v in term["region"]), _from_srepr(term["value"], "value"),
+                _decode_constraint(term["constraint"])) for term in record_data["terms"]],
+        breakpoints=many("breakpoints", record_data),
+        stationary_density=_from_srepr(record_data["stationary_density"], "stationary_density"),
+        partition=(None if record_data["partition"] is None
+                   else _from_srepr(record_data["partition"], "partition")),
+        equations=many("equations", record_data),
+        method=str(record_data["method"]),
+    )
+    dist = CaptimeDistribution(
+        constraints=tuple(_decode_constraint(c) for c in data["constraints"]),
+        support=tuple(many("support")), pdf_pieces=many("pdf_pieces"), cdf_pieces=many("cdf_pieces"),
+        sf_pieces=many("sf_pieces"), breakpoints=many("breakpoints"),
+        multipliers={_from_srepr(k, "multipliers"): _from_srepr(v, "multipliers")
+                     for k, v in data["multipliers"]},
+        closed_form=bool(data["closed_form"]), derivation=record, timeout=float(data["timeout"]))
+    if data.get("name") is not None:
+        dist.name = data["name"]
+    return dist
+
+
+def _utility_payload(utility: Any) -> dict:
+    from .utility import ExpectedUtility, QualityUtility
+
+    payload: dict[str, Any] = {"class": type(utility).__name__, "name": utility.name,
+                               "expr": sympy.srepr(utility.expr), "readable": str(utility.expr)}
+    if isinstance(utility, QualityUtility):
+        payload["q0"], payload["q1"] = sympy.srepr(utility.q0), sympy.srepr(utility.q1)
+    elif isinstance(utility, ExpectedUtility):
+        payload["per_captime"] = sympy.srepr(utility.per_captime)
+        payload["captime_pdf"] = sympy.srepr(utility.captime_pdf)
+        payload["captime_support"] = _srepr_list(utility.captime_support)
+        payload["method"] = utility.method
+    distribution = getattr(utility, "distribution", None)
+    payload["distribution"] = None if distribution is None else _distribution_payload(distribution)
+    return payload
+
+
+def _load_utility(data: dict) -> Any:
+    from .utility import ExpectedUtility, QualityUtility, Utility
+
+    expr = _from_srepr(data["expr"], "expr")
+    kind = data.get("class", "Utility")
+    if kind == "QualityUtility":
+        utility = QualityUtility(expr, q0=_from_srepr(data["q0"], "q0"), q1=_from_srepr(data["q1"], "q1"),
+                                 name=data.get("name"))
+    elif kind == "ExpectedUtility":
+        utility = ExpectedUtility(
+            expr, per_captime=_from_srepr(data["per_captime"], "per_captime"),
+            captime_pdf=_from_srepr(data["captime_pdf"], "captime_pdf"),
+            captime_support=tuple(_from_srepr(v, "captime_support") for v in data["captime_support"]),
+            method=str(data["method"]), name=data.get("name"))
+    elif kind == "Utility":
+        utility = Utility(expr, name=data.get("name"))
+    else:
+        raise ExportError(argument_message("class", "from_json",
+                                           "'Utility', 'QualityUtility' or 'ExpectedUtility'", kind))
+    if data.get("distribution") is not None:
+        utility.distribution = _load_distribution(data["distribution"])
+    return utility
+
+
+def to_json(obj: Any, *, indent: int | None = 2) -> str:
+    """A derived captime law or a utility as JSON text, to store and load without deriving again.
+
+    Expressions are stored as sympy ``srepr`` strings (exact: rationals stay
+    rational, floats keep their precision); a distribution keeps its
+    constraints, pieces, multipliers, derivation record and name; a utility
+    keeps its expression, name and, when it came from :meth:`utility`, its
+    distribution. ``"format"`` names the layout version (:data:`JSON_FORMAT`).
+
+    Raises
+    ------
+    ExportError
+        For an object that is neither a CaptimeDistribution nor a Utility.
+
+    Examples
+    --------
+    >>> from maxent_util import pareto
+    >>> utility = from_json(to_json(pareto(24, 1).utility()))
+    >>> utility(48.0), utility.distribution.multipliers
+    (0.5, {lambda_0: -1 + log(24), lambda_1: 2})
+    """
+    from .distribution import CaptimeDistribution
+    from .utility import Utility
+
+    if isinstance(obj, CaptimeDistribution):
+        payload = {"format": JSON_FORMAT, "kind": "distribution", **_distribution_payload(obj)}
+    elif isinstance(obj, Utility):
+        payload = {"format": JSON_FORMAT, "kind": "utility", **_utility_payload(obj)}
+    else:
+        raise ExportError(argument_message("obj", "to_json", "a CaptimeDistribution or a Utility", _short(obj)))
+    return json.dumps(payload, indent=indent)
+
+
+def from_json(text: str) -> Any:
+    """Load what :func:`to_json` wrote: a CaptimeDistribution or a Utility.
+
+    Only calls of sympy's expression classes on literals are evaluated, so a
+    configuration file cannot run code.
+
+    Raises
+    ------
+    ExportError
+        For text that is not JSON written by :func:`to_json` (an unknown
+        format version, kind or constraint, or a malformed expression).
+    """
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise ExportError(argument_message("text", "from_json", "a JSON string", _short(text)))
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise ExportError(argument_message("text", "from_json", "valid JSON", _short(text),
+                                           f"({error})")) from None
+    if not isinstance(data, dict) or data.get("format") != JSON_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else data
+        raise ExportError(argument_message("format", "from_json", f"{JSON_FORMAT!r}", _short(found),
+                                           "The text was not written by maxent_util.export.to_json."))
+    try:
+        if data.get("kind") == "distribution":
+            return _load_distribution(data)
+        if data.get("kind") == "utility":
+            return _load_utility(data)
+    except (KeyError, TypeError) as error:
+        raise ExportError(argument_message("text", "from_json", "complete JSON written by to_json",
+                                           f"missing or malformed {error}")) from None
+    raise ExportError(argument_message("kind", "from_json", "'distribution' or 'utility'", data.get("kind")))
+
+
+# ---------------------------------------------------------------------------
+# Configurators
+# ---------------------------------------------------------------------------
+
+#: names configurators use for a run's outcome -> the library's status
+_STATUS_ALIASES = {"success": "solved", "ok": "solved", "sat": "solved", "unsat": "solved",
+                   "crashed": "crash", "memoryout": "memout", "memory_out": "memout",
+                   "memorylimit": "memout"}
+
+
+def _status_codes(status: Any, shape: tuple) -> np.ndarray:
+    """0 solved, 1 timeout, 2 failure (u = 0)."""
+    from .io import FAILURE_STATUSES
+
+    def normalise(value: Any) -> str:
+        if hasattr(value, "name") and not isinstance(value, str):  # an enum such as SMAC's StatusType
+            value = value.name
+        text = str(value).strip().lower()
+        return _STATUS_ALIASES.get(text, text)
+
+    values = np.asarray(status, dtype=object)
+    codes = np.empty(values.shape, dtype=np.int8)
+    for index, value in np.ndenumerate(values):
+        name = normalise(value)
+        if name == "solved":
+            codes[index] = 0
+        elif name == "timeout":
+            codes[index] = 1
+        elif name in FAILURE_STATUSES:
+            codes[index] = 2
+        else:
+            raise DataError(argument_message(
+                "status", "cost", f"one of 'solved', 'timeout', {', '.join(map(repr, FAILURE_STATUSES))}",
+                value, "SMAC-style names (SUCCESS, TIMEOUT, CRASHED, MEMORYOUT) are accepted too."))
+    return np.broadcast_to(codes, shape)
+
+
+def cost_function(utility: Any, *, timeouts: str = "zero",
+                  defaults: Mapping[str, Any] | None = None) -> Callable[..., Any]:
+    """The cost ``1 - u`` that minimising configurators expect, from a utility.
+
+    Parameters
+    ----------
+    utility : Utility, CaptimeDistribution (its step utility) or sympy expression in t
+    timeouts : {"zero", "cutoff"}, keyword-only
+        How a capped run (status ``"timeout"``) counts: ``"zero"`` (default,
+        the paper's estimate: u = 0, cost 1) or ``"cutoff"`` (u(cutoff), the
+        most it could be worth: an optimistic cost).
+    defaults : dict of str to float, keyword-only
+        Values of the utility's free parameters; each needs one.
+
+    Returns
+    -------
+    cost(runtime, status="solved", cutoff=None)
+        Vectorised over runtimes, statuses and cutoffs (broadcast). A
+        solved run costs ``1 - u(runtime)``; a timeout as chosen above
+        (``cutoff`` defaults to the runtime, the time the run was stopped);
+        ``"memout"``, ``"crash"`` and ``"unverified"`` cost 1 (u = 0).
+        Statuses may be SMAC3's names (``SUCCESS``, ``TIMEOUT``, ``CRASHED``,
+        ``MEMORYOUT``, or its ``StatusType`` members). A scalar call returns a float.
+
+    Raises
+    ------
+    ExportError
+        For an unknown ``timeouts`` or a parameter without a value.
+    DataError
+        From ``cost`` for an unknown status.
+
+    Notes
+    -----
+    SMAC3 minimises the cost its target function returns. For algorithm
+    configuration with a 300 s cutoff::
+
+        cost = cost_function(parse_utility("pareto(24, 1)"))
+
+        def target(config, instance, seed=0):
+            runtime, status = run_my_solver(config, instance, seed, cutoff=300)
+            return float(cost(runtime, status, 300.0))
+
+        # scenario = Scenario(configspace, instances=..., n_trials=...)
+        # smac = AlgorithmConfigurationFacade(scenario, target)
+        # incumbent = smac.optimize()
+
+    irace minimises the number the target runner prints last. A target runner
+    written in Python (irace calls it with the configuration id, instance id,
+    seed, instance and the parameters)::
+
+        #!/usr/bin/env python3
+        import sys
+        from maxent_util import parse_utility
+        from maxent_util.export import cost_function
+
+        cost = cost_function(parse_utility("log_normal(24, 0.5)"))
+        runtime, status = run_my_solver(sys.argv[4], sys.argv[5:], cutoff=300)
+        print(float(cost(runtime, status, 300.0)))
+
+    Keep irace's ``maxTime``/``boundMax`` in seconds so the utility's
+    ``kappa0`` means the same unit.
+
+    Examples
+    --------
+    >>> from maxent_util import exponential
+    >>> cost = cost_function(exponential(24))
+    >>> cost([0.0, 24.0, 300.0, 5.0], ["solved", "solved", "timeout", "crash"], 300.0).round(4)
+    array([0.    , 0.6321, 1.    , 1.    ])
+    """
+    from .scoring import make_scorer
+
+    owner = "cost_function"
+    if timeouts not in ("zero", "cutoff"):
+        raise ExportError(argument_message("timeouts", owner, "'zero' or 'cutoff'", timeouts))
+    utility = _utility_of(utility, owner)
+    expr, parameters = _bind_defaults(utility, defaults, owner, required=True)
+    expr = expr.xreplace({s: sympy.Float(v, 17) for s, v in parameters})
+    scorer = make_scorer(expr)
+
+    def cost(runtime: Any, status: Any = "solved", cutoff: Any = None) -> Any:
+        runtimes = np.asarray(runtime, dtype=float)
+        cutoffs = runtimes if cutoff is None else np.asarray(cutoff, dtype=float)
+        shape = np.broadcast_shapes(runtimes.shape, np.shape(status), cutoffs.shape)
+        codes = _status_codes(status, shape)
+        runtimes = np.broadcast_to(runtimes, shape)
+        value = np.asarray(scorer(runtimes), dtype=float)
+        if timeouts == "cutoff":
+            capped = np.asarray(scorer(np.broadcast_to(cutoffs, shape)), dtype=float)
+            value = np.where(codes == 1, capped, value)
+        else:
+            value = np.where(codes == 1, 0.0, value)
+        value = np.where(codes == 2, 0.0, value)
+        out = 1.0 - value
+        return float(out) if out.ndim == 0 else out
+
+    cost.__doc__ = f"1 - u(runtime) for u(t) = {expr}; timeouts count {timeouts!r}."
+    return cost
