@@ -539,7 +539,9 @@ def _command_export(arguments: argparse.Namespace, out: Any) -> int:
     else:
         target = Path(arguments.latex_file)
         distribution = getattr(utility, "distribution", None)
-        text = export.derivation(distribution if distribution is not None else utility)
+        # a file is meant to be compiled: a standalone document
+        text = export.derivation(distribution if distribution is not None else utility,
+                                 document=True)
         target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     print(f"wrote {target}", file=out)
     return 0
@@ -547,8 +549,13 @@ def _command_export(arguments: argparse.Namespace, out: Any) -> int:
 
 def _save(figure: Any, path: str | Path) -> Path:
     target = Path(path)
-    if target.parent and not target.parent.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.suffix:
+        target = target.with_suffix(".png")  # what matplotlib would do, said out loud
+    formats = figure.canvas.get_supported_filetypes()
+    if target.suffix[1:].lower() not in formats:
+        raise CommandLineError(f"cannot write a figure as {target.suffix!r}; use one of "
+                               f"{', '.join('.' + f for f in sorted(formats))}")
+    target.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(target, dpi=150)
     return target
 
