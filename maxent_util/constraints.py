@@ -197,6 +197,12 @@ class Constraint:
         """A copy with symbols replaced (arguments are checked again)."""
         new = {k: (v.subs(mapping) if isinstance(v, sympy.Basic) else v)
                for k, v in self._arguments.items()}
+        for name, value in new.items():
+            # 1/alpha at alpha = 0 comes out as zoo, which no check below would refuse
+            if isinstance(value, sympy.Basic) and (value.has(sympy.zoo) or value.has(sympy.nan)):
+                raise ConstraintError(argument_message(
+                    name, type(self).__name__, "finite after the substitution",
+                    str(self._arguments[name]), f"Substituting {mapping} makes it {value}."))
         return type(self)(**new)
 
     def _key(self) -> tuple:

@@ -714,7 +714,23 @@ def _check_ranges(terms: list[_Term], support: tuple) -> None:
         whole = feature.lower == support[0] and feature.upper == support[1]
         if not whole:
             low, high = min(low, 0.0), max(high, 0.0)
-        # a feature that runs off to +-infinity on the grid is unbounded that way
+        # a feature that runs off to +-infinity on the grid is unbounded that way; one that still
+        # moves by a lot between 1e150 and 1e300 (or 1e-150 and 1e-300) is too: log(kappa) ends at 690
+        # on the grid but is unbounded
+        ends = []
+        if not np.isfinite(upper):
+            ends.append((1e150, 1e300))
+        if lower == 0:
+            ends.append((1e-150, 1e-300))
+        with np.errstate(all="ignore"):
+            for near, far in ends:
+                near_value, far_value = (float(np.asarray(function(np.array([x])), dtype=float).ravel()[0])
+                                         for x in (near, far))
+                if np.isfinite(near_value) and np.isfinite(far_value) and abs(far_value - near_value) > 1:
+                    if far_value > near_value:
+                        high = np.inf
+                    else:
+                        low = -np.inf
         if high > 1e100:
             high = np.inf
         if low < -1e100:

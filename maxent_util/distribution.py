@@ -298,6 +298,7 @@ class CaptimeDistribution:
                          scales=[sub(scale) for scale in self._scales])
         if hasattr(self, "name"):
             new.name = self.name
+        _check_substitution(new, values)
         return new
 
     def to_scipy(self):
@@ -346,6 +347,42 @@ def _one_float(value: sympy.Expr, multipliers: Any) -> sympy.Expr:
         return value
     digits = mpmath.libmp.prec_to_dps(min(precisions))
     return sympy.Float(sympy.N(value, digits + 5), digits)
+
+
+def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None:
+    """Refuse values for which the substituted closed form is no longer a density.
+
+    The closed form was derived for the parameters' whole domain; values
+    outside it (a Pareto exponent alpha = -1) pass the constraints' own
+    checks but give a negative or non-finite density.  The constraint set
+    is checked as :func:`derive` checks it, then each piece of the density
+    at an interior point.
+    """
+    from .derive import _check_ranges, _support_of, _terms
+
+    support = _support_of(distribution.constraints)
+    terms, _ = _terms(distribution.constraints, support)
+    _check_ranges(terms, support)
+    shown = ", ".join(f"{name}={value!r}" for name, value in values.items())
+    arg = next(iter(values)) if len(values) == 1 else ", ".join(values)
+    for lower, upper, density in zip(distribution.breakpoints, distribution.breakpoints[1:],
+                                     distribution._pdf_pieces):
+        if density.has(sympy.nan) or density.has(sympy.zoo):
+            bad = True
+        elif density.free_symbols - {kappa}:
+            bad = density.is_negative is True or density.is_zero is True
+        else:
+            if upper == oo:
+                inside = 2 * lower if lower != 0 else sympy.Integer(1)
+            else:
+                inside = (lower + upper) / 2
+            value = sympy.N(density.subs(kappa, inside))
+            bad = not (value.is_real and value.is_finite and value > 0)
+        if bad:
+            raise ConstraintError(argument_message(
+                arg, "CaptimeDistribution.subs",
+                f"a value for which the constraints {', '.join(map(repr, distribution.constraints))} "
+                f"give a probability density (on [{lower}, {upper}) it came out as {density})", shown))
 
 
 def _unusable(value: sympy.Expr) -> bool:
