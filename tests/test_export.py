@@ -419,3 +419,174 @@ def test_c_export_binds_defaults_and_refuses_bad_input():
         export_c(utility, defaults={"gamma": 1})
     with pytest.raises(ExportError, match=r"`utility` of `export_c` must be made of functions with a C99"):
         export_c(Utility(sympy.Function("g")(t)))
+
+
+# ---------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------
+
+def _equal(a: sympy.Basic, b: sympy.Basic) -> bool:
+    return sympy.srepr(a) == sympy.srepr(b)
+
+
+@pytest.mark.parametrize("symbolic", [False, True], ids=["figure", "symbolic"])
+def test_json_round_trip_of_every_preset(figure_laws, symbolic, monkeypatch):
+    laws = ({name: getattr(families, name)(*PAPER_MULTIPLIERS[name][0]) for name in FIGURE} if symbolic
+            else figure_laws)
+    texts = {name: (to_json(law), to_json(law.utility())) for name, law in laws.items()}
+    # loading must not derive again: make any derivation fail
+    derive_module = sys.modules["maxent_util.derive"]  # the package's `derive` attribute is the function
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("from_json derived again")
+    monkeypatch.setattr(derive_module, "_derive_cached", refuse)
+    runtimes = _runtimes(2000)
+    for name, law in laws.items():
+        dist_text, utility_text = texts[name]
+        data = json.loads(dist_text)
+        assert data["format"] == JSON_FORMAT == "maxent_util/1" and data["kind"] == "distribution"
+        loaded = from_json(dist_text)
+        assert loaded.constraints == law.constraints
+        assert loaded.name == law.name
+        for attribute in ("pdf", "cdf", "sf"):
+            assert _equal(getattr(loaded, attribute), getattr(law, attribute)), (name, attribute)
+        assert loaded.multipliers == law.multipliers
+        assert all(_equal(loaded.multipliers[k], v) for k, v in law.multipliers.items())
+        assert loaded.closed_form == law.closed_form
+        assert derivation(loaded) == derivation(law)
+        utility = from_json(utility_text)
+        assert _equal(utility.expr, law.utility().expr) and utility.name == law.utility().name
+        assert _equal(utility.distribution.pdf, law.pdf)
+        if not symbolic:
+            np.testing.assert_array_equal(utility(runtimes), law.utility()(runtimes))
+            np.testing.assert_array_equal(loaded.utility()(runtimes), law.utility()(runtimes))
+
+
+def test_json_keeps_numeric_multipliers_exactly():
+    law = __import__("maxent_util").derive(Support(0, 10), Mean(3))
+    loaded = from_json(to_json(law))
+    for key, value in law.multipliers.items():
+        assert loaded.multipliers[key] == value and loaded.multipliers[key]._prec == value._prec
+
+
+def test_json_of_plain_and_quality_utilities():
+    from maxent_util.utility import linear_quality
+
+    plain = Utility(sympy.exp(-t / sympy.Symbol("mu", positive=True)), name="exp")
+    loaded = from_json(to_json(plain))
+    assert _equal(loaded.expr, plain.expr) and loaded.name == "exp" and loaded.parameters == plain.parameters
+    quality = linear_quality(10, 0, 1)
+    loaded = from_json(to_json(quality))
+    assert type(loaded).__name__ == "QualityUtility" and _equal(loaded.expr, quality.expr)
+    assert loaded.q0 == quality.q0 and loaded.q1 == quality.q1
+
+
+def test_from_json_refuses_code_and_foreign_text():
+    good = json.loads(to_json(families.exponential(24).utility()))
+    with pytest.raises(ExportError, match=r"`format` of `from_json` must be 'maxent_util/1'; got None"):
+        from_json(json.dumps({"kind": "utility"}))
+    with pytest.raises(ExportError, match=r"`text` of `from_json` must be valid JSON"):
+        from_json("{not json")
+    with pytest.raises(ExportError, match=r"`kind` of `from_json` must be 'distribution' or 'utility'"):
+        from_json(json.dumps({**good, "kind": "model"}))
+    # an srepr string that would run code is refused before evaluation
+    for attack in ("__import__('os').system('echo pwned')", "Symbol('x').__class__", "open('/etc/passwd')"):
+        with pytest.raises(ExportError, match=r"`expr` of `from_json` must be an srepr string of sympy objects"):
+            from_json(json.dumps({**good, "expr": attack, "distribution": None}))
+    with pytest.raises(ExportError, match=r"`obj` of `to_json` must be a CaptimeDistribution or a Utility"):
+        to_json({"u": "exp(-t)"})
+
+
+# ---------------------------------------------------------------------------
+# Configurator cost
+# ---------------------------------------------------------------------------
+
+def test_cost_function_counts_runs_as_the_paper_does(figure_laws):
+    utility = figure_laws["pareto"].utility()      # u = 1 before 24, 24/t after (paper, Section 3)
+    cost = cost_function(utility)
+    runtimes = np.array([1.0, 48.0, 96.0, 300.0, 10.0, 10.0, 10.0])
+    status = ["solved", "solved", "solved", "timeout", "crash", "memout", "unverified"]
+    np.testing.assert_allclose(cost(runtimes, status, 300.0), [0, 0.5, 0.75, 1, 1, 1, 1], rtol=1e-15)
+    # a timeout counted at its cutoff: u(300) = 24/300
+    optimistic = cost_function(utility, timeouts="cutoff")
+    np.testing.assert_allclose(optimistic(runtimes, status, 300.0), [0, 0.5, 0.75, 1 - 24 / 300, 1, 1, 1],
+                               rtol=1e-15)
+    # without a cutoff a timeout's runtime is the time it was stopped
+    assert optimistic(96.0, "timeout") == pytest.approx(0.75, rel=1e-15)
+    assert cost(48.0) == 0.5 and isinstance(cost(48.0), float)
+    # SMAC-style names and enum members
+    import enum
+    StatusType = enum.Enum("StatusType", "SUCCESS TIMEOUT CRASHED MEMORYOUT")
+    np.testing.assert_allclose(cost([48.0] * 4, [StatusType.SUCCESS, "TIMEOUT", "CRASHED", StatusType.MEMORYOUT]),
+                               [0.5, 1, 1, 1])
+    # vectorised and broadcast against per-run cutoffs
+    costs = optimistic(np.array([[48.0], [96.0]]), "timeout", np.array([48.0, 96.0]))
+    np.testing.assert_allclose(costs, [[0.5, 0.75], [0.5, 0.75]])
+    # the exact ends and a NaN runtime (numbers never raise)
+    assert cost(0.0) == 0.0 and cost(np.inf) == 1.0 and math.isnan(cost(math.nan))
+
+
+@pytest.mark.parametrize("name", list(FIGURE))
+def test_cost_is_one_minus_the_scorer(name, figure_laws):
+    utility = figure_laws[name].utility()
+    x = _runtimes(1000)
+    np.testing.assert_array_equal(cost_function(utility)(x), 1.0 - make_scorer(utility)(x))
+
+
+def test_cost_function_refuses_bad_input():
+    symbolic = families.exponential("mu").utility()
+    with pytest.raises(ExportError, match=r"`defaults` of `cost_function` must be a value for every "
+                                          r"unresolved symbol \(mu\)"):
+        cost_function(symbolic)
+    assert cost_function(symbolic, defaults={"mu": 24})(24.0) == pytest.approx(1 - math.exp(-1), rel=1e-15)
+    with pytest.raises(ExportError, match=r"`timeouts` of `cost_function` must be 'zero' or 'cutoff'; got 'half'"):
+        cost_function(symbolic, timeouts="half", defaults={"mu": 1})
+    cost = cost_function(families.exponential(24))
+    with pytest.raises(DataError, match=r"`status` of `cost` must be one of 'solved', 'timeout', .*; got 'lost'"):
+        cost([1.0, 2.0], ["solved", "lost"])
+
+
+# ---------------------------------------------------------------------------
+# Other array libraries (skipped unless installed)
+# ---------------------------------------------------------------------------
+
+def test_unknown_backend_is_refused():
+    from maxent_util.errors import UtilityError
+
+    with pytest.raises(UtilityError, match=r"`backend` of `make_scorer` must be one of 'numpy', 'jax', 'torch'; "
+                                           r"got 'tensorflow'"):
+        make_scorer(families.exponential(24).utility(), backend="tensorflow")
+
+
+def test_torch_scorer_agrees_and_is_differentiable(figure_laws):
+    torch = pytest.importorskip("torch")
+    for name in ("exponential", "pareto", "log_laplace", "log_normal"):
+        utility = figure_laws[name].utility()
+        scorer = make_scorer(utility, backend="torch")
+        x = np.geomspace(0.5, 500, 101)
+        values = scorer(torch.tensor(x, dtype=torch.float64))
+        np.testing.assert_allclose(values.detach().numpy(), make_scorer(utility)(x), rtol=1e-12, err_msg=name)
+        # d u / d t by autograd against sympy's derivative
+        point = torch.tensor(36.0, dtype=torch.float64, requires_grad=True)
+        scorer(point).backward()
+        expected = float(sympy.diff(utility.expr, t).subs(t, 36))
+        assert point.grad.item() == pytest.approx(expected, rel=1e-10), name
+    # and with respect to a parameter: d/dmu exp(-t/mu) = t exp(-t/mu)/mu^2
+    scorer = make_scorer(families.exponential("mu").utility(), backend="torch")
+    mu = torch.tensor(24.0, dtype=torch.float64, requires_grad=True)
+    scorer(torch.tensor(12.0, dtype=torch.float64), mu=mu).backward()
+    assert mu.grad.item() == pytest.approx(12 * math.exp(-0.5) / 24 ** 2, rel=1e-12)
+
+
+def test_jax_scorer_agrees_and_is_differentiable(figure_laws):
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    for name in ("exponential", "pareto", "log_laplace", "log_normal"):
+        utility = figure_laws[name].utility()
+        scorer = make_scorer(utility, backend="jax")
+        x = np.geomspace(0.5, 500, 101)
+        np.testing.assert_allclose(np.asarray(scorer(jax.numpy.asarray(x))), make_scorer(utility)(x),
+                                   rtol=1e-12, err_msg=name)
+        gradient = jax.grad(lambda s: scorer(s))(36.0)
+        expected = float(sympy.diff(utility.expr, t).subs(t, 36))
+        assert float(gradient) == pytest.approx(expected, rel=1e-10), name
