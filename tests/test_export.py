@@ -590,3 +590,43 @@ def test_jax_scorer_agrees_and_is_differentiable(figure_laws):
         gradient = jax.grad(lambda s: scorer(s))(36.0)
         expected = float(sympy.diff(utility.expr, t).subs(t, 36))
         assert float(gradient) == pytest.approx(expected, rel=1e-10), name
+
+
+def test_json_of_an_expected_utility():
+    from maxent_util.utility import expected_utility
+
+    # p(t, kappa) = 1 - t/kappa under a uniform captime on [0, 24] (Section 3's "general utility" case)
+    utility = expected_utility(1 - t / kappa, families.uniform(24))
+    loaded = from_json(to_json(utility))
+    assert type(loaded).__name__ == "ExpectedUtility" and loaded.method == utility.method
+    assert _equal(loaded.per_captime, utility.per_captime) and _equal(loaded.captime_pdf, utility.captime_pdf)
+    x = np.array([0.0, 1.0, 6.0, 12.0, 23.0, 30.0])
+    np.testing.assert_allclose(loaded(x), utility(x), rtol=1e-13)
+
+
+# ---------------------------------------------------------------------------
+# Property: generated code agrees with the scorer for any parameter values
+# ---------------------------------------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def exported_gll(tmp_path_factory):
+    import runpy
+
+    utility = families.generalized_log_laplace("kappa0", "alpha", "beta").utility()
+    folder = tmp_path_factory.mktemp("gll")
+    path = export_python(utility, folder / "gll.py", defaults={"kappa0": 24, "alpha": 2, "beta": 5})
+    return utility, runpy.run_path(str(path))["utility"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(alpha=st.floats(0.05, 20), beta=st.floats(0.05, 20), kappa0=st.floats(1e-3, 1e6),
+       runtime=st.floats(0, 1e12))
+def test_generated_module_matches_the_scorer_for_any_parameters(exported_gll, alpha, beta, kappa0, runtime):
+    utility, exported = exported_gll
+    value = exported(runtime, alpha=alpha, beta=beta, kappa0=kappa0)
+    expected = make_scorer(utility)(runtime, alpha=alpha, beta=beta, kappa0=kappa0)
+    assert value == pytest.approx(expected, rel=1e-12, abs=1e-300)
+    assert 0.0 <= value <= 1.0
