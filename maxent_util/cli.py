@@ -142,11 +142,21 @@ class _ConstraintAction(argparse.Action):
 
 def _kind_help(cls: type) -> str:
     doc = (cls.__doc__ or "").strip().split("\n\n")[0]
-    summary = _one_line(doc).replace("%", "%%")
+    return _one_line(doc).replace("``", "").replace("%", "%%")
+
+
+def _kind_metavar(cls: type) -> str:
     names = [n.upper() for n in cls.argument_names]
-    options = [f"[{n.upper()}]" for n in cls.option_names]
-    usage = " ".join(names + options)
-    return f"{usage}: {summary}" if usage else summary
+    return " ".join(names + [f"[{n.upper()}]" for n in cls.option_names])
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Shows ``--log-moment VALUE KAPPA0 [SIDE]`` rather than argparse's ``VALUE [VALUE ...]``."""
+
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        if isinstance(action, _ConstraintAction) and action.nargs == "+":
+            return str(action.metavar)
+        return super()._format_args(action, default_metavar)
 
 
 def _add_constraint_flags(parser: argparse.ArgumentParser) -> None:
@@ -161,7 +171,7 @@ def _add_constraint_flags(parser: argparse.ArgumentParser) -> None:
         required = len(cls.argument_names)
         if cls.option_names or required == 0:
             group.add_argument(f"--{_flag_name(name)}", action=_ConstraintAction, const=cls,
-                               dest="constraints", nargs="+", metavar="VALUE",
+                               dest="constraints", nargs="+", metavar=_kind_metavar(cls),
                                help=_kind_help(cls))
         else:
             group.add_argument(f"--{_flag_name(name)}", action=_ConstraintAction, const=cls,
@@ -556,7 +566,7 @@ def _save(figure: Any, path: str | Path) -> Path:
         raise CommandLineError(f"cannot write a figure as {target.suffix!r}; use one of "
                                f"{', '.join('.' + f for f in sorted(formats))}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(target, dpi=150)
+    figure.savefig(target, dpi=150, bbox_inches="tight")  # long names drawn outside the axes
     return target
 
 
@@ -676,7 +686,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    derive = commands.add_parser("derive", help="derive the maximum-entropy captime law of constraints",
+    derive = commands.add_parser("derive", formatter_class=_HelpFormatter, help="derive the maximum-entropy captime law of constraints",
                                  description="Derive the maximum-entropy captime distribution of the "
                                              "given constraints and its utility u(t) = 1 - F(t).")
     _add_constraint_flags(derive)
