@@ -40,7 +40,7 @@ from sympy.printing.numpy import SciPyPrinter
 
 from .constraints import Constraint, ContinuousAt, Support, constraint_kinds
 from .errors import DataError, ExportError, MaxEntError, argument_message
-from .symbols import kappa, t
+from .symbols import t
 
 __all__ = [
     "to_latex",
@@ -310,7 +310,7 @@ def derivation(*constraints: Any, document: bool = False, title: str | None = No
     out.append(_align(lines))
     out.extend(continuity_notes)
     out.append("The partial derivatives are\n")
-    out.append(_align([rf"\frac{{\partial L}}{{\partial f(\kappa)}} &= " + " ".join(derivative_terms)]
+    out.append(_align([r"\frac{\partial L}{\partial f(\kappa)} &= " + " ".join(derivative_terms)]
                       + partials))
     out.append("Setting them to zero gives the stationary density\n")
     out.append(_align([rf"f(\kappa) &= {_latex(record.stationary_density)}"]))

@@ -30,8 +30,7 @@ import pytest
 import sympy
 
 from maxent_util import families
-from maxent_util.constraints import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation,
-                                     Support, TailProbability)
+from maxent_util.constraints import LogMoment, Mean, Moment, Support, TailProbability
 from maxent_util.errors import DataError, ExportError, MaxEntError
 from maxent_util.export import (JSON_FORMAT, cost_function, derivation, export_c, export_python,
                                 from_json, to_json, to_latex)
@@ -172,15 +171,16 @@ def test_symbolic_multipliers_are_the_papers(name):
 def test_multipliers_at_the_figure_parameters(name, figure_laws):
     arguments, expected = PAPER_MULTIPLIERS[name]
     law = figure_laws[name]
-    values = dict(zip([_K0 if a == "kappa0" else {"mu": _MU, "alpha": _A, "beta": _B, "sigma": _SIGMA,
-                                                   "kappa1": _K1, "delta": _DELTA}[a] for a in arguments],
-                      FIGURE[name] if name != "exponential" else FIGURE[name]))
+    symbols = {"kappa0": _K0, "mu": _MU, "alpha": _A, "beta": _B, "sigma": _SIGMA, "kappa1": _K1,
+               "delta": _DELTA}
+    values = {symbols[a]: v for a, v in zip(arguments, FIGURE[name])}
     text = derivation(law).replace("&", "")
     for index, value in expected.items():
         symbol = sympy.Symbol(f"lambda_{index}", real=True)
         number = value.subs(values)
         assert _same(law.multipliers[symbol], number), (symbol, law.multipliers[symbol], number)
-        assert f"{sympy.latex(symbol)} = " in text
+        # printed with logs combined, e.g. lambda_1 = log(7/3) for the piecewise law
+        assert f"{sympy.latex(symbol)} = {sympy.latex(sympy.logcombine(number, force=True))}" in text
 
 
 def test_numeric_multipliers_are_reported_with_a_note():
