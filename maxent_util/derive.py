@@ -846,6 +846,12 @@ def _derive_cached(constraints: tuple, timeout: float, digits: int):
                                               closed_form, record, timeout)
 
 
+
+# ``maxent_util.derive`` is this function once the package re-exports it, so its cache is
+# reachable from it: ``derive.cache_clear()`` (benchmarks, tests) and ``derive.cache_info()``
+derive.cache_clear = _derive_cached.cache_clear  # type: ignore[attr-defined]
+derive.cache_info = _derive_cached.cache_info  # type: ignore[attr-defined]
+
 def _symbolic_partition(pieces: list[_Piece], terms: list[_Term]) -> list[sympy.Expr] | None:
     """Z on each piece in closed form, or None when sympy cannot integrate one."""
     parts = _partition_pieces(pieces)

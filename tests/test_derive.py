@@ -1,0 +1,350 @@
+"""The derivation engine checked by independent routes.
+
+Reference values come from: mpmath quadrature of the derived density (the
+constraints are written out again here from the derivation issue's text, not
+read back from the library), independent mpmath root finding on hand-written
+moment equations, and scipy.stats for the laws scipy knows.
+"""
+
+from __future__ import annotations
+
+import time
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from scipy import stats
+
+from maxent_util import families
+from maxent_util.constraints import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support,
+                                     TailProbability)
+from maxent_util.derive import DEFAULT_TIMEOUT, derive
+from maxent_util.symbols import kappa
+
+oo = sympy.oo
+DPS = 30
+
+
+# ---------------------------------------------------------------------------
+# Independent references
+# ---------------------------------------------------------------------------
+
+def gamma_reference() -> tuple:
+    """Support(0, oo), Mean(4), LogMoment(1, 1): density kappa^(a-1) exp(-b kappa) with a/b = 4 and
+    E[log kappa] = digamma(a) - log(b) = 1, so digamma(a) - log(a/4) = 1 (hand derivation)."""
+    with mpmath.workdps(60):
+        a = mpmath.findroot(lambda a: mpmath.digamma(a) - mpmath.log(a / 4) - 1, 1.4)
+        b = a / 4
+        # multipliers: exp(-lambda_1 kappa - lambda_2 log kappa), so lambda_1 = b and lambda_2 = 1 - a;
+        # Z = Gamma(a)/b^a and lambda_0 = log Z - 1
+        return b, 1 - a, mpmath.log(mpmath.gamma(a) / b ** a) - 1
+
+
+def truncated_exponential_reference() -> tuple:
+    """Support(0, 10), Mean(3): density exp(-l kappa) on [0, 10]; its mean is
+    1/l - 10/(exp(10 l) - 1) (hand integration), solved for 3."""
+    with mpmath.workdps(60):
+        rate = mpmath.findroot(lambda l: 1 / l - 10 / (mpmath.exp(10 * l) - 1) - 3, 0.3)
+        partition = (1 - mpmath.exp(-10 * rate)) / rate
+        return rate, mpmath.log(partition) - 1
+
+
+def truncated_normal_reference() -> tuple:
+    """Support(0, oo), Mean(2), Moment(kappa**2, 6): a normal N(m, s^2) cut to [0, oo).  With
+    a = -m/s and r = phi(a)/(1 - Phi(a)): E = m + s r, Var = s^2 (1 + a r - r^2) (textbook
+    truncated-normal moments); solved for E = 2, E[kappa^2] = 6."""
+    with mpmath.workdps(60):
+        def equations(m, s):
+            a = -m / s
+            r = mpmath.npdf(a) / (1 - mpmath.ncdf(a))
+            mean = m + s * r
+            variance = s ** 2 * (1 + a * r - r ** 2)
+            return [mean - 2, variance + mean ** 2 - 6]
+
+        m, s = mpmath.findroot(equations, (1, 1.5))
+        # exp(-lambda_1 kappa - lambda_2 kappa^2) = exp(-(kappa - m)^2/(2 s^2)) * const
+        return -m / s ** 2, 1 / (2 * s ** 2)
+
+
+# what each case asks for, restated from the issue: (feature g(kappa), region, value) for E[g 1{region}] = value
+# with conditional statements E[g | region] = v written as E[(g - v) 1{region}] = 0
+def conditional(g, value):
+    return lambda k, g=g: g(k) - value
+
+
+CASES = {
+    "uniform": dict(constraints=(Support(0, 24),), support=(0, 24), breaks=[], moments=[]),
+    "exponential": dict(constraints=(Support(0, oo), Mean(24)), support=(0, mpmath.inf), breaks=[],
+                        moments=[(lambda k: k, None, 24)]),
+    "pareto": dict(constraints=(Support(24, oo), LogMoment(1, 24)), support=(24, mpmath.inf), breaks=[],
+                   moments=[(lambda k: mpmath.log(k / 24), None, 1)]),
+    "log_laplace": dict(
+        constraints=(Support(0, oo), LogMoment(sympy.Rational(1, 2), 24, side="below"),
+                     LogMoment(sympy.Rational(1, 2), 24, side="above"), ContinuousAt(24)),
+        support=(0, mpmath.inf), breaks=[24], continuous_at=24,
+        moments=[(conditional(lambda k: mpmath.log(24 / k), mpmath.mpf(1) / 2), (0, 24), 0),
+                 (conditional(lambda k: mpmath.log(k / 24), mpmath.mpf(1) / 2), (24, mpmath.inf), 0)]),
+    "generalized_log_laplace": dict(
+        constraints=(Support(0, oo), LogMoment(sympy.Rational(1, 5), 24, side="below"),
+                     LogMoment(sympy.Rational(1, 2), 24, side="above"), ContinuousAt(24)),
+        support=(0, mpmath.inf), breaks=[24], continuous_at=24,
+        moments=[(conditional(lambda k: mpmath.log(24 / k), mpmath.mpf(1) / 5), (0, 24), 0),
+                 (conditional(lambda k: mpmath.log(k / 24), mpmath.mpf(1) / 2), (24, mpmath.inf), 0)]),
+    "log_normal": dict(
+        constraints=(Support(0, oo), LogMoment(0, 24), SquaredLogDeviation(sympy.Rational(1, 2), 24)),
+        support=(0, mpmath.inf), breaks=[24],
+        moments=[(lambda k: mpmath.log(k / 24), None, 0), (lambda k: mpmath.log(k / 24) ** 2, None, 0.25)]),
+    "piecewise": dict(constraints=(Support(0, 24), TailProbability(12, sympy.Rational(3, 10))),
+                      support=(0, 24), breaks=[12], moments=[(lambda k: 1, (0, 12), mpmath.mpf(3) / 10)]),
+    "truncated_exponential": dict(constraints=(Support(0, 10), Mean(3)), support=(0, 10), breaks=[],
+                                  moments=[(lambda k: k, None, 3)]),
+    "gamma": dict(constraints=(Support(0, oo), Mean(4), LogMoment(1, 1)), support=(0, mpmath.inf), breaks=[4],
+                  moments=[(lambda k: k, None, 4), (lambda k: mpmath.log(k), None, 1)]),
+    "truncated_normal": dict(constraints=(Support(0, oo), Mean(2), Moment(kappa ** 2, 6)),
+                             support=(0, mpmath.inf), breaks=[2],
+                             moments=[(lambda k: k, None, 2), (lambda k: k ** 2, None, 6)]),
+}
+NUMERIC_MULTIPLIERS = ("truncated_exponential", "gamma", "truncated_normal")
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def case(request):
+    spec = CASES[request.param]
+    return request.param, spec, derive(*spec["constraints"])
+
+
+def points(spec) -> list:
+    lower, upper = spec["support"]
+    return [mpmath.mpf(lower)] + [mpmath.mpf(b) for b in spec["breaks"]] + [upper]
+
+
+def integrate(function, lower, upper, spec) -> mpmath.mpf:
+    """mpmath quadrature over [lower, upper], split at the case's breakpoints."""
+    cuts = [lower] + [p for p in points(spec) if lower < p < upper] + [upper]
+    return mpmath.quad(function, cuts)
+
+
+def test_pdf_integrates_to_one_and_meets_every_constraint(case):
+    name, spec, distribution = case
+    pdf = sympy.lambdify(kappa, distribution.pdf, "mpmath")
+    lower, upper = spec["support"]
+    with mpmath.workdps(DPS):
+        assert abs(integrate(pdf, lower, upper, spec) - 1) < 1e-10
+        for feature, region, value in spec["moments"]:
+            a, b = region if region is not None else (lower, upper)
+            moment = integrate(lambda k: feature(k) * pdf(k), a, b, spec)
+            assert abs(moment - value) < 1e-10, (name, moment, value)
+        if "continuous_at" in spec:
+            point = mpmath.mpf(spec["continuous_at"])
+            assert abs(pdf(point - mpmath.mpf(10) ** -20) - pdf(point)) < 1e-15
+
+
+def test_cdf_and_sf_agree_with_the_integrated_pdf(case):
+    name, spec, distribution = case
+    pdf = sympy.lambdify(kappa, distribution.pdf, "mpmath")
+    cdf = sympy.lambdify(kappa, distribution.cdf, "mpmath")
+    sf = sympy.lambdify(kappa, distribution.sf, "mpmath")
+    lower, _ = spec["support"]
+    with mpmath.workdps(DPS):
+        for x in (0.5, 2, 5, 11.5, 12.5, 23.9, 24.1, 40):
+            x = mpmath.mpf(x)
+            if x <= lower:
+                assert cdf(x) == 0 and sf(x) == 1
+                continue
+            reference = integrate(pdf, lower, min(x, spec["support"][1]), spec)
+            assert abs(cdf(x) - reference) < 1e-10, (name, x)
+            assert abs(sf(x) - (1 - reference)) < 1e-10, (name, x)
+
+
+def test_closed_form_flag(case):
+    name, _, distribution = case
+    assert distribution.closed_form is (name not in NUMERIC_MULTIPLIERS)
+
+
+def multiplier(distribution, kind):
+    (value,) = [distribution.multipliers[m] for m, _, _, _, c in distribution.derivation.terms if type(c) is kind]
+    return value
+
+
+LAMBDA_0 = sympy.Symbol("lambda_0", real=True)
+
+
+def close(ours, reference, digits: int = 30) -> bool:
+    with mpmath.workdps(digits + 10):
+        ours = mpmath.mpf(sympy.N(ours, digits + 10))
+        return abs(ours - reference) <= mpmath.mpf(10) ** -digits * max(1, abs(reference))
+
+
+@pytest.mark.parametrize("timeout", [DEFAULT_TIMEOUT, 0.01])
+def test_truncated_exponential_multipliers_to_30_digits(timeout):
+    # timeout 0.01 s skips the closed-form integrals: the multipliers then come from quadrature alone
+    rate, lambda_0 = truncated_exponential_reference()
+    distribution = derive(Support(0, 10), Mean(3), timeout=timeout)
+    assert not distribution.closed_form
+    assert close(multiplier(distribution, Mean), rate)
+    assert close(distribution.multipliers[LAMBDA_0], lambda_0)
+
+
+@pytest.mark.parametrize("timeout", [DEFAULT_TIMEOUT, 0.01])
+def test_gamma_multipliers_to_30_digits(timeout):
+    rate, log_coefficient, lambda_0 = gamma_reference()
+    distribution = derive(Support(0, oo), Mean(4), LogMoment(1, 1), timeout=timeout)
+    assert not distribution.closed_form
+    assert close(multiplier(distribution, Mean), rate)
+    assert close(multiplier(distribution, LogMoment), log_coefficient)
+    assert close(distribution.multipliers[LAMBDA_0], lambda_0)
+
+
+def test_truncated_normal_multipliers_to_30_digits():
+    linear, quadratic = truncated_normal_reference()
+    distribution = derive(Support(0, oo), Mean(2), Moment(kappa ** 2, 6))
+    assert not distribution.closed_form
+    assert close(multiplier(distribution, Mean), linear)
+    assert close(multiplier(distribution, Moment), quadratic)
+
+
+# ---------------------------------------------------------------------------
+# scipy.stats view
+# ---------------------------------------------------------------------------
+
+def scipy_pairs():
+    rate, _ = truncated_exponential_reference()
+    gamma_rate, log_coefficient, _ = gamma_reference()
+    linear, quadratic = truncated_normal_reference()
+    location, scale = -linear / (2 * quadratic), 1 / mpmath.sqrt(2 * quadratic)
+    return {
+        "expon": (lambda: families.exponential(24), stats.expon(scale=24)),
+        "pareto": (lambda: families.pareto(24, 1), stats.pareto(1, scale=24)),
+        "lognorm": (lambda: families.log_normal(24, 0.5), stats.lognorm(0.5, scale=24)),
+        "uniform": (lambda: families.uniform(24), stats.uniform(0, 24)),
+        "loglaplace": (lambda: families.log_laplace(24, 2), stats.loglaplace(2, scale=24)),
+        "truncexpon": (lambda: derive(Support(0, 10), Mean(3)), stats.truncexpon(10 * float(rate), scale=1 / float(rate))),
+        "gamma": (lambda: derive(Support(0, oo), Mean(4), LogMoment(1, 1)),
+                  stats.gamma(float(1 - log_coefficient), scale=1 / float(gamma_rate))),
+        "truncnorm": (lambda: derive(Support(0, oo), Mean(2), Moment(kappa ** 2, 6)),
+                      # b = 40 standard deviations rather than inf: scipy's entropy is nan for b = inf
+                      stats.truncnorm(float(-location / scale), 40, loc=float(location), scale=float(scale))),
+    }
+
+
+SCIPY = scipy_pairs()
+
+
+@pytest.mark.parametrize("name", list(SCIPY))
+def test_to_scipy_agrees_with_scipy_stats(name):
+    build, reference = SCIPY[name]
+    ours = build().to_scipy()
+    lower, upper = reference.support()
+    # interior points only: at the ends of a bounded support the density is a matter of convention
+    x = np.array([0.3, 1, 2.5, 5, 9.5, 12, 23, 25, 30, 60, 200])
+    x = x[(x > lower) & (x < upper)]
+    for method in ("pdf", "cdf", "sf"):
+        np.testing.assert_allclose(getattr(ours, method)(x), getattr(reference, method)(x), rtol=1e-9,
+                                   atol=1e-14, err_msg=f"{name}.{method}")
+    levels = np.array([0.001, 0.1, 0.3, 0.5, 0.75, 0.9, 0.999])
+    np.testing.assert_allclose(ours.ppf(levels), reference.ppf(levels), rtol=1e-9, err_msg=f"{name}.ppf")
+    if np.isfinite(reference.mean()):
+        assert ours.mean() == pytest.approx(reference.mean(), rel=1e-12)
+    else:
+        assert ours.mean() == reference.mean()
+    assert ours.entropy() == pytest.approx(reference.entropy(), rel=1e-12, abs=1e-12)
+    draws = ours.rvs(size=(3, 4), random_state=np.random.default_rng(1))
+    assert draws.shape == (3, 4)
+    assert np.all((draws >= lower) & (draws <= upper))
+
+
+def test_log_normal_mean_is_exact():
+    # E[kappa] = kappa0 exp(sigma^2/2) for the log-normal (textbook); the derived mean is this closed form,
+    # not a quadrature (which once drifted by 1e-11 relative)
+    distribution = families.log_normal(24, sympy.Rational(1, 2))
+    assert sympy.simplify(distribution.mean() - 24 * sympy.exp(sympy.Rational(1, 8))) == 0
+    assert distribution.to_scipy().mean() == pytest.approx(24 * np.exp(0.125), rel=1e-15)
+
+
+def test_mean_and_entropy_symbolic():
+    kappa0, sigma = sympy.symbols("kappa0 sigma", positive=True)
+    law = families.log_normal(kappa0, sigma)
+    # log-normal: E = kappa0 exp(sigma^2/2), h = log(kappa0 sigma sqrt(2 pi)) + 1/2 (textbook)
+    assert sympy.simplify(law.mean() - kappa0 * sympy.exp(sigma ** 2 / 2)) == 0
+    assert sympy.simplify(law.entropy() - (sympy.log(kappa0 * sigma * sympy.sqrt(2 * sympy.pi)) + sympy.Rational(1, 2))) == 0
+    exponential = families.exponential(kappa0)
+    # exponential: E = kappa0, h = 1 + log(kappa0)
+    assert sympy.simplify(exponential.mean() - kappa0) == 0
+    assert sympy.simplify(exponential.entropy() - (1 + sympy.log(kappa0))) == 0
+
+
+def test_numeric_mean_and_entropy_are_numbers():
+    # the truncated normal's mean is its constraint (2) and its entropy matches scipy's truncnorm
+    distribution = derive(Support(0, oo), Mean(2), Moment(kappa ** 2, 6))
+    mean = distribution.mean()
+    assert isinstance(mean, sympy.Float) and abs(mean - 2) < 1e-25
+    assert float(distribution.entropy()) == pytest.approx(SCIPY["truncnorm"][1].entropy(), rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Caching, time limits, substitution
+# ---------------------------------------------------------------------------
+
+def test_repeated_derive_is_cached():
+    constraints = (Support(0, oo), Mean(7))
+    first = derive(*constraints)
+    start = time.perf_counter()
+    second = derive(*(type(c)(**c.arguments) for c in constraints))   # equal, not identical, constraints
+    assert time.perf_counter() - start < 1e-3
+    assert second is first
+
+
+@pytest.mark.parametrize("constraints", [
+    (Support(0, 10), Mean(3)),
+    (Support(0, oo), LogMoment(0, 5), SquaredLogDeviation(sympy.Rational(1, 2), 5)),
+    (Support(0, 24), TailProbability(12, sympy.Rational(3, 10))),
+], ids=["truncated-exponential", "log-normal", "piecewise"])
+def test_tiny_timeout_still_gives_the_right_law(constraints):
+    start = time.perf_counter()
+    quick = derive(*constraints, timeout=0.01)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 20  # a generous bound: the point is that it returns (it takes about 1 s)
+    reference = derive(*constraints)
+    quick_pdf = sympy.lambdify(kappa, quick.pdf, "mpmath")
+    reference_pdf = sympy.lambdify(kappa, reference.pdf, "mpmath")
+    with mpmath.workdps(DPS):
+        for x in (0.5, 3, 9, 11, 13, 20):
+            assert abs(quick_pdf(mpmath.mpf(x)) - reference_pdf(mpmath.mpf(x))) < 1e-25
+
+
+def test_subs_gives_the_numeric_law():
+    kappa0, alpha = sympy.symbols("kappa0 alpha", positive=True)
+    symbolic = families.pareto(kappa0, alpha)
+    numeric = symbolic.subs(kappa0=24, alpha=2)
+    assert numeric.parameters == ()
+    # u = (24/t)^2 after 24 (Section 3)
+    assert numeric.utility()(np.array([12.0, 48.0])).tolist() == [1.0, 0.25]
+    partly = symbolic.subs(alpha=3)
+    assert partly.parameters == (kappa0,)
+
+
+def test_subs_validates():
+    from maxent_util.errors import ConstraintError, InfeasibleError
+
+    kappa0, alpha, kappa1, delta = sympy.symbols("kappa0 alpha kappa1 delta", positive=True)
+    pareto = families.pareto(kappa0, alpha)
+    with pytest.raises(ConstraintError, match=r"`alpha` of `CaptimeDistribution.subs` must be a value for "
+                                              r"which the constraints .* give a probability density"):
+        pareto.subs(alpha=-1)
+    with pytest.raises(ConstraintError, match=r"`value` of `LogMoment` must be finite after the substitution"):
+        pareto.subs(alpha=0)
+    with pytest.raises(InfeasibleError, match=r"`LogMoment\(-1, 24\)` asks for an expectation of -1"):
+        pareto.subs(alpha=-1, kappa0=24)
+    with pytest.raises(ConstraintError, match=r"`beta` of `CaptimeDistribution.subs` must be one of the "
+                                              r"parameters \(alpha, kappa0\); got 2"):
+        pareto.subs(beta=2)
+    piecewise = families.piecewise(kappa0, kappa1, delta)
+    with pytest.raises(ConstraintError, match=r"`delta` of `TailProbability` must be a probability in \(0, 1\); "
+                                              r"got 1.5"):
+        piecewise.subs(delta=1.5)
+    with pytest.raises(ConstraintError, match=r"`kappa1` of `TailProbability` must be inside the support "
+                                              r"\[0, 24\]; got 30.0"):
+        piecewise.subs(kappa0=24, kappa1=30)
+    with pytest.raises(ConstraintError, match=r"`alpha` of `CaptimeDistribution.subs` must be a number, not NaN"):
+        pareto.subs(alpha=float("nan"))
