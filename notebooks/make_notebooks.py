@@ -144,12 +144,24 @@ print("all seven derived utilities agree with the paper's formulas")
 
 `maxent_util.export.derivation` writes a derivation in the shape of the paper's
 Appendix C (constraints, Lagrangian, stationary density, multipliers, pdf, CDF,
-utility) as LaTeX.
+utility) as LaTeX, ready for a paper. A notebook renders the maths of a Markdown
+cell, so we turn the LaTeX sections into Markdown headings and the `align*`
+blocks into displayed equations.
 """),
     code(r"""
+import re
+
+def as_markdown(latex):
+    text = re.sub(r"\\section\*?\{(.*?)\}", r"#### \1", latex)
+    text = re.sub(r"\\begin\{align\*\}(.*?)\\end\{align\*\}",
+                  lambda m: "$$\\begin{aligned}" + m.group(1) + "\\end{aligned}$$", text, flags=re.S)
+    return text
+
 if importlib.util.find_spec("maxent_util.export") is not None:
     from maxent_util.export import derivation
-    print(derivation(*constraint_sets["Pareto"]))
+    for name in ("Pareto", "generalized log-Laplace"):
+        latex = derivation(*constraint_sets[name])
+        display(Markdown(f"### {name}\n\n" + as_markdown(latex)))
 else:
     print("maxent_util.export is not available in this installation")
 """),
