@@ -580,6 +580,8 @@ def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
     else:
         if arguments.file is not None or arguments.dataset is not None:
             raise CommandLineError("a runtime FILE or --dataset only goes with --ranking")
+        if arguments.par or arguments.solved or arguments.cutoff is not None:
+            raise CommandLineError("--par, --solved and --cutoff only go with --ranking")
         specs = arguments.utility or list(plots.PAPER_UTILITIES)
         show = _show_progress(arguments.progress, len(specs))
         utilities = {}

@@ -389,6 +389,21 @@ def test_rank_satcomp_file_with_cutoff(capsys, tmp_path):
     assert records["a"]["solved"] == 1
 
 
+def test_rank_aslib_scenario(capsys):
+    from maxent_util import read_runs
+
+    folder = Path(__file__).parent / "data" / "aslib_scenario"
+    status, out, _ = run(capsys, "rank", str(folder), "--par", "2", "--solved", "--json")
+    assert status == 0
+    expected = rank(read_runs(folder), {"PAR-2": PAR(2), "solved": Solved()})
+    assert {r["algorithm"]: r["PAR-2"] for r in json.loads(out)} == expected["PAR-2"].to_dict()
+    # with a 50 s cutoff only the 1.5 s (minisat) and 0.25 s (glucose) runs stay solved
+    # (hand count from the file)
+    status, out, _ = run(capsys, "rank", str(folder), "--solved", "--cutoff", "50", "--json")
+    assert status == 0
+    assert {r["algorithm"]: r["solved"] for r in json.loads(out)} == {"minisat": 1, "glucose": 1}
+
+
 def test_rank_progress_on_request(capsys):
     specs = ["uniform(20)", "uniform(500)", "pareto(5, 3)", "exponential(1)"]
     status, out, err = run(capsys, "rank", "--dataset", "satcomp2021-parallel", "--utility", *specs,
@@ -556,6 +571,7 @@ def test_plot_utilities_chosen(capsys, tmp_path):
     (["plot", "--utility", "PAR-2", "-o", "x.png"], "cannot draw the classic rule"),
     (["plot", "--dataset", "satcomp2021-main", "-o", "x.png"], "only goes with --ranking"),
     (["plot", "--t-max", "0", "-o", "x.png"], "argument --t-max"),
+    (["plot", "--par", "2", "-o", "x.png"], "only go with --ranking"),
 ])
 def test_plot_bad_input(capsys, argv, pattern):
     assert_usage_error(*run(capsys, *argv), pattern)
