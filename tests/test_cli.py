@@ -203,8 +203,20 @@ def test_derive_moment_with_a_region(capsys):
     assert float(mpmath.quad(lambda x: x * x * density(x), [0, 10])) == pytest.approx(30, rel=1e-9)
 
 
+def test_derive_timeout_reaches_the_engine(capsys):
+    # a microsecond is too short for the symbolic route: the multipliers come out numerically,
+    # and still match the closed form lambda_1 = 1/24 (paper, Appendix C)
+    status, out, _ = run(capsys, "derive", "--support", "0", "oo", "--mean", "24", "--timeout", "1e-6",
+                         "--json")
+    assert status == 0
+    record = json.loads(out)
+    assert record["closed_form"] is False
+    assert float(read_back(record["multipliers"]["lambda_1"])) == pytest.approx(1 / 24, rel=1e-12)
+
+
 @pytest.mark.parametrize("argv, pattern", [
     (["derive", "--support", "0", "10", "--mean", "20"], "Mean(20)"),
+    (["derive", "--support", "0", "24", "--timeout", "0"], "argument --timeout"),
     (["derive", "--support", "0", "1e"], "`upper` of `Support`"),
     (["derive", "--support", "0", "oo"], "cannot be normalised"),
     (["derive", "--log-moment", "0.5", "24", "sideways"], "`side` of `LogMoment`"),
