@@ -460,7 +460,13 @@ def _limits(expr: sympy.Expr) -> tuple[sympy.Expr | None, sympy.Expr | None]:
     """lim u(t) as t -> 0+ and as t -> oo (None when sympy cannot tell)."""
     from .scoring import _limit
 
-    return _limit(expr, sympy.S.Zero), _limit(expr, oo)
+    def guarded(point: sympy.Expr) -> sympy.Expr | None:
+        try:
+            return _limit(expr, point)
+        except (RecursionError, Exception):  # sympy's gruntz can recurse without end on power laws
+            return None
+
+    return guarded(sympy.S.Zero), guarded(oo)
 
 
 def _safe_names(parameters: list[sympy.Symbol], reserved: frozenset[str], owner: str,
@@ -599,7 +605,11 @@ def _python_functions(prefix: str, expr: sympy.Expr, args: list[str], printer: _
     return lines
 
 
-def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str) -> str:
+_FROM_UTILITY = object()
+
+
+def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
+                   inverse_expr: Any = _FROM_UTILITY) -> str:
     from . import __version__
     from .utility import y as level
 
@@ -623,11 +633,11 @@ def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str)
         else:
             body.extend(_python_functions(prefix, limit, args, printer, owner))
 
-    inverse_expr = None
-    try:
-        inverse_expr = utility.inverse_expr
-    except MaxEntError:
-        inverse_expr = None
+    if inverse_expr is _FROM_UTILITY:
+        try:
+            inverse_expr = utility.inverse_expr
+        except MaxEntError:
+            inverse_expr = None
     inverse_body: list[str] = []
     if inverse_expr is not None:
         u_symbol = sympy.Symbol("u")
@@ -714,7 +724,87 @@ def _write(target: Path, text: str, owner: str) -> None:
             "path", owner, "a writable file", str(target), f"({error.strerror or error})")) from None
 
 
-def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None = None) -> Path:
+def _preset_label(label: Any) -> tuple[str, list[float]] | None:
+    """``("pareto", [24.0, 1.0])`` from a preset's name such as ``"pareto(24, 1)"``, else None."""
+    from .families import FAMILIES
+
+    if not isinstance(label, str):
+        return None
+    try:
+        node = ast.parse(label.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.keywords:
+        return None
+    family = node.func.id
+    if family not in FAMILIES or len(node.args) != len(FAMILIES[family]):
+        return None
+
+    def number(item: ast.AST) -> float:
+        # literals, signs and fractions only: a name is a symbol, not a number
+        if isinstance(item, ast.Constant) and isinstance(item.value, (int, float)) \
+                and not isinstance(item.value, bool):
+            return float(item.value)
+        if isinstance(item, ast.UnaryOp) and isinstance(item.op, ast.USub):
+            return -number(item.operand)
+        if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Div):
+            return number(item.left) / number(item.right)
+        raise ValueError(item)
+
+    try:
+        return family, [number(argument) for argument in node.args]
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:
+    """The symbolic preset behind a utility built with numbers, its numbers, and a checked inverse."""
+    from . import families
+    from .families import FAMILIES
+    from .scoring import make_scorer
+    from .utility import Utility, y as level
+
+    distribution = getattr(utility, "distribution", None)
+    label = getattr(distribution, "name", None) or utility.name
+    parsed = _preset_label(label)
+    if parsed is None:
+        raise ExportError(argument_message(
+            "utility", owner, "a preset's utility built with numbers, e.g. pareto(24, 1), when "
+            "keep_parameters=True", label if label is not None else _short(utility),
+            "Export the utility itself, or pass its symbolic form with `defaults`."))
+    family, numbers = parsed
+    names = FAMILIES[family]
+    symbolic = Utility(getattr(families, family)(*names).utility().expr, name=label)
+    defaults = dict(zip(names, numbers))
+    # the symbolic law must reproduce the utility it stands for
+    grid = np.geomspace(1e-6, 1e6, 200) * max(abs(numbers[0]), 1e-300)
+    general = make_scorer(symbolic)(grid, **defaults)
+    specific = make_scorer(utility)(grid)
+    if not np.allclose(general, specific, rtol=1e-9, atol=1e-300, equal_nan=True):
+        raise ExportError(argument_message(
+            "utility", owner, f"the utility of `{label}`", _short(utility),
+            "Its formula no longer matches the preset; export it with keep_parameters=False."))
+    inverse = symbolic.inverse_expr
+    if inverse is not None:
+        # keep the symbolic inverse only if it is complete: it must invert u at the preset's numbers
+        levels = np.linspace(0.01, 0.99, 99)
+        try:
+            times = utility.inverse(levels)
+            function = sympy.lambdify(level, inverse.subs({s: v for s, v in zip(
+                sorted(inverse.free_symbols - {level}, key=lambda s: s.name),
+                [defaults[s.name] for s in sorted(inverse.free_symbols - {level}, key=lambda s: s.name)])}),
+                modules=["scipy", "numpy"])
+            with np.errstate(all="ignore"):
+                found = np.broadcast_to(np.asarray(function(levels), dtype=float), levels.shape)
+            if not np.allclose(found, times, rtol=1e-9):
+                inverse = None
+        except (MaxEntError, KeyError, TypeError, ValueError):
+            inverse = None
+    return symbolic, defaults, inverse
+
+
+def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None = None,
+                  keep_parameters: bool = False) -> Path:
     """Write a standalone Python module that evaluates a utility.
 
     The module needs only numpy (and ``scipy.special`` when the formula has
@@ -736,6 +826,12 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
     defaults : dict of str to float, keyword-only
         Default values of the utility's free parameters, by name. Every free
         parameter needs one.
+    keep_parameters : bool, keyword-only
+        For the utility of a preset built with numbers (``pareto(24, 1)``),
+        export the preset's symbolic formula with those numbers as defaults,
+        so the module's caller can change them (``utility(t, alpha=2.0)``).
+        ``inverse`` is kept only where sympy inverts the symbolic formula
+        completely.
 
     Returns
     -------
@@ -760,7 +856,12 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
     """
     owner = "export_python"
     target = _writable(path, owner)
-    source = _python_source(utility, defaults, owner)
+    if keep_parameters:
+        utility = _utility_of(utility, owner)
+        symbolic, preset_defaults, inverse = _preset_form(utility, owner)
+        source = _python_source(symbolic, {**preset_defaults, **dict(defaults or {})}, owner, inverse)
+    else:
+        source = _python_source(utility, defaults, owner)
     _write(target, source, owner)
     return target
 

@@ -630,3 +630,40 @@ def test_generated_module_matches_the_scorer_for_any_parameters(exported_gll, al
     expected = make_scorer(utility)(runtime, alpha=alpha, beta=beta, kappa0=kappa0)
     assert value == pytest.approx(expected, rel=1e-12, abs=1e-300)
     assert 0.0 <= value <= 1.0
+
+
+def test_keep_parameters_exports_the_presets_formula_with_its_numbers(tmp_path, figure_laws):
+    import runpy
+
+    x = _runtimes(3000)
+    for name, other in (("pareto", (12, 3)), ("generalized_log_laplace", (12, 3, sympy.Rational(3, 2))),
+                        ("piecewise", (10, 2, sympy.Rational(1, 4)))):
+        utility = figure_laws[name].utility()
+        path = export_python(utility, tmp_path / f"{name}_general.py", keep_parameters=True)
+        module = runpy.run_path(str(path))
+        names = families.FAMILIES[name]
+        assert module["PARAMETERS"] == {n: float(v) for n, v in sorted(zip(names, FIGURE[name]))}
+        # the defaults reproduce the preset built with numbers
+        np.testing.assert_allclose(module["utility"](x), make_scorer(utility)(x), rtol=1e-12, atol=1e-15,
+                                   err_msg=name)
+        # other numbers reproduce the preset derived at those numbers
+        changed = getattr(families, name)(*other).utility()
+        values = {n: float(v) for n, v in zip(names, other)}
+        np.testing.assert_allclose(module["utility"](x, **values), make_scorer(changed)(x),
+                                   rtol=1e-12, atol=1e-15, err_msg=name)
+        levels = np.linspace(0.05, 0.95, 19)
+        np.testing.assert_allclose(module["inverse"](levels, **values), changed.inverse(levels), rtol=1e-10)
+    with pytest.raises(ExportError, match=r"`utility` of `export_python` must be a preset's utility built "
+                                          r"with numbers, e.g. pareto\(24, 1\), when keep_parameters=True"):
+        export_python(Utility(sympy.exp(-t)), tmp_path / "plain.py", keep_parameters=True)
+
+
+def test_parameter_names_that_are_python_keywords_are_renamed(tmp_path):
+    import runpy
+
+    rate = sympy.Symbol("lambda", positive=True)
+    path = export_python(Utility(sympy.exp(-rate * t)), tmp_path / "rate.py", defaults={"lambda": 2})
+    module = runpy.run_path(str(path))
+    assert module["PARAMETERS"] == {"lambda_": 2.0}
+    assert module["utility"](1.0) == pytest.approx(math.exp(-2), rel=1e-15)
+    assert module["utility"](1.0, lambda_=3.0) == pytest.approx(math.exp(-3), rel=1e-15)
