@@ -15,10 +15,11 @@ from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, M
 from .families import (FAMILIES, exponential, generalized_log_laplace, log_laplace, log_normal,
                        pareto, parse_family, parse_utility, piecewise, uniform)
 from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
+from .plots import plot_ranking, plot_utilities
 from .sampling import Plan, plan, simulate_plan
 from .scoring import PAR, Score, Scorer, Solved, cross_utility, make_scorer, rank, score
 from .symbols import kappa, q, t
-from .utility import (ExpectedUtility, QualityUtility, Utility, UtilityCheck, capped_runtime,
+from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck, capped_runtime,
                       expected_utility, general, linear_compute, linear_quality, money,
                       quality_utility, step)
 
@@ -36,10 +37,10 @@ __all__ = [
     "log_normal", "piecewise", "parse_family", "parse_utility",
     # utilities
     "Utility", "ExpectedUtility", "QualityUtility", "UtilityCheck", "step", "linear_compute",
-    "capped_runtime", "money", "general", "expected_utility", "quality_utility", "linear_quality",
+    "capped_runtime", "money", "general", "expected_utility", "KnownCaptime", "quality_utility", "linear_quality",
     # scoring and planning
     "make_scorer", "Scorer", "score", "Score", "PAR", "Solved", "rank", "cross_utility",
-    "plan", "Plan", "simulate_plan",
+    "plan", "Plan", "simulate_plan", "plot_utilities", "plot_ranking",
     # data
     "datasets", "read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table",
     # errors

@@ -53,6 +53,7 @@ __all__ = [
     "money",
     "general",
     "expected_utility",
+    "KnownCaptime",
     "quality_utility",
     "linear_quality",
 ]
@@ -1258,3 +1259,72 @@ def linear_quality(kappa0: Any, q0: Any, q1: Any) -> QualityUtility:
     _require(high - low, "q1", owner, f"greater than q0 = {q0}", q1, lambda e: e.is_positive)
     expr = sympy.Piecewise(((q - low) / (high - low) * (1 - t / captime), t < captime), (0, True))
     return quality_utility(expr, low, high, name="linear quality")
+
+
+# ---------------------------------------------------------------------------
+# A captime law known in full
+# ---------------------------------------------------------------------------
+
+class KnownCaptime:
+    """A captime distribution known in full: the middle row of the paper's
+    summary table ("known distribution: kappa ~ K").
+
+    Its :meth:`utility` is ``1 - F_K(t)`` (the best algorithm "is most likely
+    to solve an instance from K"), and ``expected_utility(p, K)`` takes it for
+    a general per-captime utility ``p``.
+
+    Parameters
+    ----------
+    pdf : sympy expression (or string) in :data:`maxent_util.kappa`.
+    support : ``(lower, upper)``; ``upper`` may be ``oo``.
+    name : optional display name.
+
+    Examples
+    --------
+    >>> import sympy.stats
+    >>> K = KnownCaptime.from_sympy_stats(sympy.stats.Uniform("K", 10, 20))
+    >>> float(K.utility()(15.0))
+    0.5
+    """
+
+    def __init__(self, pdf: Any, support: tuple[Any, Any], *, name: str | None = None) -> None:
+        owner = "KnownCaptime"
+        self.pdf = _as_function(pdf, "pdf", owner, variables=(kappa,),
+                                description="an expression in `kappa`")
+        try:
+            lower, upper = (sympy.sympify(bound) for bound in support)
+        except (TypeError, ValueError, sympy.SympifyError) as error:
+            raise UtilityError(argument_message("support", owner, "a pair (lower, upper)", support)) from error
+        from .constraints import _provably
+
+        if lower.is_number and not lower.is_finite or _provably(lower >= 0) is False:
+            raise UtilityError(argument_message(
+                "support", owner, "a pair with a finite lower >= 0 (a captime is a duration)", support))
+        if _provably(upper > lower) is False:
+            raise UtilityError(argument_message("support", owner, "a pair with upper > lower", support))
+        self.support = (lower, upper)
+        self.name = name
+
+    @classmethod
+    def from_sympy_stats(cls, variable: Any, *, name: str | None = None) -> "KnownCaptime":
+        """From a continuous ``sympy.stats`` random variable, e.g. ``Uniform("K", 10, 20)``."""
+        import sympy.stats
+
+        try:
+            density = sympy.stats.density(variable)(kappa)
+            domain = variable.pspace.domain.set
+        except (AttributeError, TypeError, ValueError) as error:
+            raise UtilityError(argument_message(
+                "variable", "KnownCaptime.from_sympy_stats", "a continuous sympy.stats random variable",
+                variable)) from error
+        if not isinstance(domain, sympy.Interval):
+            raise UtilityError(argument_message(
+                "variable", "KnownCaptime.from_sympy_stats", "a random variable on an interval", variable))
+        return cls(density, (domain.start, domain.end), name=name or str(variable))
+
+    def utility(self) -> "ExpectedUtility":
+        """``u(t) = 1 - F_K(t)`` (Section 3, "Unknown captime, step-function utility")."""
+        return expected_utility(sympy.Integer(1), self)
+
+    def __repr__(self) -> str:
+        return f"KnownCaptime({self.pdf} on [{self.support[0]}, {self.support[1]}])"
