@@ -108,7 +108,7 @@ def _constraint_latex(constraint: Constraint) -> str:
 
 
 def _multipliers_latex(multipliers: Mapping[Any, Any]) -> str:
-    parts = [f"{_latex(sympy.sympify(k))} = {_latex(_display_value(v))}"
+    parts = [f"{_latex(sympy.Symbol(k) if isinstance(k, str) else k)} = {_latex(_display_value(v))}"
              for k, v in multipliers.items()]
     return r",\quad ".join(parts)
 

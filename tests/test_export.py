@@ -242,6 +242,31 @@ def test_every_family_derivation_compiles(tmp_path, figure_laws, symbolic):
         assert (tmp_path / f"{name}.pdf").stat().st_size > 1000
 
 
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_derivations_beyond_the_catalogue_compile(tmp_path):
+    from maxent_util import derive
+
+    sets = {
+        # transcendental multiplier equation: the numeric route
+        "bounded_mean": (Support(0, 10), Mean(3)),
+        # a moment on part of the support, numeric as well
+        "partial_log_moment": (Support(1, 50), Moment(sympy.log(kappa), 1, where=(1, 10))),
+        # no Support stated: [0, oo) by default
+        "mean_only": (Mean(5),),
+    }
+    for name, constraints in sets.items():
+        text = derivation(*constraints, document=True, title=f"{name} & co.")
+        result = _pdflatex(tmp_path, name, text)
+        assert result.returncode == 0, (name, [l for l in result.stdout.splitlines() if l.startswith("!")])
+        assert (r"\section{" + name.replace("_", r"\_") + r" \& co.}") in text
+    partial = derivation(*sets["partial_log_moment"])
+    # the feature applies on [1, 10) of the support [1, 50]: an indicator in dL/df, the region in the integral
+    assert r"\lambda_{1} \log{\left(\kappa \right)} \mathbf{1}\{\kappa < 10\}" in partial
+    assert r"\int_{1}^{10} \log{\left(\kappa \right)} f(\kappa) \;d\kappa - 1" in partial
+    assert "on the support" in derivation(Mean(5))
+    assert derive(Mean(5)).closed_form
+
+
 # ---------------------------------------------------------------------------
 # Python module
 # ---------------------------------------------------------------------------
