@@ -40,7 +40,7 @@ from sympy.printing.numpy import SciPyPrinter
 
 from .constraints import Constraint, ContinuousAt, Support, constraint_kinds
 from .errors import DataError, ExportError, MaxEntError, argument_message
-from .symbols import t
+from .symbols import q, t
 
 __all__ = [
     "to_latex",
@@ -383,7 +383,7 @@ def _utility_of(utility: Any, owner: str) -> Any:
         raise ExportError(argument_message(
             "utility", owner, "a Utility, a CaptimeDistribution or a sympy expression in t",
             _short(utility)))
-    if isinstance(utility, QualityUtility) or sympy.Symbol("q", real=True) in utility.expr.free_symbols:
+    if isinstance(utility, QualityUtility) or q in utility.expr.free_symbols:
         raise ExportError(argument_message(
             "utility", owner, "a utility of the runtime alone", _short(utility),
             "Utilities of solution quality are not exported; substitute a quality first."))
@@ -1258,20 +1258,28 @@ def _status_codes(status: Any, shape: tuple) -> np.ndarray:
         text = str(value).strip().lower()
         return _STATUS_ALIASES.get(text, text)
 
-    values = np.asarray(status, dtype=object)
-    codes = np.empty(values.shape, dtype=np.int8)
-    for index, value in np.ndenumerate(values):
+    def code(value: Any) -> int:
         name = normalise(value)
         if name == "solved":
-            codes[index] = 0
-        elif name == "timeout":
-            codes[index] = 1
-        elif name in FAILURE_STATUSES:
-            codes[index] = 2
-        else:
-            raise DataError(argument_message(
-                "status", "cost", f"one of 'solved', 'timeout', {', '.join(map(repr, FAILURE_STATUSES))}",
-                value, "SMAC-style names (SUCCESS, TIMEOUT, CRASHED, MEMORYOUT) are accepted too."))
+            return 0
+        if name == "timeout":
+            return 1
+        if name in FAILURE_STATUSES:
+            return 2
+        raise DataError(argument_message(
+            "status", "cost", f"one of 'solved', 'timeout', {', '.join(map(repr, FAILURE_STATUSES))}",
+            value, "SMAC-style names (SUCCESS, TIMEOUT, CRASHED, MEMORYOUT) are accepted too."))
+
+    values = np.asarray(status)
+    if values.dtype.kind in "US":
+        # a few distinct strings among many runs: classify each once
+        distinct, index = np.unique(values, return_inverse=True)
+        codes = np.array([code(str(v)) for v in distinct], dtype=np.int8)[index].reshape(values.shape)
+    else:
+        values = np.asarray(status, dtype=object)
+        codes = np.empty(values.shape, dtype=np.int8)
+        for position, value in np.ndenumerate(values):
+            codes[position] = code(value)
     return np.broadcast_to(codes, shape)
 
 
