@@ -56,6 +56,15 @@ def test_site_builds_strict(site: Path) -> None:
         assert (site / page).is_file(), page
 
 
+def test_no_raw_sphinx_markup_reaches_the_site(site: Path) -> None:
+    # numpydoc docstrings use Sphinx roles and math blocks; the site's hook
+    # (docs/_hooks/sphinx_roles.py) renders them, so none may show as text.
+    leftover = re.compile(r":(?:math|func|class|meth|attr|data|mod|exc|obj):[<`]|\.\. math::")
+    for page in site.rglob("*.html"):
+        found = leftover.search(page.read_text())
+        assert found is None, f"{page.relative_to(site)}: {found.group(0)!r}"
+
+
 def test_mkdocstrings_reads_numpy_docstrings() -> None:
     config = (ROOT / "mkdocs.yml").read_text()
     assert re.search(r"docstring_style:\s*numpy", config)
