@@ -583,38 +583,44 @@ def test_unknown_backend_is_refused():
         make_scorer(families.exponential(24).utility(), backend="tensorflow")
 
 
-def test_torch_scorer_agrees_and_is_differentiable(figure_laws):
+DIFFERENTIABLE = ["exponential", "pareto", "log_laplace", "log_normal"]
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_torch_scorer_agrees_and_is_differentiable(name, figure_laws):
     torch = pytest.importorskip("torch")
-    for name in ("exponential", "pareto", "log_laplace", "log_normal"):
-        utility = figure_laws[name].utility()
-        scorer = make_scorer(utility, backend="torch")
-        x = np.geomspace(0.5, 500, 101)
-        values = scorer(torch.tensor(x, dtype=torch.float64))
-        np.testing.assert_allclose(values.detach().numpy(), make_scorer(utility)(x), rtol=1e-12, err_msg=name)
-        # d u / d t by autograd against sympy's derivative
-        point = torch.tensor(36.0, dtype=torch.float64, requires_grad=True)
-        scorer(point).backward()
-        expected = float(sympy.diff(utility.expr, t).subs(t, 36))
-        assert point.grad.item() == pytest.approx(expected, rel=1e-10), name
-    # and with respect to a parameter: d/dmu exp(-t/mu) = t exp(-t/mu)/mu^2
+    utility = figure_laws[name].utility()
+    scorer = make_scorer(utility, backend="torch")
+    x = np.geomspace(0.5, 500, 101)
+    values = scorer(torch.tensor(x, dtype=torch.float64))
+    np.testing.assert_allclose(values.detach().numpy(), make_scorer(utility)(x), rtol=1e-12)
+    # d u / d t by autograd against sympy's derivative
+    point = torch.tensor(36.0, dtype=torch.float64, requires_grad=True)
+    scorer(point).backward()
+    expected = float(sympy.diff(utility.expr, t).subs(t, 36))
+    assert point.grad.item() == pytest.approx(expected, rel=1e-10)
+
+
+def test_torch_scorer_is_differentiable_in_a_parameter():
+    torch = pytest.importorskip("torch")
+    # d/dmu exp(-t/mu) = t exp(-t/mu)/mu^2, by hand
     scorer = make_scorer(families.exponential("mu").utility(), backend="torch")
     mu = torch.tensor(24.0, dtype=torch.float64, requires_grad=True)
     scorer(torch.tensor(12.0, dtype=torch.float64), mu=mu).backward()
     assert mu.grad.item() == pytest.approx(12 * math.exp(-0.5) / 24 ** 2, rel=1e-12)
 
 
-def test_jax_scorer_agrees_and_is_differentiable(figure_laws):
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_jax_scorer_agrees_and_is_differentiable(name, figure_laws):
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
-    for name in ("exponential", "pareto", "log_laplace", "log_normal"):
-        utility = figure_laws[name].utility()
-        scorer = make_scorer(utility, backend="jax")
-        x = np.geomspace(0.5, 500, 101)
-        np.testing.assert_allclose(np.asarray(scorer(jax.numpy.asarray(x))), make_scorer(utility)(x),
-                                   rtol=1e-12, err_msg=name)
-        gradient = jax.grad(lambda s: scorer(s))(36.0)
-        expected = float(sympy.diff(utility.expr, t).subs(t, 36))
-        assert float(gradient) == pytest.approx(expected, rel=1e-10), name
+    utility = figure_laws[name].utility()
+    scorer = make_scorer(utility, backend="jax")
+    x = np.geomspace(0.5, 500, 101)
+    np.testing.assert_allclose(np.asarray(scorer(jax.numpy.asarray(x))), make_scorer(utility)(x), rtol=1e-12)
+    gradient = jax.grad(lambda s: scorer(s))(36.0)
+    expected = float(sympy.diff(utility.expr, t).subs(t, 36))
+    assert float(gradient) == pytest.approx(expected, rel=1e-10)
 
 
 def test_json_of_an_expected_utility():
