@@ -12,6 +12,8 @@ from .derive import derive
 from .distribution import CaptimeDistribution
 from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, MaxEntError,
                      NoClosedFormError, NotNormalizableError, UtilityError)
+from .export import (cost_function, derivation, export_c, export_python, from_json, to_json,
+                     to_latex)
 from .families import (FAMILIES, exponential, generalized_log_laplace, log_laplace, log_normal,
                        pareto, parse_family, parse_utility, piecewise, uniform)
 from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
@@ -41,6 +43,8 @@ __all__ = [
     # scoring and planning
     "make_scorer", "Scorer", "score", "Score", "PAR", "Solved", "rank", "cross_utility",
     "plan", "Plan", "simulate_plan", "plot_utilities", "plot_ranking",
+    # export
+    "to_latex", "derivation", "export_python", "export_c", "to_json", "from_json", "cost_function",
     # data
     "datasets", "read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table",
     # errors

@@ -54,6 +54,7 @@ from sympy.codegen.cfunctions import log1p
 from sympy.codegen.rewriting import expm1_opt, optimize, powm1_opt
 from sympy.printing.numpy import SciPyPrinter
 
+from ._timing import SymbolicTimeout, time_limit
 from .errors import DataError, NoClosedFormError, UtilityError, argument_message
 from .io import FAILURE_STATUSES, STATUSES, validate_table
 from .symbols import q, t
@@ -288,6 +289,9 @@ def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
 # limits at the ends of the support
 
 
+_LIMIT_SECONDS = 5.0
+
+
 def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
     """``lim u(t)`` as ``t -> 0+`` (point 0) or ``t -> oo``; None if sympy cannot say.
 
@@ -319,8 +323,10 @@ def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
         if not _undetermined(value):
             return value
     try:
-        value = sympy.limit(expr, t, point, "+" if point == 0 else "-")
-    except (NotImplementedError, ValueError, TypeError, AttributeError):
+        # sympy's limit can recurse without end or run long on symbolic powers
+        with time_limit(_LIMIT_SECONDS):
+            value = sympy.limit(expr, t, point, "+" if point == 0 else "-")
+    except (NotImplementedError, ValueError, TypeError, AttributeError, RecursionError, SymbolicTimeout):
         return None
     return None if _undetermined(value) else value
 

@@ -639,3 +639,13 @@ def test_benchmark_quick_run_prints_ratios():
     ratios = [float(word.rstrip("x")) for word in out.split() if word.endswith("x")
               and word.rstrip("x").replace(".", "", 1).isdigit()]
     assert len(ratios) >= 6 and all(r > 0 for r in ratios)
+
+
+def test_symbolic_log_laplace_scorer_takes_exact_limits():
+    # sympy's limit recursed without end on (kappa0/t)**alpha with symbolic alpha;
+    # the scorer must still give u(0) = 1 and u(inf) = 0 (Section 3, log-Laplace).
+    from maxent_util import log_laplace
+
+    scorer = make_scorer(log_laplace("kappa0", "alpha").utility())
+    values = scorer(np.array([0.0, 24.0, np.inf]), alpha=2.0, kappa0=24.0)
+    assert values.tolist() == [1.0, 0.5, 0.0]
