@@ -484,6 +484,17 @@ class Scorer:
         return lambda placeholder, *pc: self._root(np.full_like(placeholder, edge), *pc)
 
 
+def _torch_printer() -> Any:
+    """sympy's torch printer, taught erfc (torch.special has it, sympy does not print it)."""
+    from sympy.printing.pytorch import TorchPrinter
+
+    class _ErfcTorchPrinter(TorchPrinter):
+        def _print_erfc(self, expr: sympy.Expr) -> str:
+            return f"{self._module_format('torch.special.erfc')}({self._print(expr.args[0])})"
+
+    return _ErfcTorchPrinter
+
+
 class _LambdifiedScorer:
     """A scorer for jax or torch: sympy.lambdify with that module, no masking."""
 
@@ -493,7 +504,13 @@ class _LambdifiedScorer:
         self._owner = _owner_label(expr)
         symbols = _parameters(expr, self._owner) + ((q,) if q in expr.free_symbols else ())
         self.parameters = tuple(s.name for s in symbols)
-        self._function = sympy.lambdify((t,) + symbols, expr, modules=backend)
+        # torch.sqrt(2) and friends reject plain numbers: constants go in as floats
+        constants = {atom: atom.evalf(17) for atom in expr.atoms(sympy.Pow, sympy.NumberSymbol)
+                     if atom.is_number}
+        # c - c*erf(z) -> c*erfc(z), as for numpy, keeps the upper tail accurate
+        stable = _complement_erf(expr).xreplace(constants)
+        printer = _torch_printer() if backend == "torch" else None
+        self._function = sympy.lambdify((t,) + symbols, stable, modules=backend, printer=printer)
 
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
         return self._function(t, *_bind(self.parameters, self._owner, args, kwargs))
