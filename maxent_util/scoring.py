@@ -513,7 +513,14 @@ class _LambdifiedScorer:
         self._function = sympy.lambdify((t,) + symbols, stable, modules=backend, printer=printer)
 
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._function(t, *_bind(self.parameters, self._owner, args, kwargs))
+        values = _bind(self.parameters, self._owner, args, kwargs)
+        if self.backend == "torch":
+            # torch's functions take tensors only: numbers and arrays become float64 tensors
+            import torch
+
+            t, *values = (v if isinstance(v, torch.Tensor) else torch.as_tensor(v, dtype=torch.float64)
+                          for v in (t, *values))
+        return self._function(t, *values)
 
 
 def _bind(parameters: tuple[str, ...], owner: str, args: tuple[Any, ...],
