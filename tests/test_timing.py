@@ -1,0 +1,48 @@
+"""The time limit that keeps symbolic work from hanging."""
+
+from __future__ import annotations
+
+import gc
+import signal
+import time
+
+import pytest
+
+from maxent_util._timing import SymbolicTimeout, time_limit
+
+
+def test_time_limit_interrupts_a_busy_loop_and_cleans_up():
+    handler_before = signal.getsignal(signal.SIGALRM)
+    start = time.perf_counter()
+    with pytest.raises(SymbolicTimeout):
+        with time_limit(0.05):
+            while True:
+                pass
+    assert time.perf_counter() - start < 2.0
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
+    assert signal.getsignal(signal.SIGALRM) is handler_before
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_swallowed_alarm_rings_again():
+    # an alarm raised inside __del__ is swallowed by Python; the limit must still end the block
+    class Swallower:
+        def __del__(self):
+            time.sleep(0.2)
+
+    start = time.perf_counter()
+    with pytest.raises(SymbolicTimeout):
+        with time_limit(0.05):
+            Swallower()
+            gc.collect()
+            while True:
+                pass
+    assert time.perf_counter() - start < 2.0
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
+
+
+def test_no_alarm_after_a_block_that_finished_in_time():
+    with time_limit(0.05):
+        pass
+    time.sleep(0.15)  # an alarm left armed would raise here
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
