@@ -61,7 +61,7 @@ def to_sympy(value: Any, *, arg: str = "value", owner: str = "Constraint") -> sy
             raise ConstraintError(argument_message(arg, owner, "a number, not NaN", value))
         if math.isinf(value):
             return oo if value > 0 else -oo
-        return sympy.nsimplify(value, rational=True) if abs(value) < 1e15 else sympy.Float(value)
+        return _float_to_sympy(value)
     if isinstance(value, str):
         text = value.strip()
         if text in {"oo", "inf", "infinity", "+oo", "+inf"}:
@@ -78,6 +78,23 @@ def to_sympy(value: Any, *, arg: str = "value", owner: str = "Constraint") -> sy
         return sympy.sympify(value)
     except (sympy.SympifyError, TypeError) as exc:
         raise ConstraintError(argument_message(arg, owner, "a number or a sympy expression", value)) from exc
+
+
+#: floats with at most this many significant digits become exact rationals (0.3 -> 3/10)
+EXACT_DIGITS = 8
+
+
+def _float_to_sympy(value: float) -> sympy.Expr:
+    """A short decimal (``0.3``, ``12.5``) as an exact Rational, any other float as a Float.
+
+    A float such as ``1.670534513553897`` (a tail exponent estimated from data) read as the
+    rational 1670534513553897/10**15 makes sympy raise integers to powers with huge
+    denominators, which can take minutes; as a Float it is evaluated at once.
+    """
+    mantissa = repr(abs(value)).lower().split("e")[0].replace(".", "").lstrip("0").rstrip("0")
+    if len(mantissa) <= EXACT_DIGITS and abs(value) < 1e15:
+        return sympy.Rational(repr(value))
+    return sympy.Float(value)
 
 
 def _provably(relation: Any) -> bool | None:

@@ -59,6 +59,7 @@ DEFAULT_TIMEOUT = 10.0
 _y = sympy.Symbol("y", real=True)
 _upper_y = sympy.Symbol("Y", real=True)
 _x = sympy.Symbol("x", positive=True)
+_positive_end = sympy.Symbol("X", positive=True)
 
 
 # ---------------------------------------------------------------------------
@@ -290,29 +291,35 @@ def _clean(expr: sympy.Expr) -> sympy.Expr:
     return expr
 
 
-def _integrate_piece(integrand: sympy.Expr, piece: _Piece, upper: sympy.Expr | None = None) -> sympy.Expr:
-    """int of integrand(kappa) over the piece (or from its lower end to ``upper``)."""
-    end = piece.upper if upper is None else upper
+def _integrate_piece(integrand: sympy.Expr, piece: _Piece, upper: sympy.Expr | None = None, *,
+                     start: sympy.Expr | None = None) -> sympy.Expr:
+    """int of integrand(kappa) over the piece, or from its lower end to ``upper``, or from
+    ``start`` to its upper end (a variable end is bound to a placeholder while integrating)."""
     if piece.scale is not None:
         s = piece.scale
         transformed = sympy.expand_log(integrand.subs(kappa, s * sympy.exp(_y)), force=True) * s * sympy.exp(_y)
         transformed = sympy.powsimp(sympy.expand_power_exp(transformed), combine="exp")
-        y_lower = -oo if piece.lower == 0 else sympy.log(piece.lower / s)
+        y_lower = -oo if piece.lower == 0 else sympy.simplify(sympy.log(piece.lower / s))
+        y_upper = oo if piece.upper == oo else sympy.simplify(sympy.log(piece.upper / s))
         if upper is not None:
             y_upper = _upper_y
-        else:
-            y_upper = oo if end == oo else sympy.log(end / s)
-        result = _clean(sympy.integrate(transformed, (_y, sympy.simplify(y_lower), sympy.simplify(y_upper)),
-                                        conds="none"))
-        if upper is not None:
-            result = result.subs(_upper_y, sympy.log(upper / s))
+        if start is not None:
+            y_lower = _upper_y
+        result = _clean(sympy.integrate(transformed, (_y, y_lower, y_upper), conds="none"))
+        end = upper if upper is not None else start
+        if end is not None:
+            result = result.subs(_upper_y, sympy.log(end / s))
         return result
-    variable = _x if upper is not None else kappa
+    variable = _x if (upper is not None or start is not None) else kappa
     integrand_x = integrand.subs(kappa, variable)
-    limit = end if upper is None else _upper_y
-    result = _clean(sympy.integrate(integrand_x, (variable, piece.lower, limit), conds="none"))
+    # a captime end is positive: saying so spares sympy the case of a negative lower limit
+    lower_limit = _positive_end if start is not None else piece.lower
+    upper_limit = _upper_y if upper is not None else piece.upper
+    result = _clean(sympy.integrate(integrand_x, (variable, lower_limit, upper_limit), conds="none"))
     if upper is not None:
         result = result.subs(_upper_y, upper)
+    if start is not None:
+        result = result.subs(_positive_end, start)
     return result
 
 
@@ -351,13 +358,22 @@ def _solve_symbolic(terms: list[_Term], equations: list[sympy.Expr]) -> dict | N
     unknowns = [term.multiplier for term in terms]
     if not unknowns:
         return {}
-    simplified = [sympy.simplify(eq) for eq in equations]
+    # Float parameters (a tail exponent 7.56...) can stall sympy's solver for seconds: solve
+    # with symbols of the same sign in their place, then put the numbers back
+    numbers: dict = {}
+    stand_ins: dict = {}
+    for number in set().union(*(eq.atoms(sympy.Float) for eq in equations)):
+        if not number.is_zero:
+            stand_ins[number] = sympy.Dummy("c", positive=True) if number > 0 else sympy.Dummy("c", negative=True)
+    numbers = {dummy: number for number, dummy in stand_ins.items()}
+    simplified = [sympy.simplify(eq.xreplace(stand_ins)) for eq in equations]
     try:
         solutions = sympy.solve(simplified, unknowns, dict=True)
     except (NotImplementedError, ValueError, TypeError):
         return None
     good = []
     for solution in solutions:
+        solution = {key: value.xreplace(numbers) for key, value in solution.items()}
         if set(solution) != set(unknowns):
             continue
         if any(value.is_real is False or value.has(sympy.I) for value in solution.values()):

@@ -141,8 +141,13 @@ class CaptimeDistribution:
             if partial is None:
                 dummy = sympy.Dummy("s", positive=True)
                 partial = sympy.Integral(density.subs(kappa, dummy), (dummy, piece.lower, kappa))
+            tail = None
+            if density.has(sympy.Float):
+                # with Floats, mass - partial does not cancel: 1 - (1 - (k/t)**a) leaves a rounding
+                # residue (even a negative utility) far in the tail, so integrate the tail itself
+                tail = _tail_integral(piece, density, closed_form, solution, partition, timeout)
             cdf = _simplify(below + partial, timeout)
-            sf = _simplify(above + masses[index] - partial, timeout)
+            sf = _simplify(above + (masses[index] - partial if tail is None else tail), timeout)
             cdf_pieces.append(cdf)
             sf_pieces.append(sf)
             below = below + masses[index]
@@ -347,6 +352,26 @@ def _one_float(value: sympy.Expr, multipliers: Any) -> sympy.Expr:
         return value
     digits = mpmath.libmp.prec_to_dps(min(precisions))
     return sympy.Float(sympy.N(value, digits + 5), digits)
+
+
+def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution: dict,
+                   partition: sympy.Expr, timeout: float) -> sympy.Expr | None:
+    """int of the density from kappa to the piece's upper end, or None when sympy cannot."""
+    from .derive import _integrate_piece, _SymbolicTimeout, time_limit
+
+    stand_in, numbers = float_stand_ins(density)
+    # the Floats as they are first (exact forms such as a Pareto's), then as signed symbols
+    for integrand, back in ((density, {}), (stand_in, numbers)):
+        try:
+            with time_limit(timeout):
+                tail = _integrate_piece(integrand, piece, start=kappa)
+        except _SymbolicTimeout:
+            continue
+        except Exception:  # sympy could not integrate: try the next form
+            continue
+        if not _unusable(tail) and not _unusable(tail.xreplace(back)):
+            return tail.xreplace(back)
+    return None
 
 
 def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None:
