@@ -348,3 +348,25 @@ def test_subs_validates():
         piecewise.subs(kappa0=24, kappa1=30)
     with pytest.raises(ConstraintError, match=r"`alpha` of `CaptimeDistribution.subs` must be a number, not NaN"):
         pareto.subs(alpha=float("nan"))
+
+
+# ---------------------------------------------------------------------------
+# The benchmark script
+# ---------------------------------------------------------------------------
+
+def test_benchmark_quick_run_prints_times_and_ratios():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_derive.py"
+    result = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].split() == ["family", "parameters", "cold", "(s)", "warm", "(ms)", "warm/cold"]
+    rows = [line.split() for line in lines[1:]]
+    assert [row[0] for row in rows] == list(families.FAMILIES)
+    for row in rows:
+        cold, warm_ms, ratio = float(row[2]), float(row[3]), float(row[4])
+        assert cold > 0 and warm_ms >= 0 and ratio == pytest.approx(warm_ms / 1e3 / cold, rel=0.05, abs=1e-6)
