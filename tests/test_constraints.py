@@ -153,12 +153,13 @@ def test_piecewise_property(kappa0, delta, fraction):
         with pytest.raises(ConstraintError, match=r"`kappa1` of `piecewise` must be a number, not NaN"):
             families.piecewise(kappa0, kappa1, delta_value)
         return
-    if fraction_category == "boundary" and fraction_value == 0.0:
-        with pytest.raises(ConstraintError, match=r"`kappa1` of `TailProbability` must be positive"):
-            families.piecewise(kappa0, kappa1, delta_value)
-        return
+    # the order of the checks: numbers are read first, then TailProbability checks kappa1, then delta
     if delta_category == "nan":
         with pytest.raises(ConstraintError, match=r"`delta` of `piecewise` must be a number, not NaN"):
+            families.piecewise(kappa0, kappa1, delta_value)
+        return
+    if fraction_category == "boundary" and fraction_value == 0.0:
+        with pytest.raises(ConstraintError, match=r"`kappa1` of `TailProbability` must be positive"):
             families.piecewise(kappa0, kappa1, delta_value)
         return
     if delta_category != "valid":
