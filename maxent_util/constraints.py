@@ -47,8 +47,12 @@ def to_sympy(value: Any, *, arg: str = "value", owner: str = "Constraint") -> sy
     natural parameter of a captime law (a time, a rate, a spread, a
     probability) is positive, and saying so lets sympy settle the
     convergence of the integrals.  Pass a sympy ``Symbol`` to choose other
-    assumptions.  Floats are kept exact where they are exactly representable
-    decimals (``0.3`` becomes ``3/10``), so symbolic results stay exact.
+    assumptions.  Short decimals become exact rationals (``0.3`` becomes
+    ``3/10``), so symbolic results stay exact; a float with more than
+    ``EXACT_DIGITS`` significant digits stays a Float (see ``_float_to_sympy``).
+
+    >>> to_sympy(0.3), to_sympy(1.670534513553897)
+    (3/10, 1.67053451355390)
     """
     if isinstance(value, sympy.Basic):
         return value

@@ -370,3 +370,19 @@ def test_benchmark_quick_run_prints_times_and_ratios():
     for row in rows:
         cold, warm_ms, ratio = float(row[2]), float(row[3]), float(row[4])
         assert cold > 0 and warm_ms >= 0 and ratio == pytest.approx(warm_ms / 1e3 / cold, rel=0.05, abs=1e-6)
+
+
+@pytest.mark.parametrize("timeout", [1e-6, 2e-6, 5e-6])
+def test_microsecond_timeout_leaves_no_alarm_behind(timeout):
+    # a limit that rings before the symbolic block even starts must still restore the signal
+    # handler and disarm the timer, or the alarm would go off later in unrelated code
+    import signal
+
+    handler = signal.getsignal(signal.SIGALRM)
+    distribution = derive(Support(0, oo), Mean(24), timeout=timeout)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is handler
+    # Appendix C "Fixed Expectation": lambda_1 = 1/mu, here found numerically
+    with mpmath.workdps(50):
+        assert close(multiplier(distribution, Mean), mpmath.mpf(1) / 24)
+    time.sleep(0.1)  # a stray re-armed alarm would ring here
