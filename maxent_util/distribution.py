@@ -360,8 +360,8 @@ def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution:
     from .derive import _integrate_piece, _SymbolicTimeout, time_limit
 
     stand_in, numbers = float_stand_ins(density)
-    # the Floats as they are first (exact forms such as a Pareto's), then as signed symbols
-    for integrand, back in ((density, {}), (stand_in, numbers)):
+    # the Floats as signed symbols first (sympy keeps exact forms), then as they are
+    for integrand, back in ((stand_in, numbers), (density, {})):
         try:
             with time_limit(timeout):
                 tail = _integrate_piece(integrand, piece, start=kappa)
