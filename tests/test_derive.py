@@ -386,3 +386,31 @@ def test_microsecond_timeout_leaves_no_alarm_behind(timeout):
     with mpmath.workdps(50):
         assert close(multiplier(distribution, Mean), mpmath.mpf(1) / 24)
     time.sleep(0.1)  # a stray re-armed alarm would ring here
+
+
+# ---------------------------------------------------------------------------
+# Parameters as users type them
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kappa0, alpha", [(80.71105474357076, 1.670534513553897),
+                                           (43.940989480433785, 7.560515901254505),
+                                           (16.97265625, 12.0)])
+def test_long_float_parameters(kappa0, alpha):
+    # floats such as an exponent estimated from data once stalled sympy for minutes (read as rationals
+    # with 10**15 denominators) and left a -7e-16 rounding residue in the tail of the utility
+    start = time.perf_counter()
+    law = families.pareto(kappa0, alpha)
+    assert time.perf_counter() - start < 10  # generous: about 0.5 s
+    times = np.array([kappa0 * 1.5, kappa0 * 10, kappa0 * 1e4])
+    # Section 3: u = (kappa0/t)^alpha after kappa0, in mpmath as the reference
+    with mpmath.workdps(30):
+        expected = [float((mpmath.mpf(kappa0) / mpmath.mpf(x)) ** mpmath.mpf(alpha)) for x in times]
+    np.testing.assert_allclose(np.asarray(law.utility()(times), dtype=float), expected, rtol=1e-12)
+
+
+def test_large_log_moment_is_feasible():
+    # E[log(kappa/24)] = 1000 on [24, oo) is a Pareto with alpha = 1/1000 (Appendix C, "Fixed order of
+    # magnitude"); the feasibility check once took log(kappa) for bounded by log(1e300) = 690
+    law = derive(Support(24, oo), LogMoment(1000, 24))
+    assert law.closed_form
+    assert float(law.utility()(np.array([48.0]))[0]) == pytest.approx(0.5 ** 0.001, rel=1e-14)
