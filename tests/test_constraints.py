@@ -42,6 +42,12 @@ REPRESENTATIVES = {
 }
 
 
+#: further sets that exercise options of a kind (a Moment over a region)
+EXTRA_CASES = {
+    "Moment-where": (Support(0, 10), Moment(kappa, 1, where=(0, 5))),
+}
+
+
 def library_kinds() -> dict:
     # kinds that a test elsewhere defines for itself register too; the library's own must all be covered
     return {name: kind for name, kind in constraint_kinds().items() if kind.__module__.startswith("maxent_util")}
@@ -54,9 +60,9 @@ def test_every_registered_kind_has_a_representative():
         assert any(type(c).__name__ == name for c in constraints)
 
 
-@pytest.fixture(scope="module", params=sorted(REPRESENTATIVES))
+@pytest.fixture(scope="module", params=sorted(REPRESENTATIVES) + sorted(EXTRA_CASES))
 def kind_case(request):
-    constraints = REPRESENTATIVES[request.param]
+    constraints = {**REPRESENTATIVES, **EXTRA_CASES}[request.param]
     return request.param, constraints, derive(*constraints)
 
 
