@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import mpmath
-import numpy as np
 import sympy
 
 from .errors import ConstraintError, MaxEntError, NoClosedFormError, argument_message

@@ -219,7 +219,8 @@ def scipy_pairs():
         "lognorm": (lambda: families.log_normal(24, 0.5), stats.lognorm(0.5, scale=24)),
         "uniform": (lambda: families.uniform(24), stats.uniform(0, 24)),
         "loglaplace": (lambda: families.log_laplace(24, 2), stats.loglaplace(2, scale=24)),
-        "truncexpon": (lambda: derive(Support(0, 10), Mean(3)), stats.truncexpon(10 * float(rate), scale=1 / float(rate))),
+        "truncexpon": (lambda: derive(Support(0, 10), Mean(3)),
+                       stats.truncexpon(10 * float(rate), scale=1 / float(rate))),
         "gamma": (lambda: derive(Support(0, oo), Mean(4), LogMoment(1, 1)),
                   stats.gamma(float(1 - log_coefficient), scale=1 / float(gamma_rate))),
         "truncnorm": (lambda: derive(Support(0, oo), Mean(2), Moment(kappa ** 2, 6)),
@@ -267,7 +268,8 @@ def test_mean_and_entropy_symbolic():
     law = families.log_normal(kappa0, sigma)
     # log-normal: E = kappa0 exp(sigma^2/2), h = log(kappa0 sigma sqrt(2 pi)) + 1/2 (textbook)
     assert sympy.simplify(law.mean() - kappa0 * sympy.exp(sigma ** 2 / 2)) == 0
-    assert sympy.simplify(law.entropy() - (sympy.log(kappa0 * sigma * sympy.sqrt(2 * sympy.pi)) + sympy.Rational(1, 2))) == 0
+    entropy = sympy.log(kappa0 * sigma * sympy.sqrt(2 * sympy.pi)) + sympy.Rational(1, 2)
+    assert sympy.simplify(law.entropy() - entropy) == 0
     exponential = families.exponential(kappa0)
     # exponential: E = kappa0, h = 1 + log(kappa0)
     assert sympy.simplify(exponential.mean() - kappa0) == 0

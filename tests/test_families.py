@@ -230,7 +230,8 @@ def test_uniform_multiplier():
 
 
 def test_pareto_multipliers():
-    # Appendix C "Fixed order of magnitude (Pareto)": lambda_1 - 1 = alpha and exp(-lambda_0 - 1) = (lambda_1 - 1)/kappa0
+    # Appendix C "Fixed order of magnitude (Pareto)": lambda_1 - 1 = alpha and
+    # exp(-lambda_0 - 1) = (lambda_1 - 1)/kappa0
     distribution = derive(*constraints_of("pareto", kappa0, alpha))
     assert sympy.simplify(multiplier_of(distribution, LogMoment) - (alpha + 1)) == 0
     assert sympy.simplify(sympy.exp(-distribution.multipliers[LAMBDA_0] - 1) - alpha / kappa0) == 0
