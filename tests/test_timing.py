@@ -46,3 +46,16 @@ def test_no_alarm_after_a_block_that_finished_in_time():
         pass
     time.sleep(0.15)  # an alarm left armed would raise here
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
+
+
+def test_a_microsecond_limit_leaves_nothing_behind():
+    handler_before = signal.getsignal(signal.SIGALRM)
+    for _ in range(200):
+        try:
+            with time_limit(1e-6):
+                sum(range(1000))
+        except SymbolicTimeout:
+            pass
+    time.sleep(0.15)  # a live alarm would raise here
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
+    assert signal.getsignal(signal.SIGALRM) is handler_before
