@@ -300,8 +300,13 @@ class CaptimeDistribution:
                          multipliers={k: sub(v) for k, v in self.multipliers.items()},
                          closed_form=self.closed_form, derivation=record, timeout=self._timeout,
                          scales=[sub(scale) for scale in self._scales])
-        if hasattr(self, "name"):
-            new.name = self.name
+        if getattr(self, "name", None):
+            # "pareto(kappa0, alpha)" becomes "pareto(kappa0, 2)": the label shows the values
+            import re
+
+            new.name = re.sub(r"[A-Za-z_][A-Za-z_0-9]*",
+                              lambda match: str(mapping.get(by_name.get(match.group()), match.group())),
+                              self.name)
         _check_substitution(new, values)
         return new
 

@@ -324,6 +324,8 @@ def test_subs_gives_the_numeric_law():
     assert numeric.utility()(np.array([12.0, 48.0])).tolist() == [1.0, 0.25]
     partly = symbolic.subs(alpha=3)
     assert partly.parameters == (kappa0,)
+    # the preset's label shows the values
+    assert (numeric.name, partly.name) == ("pareto(24, 2)", "pareto(kappa0, 3)")
 
 
 def test_subs_validates():
