@@ -422,6 +422,8 @@ def _solve_symbolic(terms: list[_Term], equations: list[sympy.Expr]) -> dict | N
             stand_ins[number] = sympy.Dummy("c", positive=True) if number > 0 else sympy.Dummy("c", negative=True)
     numbers = {dummy: number for number, dummy in stand_ins.items()}
     simplified = [sympy.simplify(eq.xreplace(stand_ins)) for eq in equations]
+    if _special_in(simplified, set(unknowns)):
+        return None
     try:
         solutions = sympy.solve(simplified, unknowns, dict=True)
     except (NotImplementedError, ValueError, TypeError):
@@ -437,6 +439,18 @@ def _solve_symbolic(terms: list[_Term], equations: list[sympy.Expr]) -> dict | N
     if len(good) != 1:
         return None
     return good[0]
+
+
+#: functions whose inverse sympy does not know: a multiplier inside one is not solved for
+_SPECIAL_FUNCTIONS = (sympy.erf, sympy.erfc, sympy.erfi, sympy.gamma, sympy.lowergamma, sympy.uppergamma,
+                      sympy.polygamma, sympy.Ei, sympy.expint, sympy.besselk, sympy.besseli)
+
+
+def _special_in(equations: list[sympy.Expr], unknowns: set) -> bool:
+    """Whether a multiplier sits inside erf, gamma and the like: sympy.solve then grinds for
+    seconds and gives up (the truncated normal's erfc(lambda_1/(2 sqrt(lambda_2))))."""
+    return any(call.free_symbols & unknowns
+               for equation in equations for call in equation.atoms(*_SPECIAL_FUNCTIONS))
 
 
 # ---------------------------------------------------------------------------
