@@ -26,7 +26,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 __all__ = ["main", "build_parser", "TOUR_UTILITIES", "DATASETS"]
 

@@ -36,16 +36,15 @@ from __future__ import annotations
 
 import functools
 import itertools
-import signal
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import mpmath
 import sympy
 
+from ._timing import SymbolicTimeout as _SymbolicTimeout
+from ._timing import time_limit
 from .constraints import Constraint, ContinuousAt, Feature, Support, _provably
 from .errors import (ConstraintError, InfeasibleError, MaxEntError, NoClosedFormError,
                      NotNormalizableError, argument_message)
@@ -57,59 +56,6 @@ oo = sympy.oo
 
 #: seconds allowed for the symbolic attempt before falling back to numerics
 DEFAULT_TIMEOUT = 10.0
-
-class _SymbolicTimeout(BaseException):
-    """A BaseException, so that sympy's internal ``except Exception`` cannot swallow it."""
-
-
-#: when an alarm is swallowed (it landed in a gc callback or a __del__), ring again after this
-_RING_AGAIN = 0.05
-
-
-@contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise ``_SymbolicTimeout`` inside the block after ``seconds``.
-
-    Uses SIGALRM, which interrupts sympy's pure-Python loops; off the main
-    thread (where signals cannot be used) the block runs unbounded.  The
-    alarm is armed inside the ``try``, so the handler and the timer are
-    always restored, even when a microsecond limit rings before the block
-    starts; an enclosing limit gets back what is left of its time.
-    """
-    usable = (seconds is not None and seconds > 0
-              and threading.current_thread() is threading.main_thread()
-              and hasattr(signal, "setitimer"))
-    if not usable:
-        yield
-        return
-    active = [True]
-
-    def _raise(signum: int, frame: Any) -> None:
-        if active[0]:
-            signal.setitimer(signal.ITIMER_REAL, _RING_AGAIN)
-            raise _SymbolicTimeout()
-
-    previous_handler = signal.getsignal(signal.SIGALRM)
-    previous_timer = signal.getitimer(signal.ITIMER_REAL)
-    entered = time.monotonic()
-    try:
-        signal.signal(signal.SIGALRM, _raise)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        yield
-    finally:
-        while True:
-            # an alarm may ring on the first statements here: retry until disarmed
-            try:
-                active[0] = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                break
-            except _SymbolicTimeout:
-                continue
-        signal.signal(signal.SIGALRM, previous_handler if previous_handler is not None else signal.SIG_DFL)
-        if previous_timer[0] > 0:
-            left = previous_timer[0] - (time.monotonic() - entered)
-            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), previous_timer[1])
-
 
 _y = sympy.Symbol("y", real=True)
 _upper_y = sympy.Symbol("Y", real=True)
