@@ -18,18 +18,10 @@ import sympy
 from sympy.core.cache import clear_cache
 
 from maxent_util.derive import derive
-from maxent_util.families import FAMILIES, family_constraints
+from maxent_util.families import FAMILIES, FIGURE_PARAMETERS, family_constraints
 
 #: the parameters of the paper's Figure "utilgrid" (Section 3)
-FIGURE = {
-    "uniform": (24,),
-    "exponential": (24,),
-    "pareto": (24, 1),
-    "log_laplace": (24, 2),
-    "generalized_log_laplace": (24, 2, 5),
-    "log_normal": (24, sympy.Rational(1, 2)),
-    "piecewise": (24, 12, sympy.Rational(3, 10)),
-}
+FIGURE = FIGURE_PARAMETERS
 
 
 def symbolic_parameters(name: str) -> tuple:

@@ -14,7 +14,7 @@ from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, M
                      NoClosedFormError, NotNormalizableError, UtilityError)
 from .export import (cost_function, derivation, export_c, export_python, from_json, to_json,
                      to_latex)
-from .families import (FAMILIES, exponential, generalized_log_laplace, log_laplace, log_normal,
+from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace, log_normal,
                        pareto, parse_family, parse_utility, piecewise, uniform)
 from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
 from .plots import plot_ranking, plot_utilities
@@ -35,7 +35,7 @@ __all__ = [
     "Constraint", "Support", "Moment", "Mean", "LogMoment", "SquaredLogDeviation", "TailProbability",
     "ContinuousAt", "constraint_kinds", "derive", "CaptimeDistribution",
     # the paper's catalogue
-    "FAMILIES", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace",
+    "FAMILIES", "FIGURE_PARAMETERS", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace",
     "log_normal", "piecewise", "parse_family", "parse_utility",
     # utilities
     "Utility", "ExpectedUtility", "QualityUtility", "UtilityCheck", "step", "linear_compute",

@@ -20,7 +20,7 @@ from .derive import derive
 from .distribution import CaptimeDistribution
 from .errors import UtilityError, argument_message
 
-__all__ = ["uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
+__all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
            "piecewise", "FAMILIES", "parse_utility", "parse_family", "family_constraints"]
 
 oo = sympy.oo
@@ -115,6 +115,23 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "log_normal": ("kappa0", "sigma"),
     "piecewise": ("kappa0", "kappa1", "delta"),
 }
+
+#: preset name -> the parameters of the paper's figure of utilities (Section 3):
+#: kappa0 = 24 throughout
+FIGURE_PARAMETERS: dict[str, tuple[sympy.Expr, ...]] = {
+    "uniform": (sympy.Integer(24),),
+    "exponential": (sympy.Integer(24),),
+    "pareto": (sympy.Integer(24), sympy.Integer(1)),
+    "log_laplace": (sympy.Integer(24), sympy.Integer(2)),
+    "generalized_log_laplace": (sympy.Integer(24), sympy.Integer(2), sympy.Integer(5)),
+    "log_normal": (sympy.Integer(24), sympy.Rational(1, 2)),
+    "piecewise": (sympy.Integer(24), sympy.Integer(12), sympy.Rational(3, 10)),
+}
+
+
+def figure_spec(name: str) -> str:
+    """The spec string of a preset at the figure parameters, e.g. ``"pareto(24, 1)"``."""
+    return _label(name, *(float(v) if not v.is_Integer else int(v) for v in FIGURE_PARAMETERS[name]))
 
 
 def _preset(name: str) -> Callable[..., CaptimeDistribution]:

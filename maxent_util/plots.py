@@ -15,19 +15,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from .errors import UtilityError, argument_message
+from .families import FIGURE_PARAMETERS, figure_spec
 
 __all__ = ["PAPER_UTILITIES", "plot_utilities", "plot_ranking"]
 
 #: The paper's figure of utilities (Section 3): the seven families with kappa0 = 24.
-PAPER_UTILITIES: tuple[str, ...] = (
-    "uniform(24)",
-    "exponential(24)",
-    "pareto(24, 1)",
-    "log_laplace(24, 2)",
-    "generalized_log_laplace(24, 2, 5)",
-    "log_normal(24, 0.5)",
-    "piecewise(24, 12, 0.3)",
-)
+PAPER_UTILITIES: tuple[str, ...] = tuple(figure_spec(name) for name in FIGURE_PARAMETERS)
 
 # Seven curves share one panel: colour alone is not enough to tell them apart in print.
 _LINE_STYLES = ("-", "--", "-.", ":")

@@ -39,15 +39,7 @@ from maxent_util.symbols import kappa, t
 from maxent_util.utility import Utility
 
 # (preset, arguments) at the paper's figure parameters (see the module docstring)
-FIGURE = {
-    "uniform": (24,),
-    "exponential": (24,),
-    "pareto": (24, 1),
-    "log_laplace": (24, 2),
-    "generalized_log_laplace": (24, 2, 5),
-    "log_normal": (24, sympy.Rational(1, 2)),
-    "piecewise": (24, 12, sympy.Rational(3, 10)),
-}
+FIGURE = families.FIGURE_PARAMETERS
 
 # The paper's closed-form utilities (Section 3) at the figure parameters, by hand:
 # u_unif = 1 - t/24 before 24; u_exp = exp(-t/24); u_Pareto = 24/t after 24;
