@@ -251,8 +251,10 @@ class Constraint:
         return sympy.Eq(_expectation(feature), feature.value)
 
     def latex(self) -> str:
-        """The constraint in LaTeX, as the paper states it."""
-        return sympy.latex(self.statement())
+        """The constraint in LaTeX, as the paper states it (see :func:`maxent_util.export.to_latex`)."""
+        from .export import to_latex
+
+        return to_latex(self)
 
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"

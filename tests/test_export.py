@@ -690,3 +690,13 @@ def test_parameter_names_that_are_python_keywords_are_renamed(tmp_path):
     assert module["PARAMETERS"] == {"lambda_": 2.0}
     assert module["utility"](1.0) == pytest.approx(math.exp(-2), rel=1e-15)
     assert module["utility"](1.0, lambda_=3.0) == pytest.approx(math.exp(-3), rel=1e-15)
+
+
+def test_constraint_latex_is_to_latex():
+    # Support(0, oo) once printed as \text{True}: sympy evaluates Contains(kappa, [0, oo)) for kappa > 0
+    from maxent_util import Mean, Support
+
+    for constraint in (Support(0, "oo"), Support(0, 10), Mean(3)):
+        assert constraint.latex() == to_latex(constraint)
+        assert constraint._repr_latex_() == f"${to_latex(constraint)}$"
+    assert "True" not in Support(0, "oo").latex()
