@@ -562,7 +562,7 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
     required = ("instance_id", "algorithm", "runstatus")
     if any(name not in lowered_names for name in required):
         raise DataError(argument_message(
-            "attributes", source, "to include 'instance_id', 'algorithm', 'runstatus' "
+            "attributes", source, "a list including 'instance_id', 'algorithm', 'runstatus' "
             "and a numeric performance attribute", names))
     instance_j = lowered_names.index("instance_id")
     algorithm_j = lowered_names.index("algorithm")
@@ -579,7 +579,7 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
                       if j > algorithm_j and kind == "numeric" and name.lower() != "repetition"]
         if not candidates:
             raise DataError(argument_message(
-                "attributes", source, "to include a numeric performance attribute after "
+                "attributes", source, "a list including a numeric performance attribute after "
                 "'algorithm' (other than 'repetition')", names,
                 "Name it with performance=."))
         performance_j = candidates[0]
@@ -757,7 +757,7 @@ def validate_table(table: Any, *, name: str = "table") -> None:
     required = ("algorithm", "instance", "runtime", "status")
     if any(column not in table.columns for column in required):
         raise DataError(argument_message(
-            "columns", name, "to include 'algorithm', 'instance', 'runtime', 'status' "
+            "columns", name, "a list including 'algorithm', 'instance', 'runtime', 'status' "
             "(optional: 'cutoff')", list(table.columns)))
 
     def fail(column: str, position: int, requirement: str, remedy: str | None = None):

@@ -533,7 +533,7 @@ def test_read_aslib_header_errors(tmp_path):
     path = write(tmp_path, "noalg.arff", "@relation r\n@attribute instance_id string\n"
                                          "@attribute runtime numeric\n@attribute runstatus {ok}\n"
                                          "@data\ni,1,ok\n")
-    with pytest.raises(DataError, match=r"^`attributes` of `.*noalg\.arff` must be to include "
+    with pytest.raises(DataError, match=r"^`attributes` of `.*noalg\.arff` must be a list including "
                                         r"'instance_id', 'algorithm', 'runstatus' and a numeric "
                                         r"performance attribute; got \['instance_id', 'runtime', "
                                         r"'runstatus'\]\.$"):
@@ -552,7 +552,7 @@ def test_read_aslib_header_errors(tmp_path):
                                         r"'@ATTRIBUTE', '@DATA' or a '%' comment; got 'hello'\.$"):
         read_aslib(path)
     path = write(tmp_path, "noperf.arff", ARFF_HEAD.replace("runtime NUMERIC", "runtime STRING"))
-    with pytest.raises(DataError, match=r"must be to include a numeric performance attribute after "
+    with pytest.raises(DataError, match=r"must be a list including a numeric performance attribute after "
                                         r"'algorithm' \(other than 'repetition'\); got .* Name it "
                                         r"with performance=\.$"):
         read_aslib(path)
@@ -682,7 +682,7 @@ def test_validate_table_structure_errors():
     with pytest.raises(DataError, match=r"^`table` of `validate_table` must be a pandas DataFrame; "
                                         r"got 'dict'\.$"):
         validate_table({"algorithm": ["a"]})
-    with pytest.raises(DataError, match=r"^`columns` of `runs` must be to include 'algorithm', "
+    with pytest.raises(DataError, match=r"^`columns` of `runs` must be a list including 'algorithm', "
                                         r"'instance', 'runtime', 'status' \(optional: 'cutoff'\); "
                                         r"got \['algorithm', 'instance', 'runtime'\]\.$"):
         validate_table(small_table().drop(columns=["status", "cutoff"]), name="runs")

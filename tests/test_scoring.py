@@ -550,7 +550,7 @@ def test_rank_accepts_utilities_and_sequences():
 
 
 def test_rank_messages():
-    with pytest.raises(DataError, match=r"`columns` of `table` must be to include 'algorithm'"):
+    with pytest.raises(DataError, match=r"`columns` of `table` must be a list including 'algorithm'"):
         rank(pd.DataFrame({"algorithm": ["a"]}), {"s": Solved()})
     bad = small_table()
     bad.loc[4, "runtime"] = -3.0
