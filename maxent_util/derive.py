@@ -259,23 +259,23 @@ def _build_pieces(support: tuple, terms: list[_Term], interior: list[sympy.Expr]
 
 def _stationary_density(pieces: list[_Piece]) -> sympy.Expr:
     lambda_0 = sympy.Symbol("lambda_0", real=True)
-    return _piecewise([sympy.exp(-1 - lambda_0 + piece.exponent) for piece in pieces], pieces, kappa)
+    points = [pieces[0].lower] + [piece.upper for piece in pieces]
+    return piecewise_over([sympy.exp(-1 - lambda_0 + piece.exponent) for piece in pieces], points, kappa)
 
 
-def _piecewise(expressions: list[sympy.Expr], pieces: list[_Piece], variable: sympy.Symbol,
-               below: sympy.Expr = sympy.Integer(0), above: sympy.Expr = sympy.Integer(0)) -> sympy.Expr:
-    """Piecewise over the pieces: ``below`` before the support, ``above`` after it."""
+def piecewise_over(expressions: list[sympy.Expr], points: list[sympy.Expr], variable: sympy.Symbol,
+                   below: Any = 0, above: Any = 0) -> sympy.Expr:
+    """One expression (in kappa) per piece between ``points``, as a Piecewise in ``variable``:
+    ``below`` before the first point, ``above`` after a finite last one."""
     branches = []
-    first = pieces[0].lower
-    if first != 0:
-        branches.append((below, variable < first))
-    for expression, piece in zip(expressions, pieces):
-        if piece.upper == oo:
-            branches.append((expression, True))
-        else:
-            branches.append((expression, variable < piece.upper))
-    if pieces[-1].upper != oo:
-        branches.append((above, True))
+    if points[0] != 0:
+        branches.append((sympy.sympify(below), variable < points[0]))
+    for expression, upper in zip(expressions, points[1:]):
+        if variable != kappa:
+            expression = expression.subs(kappa, variable)
+        branches.append((expression, True if upper == oo else variable < upper))
+    if points[-1] != oo:
+        branches.append((sympy.sympify(above), True))
     if len(branches) == 1:
         return branches[0][0]
     return sympy.Piecewise(*branches)
@@ -286,8 +286,9 @@ def _piecewise(expressions: list[sympy.Expr], pieces: list[_Piece], variable: sy
 # ---------------------------------------------------------------------------
 
 def _clean(expr: sympy.Expr) -> sympy.Expr:
+    """The generic branch of an integral done with conds='none' (which sometimes
+    still returns a Piecewise)."""
     if isinstance(expr, sympy.Piecewise):
-        # conds='none' sometimes still returns a Piecewise: take the generic branch
         expr = expr.args[0][0]
     return expr
 

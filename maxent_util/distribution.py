@@ -157,18 +157,9 @@ class CaptimeDistribution:
 
     # -- closed forms ------------------------------------------------------
     def _piecewise(self, expressions: list, variable: sympy.Symbol, below: Any, above: Any) -> sympy.Expr:
-        points = self.breakpoints
-        branches = []
-        if points[0] != 0:
-            branches.append((sympy.sympify(below), variable < points[0]))
-        for expression, upper in zip(expressions, points[1:]):
-            expression = expression.subs(kappa, variable)
-            branches.append((expression, True if upper == oo else variable < upper))
-        if points[-1] != oo:
-            branches.append((sympy.sympify(above), True))
-        if len(branches) == 1:
-            return branches[0][0]
-        return sympy.Piecewise(*branches)
+        from .derive import piecewise_over
+
+        return piecewise_over(expressions, self.breakpoints, variable, below, above)
 
     @property
     def pdf(self) -> sympy.Expr:
@@ -206,7 +197,7 @@ class CaptimeDistribution:
         the derivation: sympy cannot integrate a log-normal density times
         kappa over kappa, but it integrates a Gaussian times exp(y).
         """
-        from .derive import _integrate_piece, _Piece, _SymbolicTimeout, time_limit
+        from .derive import _clean, _integrate_piece, _Piece, _SymbolicTimeout, time_limit
 
         total = sympy.Integer(0)
         pieces = zip(self.breakpoints, self.breakpoints[1:], self._pdf_pieces, self._scales)
@@ -215,7 +206,7 @@ class CaptimeDistribution:
                 with time_limit(self._timeout):
                     value = _integrate_piece(integrand, _Piece(lower, upper, [], sympy.Integer(0), scale))
                     if _unusable(value):
-                        value = _clean_integral(sympy.integrate(integrand, (kappa, lower, upper), conds="none"))
+                        value = _clean(sympy.integrate(integrand, (kappa, lower, upper), conds="none"))
             except _SymbolicTimeout:
                 return None
             except Exception:  # sympy could not integrate
@@ -260,7 +251,7 @@ class CaptimeDistribution:
         for index, cdf in enumerate(self._cdf_pieces):
             upper = self.breakpoints[index + 1]
             end = 1 if upper == oo else cdf.subs(kappa, upper)
-            start = 0 if index == 0 else masses_sum(masses)
+            start = sympy.Add(*masses)
             masses.append(_simplify(end - start, self._timeout))
         return masses
 
@@ -417,15 +408,6 @@ def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None
 def _unusable(value: sympy.Expr) -> bool:
     return bool(value.has(sympy.Integral) or value.has(sympy.nan) or value.has(sympy.exp_polar)
                 or value.has(sympy.I) or value.has(sympy.zoo))
-
-
-def _clean_integral(expr: sympy.Expr) -> sympy.Expr:
-    # conds="none" sometimes still returns a Piecewise: its first branch is the generic one
-    return expr.args[0][0] if isinstance(expr, sympy.Piecewise) else expr
-
-
-def masses_sum(masses: list) -> Any:
-    return sympy.Add(*masses) if masses else sympy.Integer(0)
 
 
 def _before(a: sympy.Expr, b: sympy.Expr) -> bool:
