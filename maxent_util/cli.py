@@ -280,7 +280,7 @@ def _add_output_flags(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--latex", action="store_true", help="print the pdf, CDF and utility in LaTeX")
     output.add_argument("--json", action="store_true",
                         help="print JSON: pdf, cdf, sf, utility, multipliers, closed_form, latex "
-                             "(expressions readable by sympy.sympify, in kappa and t)")
+                             "(expressions in kappa and t, read by the safe expression reader)")
 
 
 def _timeout_flag(parser: argparse.ArgumentParser) -> None:

@@ -21,6 +21,8 @@ from typing import Any, ClassVar
 import sympy
 
 from .errors import ConstraintError, argument_message
+from . import expressions
+from .expressions import as_expression
 from .symbols import kappa
 
 __all__ = [
@@ -41,51 +43,32 @@ oo = sympy.oo
 
 
 def to_sympy(value: Any, *, arg: str = "value", owner: str = "Constraint") -> sympy.Expr:
-    """Turn a number, a string or a sympy object into a sympy expression.
+    """Turn a number, a text or a sympy object into a sympy expression.
 
-    A bare name such as ``"kappa0"`` becomes a *positive* symbol: every
-    natural parameter of a captime law (a time, a rate, a spread, a
+    Text is read by the one safe reader (:func:`maxent_util.expressions.read_expression`),
+    never evaluated.  A name such as ``"kappa0"`` becomes a *positive* symbol:
+    every natural parameter of a captime law (a time, a rate, a spread, a
     probability) is positive, and saying so lets sympy settle the
     convergence of the integrals.  Pass a sympy ``Symbol`` to choose other
     assumptions.  Short decimals become exact rationals (``0.3`` becomes
     ``3/10``), so symbolic results stay exact; a float with more than
     ``EXACT_DIGITS`` significant digits stays a Float (see ``_float_to_sympy``).
 
-    >>> to_sympy(0.3), to_sympy(1.670534513553897)
-    (3/10, 1.67053451355390)
+    >>> to_sympy(0.3), to_sympy(1.670534513553897), to_sympy("1/alpha")
+    (3/10, 1.67053451355390, 1/alpha)
     """
-    if isinstance(value, sympy.Basic):
-        return value
-    if isinstance(value, bool):
-        raise ConstraintError(argument_message(arg, owner, "a number or a sympy expression", value))
-    if isinstance(value, int):
-        return sympy.Integer(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            raise ConstraintError(argument_message(arg, owner, "a number, not NaN", value))
-        if math.isinf(value):
-            return oo if value > 0 else -oo
+    if isinstance(value, float) and math.isfinite(value):
         return _float_to_sympy(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if text in {"oo", "inf", "infinity", "+oo", "+inf"}:
-            return oo
-        if text.isidentifier():
-            return sympy.Symbol(text, positive=True)
-        try:
-            expr = sympy.sympify(text, rational=True)
-        except (sympy.SympifyError, SyntaxError, TypeError) as exc:
-            raise ConstraintError(argument_message(arg, owner, "a number or a sympy expression", value)) from exc
-        positive = {s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols}
-        return expr.xreplace(positive)
-    try:
-        return sympy.sympify(value)
-    except (sympy.SympifyError, TypeError) as exc:
-        raise ConstraintError(argument_message(arg, owner, "a number or a sympy expression", value)) from exc
+    return as_expression(value, arg=arg, owner=owner, exact="short", new_symbol=_positive_symbol,
+                         error=ConstraintError)
+
+
+def _positive_symbol(name: str) -> sympy.Symbol:
+    return sympy.Symbol(name, positive=True)
 
 
 #: floats with at most this many significant digits become exact rationals (0.3 -> 3/10)
-EXACT_DIGITS = 8
+EXACT_DIGITS = expressions.EXACT_DIGITS
 
 
 def _float_to_sympy(value: float) -> sympy.Expr:
@@ -103,10 +86,7 @@ def _float_to_sympy(value: float) -> sympy.Expr:
 
 def _provably(relation: Any) -> bool | None:
     """True/False when sympy can decide ``relation``; None when it cannot."""
-    try:
-        decided = sympy.sympify(relation)
-    except (TypeError, sympy.SympifyError):
-        return None
+    decided = relation
     if decided in (sympy.true, True):
         return True
     if decided in (sympy.false, False):
@@ -141,6 +121,8 @@ class Constraint:
     """
 
     argument_names: ClassVar[tuple[str, ...]] = ()
+    #: arguments that may be infinite (every other one must be finite)
+    may_be_infinite: ClassVar[tuple[str, ...]] = ()
     #: keyword arguments that are not sympy values (e.g. ``side``)
     option_names: ClassVar[tuple[str, ...]] = ()
 
@@ -167,7 +149,11 @@ class Constraint:
             if name not in values:
                 self._arguments[name] = self._default(name)
             else:
-                self._arguments[name] = to_sympy(values[name], arg=name, owner=type(self).__name__)
+                value = to_sympy(values[name], arg=name, owner=type(self).__name__)
+                if name not in self.may_be_infinite and value.has(oo, -oo):
+                    raise ConstraintError(argument_message(name, type(self).__name__, "finite",
+                                                           values[name]))
+                self._arguments[name] = value
         for name in self.option_names:
             self._arguments[name] = values.get(name, self._default(name))
         self.check()
@@ -277,6 +263,7 @@ class Support(Constraint):
     """
 
     argument_names = ("lower", "upper")
+    may_be_infinite = ("upper",)
 
     def check(self) -> None:
         self._require("lower", self.lower >= 0, "non-negative (a captime is a duration)")

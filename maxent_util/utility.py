@@ -26,7 +26,6 @@ closed form in time; the object records which route was taken
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -38,6 +37,7 @@ from scipy import optimize
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import time_limit as _time_limit
 from .errors import MaxEntError, NoClosedFormError, UtilityError, argument_message
+from .expressions import as_expression
 from .symbols import kappa, q, t
 
 __all__ = [
@@ -74,7 +74,6 @@ POSITIVE_Q = "positive before the captime for q > q0"
 _SYMBOLIC_SECONDS = 5.0
 _SOLVE_SECONDS = 2.0
 _VARIABLES = {"t": t, "kappa": kappa, "q": q}
-_SYMPY_CONSTANTS = {"E", "I", "pi", "oo", "nan", "zoo"}
 
 
 # ---------------------------------------------------------------------------
@@ -94,50 +93,40 @@ def _try_symbolic(compute: Callable[[], Any], seconds: float | None) -> Any:
         return None
 
 
-def _parse(text: str, arg: str, owner: str) -> sympy.Expr:
-    # Bare names become symbols even when sympy knows them as functions
-    # ("gamma*t" is a cost rate gamma, not the gamma function).
-    names = set(re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()", text)) - _SYMPY_CONSTANTS
-    local = {name: sympy.Symbol(name) for name in names}
-    local.update(_VARIABLES)
-    try:
-        return sympy.sympify(text, locals=local)
-    except (sympy.SympifyError, SyntaxError, TypeError) as error:
-        raise UtilityError(argument_message(
-            arg, owner, "a number, a sympy expression or a parsable string", text)) from error
+def _expression(value: Any, arg: str, owner: str, *, allow_infinity: bool = True) -> sympy.Expr:
+    """A number, a sympy expression or a text (read safely) as a real expression.
 
-
-def _sympify(value: Any, arg: str, owner: str) -> sympy.Expr:
-    if isinstance(value, str):
-        expr = _parse(value, arg, owner)
-    elif value is None or isinstance(value, bool):
-        raise UtilityError(argument_message(
-            arg, owner, "a number, a sympy expression or a symbol name", value))
-    elif isinstance(value, (float, np.floating)) and np.isfinite(value):
+    Names in a text become plain symbols even when they name a function
+    ("gamma*t" is a cost rate gamma; "gamma(t)" is the gamma function).
+    """
+    if isinstance(value, (float, np.floating)) and np.isfinite(value):
         # sympy prints a Float with 15 digits, so generated code would compare
         # runtimes against a rounded captime; 17 digits round-trip every float.
         expr = sympy.Float(float(value), 15)
         if float(str(expr)) != float(value):
             expr = sympy.Float(repr(float(value)), 17)
-    else:
-        try:
-            expr = sympy.sympify(value, strict=True)
-        except (sympy.SympifyError, TypeError, ValueError) as error:
-            raise UtilityError(argument_message(
-                arg, owner, "a number, a sympy expression or a symbol name", value)) from error
-    if not isinstance(expr, sympy.Expr) or expr.has(sympy.nan) or expr.is_extended_real is False:
-        raise UtilityError(argument_message(arg, owner, "a real number or expression", value))
+        return expr
+    if isinstance(value, str) and not value.strip():
+        raise UtilityError(argument_message(arg, owner, "a non-empty expression", value))
+    expr = as_expression(value, arg=arg, owner=owner, allow_infinity=allow_infinity, error=UtilityError)
     # A user's own Symbol("t") (without our assumptions) means our t.
     renames = {s: _VARIABLES[s.name] for s in expr.free_symbols
                if s.name in _VARIABLES and s != _VARIABLES[s.name]}
     return expr.xreplace(renames) if renames else expr
 
 
+def _support_pair(support: Any, arg: str, owner: str) -> tuple[sympy.Expr, sympy.Expr]:
+    if not (isinstance(support, (tuple, list)) and len(support) == 2):
+        raise UtilityError(argument_message(arg, owner, "a pair (lower, upper)", support))
+    return (_expression(support[0], arg, owner, allow_infinity=True),
+            _expression(support[1], arg, owner, allow_infinity=True))
+
+
 def _as_parameter(value: Any, arg: str, owner: str, **assumptions: bool) -> sympy.Expr:
     """A numeric argument: a number, a sympy expression or a symbol name string."""
     if isinstance(value, str) and value.strip().isidentifier() and value.strip() not in _VARIABLES:
         return sympy.Symbol(value.strip(), **assumptions)
-    expr = _sympify(value, arg, owner)
+    expr = _expression(value, arg, owner)
     if expr.free_symbols & {t, q}:
         raise UtilityError(argument_message(
             arg, owner, "a parameter, free of the variables `t` and `q`", value))
@@ -159,7 +148,7 @@ def _as_function(value: Any, arg: str, owner: str, *, variables: tuple[sympy.Sym
     written in the wrong variable (``R(x)`` for ``R(t)``) unless it is a
     single symbol, which reads as a constant amount.
     """
-    expr = _sympify(value, arg, owner)
+    expr = _expression(value, arg, owner)
     wrong = sorted((expr.free_symbols & {t, kappa, q}) - set(variables), key=str)
     parameters = expr.free_symbols - set(variables)
     if wrong or (parameters and not expr.free_symbols & set(variables) and not expr.is_Symbol):
@@ -312,7 +301,7 @@ class Utility:
     """
 
     def __init__(self, expr: Any, *, name: str | None = None) -> None:
-        expr = sympy.sympify(expr)
+        expr = _expression(expr, "expr", type(self).__name__, allow_infinity=True)
         # A parsed "exp(-t)" or a user's Symbol("t") means the library's t (and q).
         renames = {s: {"t": t, "q": q}[s.name] for s in expr.free_symbols
                    if s.name in ("t", "q") and s not in (t, q)}
@@ -341,7 +330,7 @@ class Utility:
                 raise UtilityError(argument_message(
                     name, owner, "one of the utility's parameters", values[name],
                     remedy=f"Known parameters: {known}."))
-        return {by_name[name]: _sympify(value, name, owner) for name, value in values.items()}
+        return {by_name[name]: _expression(value, name, owner) for name, value in values.items()}
 
     def _substituted(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> "Utility":
         new = copy.copy(self)
@@ -1047,12 +1036,8 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
         raise UtilityError(argument_message(
             "p", owner, "1 at t = 0 for every captime (main theorem, Section 2)", p,
             remedy=f"p(0, kappa) = {per_captime.subs(t, 0)}."))
-    pdf = _sympify(K.pdf, "K.pdf", owner)
-    try:
-        lower, upper = (sympy.sympify(bound) for bound in K.support)
-    except (TypeError, ValueError, sympy.SympifyError) as error:
-        raise UtilityError(argument_message(
-            "K.support", owner, "a pair (lower, upper)", K.support)) from error
+    pdf = _expression(K.pdf, "K.pdf", owner)
+    lower, upper = _support_pair(K.support, "K.support", owner)
     if not isinstance(pdf, sympy.Piecewise) and (lower != 0 or upper != sympy.oo):
         pdf = sympy.Piecewise((pdf, (kappa >= lower) & (kappa <= upper)), (0, True))
 
@@ -1085,8 +1070,8 @@ class QualityUtility(Utility):
 
     def __init__(self, expr: Any, *, q0: Any, q1: Any, name: str | None = None) -> None:
         super().__init__(expr, name=name)
-        self.q0 = sympy.sympify(q0)
-        self.q1 = sympy.sympify(q1)
+        self.q0 = _expression(q0, "q0", type(self).__name__)
+        self.q1 = _expression(q1, "q1", type(self).__name__)
 
     @property
     def parameters(self) -> tuple[sympy.Symbol, ...]:
@@ -1291,10 +1276,7 @@ class KnownCaptime:
         owner = "KnownCaptime"
         self.pdf = _as_function(pdf, "pdf", owner, variables=(kappa,),
                                 description="an expression in `kappa`")
-        try:
-            lower, upper = (sympy.sympify(bound) for bound in support)
-        except (TypeError, ValueError, sympy.SympifyError) as error:
-            raise UtilityError(argument_message("support", owner, "a pair (lower, upper)", support)) from error
+        lower, upper = _support_pair(support, "support", owner)
         from .constraints import _provably
 
         if lower.is_number and not lower.is_finite or _provably(lower >= 0) is False:

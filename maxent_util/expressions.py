@@ -1,0 +1,598 @@
+"""The one safe reader of text into sympy expressions.
+
+Every string that reaches maxent_util (a constraint value, a utility, a
+preset's argument, a flag on the command line, a leaf of a JSON document)
+comes from someone else's file, so it is read here and nowhere else.  Text
+is parsed with Python's :mod:`ast` and the tree is walked by hand: only
+numbers, names that the context allows, arithmetic, comparisons and a fixed
+list of functions are accepted, and each node is built directly as a sympy
+object.  Nothing is ever passed to ``eval``, ``sympify`` or ``parse_expr``.
+
+Blow-ups are refused before they are computed: long texts, deep or large
+trees, numbers with more than :data:`MAX_DIGITS` digits and powers whose
+result would have more (``9**9**9``).
+
+The same builders read the operator trees of the JSON format
+(:func:`from_tree`), so a document and a string obey one set of rules.
+
+>>> read_expression("pareto_scale * exp(-t/2)", arg="u", owner="Utility")
+pareto_scale*exp(-t/2)
+>>> read_expression("__import__('os')", arg="u", owner="Utility")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+maxent_util.errors.MaxEntError: `u` of `Utility` must be ...
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import math
+import re
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+import mpmath
+import numpy as np
+import sympy
+
+from .errors import MaxEntError, argument_message
+from .symbols import kappa, q, t
+
+__all__ = [
+    "MAX_LENGTH",
+    "MAX_NODES",
+    "MAX_DEPTH",
+    "MAX_DIGITS",
+    "FUNCTIONS",
+    "read_expression",
+    "read_number",
+    "as_expression",
+    "to_tree",
+    "from_tree",
+    "TREE_VERSION",
+]
+
+#: longest text read, in characters
+MAX_LENGTH = 4000
+#: most nodes in one expression (text or JSON tree)
+MAX_NODES = 2000
+#: deepest nesting of one expression
+MAX_DEPTH = 60
+#: most decimal digits of any number, read or computed while reading
+MAX_DIGITS = 400
+
+#: the variables every context knows, by name
+VARIABLES: dict[str, sympy.Symbol] = {"t": t, "kappa": kappa, "q": q}
+
+_INFINITY_WORDS = {"oo", "inf", "infinity", "Infinity"}
+# words sympy reads as non-real or undefined numbers; refused, never symbols
+_REFUSED_WORDS = {"nan", "NaN", "zoo", "I", "j", "J", "ComplexInfinity"}
+_CONSTANTS = {"pi": sympy.pi, "E": sympy.E}
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+
+
+def _log(*args: sympy.Expr) -> sympy.Expr:
+    return sympy.log(*args)
+
+
+#: the functions a text may call, with how many arguments each takes
+FUNCTIONS: dict[str, tuple[Callable[..., sympy.Expr], tuple[int, ...]]] = {
+    "exp": (sympy.exp, (1,)),
+    "log": (_log, (1, 2)),
+    "ln": (sympy.log, (1,)),
+    "sqrt": (sympy.sqrt, (1,)),
+    "erf": (sympy.erf, (1,)),
+    "erfc": (sympy.erfc, (1,)),
+    "erfinv": (sympy.erfinv, (1,)),
+    "erfcinv": (sympy.erfcinv, (1,)),
+    "gamma": (sympy.gamma, (1,)),
+    "loggamma": (sympy.loggamma, (1,)),
+    "Abs": (sympy.Abs, (1,)),
+    "abs": (sympy.Abs, (1,)),
+    "Min": (sympy.Min, tuple(range(1, 33))),
+    "min": (sympy.Min, tuple(range(1, 33))),
+    "Max": (sympy.Max, tuple(range(1, 33))),
+    "max": (sympy.Max, tuple(range(1, 33))),
+    "floor": (sympy.floor, (1,)),
+    "ceiling": (sympy.ceiling, (1,)),
+    "Heaviside": (sympy.Heaviside, (1, 2)),
+    "Piecewise": (sympy.Piecewise, tuple(range(1, 33))),
+}
+
+
+class _Refused(Exception):
+    """Why a text was refused (turned into the caller's error with its argument name)."""
+
+
+#: decimals with at most this many significant digits read as exact rationals in "short" mode
+EXACT_DIGITS = 8
+
+# ---------------------------------------------------------------------------
+# numbers and their sizes
+
+
+def _digits(value: sympy.Basic) -> int:
+    """Decimal digits of the largest integer inside a number (0 for floats and symbols)."""
+    if isinstance(value, sympy.Rational):
+        return max(len(str(abs(value.p))), len(str(value.q)))
+    return 0
+
+
+def _check_size(value: sympy.Basic) -> sympy.Basic:
+    for atom in value.atoms(sympy.Rational) if isinstance(value, sympy.Basic) else ():
+        if _digits(atom) > MAX_DIGITS:
+            raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
+    return value
+
+
+def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
+    """``base**exponent``, refused when an exact result would exceed MAX_DIGITS digits."""
+    if isinstance(exponent, sympy.Rational) and isinstance(base, sympy.Rational):
+        magnitude = max(abs(base.p), base.q)
+        if magnitude > 1 and exponent.p != 0:
+            # an integer power of an integer: |p| * log10|base| digits (rational powers
+            # stay unevaluated radicals, whose size is that of the numerator)
+            estimate = abs(exponent.p) * math.log10(magnitude) / (exponent.q if exponent.q > 1 else 1)
+            if estimate > MAX_DIGITS:
+                raise _Refused(f"a power with at most {MAX_DIGITS} digits (write it as a float, e.g. 1e300)")
+    if isinstance(exponent, sympy.Float) and isinstance(base, (sympy.Rational, sympy.Float)):
+        return sympy.Pow(base, exponent)
+    return sympy.Pow(base, exponent)
+
+
+def _number_from_text(text: str, value: Any, exact: str) -> sympy.Expr:
+    """A number literal; ``exact`` says how decimals are read (see :func:`read_expression`)."""
+    if isinstance(value, bool) or isinstance(value, complex):
+        raise _Refused("a real number")
+    if isinstance(value, int):
+        if len(str(abs(value))) > MAX_DIGITS:
+            raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
+        return sympy.Integer(value)
+    if not isinstance(value, float):
+        raise _Refused("a number")
+    if not math.isfinite(value):
+        raise _Refused("a finite number (write oo for infinity)")
+    literal = text.replace("_", "")
+    mantissa = literal.lower().split("e")[0]
+    if len(mantissa) > MAX_DIGITS:
+        raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
+    significant = mantissa.replace(".", "").lstrip("0").rstrip("0")
+    exponent_part = literal.lower().split("e")[1] if "e" in literal.lower() else "0"
+    if abs(int(exponent_part)) > MAX_DIGITS:
+        # 1e-300 is fine as a Float; as an exact rational it is 300 digits, allowed too
+        raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
+    if exact == "rational" or (exact == "short" and len(significant) <= EXACT_DIGITS):
+        return sympy.Rational(literal)
+    return sympy.Float(literal, max(15, len(significant)))
+
+
+
+
+# ---------------------------------------------------------------------------
+# the walker
+
+
+class _Reader:
+    def __init__(self, *, names: Mapping[str, sympy.Basic], new_symbol: Callable[[str], sympy.Symbol] | None,
+                 exact: str, allow_infinity: bool, allow_relations: bool) -> None:
+        self.names = names
+        self.new_symbol = new_symbol
+        self.exact = exact
+        self.allow_infinity = allow_infinity
+        self.allow_relations = allow_relations
+        self.nodes = 0
+        self.text = ""
+
+    def read(self, text: str) -> sympy.Basic:
+        self.text = text
+        try:
+            tree = ast.parse(text, mode="eval")
+        except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as error:
+            raise _Refused("an arithmetic expression") from error
+        return self.node(tree.body, 0)
+
+    # one method per kind of node -----------------------------------------
+    def node(self, node: ast.AST, depth: int) -> sympy.Basic:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _Refused(f"an expression of at most {MAX_NODES} terms")
+        if depth > MAX_DEPTH:
+            raise _Refused(f"an expression nested at most {MAX_DEPTH} deep")
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) and self.allow_relations:
+                return sympy.true if node.value else sympy.false
+            segment = ast.get_source_segment(self.text, node) or repr(node.value)
+            return _number_from_text(segment, node.value, self.exact)
+        if isinstance(node, ast.Name):
+            return self.name(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = self.node(node.operand, depth + 1)
+            return -operand if isinstance(node.op, ast.USub) else operand
+        if isinstance(node, ast.BinOp):
+            return self.binary(node, depth)
+        if isinstance(node, ast.Call):
+            return self.call(node, depth)
+        if isinstance(node, ast.Compare) and self.allow_relations:
+            return self.compare(node, depth)
+        if isinstance(node, ast.BoolOp) and self.allow_relations:
+            parts = [self.node(value, depth + 1) for value in node.values]
+            return sympy.And(*parts) if isinstance(node.op, ast.And) else sympy.Or(*parts)
+        raise _Refused("an arithmetic expression of numbers, names, + - * / ** and the functions "
+                       + ", ".join(sorted(set(FUNCTIONS) - {"abs", "min", "max", "ln"})))
+
+    def name(self, word: str) -> sympy.Basic:
+        if word in self.names:
+            return self.names[word]
+        if word in VARIABLES:
+            return VARIABLES[word]
+        if word in _INFINITY_WORDS:
+            if not self.allow_infinity:
+                raise _Refused("finite")
+            return sympy.oo
+        if word in _REFUSED_WORDS:
+            raise _Refused(f"a real value (`{word}` is not one)")
+        if word in _CONSTANTS:
+            return _CONSTANTS[word]
+        if word in ("True", "False"):
+            return sympy.true if word == "True" else sympy.false
+        if not _NAME.match(word) or keyword.iskeyword(word) or self.new_symbol is None:
+            raise _Refused("a number" if self.new_symbol is None else
+                           "names made of ASCII letters, digits and underscores")
+        return self.new_symbol(word)
+
+    def binary(self, node: ast.BinOp, depth: int) -> sympy.Expr:
+        left = self.node(node.left, depth + 1)
+        right = self.node(node.right, depth + 1)
+        for side in (left, right):
+            if not isinstance(side, sympy.Expr):
+                raise _Refused("arithmetic on numbers and expressions, not on conditions")
+        op = node.op
+        if isinstance(op, ast.Add):
+            result = left + right
+        elif isinstance(op, ast.Sub):
+            result = left - right
+        elif isinstance(op, ast.Mult):
+            result = left * right
+        elif isinstance(op, ast.Div):
+            if right == 0:
+                raise _Refused("free of division by zero")
+            result = left / right
+        elif isinstance(op, (ast.Pow, ast.BitXor)):  # t^2 reads as t**2, as sympy has it
+            result = _power(left, right)
+        else:
+            raise _Refused("arithmetic with + - * / and **")
+        return _check_size(result)
+
+    def call(self, node: ast.Call, depth: int) -> sympy.Expr:
+        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
+            raise _Refused("calls of the functions " + ", ".join(sorted(FUNCTIONS)) + " only")
+        function, arities = FUNCTIONS[node.func.id]
+        if len(node.args) not in arities:
+            raise _Refused(f"`{node.func.id}` with {' or '.join(map(str, arities[:2]))} argument(s)")
+        if function is sympy.Piecewise:
+            pieces = []
+            for argument in node.args:
+                if not (isinstance(argument, ast.Tuple) and len(argument.elts) == 2):
+                    raise _Refused("Piecewise of (expression, condition) pairs")
+                value = self.node(argument.elts[0], depth + 2)
+                condition = _Reader.condition(self, argument.elts[1], depth + 2)
+                pieces.append((value, condition))
+            return sympy.Piecewise(*pieces)
+        args = [self.node(argument, depth + 1) for argument in node.args]
+        if not all(isinstance(argument, sympy.Expr) for argument in args):
+            raise _Refused(f"`{node.func.id}` of expressions, not of conditions")
+        return _check_size(function(*args))
+
+    def condition(self, node: ast.AST, depth: int) -> sympy.Basic:
+        allowed, self.allow_relations = self.allow_relations, True
+        try:
+            value = self.node(node, depth)
+        finally:
+            self.allow_relations = allowed
+        if not isinstance(value, (sympy.logic.boolalg.Boolean, bool)):
+            raise _Refused("Piecewise conditions that are comparisons or True")
+        return value
+
+    def compare(self, node: ast.Compare, depth: int) -> sympy.Basic:
+        operators = {ast.Lt: sympy.Lt, ast.LtE: sympy.Le, ast.Gt: sympy.Gt, ast.GtE: sympy.Ge,
+                     ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne}
+        terms = [self.node(node.left, depth + 1)] + [self.node(c, depth + 1) for c in node.comparators]
+        parts = []
+        for op, left, right in zip(node.ops, terms, terms[1:]):
+            if type(op) not in operators:
+                raise _Refused("comparisons with < <= > >= == !=")
+            parts.append(operators[type(op)](left, right))
+        return parts[0] if len(parts) == 1 else sympy.And(*parts)
+
+
+def _fail(error: type[MaxEntError], arg: str, owner: str, requirement: str, value: Any) -> MaxEntError:
+    shown = value if not isinstance(value, str) or len(value) <= 80 else value[:77] + "..."
+    return error(argument_message(arg, owner, requirement, shown))
+
+
+def read_expression(text: Any, *, arg: str = "value", owner: str = "maxent_util",
+                    names: Mapping[str, sympy.Basic] | None = None,
+                    new_symbol: Callable[[str], sympy.Symbol] | None = sympy.Symbol,
+                    exact: str = "float", allow_infinity: bool = False,
+                    allow_relations: bool = False, real: bool = True,
+                    error: type[MaxEntError] = MaxEntError) -> sympy.Basic:
+    """Read ``text`` into a sympy expression, safely.
+
+    Parameters
+    ----------
+    text : str
+        The text, e.g. ``"exp(-t/kappa0)"``.
+    arg, owner : str
+        Where the text came from, for error messages.
+    names : mapping, optional
+        Names with a fixed meaning in this context (``{"alpha": alpha}``);
+        ``t``, ``kappa`` and ``q`` are always the library's variables.
+    new_symbol : callable or None
+        How any other name becomes a symbol (``sympy.Symbol`` by default; a
+        function that adds assumptions; None to refuse unknown names).
+    exact : {"float", "short", "rational"}
+        Decimals as Floats, as exact rationals when they have at most eight
+        significant digits (``0.3`` is 3/10), or always as exact rationals.
+    allow_infinity : bool
+        Whether ``oo``/``inf`` may appear.
+    allow_relations : bool
+        Whether the whole text may be a comparison (Piecewise conditions are always allowed).
+    real : bool
+        Refuse values that are provably not real (``sqrt(-1)``, ``log(-2)``).
+    error : MaxEntError subclass
+        The error raised for a refused text.
+
+    Returns
+    -------
+    sympy.Basic
+        The expression.
+
+    Raises
+    ------
+    MaxEntError
+        (``error``) when the text is not one this reader accepts.
+    """
+    if not isinstance(text, str):
+        raise _fail(error, arg, owner, "a string", text)
+    if len(text) > MAX_LENGTH:
+        raise _fail(error, arg, owner, f"a text of at most {MAX_LENGTH} characters",
+                    f"{len(text)} characters")
+    if "\x00" in text or not text.strip():
+        raise _fail(error, arg, owner, "a non-empty expression", text)
+    reader = _Reader(names=dict(names or {}), new_symbol=new_symbol, exact=exact,
+                     allow_infinity=allow_infinity, allow_relations=allow_relations)
+    try:
+        value = reader.read(text.strip())
+    except _Refused as refused:
+        raise _fail(error, arg, owner, str(refused), text) from None
+    except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ZeroDivisionError) as exc:
+        # sympy's own complaints while building (never code execution): refuse the text
+        raise _fail(error, arg, owner, "an expression that can be evaluated", text) from exc
+    _check_value(value, text, arg, owner, error, real=real, allow_infinity=allow_infinity)
+    return value
+
+
+def _check_value(value: sympy.Basic, shown: Any, arg: str, owner: str, error: type[MaxEntError], *,
+                 real: bool, allow_infinity: bool) -> None:
+    if isinstance(value, sympy.Expr):
+        if value.has(sympy.nan, sympy.zoo):
+            raise _fail(error, arg, owner, "a defined real value", shown)
+        if real and value.is_extended_real is False:
+            raise _fail(error, arg, owner, "a real value", shown)
+        if not allow_infinity and value.has(sympy.oo, -sympy.oo):
+            raise _fail(error, arg, owner, "finite", shown)
+
+
+def read_number(text: Any, *, arg: str = "value", owner: str = "maxent_util", exact: str = "float",
+                allow_infinity: bool = False, error: type[MaxEntError] = MaxEntError) -> sympy.Expr:
+    """A real number (no names) read from text, e.g. ``"1/3"``, ``"1e-4"``, ``"oo"``."""
+    value = read_expression(text, arg=arg, owner=owner, new_symbol=None, exact=exact,
+                            allow_infinity=allow_infinity, error=error)
+    return value
+
+
+def as_expression(value: Any, *, arg: str = "value", owner: str = "maxent_util",
+                  allow_infinity: bool = True, real: bool = True, exact: str = "float",
+                  new_symbol: Callable[[str], sympy.Symbol] | None = sympy.Symbol,
+                  names: Mapping[str, sympy.Basic] | None = None,
+                  error: type[MaxEntError] = MaxEntError) -> sympy.Expr:
+    """A number, a sympy expression or a text (read by :func:`read_expression`) as a sympy Expr.
+
+    Anything else (None, a bool, a list, a complex number, an arbitrary object) is refused:
+    it is never handed to sympy's string-evaluating ``sympify``.
+    """
+    if isinstance(value, str):
+        value = read_expression(value, arg=arg, owner=owner, names=names, new_symbol=new_symbol,
+                                exact=exact, allow_infinity=allow_infinity, real=real, error=error)
+    elif isinstance(value, (bool, np.bool_)) or value is None:
+        raise _fail(error, arg, owner, "a number or an expression", value)
+    elif isinstance(value, (int, np.integer)):
+        if len(str(abs(int(value)))) > MAX_DIGITS:
+            raise _fail(error, arg, owner, f"a number of at most {MAX_DIGITS} digits", "a longer integer")
+        value = sympy.Integer(int(value))
+    elif isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            raise _fail(error, arg, owner, "a number, not NaN", value)
+        value = (sympy.oo if value > 0 else -sympy.oo) if math.isinf(value) else sympy.Float(float(value))
+    elif isinstance(value, Fraction):
+        value = sympy.Rational(value.numerator, value.denominator)
+    elif not isinstance(value, sympy.Basic):
+        raise _fail(error, arg, owner, "a number, a sympy expression or a text", value)
+    if not isinstance(value, sympy.Expr):
+        raise _fail(error, arg, owner, "a number or an expression", value)
+    _check_value(value, value, arg, owner, error, real=real, allow_infinity=allow_infinity)
+    return value
+
+
+# ---------------------------------------------------------------------------
+# the JSON tree: operators and leaves, read by the same builders
+
+#: version of the tree format written by :func:`to_tree`
+TREE_VERSION = 1
+
+_TREE_FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
+    "exp": sympy.exp, "log": sympy.log, "erf": sympy.erf, "erfc": sympy.erfc,
+    "erfinv": sympy.erfinv, "erfcinv": sympy.erfcinv, "gamma": sympy.gamma,
+    "loggamma": sympy.loggamma, "Abs": sympy.Abs, "Min": sympy.Min, "Max": sympy.Max,
+    "floor": sympy.floor, "ceiling": sympy.ceiling, "Heaviside": sympy.Heaviside,
+    "uppergamma": sympy.uppergamma, "lowergamma": sympy.lowergamma, "LambertW": sympy.LambertW,
+    "sign": sympy.sign, "expint": sympy.expint, "Ei": sympy.Ei,
+}
+_TREE_RELATIONS: dict[str, Callable[..., sympy.Basic]] = {
+    "Lt": sympy.Lt, "Le": sympy.Le, "Gt": sympy.Gt, "Ge": sympy.Ge, "Eq": sympy.Eq, "Ne": sympy.Ne,
+    "And": sympy.And, "Or": sympy.Or, "Not": sympy.Not,
+}
+_ASSUMPTIONS = ("positive", "nonnegative", "negative", "real", "integer")
+
+
+def to_tree(expr: Any) -> Any:
+    """A sympy expression as a JSON-ready tree of operators and leaves.
+
+    Leaves: ``{"int": "12"}``, ``{"rational": ["1", "3"]}``,
+    ``{"float": "0.1", "precision": 53}``, ``{"symbol": "alpha", "assumptions": [...]}``,
+    ``{"constant": "oo" | "-oo" | "pi" | "E"}``, ``true``/``false``.  Operators:
+    ``{"op": "Add" | "Mul" | "Pow" | "Piecewise" | <function> | <relation>, "args": [...]}``;
+    a Piecewise's arguments are ``[value, condition]`` pairs.
+
+    >>> to_tree(sympy.Rational(1, 3) * t)
+    {'op': 'Mul', 'args': [{'rational': ['1', '3']}, {'symbol': 't', 'assumptions': ['nonnegative']}]}
+    """
+    if isinstance(expr, bool):
+        return expr
+    if isinstance(expr, int):
+        expr = sympy.Integer(expr)
+    elif isinstance(expr, float):
+        expr = sympy.Float(expr)
+    if expr is sympy.true or expr is True:
+        return True
+    if expr is sympy.false or expr is False:
+        return False
+    if isinstance(expr, sympy.Integer):
+        return {"int": str(int(expr))}
+    if isinstance(expr, sympy.Rational):
+        return {"rational": [str(expr.p), str(expr.q)]}
+    if isinstance(expr, sympy.Float):
+        # enough digits that the binary value reads back exactly
+        return {"float": mpmath.libmp.to_str(expr._mpf_, mpmath.libmp.repr_dps(expr._prec)),
+                "precision": int(expr._prec)}
+    if expr is sympy.oo:
+        return {"constant": "oo"}
+    if expr is -sympy.oo:
+        return {"constant": "-oo"}
+    if expr is sympy.pi:
+        return {"constant": "pi"}
+    if expr is sympy.E:
+        return {"constant": "E"}
+    if isinstance(expr, sympy.Symbol) and not isinstance(expr, sympy.Dummy):
+        # the assumptions as the symbol was made with them (equal symbols read back equal)
+        given = getattr(expr, "_assumptions_orig", None) or expr.assumptions0
+        assumptions = [name for name in _ASSUMPTIONS if given.get(name)]
+        return {"symbol": expr.name, "assumptions": assumptions}
+    if isinstance(expr, sympy.Piecewise):
+        return {"op": "Piecewise", "args": [[to_tree(e), to_tree(c)] for e, c in expr.args]}
+    for name, cls in (("Add", sympy.Add), ("Mul", sympy.Mul), ("Pow", sympy.Pow)):
+        if type(expr) is cls:
+            return {"op": name, "args": [to_tree(a) for a in expr.args]}
+    name = type(expr).__name__
+    if name in _TREE_FUNCTIONS or name in _TREE_RELATIONS:
+        return {"op": name, "args": [to_tree(a) for a in expr.args]}
+    if name in ("StrictLessThan", "LessThan", "StrictGreaterThan", "GreaterThan", "Equality", "Unequality"):
+        short = {"StrictLessThan": "Lt", "LessThan": "Le", "StrictGreaterThan": "Gt",
+                 "GreaterThan": "Ge", "Equality": "Eq", "Unequality": "Ne"}[name]
+        return {"op": short, "args": [to_tree(a) for a in expr.args]}
+    raise TypeError(f"no tree form for {name}")
+
+
+def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
+              error: type[MaxEntError] = MaxEntError) -> sympy.Basic:
+    """Build the sympy expression of a tree written by :func:`to_tree`, refusing anything else."""
+    count = [0]
+
+    def fail(requirement: str, value: Any) -> MaxEntError:
+        shown = value if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        return error(argument_message(where, owner, requirement, shown))
+
+    def text_int(value: Any) -> int:
+        if not isinstance(value, str) or not re.fullmatch(r"-?[0-9]{1,%d}" % MAX_DIGITS, value):
+            raise fail(f"an integer written as a string of at most {MAX_DIGITS} digits", value)
+        return int(value)
+
+    def build(node: Any, depth: int) -> sympy.Basic:
+        count[0] += 1
+        if count[0] > MAX_NODES:
+            raise fail(f"an expression of at most {MAX_NODES} nodes", "...")
+        if depth > MAX_DEPTH:
+            raise fail(f"an expression nested at most {MAX_DEPTH} deep", "...")
+        if node is True or node is False:
+            return sympy.true if node else sympy.false
+        if not isinstance(node, dict):
+            raise fail("an expression node (an object)", node)
+        keys = set(node)
+        if keys == {"int"}:
+            return sympy.Integer(text_int(node["int"]))
+        if keys == {"rational"}:
+            pair = node["rational"]
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise fail("a rational as [numerator, denominator]", pair)
+            p, q_ = text_int(pair[0]), text_int(pair[1])
+            if q_ == 0:
+                raise fail("a rational with a non-zero denominator", pair)
+            return sympy.Rational(p, q_)
+        if keys == {"float", "precision"}:
+            text, precision = node["float"], node["precision"]
+            if not (isinstance(text, str) and len(text) <= MAX_DIGITS + 10
+                    and re.fullmatch(r"-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]{1,4})?", text)):
+                raise fail("a float written as a decimal string", text)
+            if not (isinstance(precision, int) and not isinstance(precision, bool) and 1 <= precision <= 4000):
+                raise fail("a precision in bits between 1 and 4000", precision)
+            return sympy.Float(text, precision=precision)
+        if keys == {"constant"}:
+            constants = {"oo": sympy.oo, "-oo": -sympy.oo, "pi": sympy.pi, "E": sympy.E}
+            if node["constant"] not in constants:
+                raise fail("one of the constants oo, -oo, pi, E", node["constant"])
+            return constants[node["constant"]]
+        if keys == {"symbol", "assumptions"}:
+            name, assumptions = node["symbol"], node["assumptions"]
+            if not (isinstance(name, str) and _NAME.match(name) and not keyword.iskeyword(name)):
+                raise fail("a symbol name of ASCII letters, digits and underscores", name)
+            if not (isinstance(assumptions, list) and all(a in _ASSUMPTIONS for a in assumptions)):
+                raise fail(f"assumptions among {', '.join(_ASSUMPTIONS)}", assumptions)
+            if name in VARIABLES:
+                return VARIABLES[name]
+            return sympy.Symbol(name, **{a: True for a in assumptions})
+        if keys == {"op", "args"}:
+            op, args = node["op"], node["args"]
+            if not isinstance(args, list) or not args or len(args) > 64:
+                raise fail("a list of 1 to 64 arguments", args)
+            if op == "Piecewise":
+                pieces = []
+                for pair in args:
+                    if not (isinstance(pair, list) and len(pair) == 2):
+                        raise fail("Piecewise arguments as [value, condition] pairs", pair)
+                    pieces.append((build(pair[0], depth + 1), build(pair[1], depth + 1)))
+                return sympy.Piecewise(*pieces)
+            built = [build(a, depth + 1) for a in args]
+            if op == "Add":
+                return _check_size(sympy.Add(*built))
+            if op == "Mul":
+                return _check_size(sympy.Mul(*built))
+            if op == "Pow":
+                if len(built) != 2:
+                    raise fail("Pow with two arguments", args)
+                return _power(*built)
+            if op in _TREE_FUNCTIONS:
+                return _check_size(_TREE_FUNCTIONS[op](*built))
+            if op in _TREE_RELATIONS:
+                return _TREE_RELATIONS[op](*built)
+            raise fail("a known operator", op)
+        raise fail("an expression node (int, rational, float, constant, symbol or op)", sorted(keys))
+
+    try:
+        return build(tree, 0)
+    except _Refused as refused:
+        raise fail(str(refused), "...") from None
+    except MaxEntError:
+        raise
+    except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ZeroDivisionError) as exc:
+        raise fail("a well-formed expression", "...") from exc
