@@ -48,6 +48,7 @@ from ._timing import time_limit
 from .constraints import Constraint, ContinuousAt, Feature, Support, _provably
 from .errors import (ConstraintError, InfeasibleError, MaxEntError, NoClosedFormError,
                      NotNormalizableError, argument_message)
+from .expressions import as_expression
 from .symbols import kappa
 
 __all__ = ["derive", "Derivation", "DEFAULT_TIMEOUT"]
@@ -269,13 +270,13 @@ def piecewise_over(expressions: list[sympy.Expr], points: list[sympy.Expr], vari
     ``below`` before the first point, ``above`` after a finite last one."""
     branches = []
     if points[0] != 0:
-        branches.append((sympy.sympify(below), variable < points[0]))
+        branches.append((as_expression(below), variable < points[0]))
     for expression, upper in zip(expressions, points[1:]):
         if variable != kappa:
             expression = expression.subs(kappa, variable)
         branches.append((expression, True if upper == oo else variable < upper))
     if points[-1] != oo:
-        branches.append((sympy.sympify(above), True))
+        branches.append((as_expression(above), True))
     if len(branches) == 1:
         return branches[0][0]
     return sympy.Piecewise(*branches)

@@ -57,6 +57,7 @@ from sympy.printing.numpy import SciPyPrinter
 from ._timing import SymbolicTimeout, time_limit
 from .errors import DataError, NoClosedFormError, UtilityError, argument_message
 from .io import FAILURE_STATUSES, STATUSES, validate_table
+from .expressions import as_expression
 from .symbols import q, t
 from .utility import Utility
 
@@ -87,11 +88,7 @@ CHUNK_SIZE = 1 << 15
 def _utility_expr(utility: Any, owner: str) -> sympy.Expr:
     """The sympy expression of a Utility (or of a bare expression)."""
     expr = getattr(utility, "expr", utility)
-    try:
-        expr = sympy.sympify(expr)
-    except (sympy.SympifyError, TypeError, ValueError):
-        raise UtilityError(argument_message(
-            "utility", owner, "a Utility or a sympy expression in t", utility)) from None
+    expr = as_expression(expr, arg="utility", owner=owner, allow_infinity=True, error=UtilityError)
     if not isinstance(expr, sympy.Expr):
         raise UtilityError(argument_message(
             "utility", owner, "a Utility or a sympy expression in t", utility))
