@@ -17,7 +17,7 @@ The same builders read the operator trees of the JSON format
 
 >>> read_expression("pareto_scale * exp(-t/2)", arg="u", owner="Utility")
 pareto_scale*exp(-t/2)
->>> read_expression("__import__('os')", arg="u", owner="Utility")  # doctest: +ELLIPSIS
+>>> read_expression("open('/etc/passwd')", arg="u", owner="Utility")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 maxent_util.errors.MaxEntError: `u` of `Utility` must be ...
@@ -44,6 +44,7 @@ __all__ = [
     "MAX_NODES",
     "MAX_DEPTH",
     "MAX_DIGITS",
+    "MAX_EXPONENT",
     "FUNCTIONS",
     "read_expression",
     "read_number",
@@ -61,6 +62,8 @@ MAX_NODES = 2000
 MAX_DEPTH = 60
 #: most decimal digits of any number, read or computed while reading
 MAX_DIGITS = 400
+#: largest decimal exponent of any float, read or computed while reading
+MAX_EXPONENT = 10000
 
 #: the variables every context knows, by name
 VARIABLES: dict[str, sympy.Symbol] = {"t": t, "kappa": kappa, "q": q}
@@ -119,10 +122,33 @@ def _digits(value: sympy.Basic) -> int:
     return 0
 
 
+def _float_in_range(value: sympy.Float) -> bool:
+    """Whether a Float lies between 10**-MAX_EXPONENT and 10**MAX_EXPONENT (or is zero)."""
+    sign, mantissa, exponent, bits = value._mpf_
+    if not mantissa:
+        return exponent == 0 or value == 0  # zero; infinities and NaN have a zero mantissa too
+    return abs(exponent + bits) <= MAX_EXPONENT * 3.33  # 3.32 bits per decimal digit
+
+
 def _check_size(value: sympy.Basic) -> sympy.Basic:
-    for atom in value.atoms(sympy.Rational) if isinstance(value, sympy.Basic) else ():
+    if not isinstance(value, sympy.Basic):
+        return value
+    for atom in value.atoms(sympy.Rational):
         if _digits(atom) > MAX_DIGITS:
             raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
+    for atom in value.atoms(sympy.Float):
+        if not _float_in_range(atom):
+            raise _Refused(f"numbers between 1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT}")
+    return value
+
+
+def _check_number(value: sympy.Basic) -> sympy.Basic:
+    """A function of numbers only (``exp(10**300)``) must have a value of sensible size."""
+    _check_size(value)
+    if isinstance(value, sympy.Expr) and value.is_number and not value.is_Atom:
+        approximate = value.evalf(15)
+        if isinstance(approximate, sympy.Float):
+            _check_size(approximate)
     return value
 
 
@@ -151,12 +177,12 @@ def _number_from_text(text: str, value: Any, exact: str) -> sympy.Expr:
         return sympy.Integer(value)
     if not isinstance(value, float):
         raise _Refused("a number")
-    if not math.isfinite(value):
-        raise _Refused("a finite number (write oo for infinity)")
     literal = text.replace("_", "")
     mantissa = literal.lower().split("e")[0]
     if len(mantissa) > MAX_DIGITS:
         raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
+    if not math.isfinite(value):
+        raise _Refused("a finite number (write oo for infinity)")
     significant = mantissa.replace(".", "").lstrip("0").rstrip("0")
     exponent_part = literal.lower().split("e")[1] if "e" in literal.lower() else "0"
     if abs(int(exponent_part)) > MAX_DIGITS:
@@ -185,6 +211,9 @@ class _Reader:
         self.text = ""
 
     def read(self, text: str) -> sympy.Basic:
+        # t^2 is t**2, as sympy's own reader has it (string literals are refused anyway,
+        # so rewriting every caret changes nothing else)
+        text = text.replace("^", "**")
         self.text = text
         try:
             tree = ast.parse(text, mode="eval")
@@ -258,8 +287,8 @@ class _Reader:
             if right == 0:
                 raise _Refused("free of division by zero")
             result = left / right
-        elif isinstance(op, (ast.Pow, ast.BitXor)):  # t^2 reads as t**2, as sympy has it
-            result = _power(left, right)
+        elif isinstance(op, ast.Pow):
+            result = _check_number(_power(left, right))
         else:
             raise _Refused("arithmetic with + - * / and **")
         return _check_size(result)
@@ -282,7 +311,7 @@ class _Reader:
         args = [self.node(argument, depth + 1) for argument in node.args]
         if not all(isinstance(argument, sympy.Expr) for argument in args):
             raise _Refused(f"`{node.func.id}` of expressions, not of conditions")
-        return _check_size(function(*args))
+        return _check_number(function(*args))
 
     def condition(self, node: ast.AST, depth: int) -> sympy.Basic:
         allowed, self.allow_relations = self.allow_relations, True
@@ -473,6 +502,8 @@ def to_tree(expr: Any) -> Any:
     if isinstance(expr, sympy.Rational):
         return {"rational": [str(expr.p), str(expr.q)]}
     if isinstance(expr, sympy.Float):
+        if not _float_in_range(expr):
+            raise TypeError(f"a float beyond 1e{MAX_EXPONENT} has no tree form")
         # enough digits that the binary value reads back exactly
         return {"float": mpmath.libmp.to_str(expr._mpf_, mpmath.libmp.repr_dps(expr._prec)),
                 "precision": int(expr._prec)}
@@ -546,7 +577,7 @@ def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
                 raise fail("a float written as a decimal string", text)
             if not (isinstance(precision, int) and not isinstance(precision, bool) and 1 <= precision <= 4000):
                 raise fail("a precision in bits between 1 and 4000", precision)
-            return sympy.Float(text, precision=precision)
+            return _check_size(sympy.Float(text, precision=precision))
         if keys == {"constant"}:
             constants = {"oo": sympy.oo, "-oo": -sympy.oo, "pi": sympy.pi, "E": sympy.E}
             if node["constant"] not in constants:
