@@ -84,19 +84,23 @@ class Deadline:
     Windows, so a deadline passed to a worker process keeps its meaning.
     """
 
-    __slots__ = ("end",)
+    __slots__ = ("end", "seconds")
 
     def __init__(self, seconds: float | None = None) -> None:
-        self.end = math.inf if seconds is None or seconds == math.inf else time.monotonic() + seconds
+        if seconds == math.inf:
+            seconds = None
+        #: the limit it was made with (None: no limit), for messages
+        self.seconds = seconds
+        self.end = math.inf if seconds is None else time.monotonic() + seconds
 
     @classmethod
-    def at(cls, end: float) -> "Deadline":
+    def at(cls, end: float, seconds: float | None = None) -> "Deadline":
         deadline = cls()
-        deadline.end = end
+        deadline.end, deadline.seconds = end, seconds
         return deadline
 
     def __reduce__(self) -> tuple:
-        return (Deadline.at, (self.end,))
+        return (Deadline.at, (self.end, self.seconds))
 
     def __repr__(self) -> str:
         return "Deadline(None)" if self.unbounded else f"Deadline({self.remaining():.3g} s left)"
@@ -116,11 +120,11 @@ class Deadline:
         """The sooner of this deadline and ``seconds`` from now."""
         if seconds is None:
             return self
-        return Deadline.at(min(self.end, time.monotonic() + seconds))
+        return Deadline.at(min(self.end, time.monotonic() + seconds), self.seconds)
 
     def extended(self, seconds: float) -> "Deadline":
         """This deadline moved ``seconds`` later (a grace period for tidying up)."""
-        return self if self.unbounded else Deadline.at(self.end + seconds)
+        return self if self.unbounded else Deadline.at(self.end + seconds, self.seconds)
 
 
 def _as_deadline(limit: Deadline | float | None) -> Deadline:

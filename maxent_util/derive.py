@@ -54,7 +54,7 @@ __all__ = ["derive", "Derivation", "DEFAULT_TIMEOUT"]
 oo = sympy.oo
 
 #: seconds allowed for a whole derivation (symbolic attempt, numeric fallback, tidying)
-DEFAULT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = 30.0
 
 #: share of the time limit the symbolic attempt may use when numbers leave a numeric fallback
 _SYMBOLIC_SHARE = 0.5
@@ -852,7 +852,7 @@ def _derive_cached(constraints: tuple, timeout: float | None, digits: int):
 
 def _derive_within(constraints: tuple, deadline: Deadline, digits: int):
     """The derivation, every step bounded by ``deadline`` (alarms: call on a main thread)."""
-    timeout = None if deadline.unbounded else deadline.remaining()
+    timeout = deadline.seconds
     try:
         with time_limit(deadline.extended(_GRACE)):
             return _derive_steps(constraints, deadline, digits)
@@ -863,7 +863,7 @@ def _derive_within(constraints: tuple, deadline: Deadline, digits: int):
 def _derive_steps(constraints: tuple, deadline: Deadline, digits: int):
     from .distribution import CaptimeDistribution
 
-    timeout = None if deadline.unbounded else deadline.remaining()
+    timeout = deadline.seconds
     support = _support_of(constraints)
     terms, interior = _terms(constraints, support)
     points, pieces = _build_pieces(support, terms, interior)
