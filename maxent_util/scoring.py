@@ -590,6 +590,20 @@ def _torch_printer() -> Any:
     return _ErfcTorchPrinter
 
 
+def _jax_printer() -> Any:
+    """sympy's jax printer, taught erf and erfc (it prints them as math.erf, which rejects arrays)."""
+    from sympy.printing.numpy import JaxPrinter
+
+    class _ErfJaxPrinter(JaxPrinter):
+        def _print_erf(self, expr: sympy.Expr) -> str:
+            return f"{self._module_format('jax.scipy.special.erf')}({self._print(expr.args[0])})"
+
+        def _print_erfc(self, expr: sympy.Expr) -> str:
+            return f"{self._module_format('jax.scipy.special.erfc')}({self._print(expr.args[0])})"
+
+    return _ErfJaxPrinter
+
+
 class _LambdifiedScorer:
     """A scorer for jax or torch: sympy.lambdify with that module, no masking."""
 
@@ -604,7 +618,7 @@ class _LambdifiedScorer:
                      if atom.is_number}
         # c - c*erf(z) -> c*erfc(z), as for numpy, keeps the upper tail accurate
         stable = _complement_erf(expr).xreplace(constants)
-        printer = _torch_printer() if backend == "torch" else None
+        printer = {"torch": _torch_printer, "jax": _jax_printer}[backend]()
         self._function = sympy.lambdify((t,) + symbols, stable, modules=backend, printer=printer)
 
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
