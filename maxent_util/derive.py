@@ -36,15 +36,14 @@ from __future__ import annotations
 
 import functools
 import itertools
-import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import mpmath
 import sympy
 
+from ._timing import Deadline, alarm_usable, check_timeout, run_bounded, time_limit, timed_out
 from ._timing import SymbolicTimeout as _SymbolicTimeout
-from ._timing import time_limit
 from .constraints import Constraint, ContinuousAt, Feature, Support, _provably
 from .errors import (ConstraintError, InfeasibleError, MaxEntError, NoClosedFormError,
                      NotNormalizableError, argument_message)
@@ -55,8 +54,14 @@ __all__ = ["derive", "Derivation", "DEFAULT_TIMEOUT"]
 
 oo = sympy.oo
 
-#: seconds allowed for the symbolic attempt before falling back to numerics
-DEFAULT_TIMEOUT = 10.0
+#: seconds allowed for a whole derivation (symbolic attempt, numeric fallback, tidying)
+DEFAULT_TIMEOUT = 30.0
+
+#: share of the time limit the symbolic attempt may use when numbers leave a numeric fallback
+_SYMBOLIC_SHARE = 0.5
+
+#: seconds past the deadline allowed for handing the result over (worker process, last step)
+_GRACE = 0.5
 
 _y = sympy.Symbol("y", real=True)
 _upper_y = sympy.Symbol("Y", real=True)
@@ -793,9 +798,20 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
     *constraints : :class:`~maxent_util.constraints.Constraint`
         At most one :class:`Support` (default ``[0, oo)``) and any moment or
         continuity constraints.
-    timeout : float, keyword-only
-        Seconds allowed for the symbolic attempt (integration and solving)
-        before falling back to numerics.
+    timeout : float or None, keyword-only
+        Seconds allowed for the whole derivation, or None for no limit
+        (``inf`` means the same).  One deadline is shared by every step:
+        the symbolic attempt (integration and solving) may use half of it
+        when the constraints are all numbers (the numeric fallback and the
+        simplification of the result get what is left), all of it when they
+        have symbolic parameters (there is no numeric fallback then).  The
+        call returns or raises :class:`~maxent_util.errors.TimeLimitError`
+        within about ``timeout + 0.5`` s on any thread: on the main thread
+        (POSIX) each step is interrupted by SIGALRM; on another thread, or
+        where SIGALRM is missing, the derivation runs in a worker process
+        (``fork`` on Linux, ``spawn`` elsewhere; the result comes back
+        pickled) that is killed when the time is up.  Zero, negative, NaN
+        and non-numbers are refused.
     digits : int, keyword-only
         Significant digits of numerically solved multipliers (at least 30).
 
@@ -805,7 +821,7 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
 
     Raises
     ------
-    ConstraintError, InfeasibleError, NotNormalizableError, NoClosedFormError
+    ConstraintError, InfeasibleError, NotNormalizableError, NoClosedFormError, TimeLimitError
 
     Examples
     --------
@@ -819,13 +835,36 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
                 "constraints", "derive", "Constraint objects (Support, Mean, LogMoment, ...)", constraint))
     if digits < 15:
         raise ConstraintError(argument_message("digits", "derive", "at least 15", digits))
-    return _derive_cached(tuple(constraints), float(timeout), int(max(digits, 30)))
+    seconds = check_timeout(timeout, arg="timeout", owner="derive", error=ConstraintError)
+    return _derive_cached(tuple(constraints), seconds, int(max(digits, 30)))
 
 
 @functools.lru_cache(maxsize=256)
-def _derive_cached(constraints: tuple, timeout: float, digits: int):
+def _derive_cached(constraints: tuple, timeout: float | None, digits: int):
+    deadline = Deadline(timeout)
+    if timeout is None or alarm_usable():
+        return _derive_within(constraints, deadline, digits)
+    # off the main thread no alarm can interrupt sympy: a worker process that can be killed
+    try:
+        return run_bounded(_derive_within, constraints, deadline, digits, deadline=deadline.extended(_GRACE))
+    except _SymbolicTimeout:
+        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+
+
+def _derive_within(constraints: tuple, deadline: Deadline, digits: int):
+    """The derivation, every step bounded by ``deadline`` (alarms: call on a main thread)."""
+    timeout = deadline.seconds
+    try:
+        with time_limit(deadline.extended(_GRACE)):
+            return _derive_steps(constraints, deadline, digits)
+    except _SymbolicTimeout:
+        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+
+
+def _derive_steps(constraints: tuple, deadline: Deadline, digits: int):
     from .distribution import CaptimeDistribution
 
+    timeout = deadline.seconds
     support = _support_of(constraints)
     terms, interior = _terms(constraints, support)
     points, pieces = _build_pieces(support, terms, interior)
@@ -841,18 +880,16 @@ def _derive_cached(constraints: tuple, timeout: float, digits: int):
 
     parts = partition = solution = None
     equations: list = []
-    # integration and solving share one budget, so the symbolic attempt takes at most `timeout`
-    deadline = time.monotonic() + timeout
+    free = set().union(*(c.free_symbols for c in constraints)) if constraints else set()
+    # integration and solving share one deadline; with numbers, half of it is kept for numerics
+    symbolic = deadline if free or timeout is None else deadline.within(_SYMBOLIC_SHARE * timeout)
     try:
-        with time_limit(timeout):
+        with time_limit(symbolic):
             parts = _symbolic_partition(pieces, terms)
-        if parts is not None:
-            partition = sympy.Add(*parts)
-            equations = _equations(terms, partition, pieces)
-            remaining = deadline - time.monotonic()
-            if remaining > 0:
-                with time_limit(remaining):
-                    solution = _solve_symbolic(terms, equations)
+            if parts is not None:
+                partition = sympy.Add(*parts)
+                equations = _equations(terms, partition, pieces)
+                solution = _solve_symbolic(terms, equations)
     except _SymbolicTimeout:
         pass
     except MaxEntError:
@@ -863,24 +900,30 @@ def _derive_cached(constraints: tuple, timeout: float, digits: int):
     if solution is not None:
         multipliers, closed_form, method = solution, True, "symbolic"
     else:
-        free = set().union(*(c.free_symbols for c in constraints)) if constraints else set()
         if free:
+            within = "" if timeout is None else f" within {timeout:g} s"
             raise NoClosedFormError(
                 "no closed form was found for the multipliers of "
-                f"{', '.join(map(repr, constraints))} within {timeout:g} s, and the numeric route needs "
+                f"{', '.join(map(repr, constraints))}{within}, and the numeric route needs "
                 f"numbers for {', '.join(sorted(s.name for s in free))}. Suggestion: substitute values "
                 "for the parameters, or raise `timeout`.")
-        problem = _NumericProblem(pieces, terms)
-        multipliers = problem.solve(digits, partition=partition)
-        if parts is None:
-            parts = problem.piece_integrals(multipliers, digits)
+        try:
+            with time_limit(deadline):
+                problem = _NumericProblem(pieces, terms)
+                multipliers = problem.solve(digits, partition=partition)
+                if parts is None:
+                    parts = problem.piece_integrals(multipliers, digits)
+        except _SymbolicTimeout:
+            raise timed_out(f"the numeric solution for the multipliers of "
+                            f"{', '.join(map(repr, constraints))}", timeout) from None
         closed_form = False
         method = "numeric (closed-form integrals)" if partition is not None else "numeric (quadrature)"
     relations = [sympy.Eq(eq, 0) for eq in equations]
 
     record = Derivation(support, record_terms, points, stationary, partition, relations, method)
+    # the last steps (simplifying, the cdf) get what is left: each gives up its cosmetic work in time
     return CaptimeDistribution._from_solution(constraints, support, pieces, terms, multipliers, parts,
-                                              closed_form, record, timeout)
+                                              closed_form, record, timeout, deadline=deadline)
 
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import mpmath
@@ -15,7 +16,7 @@ __all__ = ["CaptimeDistribution"]
 oo = sympy.oo
 
 
-def _simplify(expr: sympy.Expr, timeout: float) -> sympy.Expr:
+def _simplify(expr: sympy.Expr, timeout: Any) -> sympy.Expr:
     from .derive import _SymbolicTimeout, time_limit
 
     try:
@@ -99,24 +100,27 @@ class CaptimeDistribution:
     # -- construction ----------------------------------------------------
     @classmethod
     def _from_solution(cls, constraints, support, pieces, terms, solution, parts, closed_form,
-                       derivation, timeout) -> "CaptimeDistribution":
+                       derivation, timeout, deadline=None) -> "CaptimeDistribution":
         from .derive import _integrate_piece, _SymbolicTimeout, time_limit
 
-        parts = [_simplify(part.subs(solution), timeout) for part in parts]
-        partition = _simplify(sympy.Add(*parts), timeout)
+        # every step below shares one deadline (derive's); `timeout` is kept for later methods
+        limit = deadline if deadline is not None else timeout
+        timeout = math.inf if timeout is None else timeout
+        parts = [_simplify(part.subs(solution), limit) for part in parts]
+        partition = _simplify(sympy.Add(*parts), limit)
         if partition.is_positive is False or partition.is_finite is False:
             raise MaxEntError(f"the normalising constant came out as {partition}; the constraints "
                               f"{', '.join(map(repr, constraints))} have no maximum-entropy density.")
-        lambda_0 = _simplify(sympy.log(partition) - 1, timeout)
+        lambda_0 = _simplify(sympy.log(partition) - 1, limit)
         if not closed_form and lambda_0.is_number:
             lambda_0 = _one_float(lambda_0, solution.values())
         multipliers = {sympy.Symbol("lambda_0", real=True): lambda_0}
         for term in terms:
             multipliers[term.multiplier] = solution[term.multiplier]
 
-        pdf_pieces = [_simplify(sympy.exp(piece.exponent.subs(solution)) / partition, timeout)
+        pdf_pieces = [_simplify(sympy.exp(piece.exponent.subs(solution)) / partition, limit)
                       for piece in pieces]
-        masses = [_simplify(part / partition, timeout) for part in parts]
+        masses = [_simplify(part / partition, limit) for part in parts]
 
         cdf_pieces, sf_pieces = [], []
         below = sympy.Integer(0)
@@ -124,7 +128,7 @@ class CaptimeDistribution:
             above = sympy.Add(*masses[index + 1:]) if index + 1 < len(masses) else sympy.Integer(0)
             partial = None
             try:
-                with time_limit(timeout):
+                with time_limit(limit):
                     if closed_form:
                         partial = _integrate_piece(density, piece, upper=kappa)
                     else:
@@ -144,9 +148,9 @@ class CaptimeDistribution:
             if density.has(sympy.Float):
                 # with Floats, mass - partial does not cancel: 1 - (1 - (k/t)**a) leaves a rounding
                 # residue (even a negative utility) far in the tail, so integrate the tail itself
-                tail = _tail_integral(piece, density, closed_form, solution, partition, timeout)
-            cdf = _simplify(below + partial, timeout)
-            sf = _simplify(above + (masses[index] - partial if tail is None else tail), timeout)
+                tail = _tail_integral(piece, density, closed_form, solution, partition, limit)
+            cdf = _simplify(below + partial, limit)
+            sf = _simplify(above + (masses[index] - partial if tail is None else tail), limit)
             cdf_pieces.append(cdf)
             sf_pieces.append(sf)
             below = below + masses[index]
@@ -350,7 +354,7 @@ def _one_float(value: sympy.Expr, multipliers: Any) -> sympy.Expr:
 
 
 def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution: dict,
-                   partition: sympy.Expr, timeout: float) -> sympy.Expr | None:
+                   partition: sympy.Expr, timeout: Any) -> sympy.Expr | None:
     """int of the density from kappa to the piece's upper end, or None when sympy cannot."""
     from .derive import _integrate_piece, _SymbolicTimeout, time_limit
 

@@ -22,6 +22,7 @@ __all__ = [
     "UtilityError",
     "DataError",
     "ExportError",
+    "TimeLimitError",
     "argument_message",
 ]
 
@@ -56,6 +57,10 @@ class DataError(MaxEntError):
 
 class ExportError(MaxEntError):
     """A utility or distribution could not be exported."""
+
+
+class TimeLimitError(MaxEntError):
+    """A computation did not finish within its time limit (``timeout``)."""
 
 
 def argument_message(arg: str, owner: str, requirement: str, value: Any,

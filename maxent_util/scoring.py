@@ -51,10 +51,10 @@ import numpy as np
 import pandas as pd
 import sympy
 from sympy.codegen.cfunctions import log1p
-from sympy.codegen.rewriting import expm1_opt, optimize, powm1_opt
+from sympy.codegen.rewriting import expm1_opt, powm1_opt
 from sympy.printing.numpy import SciPyPrinter
 
-from ._timing import SymbolicTimeout, time_limit
+from ._timing import Deadline, SymbolicTimeout, run_bounded, time_limit
 from .errors import DataError, NoClosedFormError, UtilityError, argument_message
 from .io import FAILURE_STATUSES, STATUSES, validate_table
 from .expressions import as_expression
@@ -152,11 +152,95 @@ def _log1p(expr: sympy.Expr) -> sympy.Expr:
     return expr.replace(lambda node: isinstance(node, sympy.log), rewrite)
 
 
-def _stable(expr: sympy.Expr) -> sympy.Expr:
-    expr = _log1p(expr)
-    if expr.has(sympy.exp) or expr.has(sympy.Pow):
-        expr = optimize(expr, [expm1_opt, powm1_opt])
-    return _complement_erf(expr)  # last: later rewrites would re-evaluate erfc(-z)
+def _cancel_minus_one(add: sympy.Add, func: Any, func_m_1: Any) -> sympy.Expr:
+    """``c*f(x) - c`` as ``c*f_m_1(x)`` for any coefficient ``c`` (a number or a parameter).
+
+    sympy's own optimisation finds symbolic coefficients by calling
+    ``factor()`` on the whole utility, which can run for minutes on powers of
+    rational parameters (``10**(747/1000)*107**(751/1000)``) and builds
+    numbers far larger than those it started with; this looks for the
+    matching ``-c`` among the terms instead, in time quadratic in their number.
+    """
+    terms = list(add.args)
+    changed = True
+    while changed:
+        changed = False
+        for i, term in enumerate(terms):
+            factors = sympy.Mul.make_args(term)
+            for k, factor in enumerate(factors):
+                if factor.func != func or not factor.free_symbols:
+                    continue
+                if func is sympy.Pow and (factor.exp.is_Integer or factor.exp.is_number and factor.exp < 0):
+                    continue  # t**2 - 1 gains nothing; a negative power is a division
+                coefficient = sympy.Mul(*(factors[:k] + factors[k + 1:]))
+                partner = next((j for j, other in enumerate(terms) if j != i and other == -coefficient), None)
+                if partner is None:
+                    continue
+                replacement = coefficient * func_m_1(*factor.args)
+                terms = [other for j, other in enumerate(terms) if j not in (i, partner)] + [replacement]
+                changed = True
+                break
+            if changed:
+                break
+    return sympy.Add(*terms)
+
+
+def _minus_one(expr: sympy.Expr) -> sympy.Expr:
+    """``exp(x) - 1`` as ``expm1(x)`` and ``x**y - 1`` as ``powm1(x, y)``, without ``factor()``."""
+    from sympy.codegen.cfunctions import expm1
+    from sympy.codegen.scipy_nodes import powm1
+
+    for func, func_m_1, optim in ((sympy.exp, expm1, expm1_opt), (sympy.Pow, powm1, powm1_opt)):
+        if not expr.has(func):
+            continue
+        # exact pairs first, then sympy's numeric-coefficient pass (its cheap half, no factor())
+        expr = expr.replace(lambda node: node.is_Add,
+                            lambda node, f=func, g=func_m_1, o=optim: o.replace_in_Add(_cancel_minus_one(node, f, g)))
+    return expr
+
+
+#: digits kept by a constant folded into a Float (above double precision)
+_CONSTANT_DIGITS = 25
+
+
+def _float_constants(expr: sympy.Basic) -> sympy.Basic:
+    """Fold each constant sub-expression that is not a small rational into one Float.
+
+    sympy evaluates ``Rational(49, 250)**Rational(209, 1000)`` into a
+    600-digit integer to the power 1/1000, which numpy cannot turn into a
+    float (OverflowError); its value, about 0.71, is an ordinary double.
+    The whole constant is evaluated by mpmath at :data:`_CONSTANT_DIGITS`
+    digits and rounded once, so no number grows and no digit is lost
+    beyond the final rounding.
+    """
+    def small(number: sympy.Rational) -> bool:
+        return abs(number.p) < 2 ** 53 and number.q < 2 ** 53
+
+    def fold(node: sympy.Basic) -> sympy.Basic:
+        if isinstance(node, sympy.Rational):
+            return node if small(node) else sympy.Float(node, _CONSTANT_DIGITS)
+        if node.is_Atom or not node.args:
+            return node
+        if isinstance(node, sympy.Expr) and node.is_number and not node.has(
+                sympy.I, sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
+            value = node.evalf(_CONSTANT_DIGITS)
+            if isinstance(value, sympy.Float):
+                return value
+        return node.func(*(fold(arg) for arg in node.args))
+
+    return fold(expr)
+
+
+def _stable(expr: sympy.Expr, deadline: Deadline | None = None) -> sympy.Expr:
+    """The numerically stable rewrites, bounded by ``deadline`` (else left out)."""
+    expr = _float_constants(expr)
+    try:
+        with time_limit(deadline):
+            rewritten = _minus_one(_log1p(expr))
+            # last: later rewrites would re-evaluate erfc(-z)
+            return _complement_erf(rewritten)
+    except SymbolicTimeout:
+        return expr
 
 
 # ---------------------------------------------------------------------------
@@ -262,24 +346,34 @@ class _PiecewiseNode:
         return np.broadcast_to(result, (n,))
 
 
+#: seconds allowed for the stable rewrites of one scorer (they are skipped after that)
+_REWRITE_SECONDS = 5.0
+
+
 def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
-             runtime_symbols: frozenset[sympy.Symbol]) -> Callable[..., Any]:
-    """A numpy function of ``*args`` (flat arrays or floats) evaluating ``expr``."""
+             runtime_symbols: frozenset[sympy.Symbol],
+             deadline: Deadline | None = None) -> Callable[..., Any]:
+    """A numpy function of ``*args`` (flat arrays or floats) evaluating ``expr``.
+
+    The rewrites of all branches share ``deadline`` (default: :data:`_REWRITE_SECONDS`).
+    """
+    if deadline is None:
+        deadline = Deadline(_REWRITE_SECONDS)
     expr = sympy.piecewise_fold(expr)
     if isinstance(expr, sympy.Piecewise):
         pieces = []
         for branch, condition in expr.args:
             if condition == sympy.false:
                 continue
-            compiled = (_compile(branch, args, runtime_symbols), _is_cheap(branch))
+            compiled = (_compile(branch, args, runtime_symbols, deadline), _is_cheap(branch))
             if condition == sympy.true:
                 pieces.append((None, *compiled))
                 break
-            pieces.append((_lambdify(args, condition, runtime_symbols), *compiled))
+            pieces.append((_lambdify(args, _float_constants(condition), runtime_symbols), *compiled))
         if not pieces:
             return lambda *values: np.full(values[0].shape[0], np.nan)
         return _PiecewiseNode(pieces)
-    return _lambdify(args, _stable(expr), runtime_symbols)
+    return _lambdify(args, _stable(expr, deadline), runtime_symbols)
 
 
 # ---------------------------------------------------------------------------
@@ -320,9 +414,10 @@ def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
         if not _undetermined(value):
             return value
     try:
-        # sympy's limit can recurse without end or run long on symbolic powers
-        with time_limit(_LIMIT_SECONDS):
-            value = sympy.limit(expr, t, point, "+" if point == 0 else "-")
+        # sympy's limit can recurse without end or run long on symbolic powers: bounded on
+        # any thread (a worker process off the main thread)
+        value = run_bounded(sympy.limit, expr, t, point, "+" if point == 0 else "-",
+                            deadline=Deadline(_LIMIT_SECONDS))
     except (NotImplementedError, ValueError, TypeError, AttributeError, RecursionError, SymbolicTimeout):
         return None
     return None if _undetermined(value) else value
@@ -492,6 +587,20 @@ def _torch_printer() -> Any:
     return _ErfcTorchPrinter
 
 
+def _jax_printer() -> Any:
+    """sympy's jax printer, taught erf and erfc (it prints them as math.erf, which rejects arrays)."""
+    from sympy.printing.numpy import JaxPrinter
+
+    class _ErfJaxPrinter(JaxPrinter):
+        def _print_erf(self, expr: sympy.Expr) -> str:
+            return f"{self._module_format('jax.scipy.special.erf')}({self._print(expr.args[0])})"
+
+        def _print_erfc(self, expr: sympy.Expr) -> str:
+            return f"{self._module_format('jax.scipy.special.erfc')}({self._print(expr.args[0])})"
+
+    return _ErfJaxPrinter
+
+
 class _LambdifiedScorer:
     """A scorer for jax or torch: sympy.lambdify with that module, no masking."""
 
@@ -506,7 +615,7 @@ class _LambdifiedScorer:
                      if atom.is_number}
         # c - c*erf(z) -> c*erfc(z), as for numpy, keeps the upper tail accurate
         stable = _complement_erf(expr).xreplace(constants)
-        printer = _torch_printer() if backend == "torch" else None
+        printer = {"torch": _torch_printer, "jax": _jax_printer}[backend]()
         self._function = sympy.lambdify((t,) + symbols, stable, modules=backend, printer=printer)
 
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:

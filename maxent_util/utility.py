@@ -34,8 +34,10 @@ import sympy
 from scipy import integrate as scipy_integrate
 from scipy import optimize
 
+from ._timing import Deadline as _Deadline
 from ._timing import SymbolicTimeout as _SymbolicTimeout
-from ._timing import time_limit as _time_limit
+from ._timing import check_timeout as _check_timeout
+from ._timing import run_bounded as _run_bounded
 from .errors import MaxEntError, NoClosedFormError, UtilityError, argument_message
 from .expressions import as_expression
 from .symbols import kappa, q, t
@@ -81,16 +83,36 @@ _VARIABLES = {"t": t, "kappa": kappa, "q": q}
 # ---------------------------------------------------------------------------
 
 def _try_symbolic(compute: Callable[[], Any], seconds: float | None) -> Any:
-    """``compute()``, or None if sympy fails or runs out of time."""
+    """``compute()``, or None if sympy fails or runs out of time.
+
+    Bounded on any thread: by SIGALRM on the main thread, otherwise in a
+    worker process killed at the limit (see :func:`maxent_util._timing.run_bounded`).
+    """
     try:
-        with _time_limit(seconds):
-            return compute()
+        return _run_bounded(compute, deadline=_Deadline(seconds))
     except _SymbolicTimeout:
         return None
     except MaxEntError:
         raise
     except Exception:  # sympy signals "cannot do this" with many exception types
         return None
+
+
+def _complementary_inverse(expr: sympy.Expr) -> sympy.Expr:
+    """``erfinv(1 - x)`` as ``erfcinv(x)`` (and ``erfinv(x - 1)`` as ``-erfcinv(x)``).
+
+    For a small level ``x = 2y`` the sum ``1 - 2y`` rounds to 1 in double
+    precision and ``erfinv`` returns inf; ``erfcinv(2y)`` keeps every digit
+    (the log-normal utility's inverse far in its tail).
+    """
+    def rewrite(argument: sympy.Expr) -> sympy.Expr:
+        for sign in (1, -1):
+            rest = sympy.expand(1 - sign * argument)
+            if rest.as_coeff_Add()[0] == 0:
+                return sign * sympy.erfcinv(rest)
+        return sympy.erfinv(argument)
+
+    return expr.replace(sympy.erfinv, rewrite) if expr.has(sympy.erfinv) else expr
 
 
 def _expression(value: Any, arg: str, owner: str, *, allow_infinity: bool = True) -> sympy.Expr:
@@ -419,6 +441,7 @@ class Utility:
                 lambda: s.subs(y, 1 / (1 + inside)).is_negative, _SOLVE_SECONDS)]
             if len(solutions) != 1:
                 return None
+            solutions = [_complementary_inverse(solutions[0])]
             direction = "-" if end != sympy.oo else "+"
             below = _try_symbolic(lambda: sympy.limit(piece, t, end, direction), _SOLVE_SECONDS)
             if below is None or below.has(sympy.Limit):
@@ -970,13 +993,50 @@ def _strip_captime_condition(p: sympy.Expr) -> sympy.Expr:
     return p
 
 
+def _without_polar(expr: sympy.Expr) -> sympy.Expr | None:
+    """``expr`` with sympy's polar numbers resolved, or None if they cannot be.
+
+    sympy's Meijer-G integration leaves ``log(x*exp_polar(I*pi))`` and
+    ``Ei(x*exp_polar(I*pi))``, which no printer can evaluate.  For ``x > 0``
+    these are ``log(x) + I*pi`` and ``Ei(-x) + I*pi`` (the continuation from
+    the upper half plane, as sympy's polar numbers mean); the imaginary parts
+    cancel in a real integral.  What is left complex or polar is refused.
+    """
+    half_turn = sympy.exp_polar(sympy.I * sympy.pi)
+
+    def through_half_turn(func: Any) -> Callable[[sympy.Expr], sympy.Expr]:
+        def rewrite(argument: sympy.Expr) -> sympy.Expr:
+            factors = sympy.Mul.make_args(argument)
+            if half_turn not in factors:
+                return func(argument)
+            rest = sympy.Mul(*[f for f in factors if f != half_turn])
+            if rest.is_positive is not True:
+                return func(argument)
+            return func(-rest) + sympy.I * sympy.pi if func is sympy.Ei else sympy.log(rest) + sympy.I * sympy.pi
+        return rewrite
+
+    if expr.has(sympy.exp_polar):
+        expr = expr.replace(sympy.log, through_half_turn(sympy.log)).replace(sympy.Ei, through_half_turn(sympy.Ei))
+        # expanding cancels the I*pi pair and the log terms sympy's form keeps apart, which
+        # would otherwise cancel catastrophically in floating point at large t
+        expr = sympy.expand(sympy.unpolarify(expr))
+    else:
+        expr = sympy.unpolarify(expr)
+    if expr.has(sympy.exp_polar, sympy.I, sympy.polar_lift):
+        return None
+    return expr
+
+
 def _closed_form_expectation(p: sympy.Expr, pdf: sympy.Expr, upper: sympy.Expr) -> sympy.Expr | None:
     # A positive stand-in for t keeps sympy from splitting off the t = 0 case.
     runtime = sympy.Dummy("tau", positive=True)
     result = sympy.integrate(p.subs(t, runtime) * pdf, (kappa, runtime, upper), conds="none")
     if result.has(sympy.Integral):
         return None
-    result = sympy.unpolarify(result).subs(runtime, t)
+    result = _without_polar(result)
+    if result is None:
+        return None  # a branch sympy left complex: quadrature instead
+    result = result.subs(runtime, t)
     if upper != sympy.oo:
         result = sympy.Piecewise((result, t < upper), (0, True))
     at_zero = result.subs(t, 0)
@@ -1011,7 +1071,11 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
     method : ``"auto"`` (closed form if sympy finds one within ``timeout``
         seconds, else numerical quadrature), ``"closed form"`` or
         ``"numerical"``.
-    timeout : seconds allowed for the symbolic integral.
+    timeout : seconds allowed for the symbolic integral, or None for no limit
+        (positive; zero, negative, NaN and non-numbers are refused).  The
+        limit holds on any thread (see :func:`_try_symbolic`).  A closed form
+        that sympy leaves with polar numbers (``exp_polar``) is cleaned, or
+        abandoned for quadrature when it cannot be.
 
     Raises
     ------
@@ -1022,6 +1086,7 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
         With ``method="closed form"`` when sympy finds no closed form in time.
     """
     owner = "expected_utility"
+    timeout = _check_timeout(timeout, arg="timeout", owner=owner, error=UtilityError)
     methods = ("auto", "closed form", "numerical", "numerical quadrature")
     if method not in methods:
         raise UtilityError(argument_message("method", owner, f"one of {methods}", method))
@@ -1049,7 +1114,7 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
         closed = _try_symbolic(lambda: _closed_form_expectation(per_captime, pdf, upper), timeout)
         if closed is None and method == "closed form":
             raise NoClosedFormError(argument_message(
-                "p", owner, f"integrable in closed form against K within {timeout} s", p,
+                "p", owner, "integrable in closed form against K" + ("" if timeout is None else f" within {timeout:g} s"), p,
                 remedy='Use method="numerical" (or "auto").'))
     name = getattr(K, "name", None)
     return ExpectedUtility(closed if closed is not None else definition,

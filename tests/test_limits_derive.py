@@ -1,0 +1,164 @@
+"""derive(..., timeout=T) returns or raises within T (plus a margin) on any thread."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import pickle
+import re
+import threading
+import time
+
+import pytest
+import sympy
+
+from maxent_util import ConstraintError, Mean, Support, TimeLimitError, UtilityError, derive, kappa
+from maxent_util import expected_utility, exponential
+from maxent_util._timing import Deadline, SymbolicTimeout, check_timeout, run_bounded, time_limit
+from maxent_util.families import family_constraints
+
+# Bounds on elapsed time are generous (T + 5 s) so that a loaded machine cannot fail them; before the
+# shared deadline these calls took 15-50 s on the main thread and 220 s on a worker thread.
+MARGIN = 5.0
+HARD = family_constraints("log_normal", 1.37, 0.731)  # odd floats: sympy's integrals are slow
+
+
+def timed(call):
+    start = time.monotonic()
+    try:
+        outcome = call()
+    except TimeLimitError as error:
+        outcome = error
+    return outcome, time.monotonic() - start
+
+
+def on_a_thread(call):
+    box = []
+    worker = threading.Thread(target=lambda: box.append(timed(call)))
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive(), "the call did not come back within 120 s"
+    return box[0]
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, -1, -0.5, float("nan"), True, False, "2", [2]])
+def test_bad_timeouts_are_refused(bad):
+    message = (r"`timeout` of `derive` must be None \(no limit\) or a positive number of seconds; "
+               r"got " + re.escape(repr(bad)) + r"\.")
+    with pytest.raises(ConstraintError, match=message):
+        derive(Support(0, sympy.oo), Mean(2), timeout=bad)
+
+
+def test_none_and_inf_mean_no_limit():
+    assert check_timeout(None) is None and check_timeout(math.inf) is None
+    assert check_timeout(2) == 2.0
+    # exponential with mean 2: f = exp(-kappa/2)/2 (by hand)
+    for timeout in (None, math.inf):
+        assert derive(Support(0, sympy.oo), Mean(2), timeout=timeout).pdf == sympy.exp(-kappa / 2) / 2
+
+
+def test_expected_utility_refuses_a_bad_timeout():
+    with pytest.raises(UtilityError, match=r"`timeout` of `expected_utility` must be None \(no limit\)"):
+        expected_utility(1, exponential(2), timeout=-1)
+
+
+def test_main_thread_keeps_one_deadline():
+    derive.cache_clear()
+    outcome, elapsed = timed(lambda: derive(*HARD, timeout=2))
+    assert elapsed < 2 + MARGIN
+    assert isinstance(outcome, TimeLimitError) or outcome.pdf is not None
+    if isinstance(outcome, TimeLimitError):
+        assert "within the time limit of 2 s" in str(outcome)
+
+
+def test_worker_thread_is_bounded_too():
+    derive.cache_clear()
+    outcome, elapsed = on_a_thread(lambda: derive(*HARD, timeout=2))
+    assert elapsed < 2 + MARGIN
+    assert isinstance(outcome, TimeLimitError) or outcome.pdf is not None
+    assert multiprocessing.active_children() == []  # the worker process was reaped
+
+
+def test_worker_thread_brings_back_a_usable_distribution():
+    derive.cache_clear()
+    outcome, _ = on_a_thread(lambda: derive(Support(0, sympy.oo), Mean(2), timeout=20))
+    # pickled back from the worker process; exponential with mean 2 (by hand)
+    assert outcome.pdf == sympy.exp(-kappa / 2) / 2
+    assert float(outcome.utility()(2.0)) == pytest.approx(math.exp(-1), rel=1e-12)
+
+
+def test_worker_thread_passes_errors_back():
+    derive.cache_clear()
+    from maxent_util import NotNormalizableError
+
+    outcome = []
+    def call():
+        try:
+            derive(Support(0, sympy.oo), timeout=20)
+        except NotNormalizableError as error:
+            outcome.append(error)
+    worker = threading.Thread(target=call)
+    worker.start()
+    worker.join(120)
+    assert outcome and "cannot be normalised" in str(outcome[0])
+
+
+def test_a_deadline_is_shared_and_pickles():
+    deadline = Deadline(30)
+    first = deadline.remaining()
+    time.sleep(0.01)
+    assert 0 < deadline.remaining() < first <= 30
+    assert not deadline.expired()
+    again = pickle.loads(pickle.dumps(deadline))
+    assert again.end == deadline.end and again.seconds == 30
+    assert Deadline(None).remaining() == math.inf and not Deadline(None).expired()
+    assert deadline.within(0.0).expired()
+    assert deadline.within(100).end == deadline.end
+
+
+def test_a_passed_deadline_never_means_no_limit():
+    for passed in (0, 0.0, Deadline(0)):
+        with pytest.raises(SymbolicTimeout):
+            with time_limit(passed):
+                pytest.fail("the block ran although its time was already up")
+
+
+def busy() -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        pass
+
+
+def fails() -> None:
+    raise ConstraintError("from the worker")
+
+
+def test_run_bounded_stops_work_off_the_main_thread():
+    def call():
+        return run_bounded(busy, deadline=Deadline(0.5))
+    box = []
+    def target():
+        start = time.monotonic()
+        try:
+            call()
+            box.append(("returned", time.monotonic() - start))
+        except SymbolicTimeout:
+            box.append(("stopped", time.monotonic() - start))
+    worker = threading.Thread(target=target)
+    worker.start()
+    worker.join(120)
+    assert box[0][0] == "stopped" and box[0][1] < 0.5 + MARGIN
+    assert multiprocessing.active_children() == []
+
+
+def test_run_bounded_raises_the_workers_error():
+    box = []
+    def target():
+        try:
+            run_bounded(fails, deadline=Deadline(20))
+        except ConstraintError as error:
+            box.append(error)
+    worker = threading.Thread(target=target)
+    worker.start()
+    worker.join(120)
+    assert box and str(box[0]) == "from the worker"
