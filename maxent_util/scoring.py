@@ -1147,7 +1147,8 @@ def _refuse_duplicates(frame: pd.DataFrame, labels: np.ndarray, owner: str) -> N
         f"{len(same)} runs of {pair!r} at rows {_shown(rows)}"
         + (f" ({n_pairs} repeated pairs in all)" if n_pairs > 1 else ""),
         "Pass duplicates='mean' to average an algorithm's repeated runs on an instance, "
-        "or duplicates='first' to keep the first of them."))
+        "or duplicates='first' to keep the first of them (on the command line, "
+        "--duplicates mean or --duplicates first)."))
 
 
 def _missing_runs(frame: pd.DataFrame, owner: str, policy: str
@@ -1168,7 +1169,8 @@ def _missing_runs(frame: pd.DataFrame, owner: str, policy: str
             "for all algorithms)",
             f"no run of {algorithm!r} on {_shown(lacking)}"
             + (f" ({len(absent)} missing runs in all)" if len(absent) > len(lacking) else ""),
-            "Pass missing='unsolved' to count a missing run as a run capped at the cutoff."))
+            "Pass missing='unsolved' (on the command line, --missing unsolved) to count a "
+            "missing run as a run capped at the cutoff."))
     if "cutoff" not in frame.columns:
         raise DataError(argument_message(
             "missing", owner, "'raise' for a table without a 'cutoff' column (a missing run "
