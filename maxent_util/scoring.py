@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.util import find_spec
@@ -930,9 +931,9 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
     n = runs.runtimes.shape[0]
 
     lower_values = np.zeros(n)
-    lower_values[runs.solved] = u(runs.runtimes[runs.solved])
+    lower_values[runs.solved] = _evaluate_rule(u, runs.runtimes[runs.solved], owner)
     upper_values = lower_values.copy()
-    upper_values[runs.censored] = u(runs.censor_times[runs.censored])
+    upper_values[runs.censored] = _evaluate_rule(u, runs.censor_times[runs.censored], owner)
     _check_unit_range(lower_values, upper_values, runs, owner)
     _check_non_increasing(u, runs, owner)
 
@@ -947,6 +948,28 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
     return Score(estimate=lower, lower=lower, upper=upper,
                  ci_low=max(0.0, lower - h), ci_high=min(1.0, upper + h),
                  n=n, n_capped=int(runs.censored.sum()), kaplan_meier=km, level=float(level))
+
+
+def _evaluate_rule(u: Callable[[Any], Any], times: np.ndarray, owner: str,
+                   context: str = "") -> np.ndarray:
+    """``u(times)`` as floats; a utility that cannot be evaluated there raises UtilityError."""
+    if not times.size:
+        return np.zeros(0)
+    try:
+        with warnings.catch_warnings():
+            # a complex branch is refused below or as NaN, not warned about
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            values = np.asarray(u(times), dtype=float)
+    except (TypeError, ValueError, ArithmeticError) as error:
+        raise UtilityError(argument_message(
+            "utility", owner, "a real number at every runtime of the runs",
+            f"runtimes from {float(times[0])!r} to {float(times[-1])!r}",
+            f"({context}evaluating it raised {type(error).__name__}: {error})")) from None
+    if values.shape != times.shape:
+        raise UtilityError(argument_message(
+            "utility", owner, "one value per runtime", f"shape {values.shape}",
+            f"({context.rstrip(': ')})" if context else None))
+    return values
 
 
 def _check_unit_range(lower_values: np.ndarray, upper_values: np.ndarray, runs: _Runs,
@@ -1299,7 +1322,7 @@ def _utility_values(runs: _Table, name: str, u: Callable[[Any], Any], owner: str
     """
     stopped = runs.runtimes if runs.cutoffs is None else np.minimum(runs.runtimes, runs.cutoffs)
     times = np.unique(np.concatenate([runs.runtimes[runs.solved], stopped[runs.timeout]]))
-    at = np.asarray(u(times), dtype=float) if times.size else np.zeros(0)
+    at = _evaluate_rule(u, times, owner, f"rule {name!r}: ")
 
     def where(value: float) -> str:
         return _row_of(runs, (runs.solved & (runs.runtimes == value))
