@@ -594,9 +594,11 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
         the file) lists in ``performance_measures`` with
         ``performance_type: runtime``; a scenario with no runtime measure
         (``solution_quality``, as CSP-Minizinc-Obj-2016) is refused unless
-        this names a column. A bare ARFF file without ``description.txt``
-        needs an attribute called ``runtime`` or this option. The column is
-        never guessed by position.
+        this names a column (whose values are then read as seconds, and not
+        capped at ``algorithm_cutoff_time``, which limits time). A bare ARFF
+        file without ``description.txt`` needs an attribute called
+        ``runtime`` or this option. The column is never guessed by
+        position.
     cutoff : float, optional, keyword-only
         The algorithm cutoff time in seconds. By default it is read from
         ``algorithm_cutoff_time`` in ``description.txt``; without either, the
@@ -666,15 +668,6 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
             "path", owner, "an existing, readable UTF-8 file", source,
             f"The system reported: {reason}.")) from None
     description = _read_description(Path(path))
-    stated = description.cutoff if description is not None else None
-    if limit is None:
-        limit = stated
-    elif stated is not None and limit > stated:
-        # runs stopped at the stated limit say nothing about the time between it and `cutoff`
-        raise DataError(argument_message(
-            "cutoff", owner, f"at most the scenario's algorithm_cutoff_time {stated!r} "
-            f"({description.path}), since its runs were stopped there", cutoff,
-            "A cutoff can be lowered to re-cap the runs, never raised."))
 
     attributes: list[tuple[str, str, int]] = []  # name, kind, line
     data: list[tuple[int, str]] = []
@@ -731,6 +724,22 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
     else:
         performance_j = _performance_attribute(description, attributes, source)
     performance_name = names[performance_j]
+
+    stated = description.cutoff if description is not None else None
+    if stated is not None and description.measures and description.types \
+            and performance_name in description.measures \
+            and len(description.types) == len(description.measures) \
+            and description.types[description.measures.index(performance_name)].lower() \
+            != "runtime":
+        stated = None  # a time limit, not a bound on a solution-quality measure named by hand
+    if limit is None:
+        limit = stated
+    elif stated is not None and limit > stated:
+        # runs stopped at the stated limit say nothing about the time between it and `cutoff`
+        raise DataError(argument_message(
+            "cutoff", owner, f"at most the scenario's algorithm_cutoff_time {stated!r} "
+            f"({description.path}), since its runs were stopped there", cutoff,
+            "A cutoff can be lowered to re-cap the runs, never raised."))
 
     n_attributes = len(attributes)
     n_runs = len(data)
