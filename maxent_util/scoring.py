@@ -1453,10 +1453,8 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
     a          0.452         1  100.5           2
     b          0.252         2   15.0           1
 
-    Equal scores share a rank:
+    Equal scores share a rank (on instance ``i`` alone both solve one run):
 
-    >>> rank(runs, {"solved": Solved()})["solved rank"].to_dict()
-    {'a': 2, 'b': 1}
     >>> rank(runs.iloc[[0, 2]], {"solved": Solved()})["solved rank"].to_dict()
     {'a': 1, 'b': 1}
     """
