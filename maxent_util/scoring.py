@@ -1174,13 +1174,10 @@ def _refuse_duplicates(frame: pd.DataFrame, labels: np.ndarray, owner: str) -> N
         "--duplicates mean or --duplicates first)."))
 
 
-def _missing_runs(frame: pd.DataFrame, owner: str, policy: str
-                  ) -> pd.DataFrame | None:
+def _missing_runs(frame: pd.DataFrame, owner: str, policy: str) -> pd.DataFrame:
     """The runs absent from the (algorithm x instance) grid, as timeouts at the cutoff."""
     algorithms = np.sort(frame["algorithm"].unique())
     instances = frame["instance"].unique()  # first-seen order, for the message
-    if len(frame.drop_duplicates(["algorithm", "instance"])) == len(algorithms) * len(instances):
-        return None
     present = pd.MultiIndex.from_frame(frame[["algorithm", "instance"]])
     grid = pd.MultiIndex.from_product([algorithms, instances], names=["algorithm", "instance"])
     absent = grid[~grid.isin(present)]
@@ -1213,6 +1210,13 @@ def _missing_runs(frame: pd.DataFrame, owner: str, policy: str
                          "runtime": limit, "status": "timeout", "cutoff": limit})
 
 
+def _cell_keys(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per run an integer naming its (algorithm, instance) pair; algorithms sorted."""
+    codes, names = pd.factorize(frame["algorithm"], sort=True)
+    instance_codes, instances = pd.factorize(frame["instance"])
+    return codes.astype(np.int64) * len(instances) + instance_codes, names, len(instances)
+
+
 def _long_table(table: Any, owner: str, duplicates: str = "raise",
                 missing: str = "raise") -> _Table:
     duplicates = _policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
@@ -1224,25 +1228,27 @@ def _long_table(table: Any, owner: str, duplicates: str = "raise",
                if c in table.columns]
     frame = table[columns].reset_index(drop=True)
     labels = table.index.to_numpy(dtype=object)
-    if duplicates == "raise":
-        _refuse_duplicates(frame, labels, owner)
-    elif duplicates == "first":
-        keep = ~frame.duplicated(["algorithm", "instance"], keep="first").to_numpy()
+    keys, names, n_instances = _cell_keys(frame)
+    cell_keys, first_run, cells, runs_per_cell = np.unique(
+        keys, return_index=True, return_inverse=True, return_counts=True)
+    if runs_per_cell.max() > 1 and duplicates != "mean":
+        if duplicates == "raise":
+            _refuse_duplicates(frame, labels, owner)
+        keep = first_run[cells.ravel()] == np.arange(len(frame))
         frame, labels = frame[keep].reset_index(drop=True), labels[keep]
-    added = _missing_runs(frame, owner, missing)
-    if added is not None:
+        keys, cell_keys, cells = keys[keep], cell_keys, np.searchsorted(cell_keys, keys[keep])
+        runs_per_cell = np.ones(cell_keys.size, dtype=np.int64)
+    if cell_keys.size < len(names) * n_instances:
+        added = _missing_runs(frame, owner, missing)
         frame = pd.concat([frame, added], ignore_index=True)
         labels = np.concatenate([labels, np.full(len(added), None, dtype=object)])
-
-    codes, names = pd.factorize(frame["algorithm"], sort=True)
-    instance_codes, instances = pd.factorize(frame["instance"])
-    keys, cells, runs_per_cell = np.unique(codes.astype(np.int64) * len(instances)
-                                           + instance_codes, return_inverse=True,
-                                           return_counts=True)
-    cell_algorithm = keys // len(instances)
+        keys, names, n_instances = _cell_keys(frame)
+        cell_keys, cells, runs_per_cell = np.unique(keys, return_inverse=True,
+                                                    return_counts=True)
+    cell_algorithm = cell_keys // n_instances
     status = frame["status"].to_numpy(dtype=object)
     cutoffs = frame["cutoff"].to_numpy(dtype=float) if "cutoff" in frame.columns else None
-    return _Table(names=np.asarray(names, dtype=object), cells=cells.ravel(),
+    return _Table(names=np.asarray(names, dtype=object), cells=np.ravel(cells),
                   cell_algorithm=cell_algorithm, runs_per_cell=runs_per_cell,
                   cells_per_algorithm=np.bincount(cell_algorithm, minlength=len(names)),
                   runtimes=frame["runtime"].to_numpy(dtype=float),
@@ -1298,9 +1304,13 @@ def _aggregate(runs: _Table, values: np.ndarray, aggregate: str) -> np.ndarray:
     Summing in sorted order makes equal multisets of runs give bit-identical
     scores, so exact ties do not depend on row order.
     """
-    grouped = np.lexsort((values, runs.cells))
-    starts = np.concatenate([[0], np.cumsum(runs.runs_per_cell)[:-1]])
-    cell_values = np.add.reduceat(values[grouped], starts) / runs.runs_per_cell
+    if runs.cells.size == runs.runs_per_cell.size:  # one run per cell: nothing to average
+        cell_values = np.empty(runs.cells.size)
+        cell_values[runs.cells] = values
+    else:
+        grouped = np.lexsort((values, runs.cells))
+        starts = np.concatenate([[0], np.cumsum(runs.runs_per_cell)[:-1]])
+        cell_values = np.add.reduceat(values[grouped], starts) / runs.runs_per_cell
     grouped = np.lexsort((cell_values, runs.cell_algorithm))
     starts = np.concatenate([[0], np.cumsum(runs.cells_per_algorithm)[:-1]])
     sums = np.add.reduceat(cell_values[grouped], starts)
