@@ -376,13 +376,33 @@ def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: 
     return rules
 
 
-def _cap(table: Any, cutoff: float) -> Any:
+def _cap(table: Any, cutoff: float, label: str) -> Any:
     """The table as if every run had been stopped at ``cutoff`` seconds.
 
     Solved runs that took ``cutoff`` or longer become timeouts (the SAT
     Competition's rule for values at the time limit); timeouts stop at the
     cutoff; failures stay failures, with their runtime capped too.
+
+    A cutoff can only be lowered: a run stopped earlier (its own cutoff, or
+    a timeout's runtime when there is no cutoff column) says nothing about
+    the time up to ``cutoff``, so such a table is refused.
     """
+    from .errors import DataError, argument_message
+
+    if "cutoff" in table.columns:
+        stated = table["cutoff"].to_numpy(dtype=float)
+        earlier = stated < cutoff
+        what = "its cutoff"
+    else:
+        stated = table["runtime"].to_numpy(dtype=float)
+        earlier = (table["status"] == "timeout").to_numpy() & (stated < cutoff)
+        what = "the runtime of its timeout"
+    if earlier.any():
+        row = int(earlier.argmax())
+        raise DataError(argument_message(
+            "--cutoff", f"{PROG} {label}", f"at most {what} in row {table.index[row]!r} of the "
+            f"runs ({float(stated[row])!r} s: the run was stopped there)", cutoff,
+            "A cutoff can re-cap runs at a lower time, never extend them."))
     table = table.copy()
     over = table["runtime"].to_numpy(dtype=float) >= cutoff
     solved = (table["status"] == "solved").to_numpy()
@@ -400,6 +420,8 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
 
     if arguments.dataset is not None and arguments.file is not None:
         raise CommandLineError("give either a runtime FILE or --dataset, not both")
+    if arguments.dataset is not None and getattr(arguments, "performance", None) is not None:
+        raise CommandLineError("--performance goes with an ASlib FILE, not --dataset")
     cutoff = arguments.cutoff
     if arguments.dataset is not None:
         from .datasets import satcomp2021
@@ -410,8 +432,9 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
         options: dict[str, Any] = {}
         fmt = arguments.format
         path = Path(arguments.file)
+        performance = getattr(arguments, "performance", None)
         guessed = fmt
-        if guessed is None and cutoff is not None:
+        if guessed is None and (cutoff is not None or performance is not None):
             from .io import _guess_format
 
             guessed = "aslib" if path.is_dir() else (_guess_format(path) if path.is_file() else None)
@@ -419,13 +442,18 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
             options["time_limit"] = cutoff
         elif cutoff is not None and guessed == "aslib":
             options["cutoff"] = cutoff
+        if performance is not None:
+            if guessed != "aslib":
+                raise CommandLineError("--performance names a column of an ASlib scenario; "
+                                       f"{str(path)!r} is read as {guessed or 'unknown'!s} data")
+            options["performance"] = performance
         table = read_runs(path, format=fmt, **options)
         label = str(path)
     else:
         raise CommandLineError("give a runtime FILE or --dataset "
                                f"({' or '.join(DATASETS)})")
     if cutoff is not None:
-        table = _cap(table, cutoff)
+        table = _cap(table, cutoff, label)
     return table, label
 
 
@@ -448,7 +476,8 @@ def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
     if not specs and not pars and not arguments.solved:
         specs, pars = list(TOUR_UTILITIES), [2.0]
     rules = _rules(specs, pars, arguments.solved, arguments.progress)
-    return rank(table, rules, bounds=getattr(arguments, "bounds", False)), label
+    return rank(table, rules, bounds=getattr(arguments, "bounds", False),
+                duplicates=arguments.duplicates, missing=arguments.missing), label
 
 
 def _records(frame: Any) -> list[dict[str, Any]]:
@@ -668,7 +697,16 @@ def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -
     parser.add_argument("--solved", action="store_true", help="add the number of solved runs")
     parser.add_argument("--cutoff", type=_positive_float, metavar="SECONDS",
                         help="treat every run as stopped at this time (runs at or past it are "
-                             "unsolved)")
+                             "unsolved); refused if above a cutoff the data already has")
+    parser.add_argument("--performance", metavar="NAME", default=None,
+                        help="the ASlib attribute to read as runtimes (default: the measure "
+                             "description.txt types as runtime)")
+    parser.add_argument("--duplicates", choices=("raise", "mean", "first"), default="raise",
+                        help="several runs of one algorithm on one instance: refuse (default), "
+                             "average them, or keep the first")
+    parser.add_argument("--missing", choices=("raise", "unsolved"), default="raise",
+                        help="algorithms run on different instances: refuse (default), or count "
+                             "a missing run as capped at the cutoff")
     _progress_flags(parser)
 
 

@@ -30,6 +30,7 @@ import inspect
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -85,8 +86,31 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _beyond_float(value: Any) -> bool:
+    try:
+        float(value)
+    except OverflowError:
+        return True
+    return False
+
+
 def _where(path: PathLike, row: int, unit: str = "data row") -> str:
     return f"{os.fspath(path)}, {unit} {row}"
+
+
+def _check_path(path: Any, owner: str) -> str:
+    """A path argument as text; anything but a str or os.PathLike raises DataError."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataError(argument_message(
+            "path", owner, "a file path (str or os.PathLike)", path))
+    try:
+        text = os.fspath(path)
+    except TypeError:  # an os.PathLike whose __fspath__ returns neither str nor bytes
+        text = None
+    if not isinstance(text, str):
+        raise DataError(argument_message(
+            "path", owner, "a file path (str or os.PathLike giving a str)", path))
+    return text
 
 
 def _check_time_option(value: Any, arg: str, owner: str) -> float:
@@ -107,6 +131,7 @@ def _read_csv_cells(path: PathLike, owner: str) -> tuple[list[str], np.ndarray]:
     would rename them to ``x.1``), and ``na_filter=False`` keeps instance names
     such as ``NA`` or ``null`` as text.
     """
+    _check_path(path, owner)
     try:
         raw = pd.read_csv(path, header=None, dtype=str, na_filter=False, encoding="utf-8")
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
@@ -404,7 +429,6 @@ _ARFF_ATTRIBUTE = re.compile(
 _ARFF_TOKEN = re.compile(
     r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?:[^,'"\s][^,]*?)?)\s*(,|$)""")
 _ARFF_NUMERIC = ("numeric", "real", "integer")
-_ASLIB_CUTOFF = re.compile(r"^\s*algorithm_cutoff_time\s*:\s*(.*?)\s*$", re.MULTILINE)
 
 
 def _unquote(token: str) -> str | None:
@@ -431,19 +455,127 @@ def _split_arff_row(line: str) -> list[str | None] | None:
         position = match.end()
 
 
-def _description_cutoff(arff_path: Path) -> float | None:
-    """algorithm_cutoff_time from an ASlib description.txt next to the arff."""
+def _description_fields(text: str) -> dict[str, list[str]]:
+    """Top-level fields of an ASlib description.txt, each as a list of strings.
+
+    The file is YAML; only the subset ASlib uses for its top-level fields is
+    read here: ``key: value``, ``key: [a, b]`` and ``key:`` followed by
+    indented ``- item`` lines. Nested mappings (``feature_steps``) are skipped.
+    """
+    fields: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for raw_line in text.split("\n"):
+        line = raw_line.rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            key, _, value = line.partition(":")
+            value = value.strip()
+            if value.startswith("[") and value.endswith("]"):
+                items = [_yaml_scalar(v) for v in value[1:-1].split(",") if v.strip()]
+            else:
+                items = [_yaml_scalar(value)] if value else []
+            current = fields[key.strip()] = items
+        elif current is not None and line.strip().startswith("- "):
+            current.append(_yaml_scalar(line.strip()[2:]))
+        elif current is not None and line.strip() == "-":
+            current.append("")
+        else:
+            current = None  # a nested mapping: not a list of this key
+    return fields
+
+
+def _yaml_scalar(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+@dataclass(frozen=True)
+class _Description:
+    """What read_aslib needs from a scenario's description.txt."""
+
+    path: str
+    cutoff: float | None
+    measures: list[str] | None
+    maximize: list[str] | None
+    types: list[str] | None
+
+
+def _read_description(arff_path: Path) -> _Description | None:
+    """The description.txt next to an algorithm_runs.arff, if there is one."""
     description = arff_path.with_name("description.txt")
     if not description.is_file():
         return None
+    source = os.fspath(description)
     try:
-        text = description.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    match = _ASLIB_CUTOFF.search(text)
-    if match is None or match.group(1) in ("?", "", "null", "None"):
-        return None
-    return _check_time_option(match.group(1), "algorithm_cutoff_time", os.fspath(description))
+        text = description.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise DataError(argument_message(
+            "path", "read_aslib", "a readable UTF-8 description.txt next to the runs", source,
+            f"The system reported: {reason}.")) from None
+    fields = _description_fields(text)
+    cutoff = None
+    stated = fields.get("algorithm_cutoff_time") or []
+    if len(stated) == 1 and stated[0] not in ("?", "", "null", "None", "~"):
+        cutoff = _check_time_option(stated[0], "algorithm_cutoff_time", source)
+    elif len(stated) > 1:
+        raise DataError(argument_message(
+            "algorithm_cutoff_time", source, "one number of seconds", stated))
+    return _Description(path=source, cutoff=cutoff,
+                        measures=fields.get("performance_measures"),
+                        maximize=fields.get("maximize"), types=fields.get("performance_type"))
+
+
+def _performance_attribute(description: _Description | None, attributes: list[tuple[str, str, int]],
+                           source: str) -> int:
+    """Index of the runtime attribute: the one description.txt types as runtime.
+
+    Without a description.txt (a bare ARFF file), an attribute named
+    ``runtime``; never a guess by position.
+    """
+    names = [name for name, _, _ in attributes]
+    numeric = [name for name, kind, _ in attributes if kind == "numeric"]
+    remedy = "Name the runtime attribute with performance= (--performance on the command line)."
+    if description is None or not description.measures:
+        matches = [j for j, (name, kind, _) in enumerate(attributes)
+                   if name.lower() == "runtime" and kind == "numeric"]
+        if len(matches) != 1:
+            raise DataError(argument_message(
+                "attributes", source, "a list including one numeric 'runtime' attribute "
+                "(or a description.txt next to the file whose performance_measures name the "
+                "runtime)", names, remedy))
+        return matches[0]
+    measures, types = description.measures, description.types
+    if types is None or len(types) != len(measures):
+        raise DataError(argument_message(
+            "performance_type", description.path, "a list with one type per performance "
+            f"measure {measures}", types, remedy))
+    runtimes = [j for j, kind in enumerate(types) if kind.lower() == "runtime"]
+    if not runtimes:
+        raise DataError(argument_message(
+            "performance_type", description.path, "a list including 'runtime' (maxent_util "
+            "scores runtimes)", types,
+            f"To score another measure as if it were seconds, name it with performance= "
+            f"(one of {numeric})."))
+    if len(runtimes) > 1:
+        raise DataError(argument_message(
+            "performance_type", description.path, "a list with one 'runtime' measure",
+            types, remedy))
+    measure = measures[runtimes[0]]
+    maximize = description.maximize or []
+    if len(maximize) == len(measures) and maximize[runtimes[0]].lower() == "true":
+        raise DataError(argument_message(
+            "maximize", description.path, f"false for the runtime measure {measure!r}",
+            maximize, remedy))
+    if measure not in names or attributes[names.index(measure)][1] != "numeric":
+        raise DataError(argument_message(
+            "performance_measures", description.path,
+            f"a list naming a numeric attribute of {source}, one of {numeric}", measures,
+            remedy))
+    return names.index(measure)
 
 
 def read_aslib(path: PathLike, *, performance: str | None = None,
@@ -457,13 +589,22 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
         ``runstatus``, a performance attribute and optionally
         ``repetition``.
     performance : str, optional, keyword-only
-        Name of the numeric attribute holding runtimes in seconds. By
-        default the first numeric attribute after ``algorithm`` other than
-        ``repetition`` (``runtime``, ``PAR10``...).
+        Name of the numeric attribute to read as runtimes in seconds. By
+        default the measure that the scenario's ``description.txt`` (next to
+        the file) lists in ``performance_measures`` with
+        ``performance_type: runtime``; a scenario with no runtime measure
+        (``solution_quality``, as CSP-Minizinc-Obj-2016) is refused unless
+        this names a column (whose values are then read as seconds, and not
+        capped at ``algorithm_cutoff_time``, which limits time). A bare ARFF
+        file without ``description.txt`` needs an attribute called
+        ``runtime`` or this option. The column is never guessed by
+        position.
     cutoff : float, optional, keyword-only
         The algorithm cutoff time in seconds. By default it is read from
-        ``algorithm_cutoff_time`` in a ``description.txt`` next to the file;
-        without either, the table has no ``cutoff`` column.
+        ``algorithm_cutoff_time`` in ``description.txt``; without either, the
+        table has no ``cutoff`` column. It may lower the stated cutoff (runs
+        are re-capped) but not raise it: runs stopped at the stated limit say
+        nothing about later times.
 
     Returns
     -------
@@ -475,7 +616,10 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
     ------
     DataError
         If the file is missing, the ARFF is malformed, an attribute is
-        missing, or a value is invalid; data errors give the line number.
+        missing, or a value is invalid (data errors give the line number);
+        if the runtime column cannot be told from ``description.txt`` or
+        the scenario's performance type is not runtime (without
+        ``performance=``); or if ``cutoff`` exceeds the stated cutoff.
 
     Notes
     -----
@@ -507,20 +651,23 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
     1   minisat  b c.cnf     60.0  timeout    60.0
     """
     owner = "read_aslib"
-    source = os.fspath(path)
+    source = _check_path(path, owner)
     if cutoff is not None:
         limit: float | None = _check_time_option(cutoff, "cutoff", owner)
     else:
         limit = None
+    if performance is not None and not isinstance(performance, str):
+        raise DataError(argument_message(
+            "performance", owner, "the name of a numeric attribute (a string)", performance))
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark is dropped, as pandas drops it from a CSV
+        text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise DataError(argument_message(
             "path", owner, "an existing, readable UTF-8 file", source,
             f"The system reported: {reason}.")) from None
-    if limit is None:
-        limit = _description_cutoff(Path(path))
+    description = _read_description(Path(path))
 
     attributes: list[tuple[str, str, int]] = []  # name, kind, line
     data: list[tuple[int, str]] = []
@@ -575,15 +722,24 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
                 performance))
         performance_j = names.index(performance)
     else:
-        candidates = [j for j, (name, kind, _) in enumerate(attributes)
-                      if j > algorithm_j and kind == "numeric" and name.lower() != "repetition"]
-        if not candidates:
-            raise DataError(argument_message(
-                "attributes", source, "a list including a numeric performance attribute after "
-                "'algorithm' (other than 'repetition')", names,
-                "Name it with performance=."))
-        performance_j = candidates[0]
+        performance_j = _performance_attribute(description, attributes, source)
     performance_name = names[performance_j]
+
+    stated = description.cutoff if description is not None else None
+    if stated is not None and description.measures and description.types \
+            and performance_name in description.measures \
+            and len(description.types) == len(description.measures) \
+            and description.types[description.measures.index(performance_name)].lower() \
+            != "runtime":
+        stated = None  # a time limit, not a bound on a solution-quality measure named by hand
+    if limit is None:
+        limit = stated
+    elif stated is not None and limit > stated:
+        # runs stopped at the stated limit say nothing about the time between it and `cutoff`
+        raise DataError(argument_message(
+            "cutoff", owner, f"at most the scenario's algorithm_cutoff_time {stated!r} "
+            f"({description.path}), since its runs were stopped there", cutoff,
+            "A cutoff can be lowered to re-cap the runs, never raised."))
 
     n_attributes = len(attributes)
     n_runs = len(data)
@@ -700,9 +856,10 @@ def read_runs(path: PathLike, *, format: str | None = None, **options: Any) -> p
       algorithm instance  runtime   status  cutoff
     0    kissat    x.cnf    100.0  timeout   100.0
     """
-    if format is not None and format not in _READERS:
+    if not (format is None or isinstance(format, str) and format in _READERS):
         raise DataError(argument_message(
             "format", "read_runs", f"one of {', '.join(map(repr, FORMATS))} or None", format))
+    _check_path(path, "read_runs")
     location = Path(path)
     if location.is_dir() and (location / "algorithm_runs.arff").is_file():
         location = location / "algorithm_runs.arff"
@@ -759,10 +916,16 @@ def validate_table(table: Any, *, name: str = "table") -> None:
         raise DataError(argument_message(
             "columns", name, "a list including 'algorithm', 'instance', 'runtime', 'status' "
             "(optional: 'cutoff')", list(table.columns)))
+    for column in LONG_COLUMNS:
+        if list(table.columns).count(column) > 1:
+            raise DataError(argument_message(
+                "columns", name, f"a list naming {column!r} once", list(table.columns)))
 
     def fail(column: str, position: int, requirement: str, remedy: str | None = None):
         label = _plain(table.index[position])
         value = _plain(table[column].iloc[position])
+        if isinstance(value, int) and _beyond_float(value):  # its repr may run to pages
+            value = f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
         raise DataError(argument_message(
             column, f"{name}, row {label!r}", requirement, value, remedy))
 
@@ -783,7 +946,14 @@ def validate_table(table: Any, *, name: str = "table") -> None:
             bad = _first(~ok)
             if bad is not None:
                 fail(column, bad, "a number of seconds")
-        return series.to_numpy(dtype=float)
+        try:
+            return series.to_numpy(dtype=float)
+        except OverflowError:  # a Python int beyond the float range, in an object column
+            big = np.fromiter((_beyond_float(v) for v in series.to_numpy(dtype=object)),
+                              bool, len(series))
+            fail(column, int(np.flatnonzero(big)[0]), "a number within the float range "
+                 "(at most about 1.8e308)")
+            raise  # pragma: no cover - fail() raised
 
     runtime = numbers("runtime")
     bad = _first(~(np.isfinite(runtime) & (runtime >= 0)))

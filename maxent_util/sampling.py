@@ -31,6 +31,9 @@ __all__ = ["Plan", "plan", "simulate_plan"]
 # Samples drawn per block by simulate_plan: bounds memory, keeps numpy vectorised.
 _BLOCK_SAMPLES = 1 << 22
 
+# A plan asks for fewer than 2**63 runs (an int64 count, and far beyond any experiment).
+_LOG_MAX_RUNS = 63 * math.log(2.0)
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -62,9 +65,33 @@ class Plan:
 
 def _number_in(value: Any, arg: str, requirement: str, inside: Callable[[float], bool]) -> float:
     real = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    if not (real and inside(float(value))):  # NaN fails every comparison
-        raise UtilityError(argument_message(arg, "plan", requirement, value))
-    return float(value)
+    try:
+        number = float(value) if real else math.nan
+    except OverflowError:  # an int beyond the float range
+        number = math.nan
+    if not inside(number):  # NaN fails every comparison
+        raise UtilityError(argument_message(
+            arg, "plan", requirement,
+            value if math.isfinite(number) or not real or isinstance(value, float)
+            else f"an integer of about {int(abs(int(value)).bit_length() * math.log10(2)) + 1} "
+                 "digits"))
+    return number
+
+
+def _run_count(eps: float, dlt: float) -> int:
+    """m of the theorem, or UtilityError if it is too large to be a number of runs."""
+    ratio = 2.0 / dlt
+    # 2/delta overflows for a subnormal delta: then ln(2/delta) as a difference of logs
+    log_two_over_delta = (math.log(ratio) if math.isfinite(ratio)
+                          else math.log(2.0) - math.log(dlt))
+    log_runs = math.log(log_two_over_delta / 2.0) + 2.0 * (math.log(2.0 - eps) - math.log(eps))
+    if log_runs >= _LOG_MAX_RUNS:
+        # ln(2/delta)/2 < 373 for any float delta, so a count this large is epsilon's doing
+        raise UtilityError(argument_message(
+            "epsilon", "plan", "large enough that the number of runs m = ln(2/delta)/2 "
+            f"((2-epsilon)/epsilon)^2 is below 2**63 (here about 10**{log_runs / math.log(10):.0f})",
+            eps, "No experiment runs that many times."))
+    return math.ceil(log_two_over_delta / 2.0 * ((2.0 - eps) / eps) ** 2)
 
 
 def _as_utility(utility: Any) -> Utility:
@@ -92,8 +119,9 @@ def plan(epsilon: float, delta: float, utility: Any) -> Plan:
     Raises
     ------
     UtilityError
-        If ``epsilon`` or ``delta`` is out of range, or the utility never
-        takes the level :math:`\\epsilon/2` or :math:`2\\epsilon`.
+        If ``epsilon`` or ``delta`` is out of range or so small that the
+        number of runs reaches :math:`2^{63}`, or the utility never takes the
+        level :math:`\\epsilon/2` or :math:`2\\epsilon`.
 
     References
     ----------
@@ -113,7 +141,7 @@ def plan(epsilon: float, delta: float, utility: Any) -> Plan:
     dlt = _number_in(delta, "delta", "a number in (0, 1)", lambda x: 0.0 < x < 1.0)
     _fixed_scorer(utility, "plan")  # rejects non-utilities and unset parameters
     u = _as_utility(utility)
-    runs = math.ceil(math.log(2.0 / dlt) / 2.0 * ((2.0 - eps) / eps) ** 2)
+    runs = _run_count(eps, dlt)
     captime = float(u.inverse(eps / 2.0))
     shortest = float(u.inverse(2.0 * eps))
     return Plan(epsilon=eps, delta=dlt, runs=runs, captime=captime,

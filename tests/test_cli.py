@@ -405,13 +405,17 @@ def test_rank_aslib_scenario(capsys):
     from maxent_util import read_runs
 
     folder = Path(__file__).parent / "data" / "aslib_scenario"
-    status, out, _ = run(capsys, "rank", str(folder), "--par", "2", "--solved", "--json")
+    # the scenario repeats two runs: refused unless --duplicates says what to do
+    assert_usage_error(*run(capsys, "rank", str(folder), "--par", "2"))
+    status, out, _ = run(capsys, "rank", str(folder), "--par", "2", "--solved", "--json",
+                         "--duplicates", "mean")
     assert status == 0
-    expected = rank(read_runs(folder), {"PAR-2": PAR(2), "solved": Solved()})
+    expected = rank(read_runs(folder), {"PAR-2": PAR(2), "solved": Solved()}, duplicates="mean")
     assert {r["algorithm"]: r["PAR-2"] for r in json.loads(out)} == expected["PAR-2"].to_dict()
-    # with a 50 s cutoff only the 1.5 s (minisat) and 0.25 s (glucose) runs stay solved
-    # (hand count from the file)
-    status, out, _ = run(capsys, "rank", str(folder), "--solved", "--cutoff", "50", "--json")
+    # with a 50 s cutoff and the first of each repeated run, only the 1.5 s (minisat) and
+    # 0.25 s (glucose) runs stay solved (hand count from the file)
+    status, out, _ = run(capsys, "rank", str(folder), "--solved", "--cutoff", "50", "--json",
+                         "--duplicates", "first")
     assert status == 0
     assert {r["algorithm"]: r["solved"] for r in json.loads(out)} == {"minisat": 1, "glucose": 1}
 

@@ -474,9 +474,16 @@ def test_read_aslib_cutoff_keyword_overrides_description():
 
 def test_read_aslib_par10_without_cutoff():
     path = DATA / "aslib_par10" / "algorithm_runs.arff"
-    runs = read_aslib(path)
-    # PAR10 is the first numeric attribute after 'algorithm'; with no cutoff known the recorded
-    # values stand and there is no cutoff column
+    # no description.txt and no attribute called 'runtime': the column is never guessed
+    with pytest.raises(DataError, match=r"^`attributes` of `.*aslib_par10.algorithm_runs\.arff` "
+                                        r"must be a list including one numeric 'runtime' "
+                                        r"attribute .*; got \['instance_id', 'repetition', "
+                                        r"'algorithm', 'PAR10', .*\]\. Name the runtime "
+                                        r"attribute with performance="):
+        read_aslib(path)
+    runs = read_aslib(path, performance="PAR10")
+    # PAR10 named explicitly; with no cutoff known the recorded values stand and there is
+    # no cutoff column
     expected = pd.DataFrame({
         "algorithm": ["solverA", "solverB", "solverA", "solverB"],
         "instance": ["x1", "x1", "x2", "x2"],
@@ -485,7 +492,7 @@ def test_read_aslib_par10_without_cutoff():
     })
     pd.testing.assert_frame_equal(runs, expected)
     # with the cutoff, the PAR10 penalty (10 x 300 s) is undone
-    capped = read_aslib(path, cutoff=300)
+    capped = read_aslib(path, performance="PAR10", cutoff=300)
     assert capped["runtime"].tolist() == [12.0, 300.0, 0.5, 300.0]
 
 
@@ -552,9 +559,9 @@ def test_read_aslib_header_errors(tmp_path):
                                         r"'@ATTRIBUTE', '@DATA' or a '%' comment; got 'hello'\.$"):
         read_aslib(path)
     path = write(tmp_path, "noperf.arff", ARFF_HEAD.replace("runtime NUMERIC", "runtime STRING"))
-    with pytest.raises(DataError, match=r"must be a list including a numeric performance attribute after "
-                                        r"'algorithm' \(other than 'repetition'\); got .* Name it "
-                                        r"with performance=\.$"):
+    with pytest.raises(DataError, match=r"must be a list including one numeric 'runtime' "
+                                        r"attribute .*; got .* Name the runtime attribute with "
+                                        r"performance= \(--performance on the command line\)\.$"):
         read_aslib(path)
 
 

@@ -140,3 +140,20 @@ def test_simulate_plan_messages():
     with pytest.raises(DataError, match=r"`sampler` of `simulate_plan` must be returning an "
                                         r"array of the requested shape"):
         simulate_plan(p, lambda shape, rng: np.ones(3), EXPONENTIAL_10, trials=2, truth=0.5)
+
+
+def test_plan_with_a_tiny_epsilon_is_a_utility_error():
+    u = sympy.exp(-t / 10)
+    # m = ln(2/delta)/2 ((2 - eps)/eps)^2 ~ 1.5 * 4e600: no experiment runs that often
+    with pytest.raises(UtilityError, match=r"^`epsilon` of `plan` must be large enough that the "
+                                           r"number of runs .* is below 2\*\*63 \(here about "
+                                           r"10\*\*601\); got 1e-300\."):
+        plan(1e-300, 0.05, u)
+    with pytest.raises(UtilityError, match=r"^`epsilon` of `plan` must be a number in "
+                                           r"\(0, 1/2\]; got 'an integer of about 401 digits'"):
+        plan(10**400, 0.05, u)
+    # a subnormal delta is fine: by hand, ln(2/5e-324)/2 * 19^2 = 134496.5...
+    expected = math.ceil((math.log(2.0) - math.log(5e-324)) / 2 * 19.0 ** 2)
+    assert plan(0.1, 5e-324, u).runs == expected == 134497
+    # the largest count below 2**63 still plans (by hand: 7.4e18 runs at eps = 1e-9)
+    assert plan(1e-9, 0.05, u).runs == math.ceil(math.log(40.0) / 2 * ((2 - 1e-9) / 1e-9) ** 2)

@@ -468,7 +468,7 @@ def test_rule_messages():
     with pytest.raises(UtilityError, match=r"`k` of `PAR` must be a positive finite number; "
                                            r"got -1\."):
         PAR(-1)
-    with pytest.raises(UtilityError, match=r"`cutoff` of `PAR` must be a positive number"):
+    with pytest.raises(UtilityError, match=r"`cutoff` of `PAR` must be a positive finite number"):
         PAR(2, cutoff=0)
     with pytest.raises(DataError, match=r"`solved` of `PAR-2` must be an array of True/False"):
         PAR(2).score([1.0], None)
@@ -529,7 +529,7 @@ def test_rank_bounds():
     assert (ranking["PAR-2 upper"] == ranking["PAR-2"]).all()
 
 
-def test_rank_ties_are_broken_by_name_whatever_the_row_order():
+def test_rank_ties_share_the_best_rank_whatever_the_row_order():
     rows = [("zeta", "i1", 1.0, "solved"), ("zeta", "i2", 3.0, "solved"),
             ("alpha", "i2", 3.0, "solved"), ("alpha", "i1", 1.0, "solved"),
             ("mid", "i1", 2.0, "solved"), ("mid", "i2", 2.5, "solved")]
@@ -538,9 +538,12 @@ def test_rank_ties_are_broken_by_name_whatever_the_row_order():
     for order in (table.index, table.index[::-1]):
         ranking = rank(table.loc[order], rules)
         assert ranking.loc["alpha", "exp"] == ranking.loc["zeta", "exp"]  # bit-identical
-        assert ranking["exp rank"].to_dict() == {"alpha": 1, "zeta": 2, "mid": 3}
-        # PAR-2 means: alpha = zeta = 2, mid = 2.25
-        assert ranking["PAR-2 rank"].to_dict() == {"alpha": 1, "zeta": 2, "mid": 3}
+        # alpha and zeta ran the same runtimes: by hand they tie for first, mid is third
+        # (pandas' rank(method="min")), under exp (higher is better) and PAR-2 (means
+        # alpha = zeta = 2, mid = 2.25) alike
+        assert ranking["exp rank"].to_dict() == {"alpha": 1, "zeta": 1, "mid": 3}
+        assert ranking["PAR-2 rank"].to_dict() == {"alpha": 1, "zeta": 1, "mid": 3}
+        assert list(ranking.index) == ["alpha", "zeta", "mid"]  # tied rows by name
 
 
 def test_rank_accepts_utilities_and_sequences():
@@ -649,3 +652,46 @@ def test_symbolic_log_laplace_scorer_takes_exact_limits():
     scorer = make_scorer(log_laplace("kappa0", "alpha").utility())
     values = scorer(np.array([0.0, 24.0, np.inf]), alpha=2.0, kappa0=24.0)
     assert values.tolist() == [1.0, 0.5, 0.0]
+
+
+# ---------------------------------------------------------------------------
+# raw exceptions become maxent_util errors
+
+
+def test_numbers_beyond_the_float_range_are_named():
+    u = sympy.exp(-t)
+    with pytest.raises(DataError, match=r"^`runtimes\[1\]` of `score` must be a number within the "
+                                        r"float range \(at most about 1\.8e308\); got 'an integer "
+                                        r"of about 401 digits'\.$"):
+        score([1.0, 10**400], u)
+    with pytest.raises(DataError, match=r"^`runtimes\[0\]` of `score` must be a number within"):
+        score([10**400], u)
+    with pytest.raises(DataError, match=r"^`cutoff` of `score` must be a number within the float "
+                                        r"range"):
+        score([1.0], u, cutoff=10**400)
+    with pytest.raises(DataError, match=r"^`level` of `score` must be a number in \(0, 1\)"):
+        score([1.0], u, level=10**400)
+    with pytest.raises(UtilityError, match=r"^`k` of `PAR` must be a positive finite number"):
+        PAR(10**400)
+    with pytest.raises(UtilityError, match=r"^`cutoff` of `PAR` must be a positive finite"):
+        PAR(2, cutoff=10**400)
+
+
+def test_score_refuses_a_utility_increasing_on_the_runs():
+    with pytest.raises(UtilityError, match=r"^`utility` of `score` must be non-increasing in t "
+                                           r"on the runs; got 'u\(1\.0\) = 0\.01 < u\(3\.0\) = "
+                                           r"0\.03'\."):
+        score([3.0, 1.0], t / 100)
+    # the capped run counts too: u(cutoff) above u at a solved runtime
+    rising = sympy.Piecewise((0.5, t < 50), (1, True))
+    with pytest.raises(UtilityError, match=r"non-increasing in t on the runs; got 'u\(10\.0\) = "
+                                           r"0\.5 < u\(100\.0\) = 1\.0'"):
+        score([10.0, 100.0], rising, solved=[True, False])
+    # constant utilities are non-increasing
+    assert score([1.0, 2.0], sympy.Rational(1, 2)).estimate == 0.5
+
+
+def test_score_refuses_a_utility_that_cannot_be_evaluated():
+    with pytest.raises(UtilityError, match=r"^`utility` of `score` must be a real number at every "
+                                           r"runtime of the runs"):
+        score([1.0, 2.0], (t - 5) ** sympy.Rational(1, 3))

@@ -1,0 +1,237 @@
+"""rank() and cross_utility() check the design of the runs table: one run per
+(algorithm, instance), the same instances for every algorithm, rules that are
+utilities; ties share the best rank."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import sympy
+
+from maxent_util.errors import DataError, UtilityError
+from maxent_util.scoring import PAR, Solved, cross_utility, rank
+from maxent_util.symbols import t
+
+EXP10 = sympy.exp(-t / 10)
+
+
+def table(rows, cutoff=100.0):
+    frame = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
+    if cutoff is not None:
+        frame["cutoff"] = cutoff
+    return frame
+
+
+def grid():
+    """Two solvers on two instances, cutoff 100 s."""
+    return table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "timeout"),
+                  ("b", "i", 10.0, "solved"), ("b", "j", 20.0, "solved")])
+
+
+def reference(frame, per_run, aggregate="mean"):
+    """Independent score: per_run value of each row, mean per (algorithm, instance),
+    then mean (or sum) over instances, in plain pandas."""
+    values = frame.assign(value=[per_run(r) for r in frame.itertuples()])
+    cells = values.groupby(["algorithm", "instance"])["value"].mean()
+    return getattr(cells.groupby(level="algorithm"), aggregate)()
+
+
+def exp_value(row):
+    return math.exp(-row.runtime / 10) if row.status == "solved" else 0.0
+
+
+def par2_value(row):
+    return row.runtime if row.status == "solved" else 2 * row.cutoff
+
+
+# ---------------------------------------------------------------------------
+# duplicated runs
+
+
+def with_repeats():
+    frame = grid()
+    extra = table([("a", "i", 5.0, "solved"), ("b", "j", 100.0, "timeout")])
+    return pd.concat([frame, extra], ignore_index=True).rename(index=lambda i: f"r{i}")
+
+
+def test_duplicates_are_refused_naming_the_rows():
+    with pytest.raises(DataError, match=r"^`table` of `rank` must be one run per \(algorithm, "
+                                        r"instance\) pair; got \"2 runs of \('a', 'i'\) at rows "
+                                        r"'r0', 'r4' \(2 repeated pairs in all\)\"\. Pass "
+                                        r"duplicates='mean' .* duplicates='first'"):
+        rank(with_repeats(), {"exp": EXP10})
+    with pytest.raises(DataError, match=r"^`table` of `cross_utility` must be one run per"):
+        cross_utility(with_repeats(), {"exp": EXP10, "PAR-2": PAR(2)})
+
+
+def test_duplicates_mean_averages_each_cell_first():
+    frame = with_repeats()
+    ranking = rank(frame, {"exp": EXP10, "PAR-2": PAR(2), "solved": Solved()},
+                   duplicates="mean")
+    # reference: plain pandas, mean over the repeated runs of a cell, then over instances
+    exp = reference(frame, exp_value)
+    par2 = reference(frame, par2_value)
+    solved = reference(frame, lambda r: float(r.status == "solved"), "sum")
+    for algorithm in "ab":
+        assert ranking.loc[algorithm, "exp"] == pytest.approx(exp[algorithm], rel=1e-14)
+        assert ranking.loc[algorithm, "PAR-2"] == pytest.approx(par2[algorithm], rel=1e-14)
+        assert ranking.loc[algorithm, "solved"] == pytest.approx(solved[algorithm])
+    # by hand: b solved i and half of j
+    assert ranking.loc["b", "solved"] == 1.5
+
+
+def test_duplicates_first_keeps_the_first_run_in_table_order():
+    frame = with_repeats()
+    ranking = rank(frame, {"exp": EXP10, "PAR-2": PAR(2)}, duplicates="first")
+    plain = rank(grid(), {"exp": EXP10, "PAR-2": PAR(2)})  # the rows before the repeats
+    pd.testing.assert_frame_equal(ranking, plain)
+    # the other order keeps the other runs
+    reordered = frame.iloc[::-1]
+    kept = reordered[~reordered.duplicated(["algorithm", "instance"])]
+    expected = reference(kept, exp_value)
+    ranking = rank(reordered, {"exp": EXP10}, duplicates="first")
+    assert ranking["exp"].to_dict() == pytest.approx(expected.to_dict(), rel=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# unbalanced tables
+
+
+def unbalanced():
+    return table([("a", "i", 1.0, "solved"), ("a", "j", 3.0, "solved"),
+                  ("a", "k", 100.0, "timeout"), ("b", "i", 10.0, "solved")])
+
+
+def test_missing_runs_are_refused_naming_them():
+    with pytest.raises(DataError, match=r"^`table` of `rank` must be a run of every algorithm on "
+                                        r"every instance .*; got \"no run of 'b' on 'j', 'k'\"\. "
+                                        r"Pass missing='unsolved'"):
+        rank(unbalanced(), {"PAR-2": PAR(2)})
+    with pytest.raises(DataError, match=r"^`table` of `cross_utility` must be a run of every"):
+        cross_utility(unbalanced(), {"PAR-2": PAR(2), "exp": EXP10})
+
+
+def test_missing_unsolved_counts_a_capped_run_at_the_cutoff():
+    frame = unbalanced()
+    ranking = rank(frame, {"exp": EXP10, "PAR-2": PAR(2)}, missing="unsolved", bounds=True)
+    # reference: the table completed by hand with timeouts at the 100 s cutoff
+    completed = pd.concat([frame, table([("b", "j", 100.0, "timeout"),
+                                         ("b", "k", 100.0, "timeout")])], ignore_index=True)
+    exp = reference(completed, exp_value)
+    par2 = reference(completed, par2_value)
+    for algorithm in "ab":
+        assert ranking.loc[algorithm, "exp"] == pytest.approx(exp[algorithm], rel=1e-14)
+        assert ranking.loc[algorithm, "PAR-2"] == pytest.approx(par2[algorithm], rel=1e-14)
+    # upper bound: the added timeouts count u(100) = e^-10, as a's own timeout does
+    assert ranking.loc["b", "exp upper"] == pytest.approx(
+        (math.exp(-1) + 2 * math.exp(-10)) / 3, rel=1e-14)
+
+
+def test_missing_unsolved_needs_a_cutoff_per_instance():
+    with pytest.raises(DataError, match=r"^`missing` of `rank` must be 'raise' for a table "
+                                        r"without a 'cutoff' column"):
+        rank(unbalanced().drop(columns="cutoff"), {"PAR-2": PAR(2)}, missing="unsolved")
+    frame = unbalanced()
+    frame = pd.concat([frame, table([("c", "j", 50.0, "timeout")], cutoff=50.0),
+                       table([("c", "i", 1.0, "solved"), ("c", "k", 1.0, "solved")])],
+                      ignore_index=True)
+    with pytest.raises(DataError, match=r"^`cutoff` of `rank, instance 'j'` must be one value "
+                                        r".*; got \[50\.0, 100\.0\]\.$"):
+        rank(frame, {"PAR-2": PAR(2)}, missing="unsolved")
+
+
+@pytest.mark.parametrize("keyword, value, message", [
+    ("duplicates", "drop", r"`duplicates` of `rank` must be one of 'raise', 'mean', 'first'; "
+                           r"got 'drop'\.$"),
+    ("missing", None, r"`missing` of `rank` must be one of 'raise', 'unsolved'; got None\.$"),
+])
+def test_unknown_policies(keyword, value, message):
+    with pytest.raises(DataError, match=message):
+        rank(grid(), {"PAR-2": PAR(2)}, **{keyword: value})
+
+
+# ---------------------------------------------------------------------------
+# rules that are not utilities
+
+
+@pytest.mark.parametrize("rule, message", [
+    # NaN below 5 s: a's 1 s run
+    (sympy.Piecewise((sympy.nan, t < 5), (0, True)), r"`utility` of `rank` must be a number between 0 and 1 on every run; "
+                       r"got nan\. \(rule 'bad': u\(1\.0\) at row 0\)"),
+    # 2 e^(-1/100) at a's 1 s run
+    (2 * sympy.exp(-t / 100), r"must be a number between 0 and 1 on every run; got 1\.98"),
+    # (t - 5)^(1/3) is complex below 5 s: the scorer cannot make a real number of it
+    ((t - 5) ** sympy.Rational(1, 3), r"`utility` of `rank` must be a real number at every "
+                                      r"runtime of the runs; .*\(rule 'bad': evaluating it "
+                                      r"raised TypeError"),
+    (t / 100, r"`utility` of `rank` must be non-increasing in t on the runs; got "
+              r"'u\(1\.0\) = 0\.01 < u\(10\.0\) = 0\.1'\. \(rule 'bad', at row 0 and row 2\)"),
+])
+def test_rules_that_are_not_utilities_are_refused(rule, message):
+    with pytest.raises(UtilityError, match=message):
+        rank(grid(), {"PAR-2": PAR(2), "bad": rule})
+    with pytest.raises(UtilityError, match=message.replace("`rank`", "`cross_utility`")):
+        cross_utility(grid(), {"PAR-2": PAR(2), "bad": rule})
+
+
+def test_an_increase_at_the_cutoff_is_seen_by_the_bounds_check():
+    # u rises from 0.5 to 1 past 50 s: only a's timeout (stopped at 100 s) lies there
+    rule = sympy.Piecewise((0.5, t < 50), (1, True))
+    with pytest.raises(UtilityError, match=r"non-increasing in t on the runs; got "
+                                           r"'u\(20\.0\) = 0\.5 < u\(100\.0\) = 1\.0'"):
+        rank(grid(), {"step": rule})
+
+
+@pytest.mark.parametrize("names, bounds, message", [
+    (["exp", "exp rank"], False, r"rule 'exp rank' makes the column 'exp rank', as does rule "
+                                 r"'exp'"),
+    (["exp", "exp lower"], True, r"rule 'exp lower' makes the column 'exp lower', as does "
+                                 r"rule 'exp'"),
+    (["algorithm"], False, r"rule 'algorithm' makes the column 'algorithm', as does the "
+                           r"index"),
+])
+def test_colliding_columns_are_refused(names, bounds, message):
+    rules = {name: EXP10 for name in names}
+    with pytest.raises(UtilityError, match=r"^`utilities` of `rank` must be named so that no two "
+                                           r"columns of the result share a name \(" + message):
+        rank(grid(), rules, bounds=bounds)
+
+
+def test_a_bounds_like_name_is_fine_without_bounds():
+    rules = {"exp": EXP10, "exp lower": EXP10}
+    assert list(rank(grid(), rules).columns) == ["exp", "exp rank", "exp lower", "exp lower rank"]
+
+
+# ---------------------------------------------------------------------------
+# ties
+
+
+def test_ties_get_the_min_rank_as_pandas():
+    # four solvers; b and c solve the same instances in the same times, d solves nothing
+    frame = table([(s, i, 100.0 if s == "d" or (s == "a" and i == "y") else 7.0,
+                    "timeout" if s == "d" or (s == "a" and i == "y") else "solved")
+                   for s in "abcd" for i in "xyz"])
+    ranking = rank(frame, {"solved": Solved(), "exp": EXP10, "PAR-2": PAR(2)})
+    for rule, higher in (("solved", True), ("exp", True), ("PAR-2", False)):
+        # reference: pandas' own "min" ranking of the scores
+        expected = ranking[rule].rank(method="min", ascending=not higher).astype(int)
+        assert ranking[f"{rule} rank"].to_dict() == expected.to_dict()
+    # by hand: b and c solve 3, a 2, d 0
+    assert ranking["solved rank"].to_dict() == {"b": 1, "c": 1, "a": 3, "d": 4}
+
+
+def test_cross_utility_averages_over_a_tie_for_first():
+    frame = table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "timeout"),
+                   ("b", "i", 50.0, "solved"), ("b", "j", 60.0, "solved"),
+                   ("c", "i", 90.0, "solved"), ("c", "j", 2.0, "solved")])
+    cross = cross_utility(frame, {"solved": Solved(), "PAR-2": PAR(2)})
+    # b and c both solve 2: a tie for first under 'solved'
+    assert cross.attrs["picked"] == {"solved": ("b", "c"), "PAR-2": "c"}
+    # by hand: PAR-2 means a 100.5, b 55, c 46; picking b or c at random keeps on average
+    # (46/55 + 46/46) / 2 of the best PAR-2
+    assert cross.loc["solved", "PAR-2"] == pytest.approx((46 / 55 + 1) / 2)
+    assert cross.loc["PAR-2", "solved"] == 1.0
+    np.testing.assert_array_equal(np.diag(cross.to_numpy()), 1.0)
