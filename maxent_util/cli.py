@@ -346,13 +346,15 @@ def parse_rule(spec: str) -> Any:
 
 
 def _mentions_runtime(text: str) -> bool:
-    import ast
+    """Whether ``text`` reads (safely) as an expression in the runtime ``t``."""
+    from .errors import MaxEntError
+    from .expressions import read_expression
+    from .symbols import t
 
     try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
+        return t in read_expression(text, allow_infinity=True).free_symbols
+    except MaxEntError:
         return False
-    return any(isinstance(node, ast.Name) and node.id == "t" for node in ast.walk(tree))
 
 
 def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: bool | None

@@ -18,7 +18,8 @@ from .constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
                           TailProbability, Mean, to_sympy)
 from .derive import derive
 from .distribution import CaptimeDistribution
-from .errors import UtilityError, argument_message
+from .errors import ConstraintError, UtilityError, argument_message
+from .expressions import MAX_LENGTH
 
 __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
            "piecewise", "FAMILIES", "parse_utility", "parse_family", "family_constraints"]
@@ -194,10 +195,12 @@ def parse_family(spec: str) -> CaptimeDistribution:
     if not isinstance(spec, str):
         raise UtilityError(argument_message("spec", "parse_utility", "a string such as 'pareto(5, 3)'", spec))
     text = spec.strip()
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        node = None
+    node = None
+    if len(text) <= MAX_LENGTH:
+        try:
+            node = ast.parse(text, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.keywords:
         raise UtilityError(argument_message(
             "spec", "parse_utility", "a preset call such as 'pareto(5, 3)' or 'log_normal(24, 0.5)'", spec))
@@ -218,8 +221,8 @@ def parse_family(spec: str) -> CaptimeDistribution:
         segment = ast.get_source_segment(text, argument)
         try:
             value = to_sympy(segment, arg=parameter, owner=name)
-        except Exception as exc:
-            raise UtilityError(argument_message(parameter, name, "a number or a name", segment)) from exc
+        except ConstraintError as exc:
+            raise UtilityError(str(exc)) from None
         args.append(value)
     return _PRESETS[name](*args)
 
