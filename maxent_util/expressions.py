@@ -190,7 +190,10 @@ def _number_from_text(text: str, value: Any, exact: str) -> sympy.Expr:
         raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
     if exact == "rational" or (exact == "short" and len(significant) <= EXACT_DIGITS):
         return sympy.Rational(literal)
-    return sympy.Float(literal, max(15, len(significant)))
+    if len(significant) <= 17:
+        # the double the text names, as the same number given as a Python float would be
+        return sympy.Float(float(literal))
+    return sympy.Float(literal, len(significant))
 
 
 

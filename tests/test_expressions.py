@@ -53,8 +53,9 @@ def test_texts_build_the_expression_they_say(text, expected):
     ("0.3", "short", sympy.Rational(3, 10)),
     ("1e-4", "short", sympy.Rational(1, 10000)),
     ("2.5e3", "rational", sympy.Integer(2500)),
-    ("1.670534513553897", "short", sympy.Float("1.670534513553897", 16)),
-    ("0.1", "float", sympy.Float("0.1", 15)),
+    ("1.670534513553897", "short", sympy.Float(1.670534513553897)),
+    ("1.6705345135538971234", "short", sympy.Float("1.6705345135538971234", 20)),
+    ("0.1", "float", sympy.Float(0.1)),
 ])
 def test_decimals_are_read_as_asked(text, exact, expected):
     value = read_expression(text, exact=exact)
