@@ -645,8 +645,7 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     width = max(len(spec) for spec in plots.PAPER_UTILITIES)
     for spec in plots.PAPER_UTILITIES:
         distribution = parse_family(spec)
-        utility = distribution.utility()
-        utility.name = spec
+        utility = distribution.utility().with_name(spec)
         utilities[spec] = utility
         constraints = ", ".join(map(repr, distribution.constraints))
         print(f"   {spec:<{width}}  u(t) = {_formula(utility.expr)}", file=out)

@@ -234,6 +234,4 @@ def parse_utility(spec: str):
     0.125
     """
     distribution = parse_family(spec)
-    utility = distribution.utility()
-    utility.name = spec.strip()
-    return utility
+    return distribution.utility().with_name(spec.strip())

@@ -39,6 +39,7 @@ from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import check_timeout as _check_timeout
 from ._timing import run_bounded as _run_bounded
 from .errors import MaxEntError, NoClosedFormError, UtilityError, argument_message
+from ._immutable import Immutable
 from .expressions import as_expression
 from .symbols import kappa, q, t
 
@@ -304,7 +305,7 @@ class UtilityCheck:
 _NOT_SOLVED = object()
 
 
-class Utility:
+class Utility(Immutable):
     """A utility of a runtime ``t`` (and optionally of a quality ``q``).
 
     Parameters
@@ -354,9 +355,14 @@ class Utility:
                     remedy=f"Known parameters: {known}."))
         return {by_name[name]: _expression(value, name, owner) for name, value in values.items()}
 
+    _not_compared = frozenset({"distribution"})
+
+    def with_name(self, name: str | None) -> "Utility":
+        """The same utility under another display name (utilities are immutable)."""
+        return self._evolve(name=name)
+
     def _substituted(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> "Utility":
-        new = copy.copy(self)
-        new.expr = self.expr.subs(mapping)
+        new = self._evolve(expr=self.expr.subs(mapping))
         new._scorer = None
         new._inverse_function = None
         if self._inverse_expr is _NOT_SOLVED or self._inverse_expr is None:
@@ -367,7 +373,7 @@ class Utility:
         if distribution is not None and hasattr(distribution, "subs"):
             own = {s.name: v for s, v in mapping.items()
                    if s.name in {p.name for p in getattr(distribution, "parameters", ())}}
-            new.distribution = distribution.subs(**own) if own else distribution
+            new = new._evolve(distribution=distribution.subs(**own) if own else distribution)
         return new
 
     def subs(self, **values: Any) -> "Utility":
@@ -822,9 +828,7 @@ def capped_runtime(kappa0: Any) -> Utility:
     >>> capped_runtime(10).expr == linear_compute(10, 1, 0).expr
     True
     """
-    utility = linear_compute(kappa0, 1, 0)
-    utility.name = "capped runtime"
-    return utility
+    return linear_compute(kappa0, 1, 0).with_name("capped runtime")
 
 
 def money(kappa0: Any, cost: Any, revenue: Any) -> Utility:
@@ -928,10 +932,9 @@ class ExpectedUtility(Utility):
         self._quadrature_functions: tuple | None = None
 
     def _substituted(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> "ExpectedUtility":
-        new = super()._substituted(mapping)
-        new.per_captime = self.per_captime.subs(mapping)
-        new.captime_pdf = self.captime_pdf.subs(mapping)
-        new.captime_support = tuple(bound.subs(mapping) for bound in self.captime_support)
+        new = super()._substituted(mapping)._evolve(
+            per_captime=self.per_captime.subs(mapping), captime_pdf=self.captime_pdf.subs(mapping),
+            captime_support=tuple(bound.subs(mapping) for bound in self.captime_support))
         new._quadrature_functions = None
         return new
 
@@ -1144,9 +1147,7 @@ class QualityUtility(Utility):
         return tuple(sorted(free, key=lambda s: s.name))
 
     def _substituted(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> "QualityUtility":
-        new = super()._substituted(mapping)
-        new.q0, new.q1 = self.q0.subs(mapping), self.q1.subs(mapping)
-        return new
+        return super()._substituted(mapping)._evolve(q0=self.q0.subs(mapping), q1=self.q1.subs(mapping))
 
     def __call__(self, runtimes: Any, qualities: Any = None, **params: Any):
         owner = "QualityUtility"
@@ -1315,7 +1316,7 @@ def linear_quality(kappa0: Any, q0: Any, q1: Any) -> QualityUtility:
 # A captime law known in full
 # ---------------------------------------------------------------------------
 
-class KnownCaptime:
+class KnownCaptime(Immutable):
     """A captime distribution known in full: the middle row of the paper's
     summary table ("known distribution: kappa ~ K").
 

@@ -1,0 +1,54 @@
+"""Value objects: public attributes are set once, so a cached object can be shared safely.
+
+Derivations and utilities are cached and handed to many callers; if one caller could
+rename or re-target a shared object, the change would leak into every later caller.
+A subclass sets its public attributes in its constructor and never again; private
+attributes (a leading underscore) hold lazily computed caches.  Changed copies come
+from :meth:`Immutable._evolve`; equality and hashing use the public attributes.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+__all__ = ["Immutable"]
+
+
+class Immutable:
+    """Set-once public attributes, a copy-with-changes, and equality by value."""
+
+    #: public attributes left out of equality and hashing (derived or provenance only)
+    _not_compared: ClassVar[frozenset[str]] = frozenset()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not name.startswith("_") and name in self.__dict__:
+            raise AttributeError(
+                f"`{type(self).__name__}` objects are immutable: `{name}` cannot be changed "
+                f"(make a changed copy instead, e.g. with `with_name` or `subs`).")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if not name.startswith("_"):
+            raise AttributeError(f"`{type(self).__name__}` objects are immutable: `{name}` cannot be deleted.")
+        object.__delattr__(self, name)
+
+    def _evolve(self, **changes: Any) -> Any:
+        """A shallow copy with some public attributes replaced (caches are kept: reset them)."""
+        new = copy.copy(self)
+        for name, value in changes.items():
+            object.__setattr__(new, name, value)
+        return new
+
+    def _value_key(self) -> tuple:
+        return (type(self).__name__,) + tuple(
+            (name, value) for name, value in sorted(self.__dict__.items())
+            if not name.startswith("_") and name not in self._not_compared)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._value_key() == other._value_key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._value_key())
