@@ -366,12 +366,14 @@ def _escape_text(text: str) -> str:
 # Code generation: shared preparation
 # ---------------------------------------------------------------------------
 
-_PYTHON_RESERVED = frozenset({"t", "u", "numpy", "scipy", "utility", "inverse", "PARAMETERS",
-                              "FORMULA", "FORMULA_LATEX", "INVERSE_FORMULA"})
+_PYTHON_RESERVED = frozenset({"t", "u", "numpy", "scipy", "builtins", "math", "utility", "inverse",
+                              "PARAMETERS", "FORMULA", "FORMULA_LATEX", "INVERSE_FORMULA"})
 _C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern
     float for goto if inline int long register restrict return short signed sizeof static struct
     switch typedef union unsigned void volatile while _Bool _Complex _Imaginary NAN INFINITY
-    isnan isinf n out i""".split())
+    isnan isinf n out i size_t exp expm1 log log1p log10 log2 sqrt cbrt pow hypot fabs erf erfc tgamma
+    lgamma floor ceil fmin fmax fmod copysign sin cos tan asin acos atan atan2 sinh cosh tanh
+    main""".split())
 
 
 def _utility_of(utility: Any, owner: str) -> Any:
@@ -395,7 +397,41 @@ def _utility_of(utility: Any, owner: str) -> Any:
         raise ExportError(argument_message(
             "utility", owner, "a closed form (no unevaluated integral)", _short(utility),
             "Export a utility whose expectation over the captime sympy could integrate."))
+    _check_exportable(utility.expr, owner)
     return utility
+
+
+_EXPORTABLE_NODES = (sympy.Number, sympy.NumberSymbol, sympy.logic.boolalg.BooleanAtom, sympy.Add,
+                     sympy.Mul, sympy.Pow, sympy.Piecewise, sympy.core.relational.Relational,
+                     sympy.And, sympy.Or, sympy.Not, sympy.functions.elementary.piecewise.ExprCondPair)
+
+
+def _check_exportable(expr: sympy.Basic, owner: str) -> None:
+    """Refuse what a code printer would copy into the source as raw text.
+
+    Generated code may contain only numbers, operators, the runtime, the
+    parameters (renamed to identifiers) and sympy's own functions: a sum's
+    bound variable, an undefined ``Function("...")``, a function class made
+    outside sympy or a matrix symbol would be printed by name, and a name can
+    be any string.
+    """
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Symbol):
+            if isinstance(node, sympy.Dummy) or node not in expr.free_symbols:
+                raise ExportError(argument_message(
+                    "utility", owner, "an expression with no bound or dummy variables", str(node),
+                    "Sums, products and lambdas are not exported; write the closed form."))
+            continue
+        if isinstance(node, _EXPORTABLE_NODES):
+            continue
+        if (isinstance(node, sympy.Function) and not isinstance(node, sympy.core.function.AppliedUndef)
+                and type(node).__module__.startswith("sympy.")):
+            continue  # one of sympy's functions: the printer knows it or refuses it
+        kind = ("an undefined function" if isinstance(node, sympy.core.function.AppliedUndef)
+                else f"a {_short(type(node).__name__)}")
+        raise ExportError(argument_message(
+            "utility", owner, "made of numbers, t, named parameters, arithmetic, comparisons and "
+            "sympy's own functions", _short(str(node)), f"It holds {kind}, which is not exported."))
 
 
 def _bind_defaults(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
@@ -702,7 +738,41 @@ def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
 
 
 def _doc_safe(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"""', "'''")
+    """Text for a triple-quoted docstring that cannot close it or break the file.
+
+    Backslashes are doubled and every double quote is escaped, so no ``\"\"\"``
+    can form; a line break, NUL or any other unprintable character becomes its
+    escape sequence (``\\n``, ``\\x00``), so the text stays on its line.
+    """
+    out = []
+    for char in str(text):
+        if char == "\\":
+            out.append("\\\\")
+        elif char == '"':
+            out.append('\\"')
+        elif char.isprintable():
+            out.append(char)
+        else:
+            out.append(char.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def _c_comment(text: str) -> str:
+    """Text for inside a C block comment: printable ASCII only, and no ``*/`` or ``/*``.
+
+    Anything else is written as an escape (``\\n``, ``\\x00``, ``\\u00e9``), so the
+    text can neither end the comment nor start a line of code.
+    """
+    escaped = []
+    for char in str(text):
+        if " " <= char <= "~":
+            escaped.append(char)
+        else:
+            escaped.append(char.encode("unicode_escape").decode("ascii"))
+    out = "".join(escaped)
+    while "*/" in out or "/*" in out:
+        out = out.replace("*/", "* /").replace("/*", "/ *")
+    return out
 
 
 def _writable(path: Any, owner: str) -> Path:
@@ -953,10 +1023,11 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
         inf_code = _c_code(at_inf.xreplace(mapping), printer, owner)
     from . import __version__
 
-    formula = str(expr).replace("*/", "* /")
-    bound_note = "".join(f"\n *   {s.name} = {float(v)!r}" for s, v in parameters if v is not None)
+    formula = _c_comment(str(expr))
+    bound_note = "".join(f"\n *   {_c_comment(s.name)} = {float(v)!r}" for s, v in parameters if v is not None)
+    label = "" if utility.name is None else f"{_c_comment(utility.name)}: "
     return (
-        f"/* u(t) = {formula}\n"
+        f"/* {label}u(t) = {formula}\n"
         f" * exported by maxent_util {__version__}; C99, link with -lm."
         + (f"\n * bound parameters:{bound_note}" if bound_note else "") + "\n */\n"
         "#include <math.h>\n#include <stddef.h>\n\n"

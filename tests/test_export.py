@@ -369,6 +369,10 @@ def test_export_python_refuses_bad_input(tmp_path):
         export_python("exp(-t)", tmp_path / "u.py")
     # a function numpy does not have
     with pytest.raises(ExportError, match=r"`utility` of `export_python` must be made of functions with a numpy"):
+        export_python(Utility(1 - sympy.polylog(2, -t)), tmp_path / "u.py")
+    # an undefined function would be printed by its name, which can be any text
+    with pytest.raises(ExportError, match=r"`utility` of `export_python` must be made of numbers, t, named "
+                                          r"parameters, arithmetic, comparisons and sympy's own functions"):
         export_python(Utility(sympy.Function("g")(t)), tmp_path / "u.py")
     assert isinstance(ExportError("x"), MaxEntError)
 
@@ -434,7 +438,9 @@ def test_c_export_binds_defaults_and_refuses_bad_input():
         export_c(utility, name="double")
     with pytest.raises(ExportError, match=r"`gamma` of `export_c` must be one of the utility's parameters"):
         export_c(utility, defaults={"gamma": 1})
-    with pytest.raises(ExportError, match=r"`utility` of `export_c` must be made of functions with a C99"):
+    with pytest.raises(ExportError, match=r"`utility` of `export_c` must be made of numbers, t, named parameters, "
+                                          r"arithmetic, comparisons and sympy's own functions; got 'g\(t\)'\. "
+                                          r"It holds an undefined function"):
         export_c(Utility(sympy.Function("g")(t)))
 
 
