@@ -775,24 +775,43 @@ def _c_comment(text: str) -> str:
     return out
 
 
-def _writable(path: Any, owner: str) -> Path:
+def _writable(path: Any, owner: str, *, overwrite: bool = False, parents: bool = False) -> Path:
+    """The file to write, checked before the work: not a directory, not an existing file unless asked."""
     try:
-        target = Path(os.fspath(path))
+        text = os.fspath(path)
     except TypeError:
         raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)",
                                            _short(path))) from None
-    if target.is_dir():
-        raise ExportError(argument_message("path", owner, "a file path, not a directory", str(target)))
+    if not isinstance(text, str) or "\x00" in text:
+        raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)", _short(path)))
+    target = Path(text)
+    if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or target.is_dir():
+        raise ExportError(argument_message("path", owner, "a file path, not a directory", text))
+    if target.exists() and not overwrite:
+        raise ExportError(argument_message("path", owner, "a file that does not exist yet", text,
+                                           "Pass overwrite=True to replace it."))
     if not target.parent.is_dir():
-        raise ExportError(argument_message(
-            "path", owner, "in an existing directory", str(target),
-            f"Create {str(target.parent)!r} first."))
+        if not parents or target.parent.exists():
+            raise ExportError(argument_message(
+                "path", owner, "in an existing directory", text,
+                f"Create {str(target.parent)!r} first, or pass parents=True."))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ExportError(argument_message(
+                "path", owner, "in a directory that can be created", text,
+                f"({error.strerror or error})")) from None
     return target
 
 
-def _write(target: Path, text: str, owner: str) -> None:
+def _write(target: Path, text: str, owner: str, *, overwrite: bool = False) -> None:
     try:
-        target.write_text(text, encoding="utf-8")
+        # "x" also refuses a file that appeared since _writable looked
+        with open(target, "w" if overwrite else "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        raise ExportError(argument_message("path", owner, "a file that does not exist yet", str(target),
+                                           "Pass overwrite=True to replace it.")) from None
     except OSError as error:
         raise ExportError(argument_message(
             "path", owner, "a writable file", str(target), f"({error.strerror or error})")) from None
@@ -878,7 +897,7 @@ def _preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:
 
 
 def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None = None,
-                  keep_parameters: bool = False) -> Path:
+                  keep_parameters: bool = False, overwrite: bool = False, parents: bool = False) -> Path:
     """Write a standalone Python module that evaluates a utility.
 
     The module needs only numpy (and ``scipy.special`` when the formula has
@@ -896,7 +915,8 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
     ----------
     utility : Utility, CaptimeDistribution (its step utility) or sympy expression in t
     path : str or os.PathLike
-        The ``.py`` file to write; its directory must exist.
+        The ``.py`` file to write; its directory must exist (see ``parents``)
+        and the file must not (see ``overwrite``).
     defaults : dict of str to float, keyword-only
         Default values of the utility's free parameters, by name. Every free
         parameter needs one.
@@ -906,6 +926,10 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
         so the module's caller can change them (``utility(t, alpha=2.0)``).
         ``inverse`` is kept only where sympy inverts the symbolic formula
         completely.
+    overwrite : bool, keyword-only
+        Replace ``path`` if it exists (by default an existing file is an error).
+    parents : bool, keyword-only
+        Create the missing directories of ``path`` (by default an error).
 
     Returns
     -------
@@ -916,7 +940,9 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
     ------
     ExportError
         For a parameter without a default, an unknown parameter name, a
-        function with no numpy/scipy equivalent, or a path that cannot be written.
+        function with no numpy/scipy equivalent, or a path that cannot be written
+        (a directory, an existing file without ``overwrite``, a missing directory
+        without ``parents``).
 
     Examples
     --------
@@ -929,14 +955,14 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
     array([1. , 1. , 0.5, 0. ])
     """
     owner = "export_python"
-    target = _writable(path, owner)
+    target = _writable(path, owner, overwrite=overwrite, parents=parents)
     if keep_parameters:
         utility = _utility_of(utility, owner)
         symbolic, preset_defaults, inverse = _preset_form(utility, owner)
         source = _python_source(symbolic, {**preset_defaults, **dict(defaults or {})}, owner, inverse)
     else:
         source = _python_source(utility, defaults, owner)
-    _write(target, source, owner)
+    _write(target, source, owner, overwrite=overwrite)
     return target
 
 
