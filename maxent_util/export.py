@@ -1176,7 +1176,8 @@ def _tree(value: Any, where: str) -> Any:
     except TypeError as error:
         raise ExportError(argument_message(
             "obj", "to_json", "made of expressions the JSON format has operators for", where,
-            f"({error}); see docs/json-format.md.")) from None
+            f"Found {str(error).replace('no tree form for ', '')}, which has no operator; "
+            "see docs/json-format.md.")) from None
 
 
 def _trees(values: Any, where: str) -> list:
