@@ -11,9 +11,15 @@ handing a utility to a tool that knows nothing of sympy.
   ``scipy.special`` when the formula has a special function);
   :func:`export_c` returns C99 source to compile into anything.
 * :func:`to_json` / :func:`from_json` store a derived law or a utility as
-  text and load it back without deriving again (no pickle).
+  JSON data and load it back without deriving again: expressions are trees
+  of operators from a closed list, rebuilt node by node, never evaluated
+  (no pickle, no ``eval``); see ``docs/json-format.md``.
 * :func:`cost_function` turns a utility into the cost ``1 - u`` that
   minimising configurators (SMAC3, irace) expect.
+
+Names and labels written into generated source are escaped (they cannot
+close a docstring, a string or a comment), and anything a code printer would
+copy by name (an undefined function, a bound variable) is refused.
 
 The generated code follows the library's scorer: every ``Piecewise`` branch
 is evaluated only where it applies, ``t <= 0`` and ``t = inf`` get the exact

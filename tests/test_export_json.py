@@ -299,3 +299,11 @@ def test_tree_round_trip_of_every_operator():
     for expr in exprs:
         tree = to_tree(expr)
         assert _same(from_tree(json.loads(json.dumps(tree))), expr), expr
+
+
+def test_the_export_module_evaluates_no_text():
+    import re
+
+    source = (ROOT / "maxent_util" / "export.py").read_text(encoding="utf-8")
+    for pattern in (r"\bsympify\(", r"\beval\(", r"\bexec\(", r"parse_expr", r"\bcompile\(", r"__import__"):
+        assert re.search(pattern, source) is None, pattern
