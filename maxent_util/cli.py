@@ -562,52 +562,113 @@ def _command_plan(arguments: argparse.Namespace, out: Any) -> int:
     return 0
 
 
+def _inside_current_folder(folder: Path) -> bool:
+    try:
+        folder.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _target(path: str | Path, *, flag: str, force: bool, parents: bool) -> Path:
+    """A file about to be written, checked before any work is done.
+
+    A directory (or a name ending with a separator) is refused, an existing
+    file too unless ``--force``; a missing folder is created when it lies
+    inside the current folder or ``--parents`` was given, and refused otherwise.
+    """
+    text = os.fspath(path)
+    target = Path(text)
+    if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or target.is_dir():
+        raise CommandLineError(f"argument {flag}: {text!r} is a directory; give a file name such as "
+                               f"{str(target / 'out')!r}")
+    if target.exists() and not force:
+        raise CommandLineError(f"argument {flag}: {text!r} already exists; pass --force to overwrite it")
+    folder = target.parent
+    if not folder.is_dir():
+        if folder.exists() or any(p.exists() and not p.is_dir() for p in folder.parents):
+            raise CommandLineError(f"cannot use {text!r}: {str(folder)!r} is not a directory")
+        if not parents and not _inside_current_folder(folder):
+            raise CommandLineError(f"cannot use {text!r}: the folder {str(folder)!r} does not exist "
+                                   "(pass --parents to create it)")
+        folder.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def _write_text(target: Path, text: str, *, force: bool, flag: str) -> None:
+    # "x" refuses a file that appeared since the check: nothing is overwritten unasked
+    try:
+        with open(target, "w" if force else "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        raise CommandLineError(f"argument {flag}: {str(target)!r} already exists; pass --force to "
+                               "overwrite it") from None
+
+
 def _command_export(arguments: argparse.Namespace, out: Any) -> int:
     try:
         from . import export
     except ImportError as error:  # pragma: no cover - the module ships with the package
         raise CommandLineError(f"export is unavailable: {error}") from None
+    flag, path = next((f, p) for f, p in (("--python", arguments.python), ("--c", arguments.c),
+                                          ("--latex", arguments.latex_file)) if p is not None)
+    target = _target(path, flag=flag, force=arguments.force, parents=arguments.parents)
     utility = parse_rule(arguments.utility)
     if not hasattr(utility, "expr"):
         raise CommandLineError(f"argument --utility: export needs a utility, not the classic rule "
                                f"{arguments.utility!r}")
-    if arguments.python is not None:
-        target = Path(arguments.python)
-        export.export_python(utility, target)
-    elif arguments.c is not None:
-        target = Path(arguments.c)
-        target.write_text(export.export_c(utility), encoding="utf-8")
+    if flag == "--python":
+        export.export_python(utility, target, overwrite=arguments.force)
+    elif flag == "--c":
+        _write_text(target, export.export_c(utility), force=arguments.force, flag=flag)
     else:
-        target = Path(arguments.latex_file)
         distribution = getattr(utility, "distribution", None)
         # a file is meant to be compiled: a standalone document
         text = export.derivation(distribution if distribution is not None else utility,
                                  document=True)
-        target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        _write_text(target, text if text.endswith("\n") else text + "\n", force=arguments.force, flag=flag)
     print(f"wrote {target}", file=out)
     return 0
 
 
-def _save(figure: Any, path: str | Path) -> Path:
-    target = Path(path)
-    if not target.suffix:
-        target = target.with_suffix(".png")  # what matplotlib would do, said out loud
-    formats = figure.canvas.get_supported_filetypes()
-    if target.suffix[1:].lower() not in formats:
-        raise CommandLineError(f"cannot write a figure as {target.suffix!r}; use one of "
+def _figure_target(path: str | Path, *, flag: str, force: bool, parents: bool) -> Path:
+    """Where a figure goes: a name without a suffix gets .png (said out loud in "wrote ...")."""
+    text = os.fspath(path)
+    target = Path(text)
+    if not (text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or target.is_dir()) \
+            and not target.suffix:
+        text = str(target.with_suffix(".png"))  # what matplotlib would do
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    formats = FigureCanvasAgg.get_supported_filetypes()
+    suffix = Path(text).suffix
+    if suffix and suffix[1:].lower() not in formats:
+        raise CommandLineError(f"cannot write a figure as {suffix!r}; use one of "
                                f"{', '.join('.' + f for f in sorted(formats))}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(target, dpi=150, bbox_inches="tight")  # long names drawn outside the axes
+    return _target(text, flag=flag, force=force, parents=parents)
+
+
+def _save(figure: Any, target: Path, *, force: bool = False, flag: str = "--output") -> Path:
+    """Write a figure checked by :func:`_figure_target`, never over a file that appeared meanwhile."""
+    try:
+        with open(target, "wb" if force else "xb") as handle:
+            figure.savefig(handle, format=target.suffix[1:].lower(), dpi=150,
+                           bbox_inches="tight")  # long names drawn outside the axes
+    except FileExistsError:
+        raise CommandLineError(f"argument {flag}: {str(target)!r} already exists; pass --force to "
+                               "overwrite it") from None
     return target
 
 
 def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
     from . import plots
 
+    target = _figure_target(arguments.output or ("ranking.png" if arguments.ranking else "utilities.png"),
+                            flag="--output", force=arguments.force, parents=arguments.parents)
     if arguments.ranking:
         frame, label = _ranking(arguments)
         figure = plots.plot_ranking(frame, title=f"Rankings of {label}")
-        target = _save(figure, arguments.output or "ranking.png")
+        _save(figure, target, force=arguments.force)
     else:
         if arguments.file is not None or arguments.dataset is not None:
             raise CommandLineError("a runtime FILE or --dataset only goes with --ranking")
@@ -626,7 +687,7 @@ def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
         if t_max is None and not arguments.utility:
             t_max = _PAPER_T_MAX
         figure = plots.plot_utilities(utilities, t_max=t_max, log_x=arguments.log_x)
-        target = _save(figure, arguments.output or "utilities.png")
+        _save(figure, target, force=arguments.force)
     print(f"wrote {target}", file=out)
     return 0
 
@@ -639,6 +700,13 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
 
     started = time.perf_counter()
     folder = Path(arguments.out)
+    if folder.exists() and not folder.is_dir():
+        raise CommandLineError(f"argument --out: {str(folder)!r} is a file, not a folder")
+    # both figures are checked before any work: an existing one stops the tour at once; the
+    # folder itself is made as asked, its missing parents only with --parents
+    parents = arguments.parents or folder.parent.is_dir()
+    targets = {name: _target(folder / f"{name}.png", flag="--out", force=arguments.force,
+                             parents=parents) for name in ("utilities", "ranking")}
     print("1. The paper's seven captime families (kappa0 = 24 s), each derived by maximum entropy "
           "from its constraints;\n   the utility of a run of length t is u(t) = 1 - F(t):", file=out)
     utilities = {}
@@ -669,9 +737,9 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     utilities_png = _save(plots.plot_utilities(utilities, t_max=_PAPER_T_MAX,
                                                title="Utilities of the seven captime families, "
                                                      "kappa0 = 24 s"),
-                          folder / "utilities.png")
+                          targets["utilities"], force=arguments.force, flag="--out")
     ranking_png = _save(plots.plot_ranking(frame, title="SAT Competition 2021, parallel track"),
-                        folder / "ranking.png")
+                        targets["ranking"], force=arguments.force, flag="--out")
     print(f"   {utilities_png}", file=out)
     print(f"   {ranking_png}", file=out)
     print(f"\nDone in {time.perf_counter() - started:.1f} s. Next: `{PROG} --help`.", file=out)
@@ -716,6 +784,13 @@ def _progress_flags(parser: argparse.ArgumentParser) -> None:
                         help="report each derivation on stderr (default: when stderr is a "
                              "terminal and there are more than three)")
     parser.add_argument("--no-progress", action="store_false", dest="progress")
+
+
+def _file_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--force", action="store_true", help="overwrite files that exist")
+    parser.add_argument("--parents", action="store_true",
+                        help="create missing folders of the target (folders inside the current one "
+                             "are created without it)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -770,6 +845,7 @@ def build_parser() -> argparse.ArgumentParser:
     targets.add_argument("--python", metavar="FILE", help="a standalone Python scorer")
     targets.add_argument("--c", metavar="FILE", help="a C function")
     targets.add_argument("--latex", dest="latex_file", metavar="FILE", help="the LaTeX derivation")
+    _file_flags(export)
     export.set_defaults(handler=_command_export)
 
     plot = commands.add_parser("plot", help="draw utilities, or a bump chart of rankings",
@@ -783,6 +859,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--t-max", type=_positive_float, default=None, metavar="SECONDS",
                       help="right end of the runtime axis")
     plot.add_argument("--log-x", action="store_true", help="logarithmic runtime axis")
+    _file_flags(plot)
     plot.set_defaults(handler=_command_plot)
 
     tour = commands.add_parser("tour", help="the whole idea on the bundled SAT Competition data",
@@ -791,6 +868,7 @@ def build_parser() -> argparse.ArgumentParser:
                                            "both figures.")
     tour.add_argument("--out", default="maxent_util_tour", metavar="DIR",
                       help="folder for the figures (default: maxent_util_tour)")
+    _file_flags(tour)
     tour.set_defaults(handler=_command_tour)
     return parser
 
@@ -806,6 +884,10 @@ def _after_plot_defaults(arguments: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``maxent-util`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     out = sys.stdout
+    if out is None or getattr(out, "closed", False):
+        # started with stdout closed (`>&-`) or closed by the caller: what would be printed is
+        # discarded, as on a broken pipe, instead of failing on the first write
+        out = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     try:
         parser = build_parser()
         arguments = parser.parse_args(argv)

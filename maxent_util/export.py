@@ -11,9 +11,15 @@ handing a utility to a tool that knows nothing of sympy.
   ``scipy.special`` when the formula has a special function);
   :func:`export_c` returns C99 source to compile into anything.
 * :func:`to_json` / :func:`from_json` store a derived law or a utility as
-  text and load it back without deriving again (no pickle).
+  JSON data and load it back without deriving again: expressions are trees
+  of operators from a closed list, rebuilt node by node, never evaluated
+  (no pickle, no ``eval``); see ``docs/json-format.md``.
 * :func:`cost_function` turns a utility into the cost ``1 - u`` that
   minimising configurators (SMAC3, irace) expect.
+
+Names and labels written into generated source are escaped (they cannot
+close a docstring, a string or a comment), and anything a code printer would
+copy by name (an undefined function, a bound variable) is refused.
 
 The generated code follows the library's scorer: every ``Piecewise`` branch
 is evaluated only where it applies, ``t <= 0`` and ``t = inf`` get the exact
@@ -40,6 +46,7 @@ from sympy.printing.numpy import SciPyPrinter
 
 from .constraints import Constraint, ContinuousAt, Support, constraint_kinds
 from .errors import DataError, ExportError, MaxEntError, argument_message
+from .expressions import as_expression, from_tree, to_tree
 from .symbols import q, t
 
 __all__ = [
@@ -51,12 +58,15 @@ __all__ = [
     "from_json",
     "cost_function",
     "JSON_FORMAT",
+    "JSON_VERSION",
 ]
 
 oo = sympy.oo
 
-#: identifies the JSON layout written by :func:`to_json`; bumped on incompatible changes
-JSON_FORMAT = "maxent_util/1"
+#: the ``"format"`` header of documents written by :func:`to_json`
+JSON_FORMAT = "maxent_util"
+#: the ``"version"`` header: the layout read by :func:`from_json` (bumped on incompatible changes)
+JSON_VERSION = 2
 
 
 # ---------------------------------------------------------------------------
@@ -115,7 +125,7 @@ def _multipliers_latex(multipliers: Mapping[Any, Any]) -> str:
 
 def _display_value(value: Any) -> sympy.Expr:
     """A multiplier as the paper would write it: logs combined, floats to 15 digits."""
-    value = sympy.sympify(value)
+    value = as_expression(value, arg="multipliers", owner="to_latex", error=ExportError)
     if value.has(sympy.Float):
         return value.xreplace({f: sympy.Float(f, 15) for f in value.atoms(sympy.Float)})
     try:
@@ -362,12 +372,14 @@ def _escape_text(text: str) -> str:
 # Code generation: shared preparation
 # ---------------------------------------------------------------------------
 
-_PYTHON_RESERVED = frozenset({"t", "u", "numpy", "scipy", "utility", "inverse", "PARAMETERS",
-                              "FORMULA", "FORMULA_LATEX", "INVERSE_FORMULA"})
+_PYTHON_RESERVED = frozenset({"t", "u", "numpy", "scipy", "builtins", "math", "utility", "inverse",
+                              "PARAMETERS", "FORMULA", "FORMULA_LATEX", "INVERSE_FORMULA"})
 _C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern
     float for goto if inline int long register restrict return short signed sizeof static struct
     switch typedef union unsigned void volatile while _Bool _Complex _Imaginary NAN INFINITY
-    isnan isinf n out i""".split())
+    isnan isinf n out i size_t exp expm1 log log1p log10 log2 sqrt cbrt pow hypot fabs erf erfc tgamma
+    lgamma floor ceil fmin fmax fmod copysign sin cos tan asin acos atan atan2 sinh cosh tanh
+    main""".split())
 
 
 def _utility_of(utility: Any, owner: str) -> Any:
@@ -391,7 +403,41 @@ def _utility_of(utility: Any, owner: str) -> Any:
         raise ExportError(argument_message(
             "utility", owner, "a closed form (no unevaluated integral)", _short(utility),
             "Export a utility whose expectation over the captime sympy could integrate."))
+    _check_exportable(utility.expr, owner)
     return utility
+
+
+_EXPORTABLE_NODES = (sympy.Number, sympy.NumberSymbol, sympy.logic.boolalg.BooleanAtom, sympy.Add,
+                     sympy.Mul, sympy.Pow, sympy.Piecewise, sympy.core.relational.Relational,
+                     sympy.And, sympy.Or, sympy.Not, sympy.functions.elementary.piecewise.ExprCondPair)
+
+
+def _check_exportable(expr: sympy.Basic, owner: str) -> None:
+    """Refuse what a code printer would copy into the source as raw text.
+
+    Generated code may contain only numbers, operators, the runtime, the
+    parameters (renamed to identifiers) and sympy's own functions: a sum's
+    bound variable, an undefined ``Function("...")``, a function class made
+    outside sympy or a matrix symbol would be printed by name, and a name can
+    be any string.
+    """
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Symbol):
+            if isinstance(node, sympy.Dummy) or node not in expr.free_symbols:
+                raise ExportError(argument_message(
+                    "utility", owner, "an expression with no bound or dummy variables", str(node),
+                    "Sums, products and lambdas are not exported; write the closed form."))
+            continue
+        if isinstance(node, _EXPORTABLE_NODES):
+            continue
+        if (isinstance(node, sympy.Function) and not isinstance(node, sympy.core.function.AppliedUndef)
+                and type(node).__module__.startswith("sympy.")):
+            continue  # one of sympy's functions: the printer knows it or refuses it
+        kind = ("an undefined function" if isinstance(node, sympy.core.function.AppliedUndef)
+                else f"a {_short(type(node).__name__)}")
+        raise ExportError(argument_message(
+            "utility", owner, "made of numbers, t, named parameters, arithmetic, comparisons and "
+            "sympy's own functions", _short(str(node)), f"It holds {kind}, which is not exported."))
 
 
 def _bind_defaults(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
@@ -698,27 +744,80 @@ def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
 
 
 def _doc_safe(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"""', "'''")
+    """Text for a triple-quoted docstring that cannot close it or break the file.
+
+    Backslashes are doubled and every double quote is escaped, so no ``\"\"\"``
+    can form; a line break, NUL or any other unprintable character becomes its
+    escape sequence (``\\n``, ``\\x00``), so the text stays on its line.
+    """
+    out = []
+    for char in str(text):
+        if char == "\\":
+            out.append("\\\\")
+        elif char == '"':
+            out.append('\\"')
+        elif char.isprintable():
+            out.append(char)
+        else:
+            out.append(char.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
 
 
-def _writable(path: Any, owner: str) -> Path:
+def _c_comment(text: str) -> str:
+    """Text for inside a C block comment: printable ASCII only, and no ``*/`` or ``/*``.
+
+    Anything else is written as an escape (``\\n``, ``\\x00``, ``\\u00e9``), so the
+    text can neither end the comment nor start a line of code.
+    """
+    escaped = []
+    for char in str(text):
+        if " " <= char <= "~":
+            escaped.append(char)
+        else:
+            escaped.append(char.encode("unicode_escape").decode("ascii"))
+    out = "".join(escaped)
+    while "*/" in out or "/*" in out:
+        out = out.replace("*/", "* /").replace("/*", "/ *")
+    return out
+
+
+def _writable(path: Any, owner: str, *, overwrite: bool = False, parents: bool = False) -> Path:
+    """The file to write, checked before the work: not a directory, not an existing file unless asked."""
     try:
-        target = Path(os.fspath(path))
+        text = os.fspath(path)
     except TypeError:
         raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)",
                                            _short(path))) from None
-    if target.is_dir():
-        raise ExportError(argument_message("path", owner, "a file path, not a directory", str(target)))
+    if not isinstance(text, str) or "\x00" in text:
+        raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)", _short(path)))
+    target = Path(text)
+    if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or target.is_dir():
+        raise ExportError(argument_message("path", owner, "a file path, not a directory", text))
+    if target.exists() and not overwrite:
+        raise ExportError(argument_message("path", owner, "a file that does not exist yet", text,
+                                           "Pass overwrite=True to replace it."))
     if not target.parent.is_dir():
-        raise ExportError(argument_message(
-            "path", owner, "in an existing directory", str(target),
-            f"Create {str(target.parent)!r} first."))
+        if not parents or target.parent.exists():
+            raise ExportError(argument_message(
+                "path", owner, "in an existing directory", text,
+                f"Create {str(target.parent)!r} first, or pass parents=True."))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ExportError(argument_message(
+                "path", owner, "in a directory that can be created", text,
+                f"({error.strerror or error})")) from None
     return target
 
 
-def _write(target: Path, text: str, owner: str) -> None:
+def _write(target: Path, text: str, owner: str, *, overwrite: bool = False) -> None:
     try:
-        target.write_text(text, encoding="utf-8")
+        # "x" also refuses a file that appeared since _writable looked
+        with open(target, "w" if overwrite else "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        raise ExportError(argument_message("path", owner, "a file that does not exist yet", str(target),
+                                           "Pass overwrite=True to replace it.")) from None
     except OSError as error:
         raise ExportError(argument_message(
             "path", owner, "a writable file", str(target), f"({error.strerror or error})")) from None
@@ -728,11 +827,11 @@ def _preset_label(label: Any) -> tuple[str, list[float]] | None:
     """``("pareto", [24.0, 1.0])`` from a preset's name such as ``"pareto(24, 1)"``, else None."""
     from .families import FAMILIES
 
-    if not isinstance(label, str):
+    if not isinstance(label, str) or len(label) > 200:
         return None
     try:
-        node = ast.parse(label.strip(), mode="eval").body
-    except SyntaxError:
+        node = ast.parse(label.strip(), mode="eval").body  # parsed, never evaluated
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.keywords:
         return None
@@ -804,7 +903,7 @@ def _preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:
 
 
 def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None = None,
-                  keep_parameters: bool = False) -> Path:
+                  keep_parameters: bool = False, overwrite: bool = False, parents: bool = False) -> Path:
     """Write a standalone Python module that evaluates a utility.
 
     The module needs only numpy (and ``scipy.special`` when the formula has
@@ -822,7 +921,8 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
     ----------
     utility : Utility, CaptimeDistribution (its step utility) or sympy expression in t
     path : str or os.PathLike
-        The ``.py`` file to write; its directory must exist.
+        The ``.py`` file to write; its directory must exist (see ``parents``)
+        and the file must not (see ``overwrite``).
     defaults : dict of str to float, keyword-only
         Default values of the utility's free parameters, by name. Every free
         parameter needs one.
@@ -832,6 +932,10 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
         so the module's caller can change them (``utility(t, alpha=2.0)``).
         ``inverse`` is kept only where sympy inverts the symbolic formula
         completely.
+    overwrite : bool, keyword-only
+        Replace ``path`` if it exists (by default an existing file is an error).
+    parents : bool, keyword-only
+        Create the missing directories of ``path`` (by default an error).
 
     Returns
     -------
@@ -842,7 +946,9 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
     ------
     ExportError
         For a parameter without a default, an unknown parameter name, a
-        function with no numpy/scipy equivalent, or a path that cannot be written.
+        function with no numpy/scipy equivalent, or a path that cannot be written
+        (a directory, an existing file without ``overwrite``, a missing directory
+        without ``parents``).
 
     Examples
     --------
@@ -855,14 +961,14 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
     array([1. , 1. , 0.5, 0. ])
     """
     owner = "export_python"
-    target = _writable(path, owner)
+    target = _writable(path, owner, overwrite=overwrite, parents=parents)
     if keep_parameters:
         utility = _utility_of(utility, owner)
         symbolic, preset_defaults, inverse = _preset_form(utility, owner)
         source = _python_source(symbolic, {**preset_defaults, **dict(defaults or {})}, owner, inverse)
     else:
         source = _python_source(utility, defaults, owner)
-    _write(target, source, owner)
+    _write(target, source, owner, overwrite=overwrite)
     return target
 
 
@@ -949,10 +1055,11 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
         inf_code = _c_code(at_inf.xreplace(mapping), printer, owner)
     from . import __version__
 
-    formula = str(expr).replace("*/", "* /")
-    bound_note = "".join(f"\n *   {s.name} = {float(v)!r}" for s, v in parameters if v is not None)
+    formula = _c_comment(str(expr))
+    bound_note = "".join(f"\n *   {_c_comment(s.name)} = {float(v)!r}" for s, v in parameters if v is not None)
+    label = "" if utility.name is None else f"{_c_comment(utility.name)}: "
     return (
-        f"/* u(t) = {formula}\n"
+        f"/* {label}u(t) = {formula}\n"
         f" * exported by maxent_util {__version__}; C99, link with -lm."
         + (f"\n * bound parameters:{bound_note}" if bound_note else "") + "\n */\n"
         "#include <math.h>\n#include <stddef.h>\n\n"
@@ -979,117 +1086,196 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
 # ---------------------------------------------------------------------------
 # JSON
 # ---------------------------------------------------------------------------
+#
+# A document is data: a header ({"format": "maxent_util", "version": 2}), plain
+# JSON fields, and expressions as operator trees (maxent_util.expressions.to_tree).
+# Reading it looks every node up in closed tables and calls constructors
+# directly; no string is ever evaluated.  docs/json-format.md describes it.
 
-def _allowed_names() -> dict[str, Any]:
-    """The sympy names an ``srepr`` string may call: classes of expressions and singletons only."""
-    from sympy.functions.elementary.piecewise import ExprCondPair
-
-    names: dict[str, Any] = {"ExprCondPair": ExprCondPair}
-    for name in dir(sympy):
-        if name.startswith("_"):
-            continue
-        value = getattr(sympy, name)
-        if (isinstance(value, type) and issubclass(value, sympy.Basic)) or isinstance(value, sympy.Basic):
-            names[name] = value
-    return names
-
-
-_SAFE_NAMES: dict[str, Any] | None = None
+#: largest document read by :func:`from_json`, in characters
+MAX_JSON_LENGTH = 10_000_000
+#: most items in any list of a document (pieces, terms, constraints, ...)
+_MAX_ITEMS = 1000
+#: longest plain string field (a name, a method, a constraint option)
+_MAX_TEXT = 1000
 
 
-def _from_srepr(text: Any, where: str) -> Any:
-    """Evaluate an ``srepr`` string, refusing anything but calls of sympy classes on literals.
+class _Document:
+    """Typed access to a parsed document; every failure is an ExportError naming the field's path."""
 
-    ``sympify`` would ``eval`` arbitrary code; a configuration file must not be able to.
-    """
-    global _SAFE_NAMES
-    if _SAFE_NAMES is None:
-        _SAFE_NAMES = _allowed_names()
-    if not isinstance(text, str):
-        raise ExportError(argument_message(where, "from_json", "an srepr string", _short(text)))
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        raise ExportError(argument_message(where, "from_json", "an srepr string", _short(text))) from None
-    allowed = (ast.Expression, ast.Call, ast.Name, ast.Load, ast.Constant, ast.keyword, ast.Tuple,
-               ast.List, ast.UnaryOp, ast.USub)
-    for node in ast.walk(tree):
-        if not isinstance(node, allowed) or (isinstance(node, ast.Name) and node.id not in _SAFE_NAMES):
-            shown = node.id if isinstance(node, ast.Name) else type(node).__name__
-            raise ExportError(argument_message(
-                where, "from_json", "an srepr string of sympy objects", _short(text),
-                f"`{shown}` is not allowed there."))
-    try:
-        value = eval(compile(tree, "<srepr>", "eval"), {"__builtins__": {}}, dict(_SAFE_NAMES))
-    except Exception as error:  # sympy constructors raise several types for bad arguments
-        raise ExportError(argument_message(
-            where, "from_json", "an srepr string of sympy objects", _short(text),
-            f"({type(error).__name__}: {error})")) from None
-    return value
+    owner = "from_json"
 
+    @staticmethod
+    def fail(where: str, requirement: str, value: Any, remedy: str | None = None) -> ExportError:
+        return ExportError(argument_message(where, "from_json", requirement, _short(value), remedy))
 
-def _encode_value(value: Any) -> Any:
-    if isinstance(value, sympy.Basic):
-        return {"sympy": sympy.srepr(value)}
-    if isinstance(value, (tuple, list)):
-        return {"tuple": [_encode_value(v) for v in value]}
-    if value is None or isinstance(value, (str, bool, int, float)):
+    def field(self, data: Any, key: str, where: str) -> Any:
+        if not isinstance(data, dict):
+            raise self.fail(where or "document", "an object", data)
+        if key not in data:
+            raise self.fail(_join(where, key), "present", "nothing",
+                            "The document is incomplete; write it again with maxent_util.to_json.")
+        return data[key]
+
+    def expr(self, data: Any, key: str, where: str, *, kind: str = "expression",
+             optional: bool = False) -> Any:
+        value = self.field(data, key, where)
+        if optional and value is None:
+            return None
+        return self.tree(value, _join(where, key), kind=kind)
+
+    def tree(self, value: Any, where: str, *, kind: str = "expression") -> Any:
+        built = from_tree(value, where=where, owner="from_json", error=ExportError)
+        if kind == "expression" and not isinstance(built, sympy.Expr):
+            raise self.fail(where, "an expression", str(built))
+        if kind == "symbol" and not isinstance(built, sympy.Symbol):
+            raise self.fail(where, "a symbol", str(built))
+        if kind == "relation" and not isinstance(built, (sympy.Basic,)):
+            raise self.fail(where, "a relation", str(built))
+        return built
+
+    def items(self, data: Any, key: str, where: str, *, length: int | None = None) -> list:
+        value = self.field(data, key, where)
+        path = _join(where, key)
+        if not isinstance(value, list) or len(value) > _MAX_ITEMS:
+            raise self.fail(path, f"a list of at most {_MAX_ITEMS} items", value)
+        if length is not None and len(value) != length:
+            raise self.fail(path, f"a list of {length} items", value)
         return value
-    raise ExportError(argument_message("obj", "to_json", "made of sympy objects, strings and numbers",
-                                       _short(value)))
+
+    def exprs(self, data: Any, key: str, where: str, *, length: int | None = None,
+              kind: str = "expression") -> list:
+        path = _join(where, key)
+        return [self.tree(v, f"{path}[{i}]", kind=kind)
+                for i, v in enumerate(self.items(data, key, where, length=length))]
+
+    def text(self, data: Any, key: str, where: str, *, optional: bool = False) -> str | None:
+        value = self.field(data, key, where)
+        if optional and value is None:
+            return None
+        if not isinstance(value, str) or len(value) > _MAX_TEXT or "\x00" in value:
+            raise self.fail(_join(where, key), f"a string of at most {_MAX_TEXT} characters"
+                            + (" or null" if optional else ""), value)
+        return value
+
+    def flag(self, data: Any, key: str, where: str) -> bool:
+        value = self.field(data, key, where)
+        if not isinstance(value, bool):
+            raise self.fail(_join(where, key), "true or false", value)
+        return value
+
+    def number(self, data: Any, key: str, where: str) -> float:
+        value = self.field(data, key, where)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                isinstance(value, float) or abs(value) < 10 ** 15) or not math.isfinite(value) or value <= 0:
+            raise self.fail(_join(where, key), "a positive finite number", value)
+        return float(value)
 
 
-def _decode_value(value: Any, where: str) -> Any:
-    if isinstance(value, dict) and set(value) == {"sympy"}:
-        return _from_srepr(value["sympy"], where)
-    if isinstance(value, dict) and set(value) == {"tuple"}:
-        return tuple(_decode_value(v, where) for v in value["tuple"])
-    return value
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
 
 
-def _encode_constraint(constraint: Constraint) -> dict:
-    return {"kind": type(constraint).__name__,
-            "arguments": {k: _encode_value(v) for k, v in constraint.arguments.items()},
-            "statement": repr(constraint)}
-
-
-def _decode_constraint(data: Any) -> Constraint:
-    kinds = constraint_kinds()
-    if not isinstance(data, dict) or data.get("kind") not in kinds:
+def _tree(value: Any, where: str) -> Any:
+    try:
+        return to_tree(value)
+    except TypeError as error:
         raise ExportError(argument_message(
-            "constraints", "from_json", f"constraints of a known kind ({', '.join(kinds)})",
-            _short(data.get("kind") if isinstance(data, dict) else data)))
-    arguments = {k: _decode_value(v, f"constraints.{data['kind']}.{k}")
-                 for k, v in data.get("arguments", {}).items()}
-    return kinds[data["kind"]](**arguments)
+            "obj", "to_json", "made of expressions the JSON format has operators for", where,
+            f"Found {str(error).replace('no tree form for ', '')}, which has no operator; "
+            "see docs/json-format.md.")) from None
 
 
-def _srepr_list(values: Any) -> list:
-    return [sympy.srepr(sympy.sympify(v)) for v in values]
+def _trees(values: Any, where: str) -> list:
+    return [_tree(as_expression(v, arg=where, owner="to_json", error=ExportError)
+                  if not isinstance(v, sympy.Basic) else v, f"{where}[{i}]")
+            for i, v in enumerate(values)]
+
+
+def _encode_constraint(constraint: Constraint, where: str) -> dict:
+    arguments = constraint.arguments
+    options: dict[str, Any] = {}
+    for name in constraint.option_names:
+        value = arguments.get(name)
+        if value is None or isinstance(value, str):
+            options[name] = value
+        elif isinstance(value, (tuple, list)):
+            options[name] = _trees(value, f"{where}.options.{name}")
+        else:
+            raise ExportError(argument_message(
+                name, "to_json", "None, a string or a tuple of expressions (a constraint option)",
+                _short(value)))
+    return {"kind": type(constraint).__name__,
+            "arguments": {name: _tree(arguments[name], f"{where}.arguments.{name}")
+                          for name in constraint.argument_names},
+            "options": options,
+            # for people reading the file; ignored when loading
+            "readable": repr(constraint)}
+
+
+def _decode_constraint(reader: _Document, data: Any, where: str) -> Constraint:
+    kinds = constraint_kinds()
+    kind = reader.field(data, "kind", where)
+    if not isinstance(kind, str) or kind not in kinds:
+        raise reader.fail(_join(where, "kind"), f"a known constraint kind ({', '.join(kinds)})", kind)
+    cls = kinds[kind]
+    arguments = reader.field(data, "arguments", where)
+    options = reader.field(data, "options", where)
+    if not isinstance(arguments, dict) or not set(arguments) <= set(cls.argument_names):
+        raise reader.fail(_join(where, "arguments"), f"an object with keys among "
+                          f"{', '.join(cls.argument_names) or 'none'}", arguments)
+    if not isinstance(options, dict) or not set(options) <= set(cls.option_names):
+        raise reader.fail(_join(where, "options"), f"an object with keys among "
+                          f"{', '.join(cls.option_names) or 'none'}", options)
+    values: dict[str, Any] = {name: reader.tree(value, f"{where}.arguments.{name}")
+                              for name, value in arguments.items()}
+    for name, value in options.items():
+        path = f"{where}.options.{name}"
+        if value is None:
+            values[name] = None
+        elif isinstance(value, str) and len(value) <= _MAX_TEXT:
+            values[name] = value  # e.g. side="above"; the constraint's check() accepts or refuses it
+        elif isinstance(value, list) and len(value) <= _MAX_ITEMS:
+            values[name] = tuple(reader.tree(v, f"{path}[{i}]") for i, v in enumerate(value))
+        else:
+            raise reader.fail(path, "null, a string or a list of expressions", value)
+    try:
+        return cls(**values)
+    except MaxEntError as error:
+        raise reader.fail(where, f"a valid {kind} constraint", values, f"({error})") from None
 
 
 def _distribution_payload(dist: Any) -> dict:
     record = dist.derivation
+    terms = []
+    for index, (multiplier, feature, region, value, constraint) in enumerate(record.terms):
+        where = f"derivation.terms[{index}]"
+        # a continuity condition has no target value: sympy's nan, written as null
+        terms.append({"multiplier": _tree(multiplier, f"{where}.multiplier"),
+                      "feature": _tree(feature, f"{where}.feature"),
+                      "region": _trees(region, f"{where}.region"),
+                      "value": None if value is sympy.nan else _tree(value, f"{where}.value"),
+                      "constraint": _encode_constraint(constraint, f"{where}.constraint")})
     return {
         "name": getattr(dist, "name", None),
-        "constraints": [_encode_constraint(c) for c in dist.constraints],
-        "support": _srepr_list(dist.support),
-        "breakpoints": _srepr_list(dist.breakpoints),
-        "pdf_pieces": _srepr_list(dist._pdf_pieces),
-        "cdf_pieces": _srepr_list(dist._cdf_pieces),
-        "sf_pieces": _srepr_list(dist._sf_pieces),
-        "multipliers": [[sympy.srepr(k), sympy.srepr(sympy.sympify(v))] for k, v in dist.multipliers.items()],
+        "constraints": [_encode_constraint(c, f"constraints[{i}]") for i, c in enumerate(dist.constraints)],
+        "support": _trees(dist.support, "support"),
+        "breakpoints": _trees(dist.breakpoints, "breakpoints"),
+        "pdf_pieces": _trees(dist._pdf_pieces, "pdf_pieces"),
+        "cdf_pieces": _trees(dist._cdf_pieces, "cdf_pieces"),
+        "sf_pieces": _trees(dist._sf_pieces, "sf_pieces"),
+        "scales": [None if s is None else _tree(s, f"scales[{i}]") for i, s in enumerate(dist._scales)],
+        "multipliers": [[_tree(k, "multipliers"), _tree(v, f"multipliers.{k}")]
+                        for k, v in dist.multipliers.items()],
         "closed_form": bool(dist.closed_form),
         "timeout": float(dist._timeout),
         "derivation": {
-            "support": _srepr_list(record.support),
-            "terms": [{"multiplier": sympy.srepr(m), "feature": sympy.srepr(g),
-                       "region": _srepr_list(region), "value": sympy.srepr(sympy.sympify(v)),
-                       "constraint": _encode_constraint(c)} for m, g, region, v, c in record.terms],
-            "breakpoints": _srepr_list(record.breakpoints),
-            "stationary_density": sympy.srepr(record.stationary_density),
-            "partition": None if record.partition is None else sympy.srepr(record.partition),
-            "equations": _srepr_list(record.equations),
+            "support": _trees(record.support, "derivation.support"),
+            "terms": terms,
+            "breakpoints": _trees(record.breakpoints, "derivation.breakpoints"),
+            "stationary_density": _tree(record.stationary_density, "derivation.stationary_density"),
+            "partition": None if record.partition is None else _tree(record.partition, "derivation.partition"),
+            "equations": [_tree(eq, f"derivation.equations[{i}]") for i, eq in enumerate(record.equations)],
             "method": record.method,
         },
         # for people reading the file; ignored when loading
@@ -1098,35 +1284,58 @@ def _distribution_payload(dist: Any) -> dict:
     }
 
 
-def _load_distribution(data: dict) -> Any:
+def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
     from .derive import Derivation
     from .distribution import CaptimeDistribution
 
-    def many(key: str, source: dict = data) -> list:
-        return [_from_srepr(v, key) for v in source[key]]
-
-    record_data = data["derivation"]
+    record_where = _join(where, "derivation")
+    record_data = reader.field(data, "derivation", where)
+    terms = []
+    for index, term in enumerate(reader.items(record_data, "terms", record_where)):
+        path = f"{record_where}.terms[{index}]"
+        value = reader.field(term, "value", path)
+        terms.append((reader.expr(term, "multiplier", path, kind="symbol"),
+                      reader.expr(term, "feature", path),
+                      tuple(reader.exprs(term, "region", path, length=2)),
+                      sympy.nan if value is None else reader.tree(value, _join(path, "value")),
+                      _decode_constraint(reader, reader.field(term, "constraint", path),
+                                         _join(path, "constraint"))))
+    equations = [reader.tree(v, f"{record_where}.equations[{i}]", kind="relation")
+                 for i, v in enumerate(reader.items(record_data, "equations", record_where))]
+    method = reader.text(record_data, "method", record_where)
     record = Derivation(
-        support=tuple(many("support", record_data)),
-        terms=[(_from_srepr(term["multiplier"], "multiplier"), _from_srepr(term["feature"], "feature"),
-                tuple(_from_srepr(v, "region") for v in term["region"]), _from_srepr(term["value"], "value"),
-                _decode_constraint(term["constraint"])) for term in record_data["terms"]],
-        breakpoints=many("breakpoints", record_data),
-        stationary_density=_from_srepr(record_data["stationary_density"], "stationary_density"),
-        partition=(None if record_data["partition"] is None
-                   else _from_srepr(record_data["partition"], "partition")),
-        equations=many("equations", record_data),
-        method=str(record_data["method"]),
-    )
+        support=tuple(reader.exprs(record_data, "support", record_where, length=2)),
+        terms=terms,
+        breakpoints=reader.exprs(record_data, "breakpoints", record_where),
+        stationary_density=reader.expr(record_data, "stationary_density", record_where),
+        partition=reader.expr(record_data, "partition", record_where, optional=True),
+        equations=equations, method=method)
+
+    pdf = reader.exprs(data, "pdf_pieces", where)
+    if not pdf:
+        raise reader.fail(_join(where, "pdf_pieces"), "a list of at least one piece", pdf)
+    count = len(pdf)
+    cdf = reader.exprs(data, "cdf_pieces", where, length=count)
+    sf = reader.exprs(data, "sf_pieces", where, length=count)
+    breakpoints = reader.exprs(data, "breakpoints", where)
+    scales = [None if v is None else reader.tree(v, f"{_join(where, 'scales')}[{i}]")
+              for i, v in enumerate(reader.items(data, "scales", where, length=count))]
+    multipliers = {}
+    for index, pair in enumerate(reader.items(data, "multipliers", where)):
+        path = f"{_join(where, 'multipliers')}[{index}]"
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise reader.fail(path, "a [symbol, value] pair", pair)
+        multipliers[reader.tree(pair[0], path, kind="symbol")] = reader.tree(pair[1], path)
+    constraints = tuple(_decode_constraint(reader, c, f"{_join(where, 'constraints')}[{i}]")
+                        for i, c in enumerate(reader.items(data, "constraints", where)))
     dist = CaptimeDistribution(
-        constraints=tuple(_decode_constraint(c) for c in data["constraints"]),
-        support=tuple(many("support")), pdf_pieces=many("pdf_pieces"), cdf_pieces=many("cdf_pieces"),
-        sf_pieces=many("sf_pieces"), breakpoints=many("breakpoints"),
-        multipliers={_from_srepr(k, "multipliers"): _from_srepr(v, "multipliers")
-                     for k, v in data["multipliers"]},
-        closed_form=bool(data["closed_form"]), derivation=record, timeout=float(data["timeout"]))
-    if data.get("name") is not None:
-        dist.name = data["name"]
+        constraints=constraints, support=tuple(reader.exprs(data, "support", where, length=2)),
+        pdf_pieces=pdf, cdf_pieces=cdf, sf_pieces=sf, breakpoints=breakpoints,
+        multipliers=multipliers, closed_form=reader.flag(data, "closed_form", where),
+        derivation=record, timeout=reader.number(data, "timeout", where), scales=scales)
+    name = reader.text(data, "name", where, optional=True)
+    if name is not None:
+        dist.name = name
     return dist
 
 
@@ -1134,56 +1343,66 @@ def _utility_payload(utility: Any) -> dict:
     from .utility import ExpectedUtility, QualityUtility
 
     payload: dict[str, Any] = {"class": type(utility).__name__, "name": utility.name,
-                               "expr": sympy.srepr(utility.expr), "readable": str(utility.expr)}
+                               "expr": _tree(utility.expr, "expr"), "readable": str(utility.expr)}
     if isinstance(utility, QualityUtility):
-        payload["q0"], payload["q1"] = sympy.srepr(utility.q0), sympy.srepr(utility.q1)
+        payload["q0"], payload["q1"] = _tree(utility.q0, "q0"), _tree(utility.q1, "q1")
     elif isinstance(utility, ExpectedUtility):
-        payload["per_captime"] = sympy.srepr(utility.per_captime)
-        payload["captime_pdf"] = sympy.srepr(utility.captime_pdf)
-        payload["captime_support"] = _srepr_list(utility.captime_support)
+        payload["per_captime"] = _tree(utility.per_captime, "per_captime")
+        payload["captime_pdf"] = _tree(utility.captime_pdf, "captime_pdf")
+        payload["captime_support"] = _trees(utility.captime_support, "captime_support")
         payload["method"] = utility.method
     distribution = getattr(utility, "distribution", None)
     payload["distribution"] = None if distribution is None else _distribution_payload(distribution)
     return payload
 
 
-def _load_utility(data: dict) -> Any:
+def _load_utility(reader: _Document, data: dict) -> Any:
     from .utility import ExpectedUtility, QualityUtility, Utility
 
-    expr = _from_srepr(data["expr"], "expr")
-    kind = data.get("class", "Utility")
-    if kind == "QualityUtility":
-        utility = QualityUtility(expr, q0=_from_srepr(data["q0"], "q0"), q1=_from_srepr(data["q1"], "q1"),
-                                 name=data.get("name"))
-    elif kind == "ExpectedUtility":
-        utility = ExpectedUtility(
-            expr, per_captime=_from_srepr(data["per_captime"], "per_captime"),
-            captime_pdf=_from_srepr(data["captime_pdf"], "captime_pdf"),
-            captime_support=tuple(_from_srepr(v, "captime_support") for v in data["captime_support"]),
-            method=str(data["method"]), name=data.get("name"))
-    elif kind == "Utility":
-        utility = Utility(expr, name=data.get("name"))
-    else:
-        raise ExportError(argument_message("class", "from_json",
-                                           "'Utility', 'QualityUtility' or 'ExpectedUtility'", kind))
-    if data.get("distribution") is not None:
-        utility.distribution = _load_distribution(data["distribution"])
+    kind = reader.field(data, "class", "")
+    expr = reader.expr(data, "expr", "")
+    name = reader.text(data, "name", "", optional=True)
+    try:
+        if kind == "QualityUtility":
+            utility = QualityUtility(expr, q0=reader.expr(data, "q0", ""), q1=reader.expr(data, "q1", ""),
+                                     name=name)
+        elif kind == "ExpectedUtility":
+            utility = ExpectedUtility(
+                expr, per_captime=reader.expr(data, "per_captime", ""),
+                captime_pdf=reader.expr(data, "captime_pdf", ""),
+                captime_support=tuple(reader.exprs(data, "captime_support", "", length=2)),
+                method=reader.text(data, "method", ""), name=name)
+        elif kind == "Utility":
+            utility = Utility(expr, name=name)
+        else:
+            raise reader.fail("class", "'Utility', 'QualityUtility' or 'ExpectedUtility'", kind)
+    except ExportError:
+        raise
+    except MaxEntError as error:
+        raise reader.fail("expr", f"a valid {kind}", str(expr), f"({error})") from None
+    distribution = reader.field(data, "distribution", "")
+    if distribution is not None:
+        utility.distribution = _load_distribution(reader, distribution, "distribution")
     return utility
 
 
 def to_json(obj: Any, *, indent: int | None = 2) -> str:
     """A derived captime law or a utility as JSON text, to store and load without deriving again.
 
-    Expressions are stored as sympy ``srepr`` strings (exact: rationals stay
-    rational, floats keep their precision); a distribution keeps its
-    constraints, pieces, multipliers, derivation record and name; a utility
-    keeps its expression, name and, when it came from :meth:`utility`, its
-    distribution. ``"format"`` names the layout version (:data:`JSON_FORMAT`).
+    The document is data, not code: a header ``{"format": "maxent_util",
+    "version": 2}``, plain fields, and every expression as a tree of
+    operators and leaves (:func:`maxent_util.expressions.to_tree`): exact,
+    so rationals stay rational and floats keep their precision.  A
+    distribution keeps its constraints, pieces, multipliers, derivation
+    record and name; a utility keeps its expression, name and, when it came
+    from :meth:`utility`, its distribution.  The same object gives the same
+    bytes in every process.  The layout is described in ``docs/json-format.md``.
 
     Raises
     ------
     ExportError
-        For an object that is neither a CaptimeDistribution nor a Utility.
+        For an object that is neither a CaptimeDistribution nor a Utility, or
+        one holding an expression the format has no operator for.
 
     Examples
     --------
@@ -1195,47 +1414,74 @@ def to_json(obj: Any, *, indent: int | None = 2) -> str:
     from .distribution import CaptimeDistribution
     from .utility import Utility
 
+    header = {"format": JSON_FORMAT, "version": JSON_VERSION}
     if isinstance(obj, CaptimeDistribution):
-        payload = {"format": JSON_FORMAT, "kind": "distribution", **_distribution_payload(obj)}
+        payload = {**header, "kind": "distribution", **_distribution_payload(obj)}
     elif isinstance(obj, Utility):
-        payload = {"format": JSON_FORMAT, "kind": "utility", **_utility_payload(obj)}
+        payload = {**header, "kind": "utility", **_utility_payload(obj)}
     else:
         raise ExportError(argument_message("obj", "to_json", "a CaptimeDistribution or a Utility", _short(obj)))
-    return json.dumps(payload, indent=indent)
+    return json.dumps(payload, indent=indent, allow_nan=False)
 
 
-def from_json(text: str) -> Any:
+def _refuse_constant(name: str) -> Any:
+    raise ExportError(argument_message("text", "from_json", "JSON without NaN or Infinity", name))
+
+
+def from_json(text: str | bytes) -> Any:
     """Load what :func:`to_json` wrote: a CaptimeDistribution or a Utility.
 
-    Only calls of sympy's expression classes on literals are evaluated, so a
-    configuration file cannot run code.
+    The text is read as data: expressions are rebuilt node by node from the
+    closed list of operators of :func:`maxent_util.expressions.from_tree`,
+    nothing is evaluated as code, no file is touched and nothing is derived
+    again.  Only version 2 documents are read (the earlier ``srepr`` layout,
+    ``"format": "maxent_util/1"``, is refused: write the object again).
 
     Raises
     ------
     ExportError
-        For text that is not JSON written by :func:`to_json` (an unknown
-        format version, kind or constraint, or a malformed expression).
+        For text that is not a document written by :func:`to_json`: not JSON,
+        an unknown format or version, a missing or mistyped field, an unknown
+        operator or constraint kind, a number of more than
+        :data:`~maxent_util.expressions.MAX_DIGITS` digits, or an expression
+        nested deeper than :data:`~maxent_util.expressions.MAX_DEPTH`.  The
+        message names the field, e.g. ``derivation.terms[0].feature``.
     """
     if not isinstance(text, (str, bytes, bytearray)):
         raise ExportError(argument_message("text", "from_json", "a JSON string", _short(text)))
+    if len(text) > MAX_JSON_LENGTH:
+        raise ExportError(argument_message("text", "from_json", f"at most {MAX_JSON_LENGTH} characters",
+                                           f"{len(text)} characters"))
     try:
-        data = json.loads(text)
-    except ValueError as error:
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except ExportError:
+        raise
+    except (ValueError, RecursionError, MemoryError) as error:
+        # ValueError covers bad JSON, bad UTF-8 and integers longer than Python converts
+        detail = str(error) if not isinstance(error, RecursionError) else "nested too deeply"
         raise ExportError(argument_message("text", "from_json", "valid JSON", _short(text),
-                                           f"({error})")) from None
-    if not isinstance(data, dict) or data.get("format") != JSON_FORMAT:
-        found = data.get("format") if isinstance(data, dict) else data
-        raise ExportError(argument_message("format", "from_json", f"{JSON_FORMAT!r}", _short(found),
-                                           "The text was not written by maxent_util.export.to_json."))
-    try:
-        if data.get("kind") == "distribution":
-            return _load_distribution(data)
-        if data.get("kind") == "utility":
-            return _load_utility(data)
-    except (KeyError, TypeError) as error:
-        raise ExportError(argument_message("text", "from_json", "complete JSON written by to_json",
-                                           f"missing or malformed {error}")) from None
-    raise ExportError(argument_message("kind", "from_json", "'distribution' or 'utility'", data.get("kind")))
+                                           f"({_short(detail)})")) from None
+    if not isinstance(data, dict):
+        raise ExportError(argument_message("text", "from_json", "a JSON object written by to_json",
+                                           _short(data)))
+    found = data.get("format")
+    if found != JSON_FORMAT:
+        remedy = ("Documents of the old srepr layout are not read (they could run code); "
+                  "write the object again with maxent_util.to_json." if found == "maxent_util/1"
+                  else "The text was not written by maxent_util.export.to_json.")
+        raise ExportError(argument_message("format", "from_json", repr(JSON_FORMAT), _short(found), remedy))
+    version = data.get("version")
+    if isinstance(version, bool) or version != JSON_VERSION:
+        raise ExportError(argument_message(
+            "version", "from_json", f"{JSON_VERSION} (the version this maxent_util reads)", _short(version),
+            "A newer maxent_util may read it."))
+    reader = _Document()
+    kind = data.get("kind")
+    if kind == "distribution":
+        return _load_distribution(reader, data, "")
+    if kind == "utility":
+        return _load_utility(reader, data)
+    raise ExportError(argument_message("kind", "from_json", "'distribution' or 'utility'", _short(kind)))
 
 
 # ---------------------------------------------------------------------------

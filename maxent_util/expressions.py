@@ -459,23 +459,40 @@ def as_expression(value: Any, *, arg: str = "value", owner: str = "maxent_util",
 
 # ---------------------------------------------------------------------------
 # the JSON tree: operators and leaves, read by the same builders
+#
+# A tree is data: every node is looked up in the closed tables below and built
+# by a direct constructor call.  Functions and relations are built unevaluated
+# (``evaluate=False``): a tree written by :func:`to_tree` holds expressions that
+# sympy has already evaluated, so nothing changes for them, while a hostile tree
+# cannot make the reader spend minutes evaluating ``uppergamma(1e100, 1e100)``.
 
 #: version of the tree format written by :func:`to_tree`
 TREE_VERSION = 1
 
-_TREE_FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
-    "exp": sympy.exp, "log": sympy.log, "erf": sympy.erf, "erfc": sympy.erfc,
-    "erfinv": sympy.erfinv, "erfcinv": sympy.erfcinv, "gamma": sympy.gamma,
-    "loggamma": sympy.loggamma, "Abs": sympy.Abs, "Min": sympy.Min, "Max": sympy.Max,
-    "floor": sympy.floor, "ceiling": sympy.ceiling, "Heaviside": sympy.Heaviside,
-    "uppergamma": sympy.uppergamma, "lowergamma": sympy.lowergamma, "LambertW": sympy.LambertW,
-    "sign": sympy.sign, "expint": sympy.expint, "Ei": sympy.Ei,
+#: function operators -> (constructor, allowed numbers of arguments)
+_TREE_FUNCTIONS: dict[str, tuple[Callable[..., sympy.Basic], tuple[int, ...]]] = {
+    "exp": (sympy.exp, (1,)), "log": (sympy.log, (1,)), "erf": (sympy.erf, (1,)),
+    "erfc": (sympy.erfc, (1,)), "erfinv": (sympy.erfinv, (1,)), "erfcinv": (sympy.erfcinv, (1,)),
+    "gamma": (sympy.gamma, (1,)), "loggamma": (sympy.loggamma, (1,)), "Abs": (sympy.Abs, (1,)),
+    "Min": (sympy.Min, tuple(range(1, 65))), "Max": (sympy.Max, tuple(range(1, 65))),
+    "floor": (sympy.floor, (1,)), "ceiling": (sympy.ceiling, (1,)),
+    "Heaviside": (sympy.Heaviside, (1, 2)), "uppergamma": (sympy.uppergamma, (2,)),
+    "lowergamma": (sympy.lowergamma, (2,)), "LambertW": (sympy.LambertW, (1, 2)),
+    "sign": (sympy.sign, (1,)), "expint": (sympy.expint, (2,)), "Ei": (sympy.Ei, (1,)),
 }
-_TREE_RELATIONS: dict[str, Callable[..., sympy.Basic]] = {
-    "Lt": sympy.Lt, "Le": sympy.Le, "Gt": sympy.Gt, "Ge": sympy.Ge, "Eq": sympy.Eq, "Ne": sympy.Ne,
-    "And": sympy.And, "Or": sympy.Or, "Not": sympy.Not,
+#: relation operators (arguments are expressions) and logic operators (arguments are conditions)
+_TREE_RELATIONS: dict[str, tuple[Callable[..., sympy.Basic], tuple[int, ...]]] = {
+    "Lt": (sympy.Lt, (2,)), "Le": (sympy.Le, (2,)), "Gt": (sympy.Gt, (2,)), "Ge": (sympy.Ge, (2,)),
+    "Eq": (sympy.Eq, (2,)), "Ne": (sympy.Ne, (2,)),
+    "And": (sympy.And, tuple(range(2, 65))), "Or": (sympy.Or, tuple(range(2, 65))),
+    "Not": (sympy.Not, (1,)),
 }
+_LOGIC = ("And", "Or", "Not")
+_RELATION_NAMES = {"StrictLessThan": "Lt", "LessThan": "Le", "StrictGreaterThan": "Gt",
+                   "GreaterThan": "Ge", "Equality": "Eq", "Unequality": "Ne"}
 _ASSUMPTIONS = ("positive", "nonnegative", "negative", "real", "integer")
+#: largest decimal exponent of a float leaf (1e-1000 .. 1e1000)
+_FLOAT_EXPONENT_DIGITS = 4
 
 
 def to_tree(expr: Any) -> Any:
@@ -484,8 +501,14 @@ def to_tree(expr: Any) -> Any:
     Leaves: ``{"int": "12"}``, ``{"rational": ["1", "3"]}``,
     ``{"float": "0.1", "precision": 53}``, ``{"symbol": "alpha", "assumptions": [...]}``,
     ``{"constant": "oo" | "-oo" | "pi" | "E"}``, ``true``/``false``.  Operators:
-    ``{"op": "Add" | "Mul" | "Pow" | "Piecewise" | <function> | <relation>, "args": [...]}``;
-    a Piecewise's arguments are ``[value, condition]`` pairs.
+    ``{"op": "Add" | "Mul" | "Pow" | "Piecewise" | "Integral" | <function> | <relation>,
+    "args": [...]}``; a Piecewise's arguments are ``[value, condition]`` pairs and an
+    Integral's are ``[integrand, variable, lower, upper]``.
+
+    Raises
+    ------
+    TypeError
+        For an object with no tree form (an unknown function, a Dummy, NaN).
 
     >>> to_tree(sympy.Rational(1, 3) * t)
     {'op': 'Mul', 'args': [{'rational': ['1', '3']}, {'symbol': 't', 'assumptions': ['nonnegative']}]}
@@ -496,9 +519,9 @@ def to_tree(expr: Any) -> Any:
         expr = sympy.Integer(expr)
     elif isinstance(expr, float):
         expr = sympy.Float(expr)
-    if expr is sympy.true or expr is True:
+    if expr is sympy.true:
         return True
-    if expr is sympy.false or expr is False:
+    if expr is sympy.false:
         return False
     if isinstance(expr, sympy.Integer):
         return {"int": str(int(expr))}
@@ -518,29 +541,40 @@ def to_tree(expr: Any) -> Any:
         return {"constant": "pi"}
     if expr is sympy.E:
         return {"constant": "E"}
-    if isinstance(expr, sympy.Symbol) and not isinstance(expr, sympy.Dummy):
+    if isinstance(expr, sympy.Dummy):
+        raise TypeError(f"no tree form for the dummy symbol {expr} (give it a name: a Symbol)")
+    if isinstance(expr, sympy.Symbol):
         # the assumptions as the symbol was made with them (equal symbols read back equal)
         given = getattr(expr, "_assumptions_orig", None) or expr.assumptions0
         assumptions = [name for name in _ASSUMPTIONS if given.get(name)]
         return {"symbol": expr.name, "assumptions": assumptions}
     if isinstance(expr, sympy.Piecewise):
         return {"op": "Piecewise", "args": [[to_tree(e), to_tree(c)] for e, c in expr.args]}
+    if type(expr) is sympy.Integral:
+        if len(expr.limits) != 1 or len(expr.limits[0]) != 3:
+            raise TypeError(f"no tree form for {expr} (one definite integral only)")
+        variable, lower, upper = expr.limits[0]
+        return {"op": "Integral", "args": [to_tree(expr.function), to_tree(variable),
+                                           to_tree(lower), to_tree(upper)]}
     for name, cls in (("Add", sympy.Add), ("Mul", sympy.Mul), ("Pow", sympy.Pow)):
         if type(expr) is cls:
             return {"op": name, "args": [to_tree(a) for a in expr.args]}
-    name = type(expr).__name__
-    if name in _TREE_FUNCTIONS or name in _TREE_RELATIONS:
+    name = _RELATION_NAMES.get(type(expr).__name__, type(expr).__name__)
+    known = _TREE_FUNCTIONS.get(name) or _TREE_RELATIONS.get(name)
+    if known is not None and type(expr) is known[0]:
         return {"op": name, "args": [to_tree(a) for a in expr.args]}
-    if name in ("StrictLessThan", "LessThan", "StrictGreaterThan", "GreaterThan", "Equality", "Unequality"):
-        short = {"StrictLessThan": "Lt", "LessThan": "Le", "StrictGreaterThan": "Gt",
-                 "GreaterThan": "Ge", "Equality": "Eq", "Unequality": "Ne"}[name]
-        return {"op": short, "args": [to_tree(a) for a in expr.args]}
-    raise TypeError(f"no tree form for {name}")
+    raise TypeError(f"no tree form for {type(expr).__name__}")
 
 
 def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
               error: type[MaxEntError] = MaxEntError) -> sympy.Basic:
-    """Build the sympy expression of a tree written by :func:`to_tree`, refusing anything else."""
+    """Build the sympy expression of a tree written by :func:`to_tree`, refusing anything else.
+
+    Every refusal (an unknown operator or leaf, a wrong number or kind of
+    arguments, a number of more than :data:`MAX_DIGITS` digits, more than
+    :data:`MAX_NODES` nodes or nesting deeper than :data:`MAX_DEPTH`) raises
+    ``error`` with the message ``"`{where}` of `{owner}` must be ...; got ..."``.
+    """
     count = [0]
 
     def fail(requirement: str, value: Any) -> MaxEntError:
@@ -552,12 +586,27 @@ def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
             raise fail(f"an integer written as a string of at most {MAX_DIGITS} digits", value)
         return int(value)
 
+    def expression(value: sympy.Basic, op: str) -> sympy.Expr:
+        if not isinstance(value, sympy.Expr):
+            raise fail(f"`{op}` of expressions, not of conditions", str(value))
+        return value
+
+    def condition(value: sympy.Basic, op: str) -> sympy.Basic:
+        if not isinstance(value, sympy.logic.boolalg.Boolean):
+            raise fail(f"`{op}` of conditions (comparisons, true or false)", str(value))
+        return value
+
+    def arity(op: str, args: list, allowed: tuple[int, ...]) -> None:
+        if len(args) not in allowed:
+            counts = f"{allowed[0]}" if len(allowed) == 1 else f"{allowed[0]} to {allowed[-1]}"
+            raise fail(f"`{op}` with {counts} argument(s)", f"{len(args)} arguments")
+
     def build(node: Any, depth: int) -> sympy.Basic:
         count[0] += 1
         if count[0] > MAX_NODES:
-            raise fail(f"an expression of at most {MAX_NODES} nodes", "...")
+            raise fail(f"an expression of at most {MAX_NODES} nodes", "more")
         if depth > MAX_DEPTH:
-            raise fail(f"an expression nested at most {MAX_DEPTH} deep", "...")
+            raise fail(f"an expression nested at most {MAX_DEPTH} deep", "deeper")
         if node is True or node is False:
             return sympy.true if node else sympy.false
         if not isinstance(node, dict):
@@ -576,27 +625,31 @@ def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
         if keys == {"float", "precision"}:
             text, precision = node["float"], node["precision"]
             if not (isinstance(text, str) and len(text) <= MAX_DIGITS + 10
-                    and re.fullmatch(r"-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]{1,4})?", text)):
+                    and re.fullmatch(r"-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]{1,%d})?"
+                                     % _FLOAT_EXPONENT_DIGITS, text)):
                 raise fail("a float written as a decimal string", text)
             if not (isinstance(precision, int) and not isinstance(precision, bool) and 1 <= precision <= 4000):
                 raise fail("a precision in bits between 1 and 4000", precision)
             return _check_size(sympy.Float(text, precision=precision))
         if keys == {"constant"}:
             constants = {"oo": sympy.oo, "-oo": -sympy.oo, "pi": sympy.pi, "E": sympy.E}
-            if node["constant"] not in constants:
+            if not isinstance(node["constant"], str) or node["constant"] not in constants:
                 raise fail("one of the constants oo, -oo, pi, E", node["constant"])
             return constants[node["constant"]]
         if keys == {"symbol", "assumptions"}:
             name, assumptions = node["symbol"], node["assumptions"]
             if not (isinstance(name, str) and _NAME.match(name) and not keyword.iskeyword(name)):
                 raise fail("a symbol name of ASCII letters, digits and underscores", name)
-            if not (isinstance(assumptions, list) and all(a in _ASSUMPTIONS for a in assumptions)):
+            if not (isinstance(assumptions, list) and all(isinstance(a, str) and a in _ASSUMPTIONS
+                                                          for a in assumptions)):
                 raise fail(f"assumptions among {', '.join(_ASSUMPTIONS)}", assumptions)
             if name in VARIABLES:
                 return VARIABLES[name]
             return sympy.Symbol(name, **{a: True for a in assumptions})
         if keys == {"op", "args"}:
             op, args = node["op"], node["args"]
+            if not isinstance(op, str):
+                raise fail("an operator name (a string)", op)
             if not isinstance(args, list) or not args or len(args) > 64:
                 raise fail("a list of 1 to 64 arguments", args)
             if op == "Piecewise":
@@ -604,29 +657,43 @@ def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
                 for pair in args:
                     if not (isinstance(pair, list) and len(pair) == 2):
                         raise fail("Piecewise arguments as [value, condition] pairs", pair)
-                    pieces.append((build(pair[0], depth + 1), build(pair[1], depth + 1)))
-                return sympy.Piecewise(*pieces)
-            built = [build(a, depth + 1) for a in args]
-            if op == "Add":
-                return _check_size(sympy.Add(*built))
-            if op == "Mul":
-                return _check_size(sympy.Mul(*built))
+                    pieces.append((expression(build(pair[0], depth + 1), op),
+                                   condition(build(pair[1], depth + 1), op)))
+                return sympy.Piecewise(*pieces, evaluate=False)
+            if op == "Integral":
+                arity(op, args, (4,))
+                integrand, variable, lower, upper = (expression(build(a, depth + 1), op) for a in args)
+                if not isinstance(variable, sympy.Symbol):
+                    raise fail("an Integral over a symbol", str(variable))
+                return sympy.Integral(integrand, (variable, lower, upper))
+            if op in ("Add", "Mul"):
+                built = [expression(build(a, depth + 1), op) for a in args]
+                return _check_size((sympy.Add if op == "Add" else sympy.Mul)(*built))
             if op == "Pow":
-                if len(built) != 2:
-                    raise fail("Pow with two arguments", args)
-                return _power(*built)
+                arity(op, args, (2,))
+                return _check_size(_power(*(expression(build(a, depth + 1), op) for a in args)))
             if op in _TREE_FUNCTIONS:
-                return _check_size(_TREE_FUNCTIONS[op](*built))
+                function, allowed = _TREE_FUNCTIONS[op]
+                arity(op, args, allowed)
+                built = [expression(build(a, depth + 1), op) for a in args]
+                return function(*built, evaluate=False)
             if op in _TREE_RELATIONS:
-                return _TREE_RELATIONS[op](*built)
-            raise fail("a known operator", op)
-        raise fail("an expression node (int, rational, float, constant, symbol or op)", sorted(keys))
+                function, allowed = _TREE_RELATIONS[op]
+                arity(op, args, allowed)
+                check = condition if op in _LOGIC else expression
+                built = [check(build(a, depth + 1), op) for a in args]
+                return function(*built, evaluate=False)
+            raise fail("a known operator (Add, Mul, Pow, Piecewise, Integral, "
+                       + ", ".join(list(_TREE_FUNCTIONS) + list(_TREE_RELATIONS)) + ")", op)
+        raise fail("an expression node (int, rational, float, constant, symbol or op)", sorted(map(str, keys)))
 
     try:
         return build(tree, 0)
     except _Refused as refused:
-        raise fail(str(refused), "...") from None
+        raise fail(str(refused), "a larger value") from None
     except MaxEntError:
         raise
-    except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ZeroDivisionError) as exc:
-        raise fail("a well-formed expression", "...") from exc
+    except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ZeroDivisionError,
+            AttributeError, IndexError, KeyError) as exc:
+        # sympy's constructors complaining about their arguments: never code, refuse the tree
+        raise fail("a well-formed expression", f"{type(exc).__name__} while building it") from None

@@ -569,8 +569,12 @@ def test_plot_default_and_ranking(capsys, tmp_path):
     assert status == 0 and out.strip() == f"wrote {target}"
     assert_png(target)
     target = tmp_path / "nested" / "r.png"
+    # a missing folder outside the current one is created only when asked
+    assert_usage_error(*run(capsys, "plot", "--ranking", "-o", str(target)),
+                       f"cannot use '{target}': the folder '{target.parent}' does not exist (pass --parents")
+    assert not target.parent.exists()
     status, _, _ = run(capsys, "plot", "--ranking", "--utility", "uniform(20)", "pareto(5, 1)",
-                       "--par", "2", "-o", str(target))
+                       "--par", "2", "-o", str(target), "--parents")
     assert status == 0
     assert_png(target)
 

@@ -32,7 +32,7 @@ import sympy
 from maxent_util import families
 from maxent_util.constraints import LogMoment, Mean, Moment, Support, TailProbability
 from maxent_util.errors import DataError, ExportError, MaxEntError
-from maxent_util.export import (JSON_FORMAT, cost_function, derivation, export_c, export_python,
+from maxent_util.export import (JSON_FORMAT, JSON_VERSION, cost_function, derivation, export_c, export_python,
                                 from_json, to_json, to_latex)
 from maxent_util.scoring import make_scorer
 from maxent_util.symbols import kappa, t
@@ -369,6 +369,10 @@ def test_export_python_refuses_bad_input(tmp_path):
         export_python("exp(-t)", tmp_path / "u.py")
     # a function numpy does not have
     with pytest.raises(ExportError, match=r"`utility` of `export_python` must be made of functions with a numpy"):
+        export_python(Utility(1 - sympy.polylog(2, -t)), tmp_path / "u.py")
+    # an undefined function would be printed by its name, which can be any text
+    with pytest.raises(ExportError, match=r"`utility` of `export_python` must be made of numbers, t, named "
+                                          r"parameters, arithmetic, comparisons and sympy's own functions"):
         export_python(Utility(sympy.Function("g")(t)), tmp_path / "u.py")
     assert isinstance(ExportError("x"), MaxEntError)
 
@@ -434,7 +438,9 @@ def test_c_export_binds_defaults_and_refuses_bad_input():
         export_c(utility, name="double")
     with pytest.raises(ExportError, match=r"`gamma` of `export_c` must be one of the utility's parameters"):
         export_c(utility, defaults={"gamma": 1})
-    with pytest.raises(ExportError, match=r"`utility` of `export_c` must be made of functions with a C99"):
+    with pytest.raises(ExportError, match=r"`utility` of `export_c` must be made of numbers, t, named parameters, "
+                                          r"arithmetic, comparisons and sympy's own functions; got 'g\(t\)'\. "
+                                          r"It holds an undefined function"):
         export_c(Utility(sympy.Function("g")(t)))
 
 
@@ -461,7 +467,8 @@ def test_json_round_trip_of_every_preset(figure_laws, symbolic, monkeypatch):
     for name, law in laws.items():
         dist_text, utility_text = texts[name]
         data = json.loads(dist_text)
-        assert data["format"] == JSON_FORMAT == "maxent_util/1" and data["kind"] == "distribution"
+        assert (data["format"], data["version"], data["kind"]) == (JSON_FORMAT, JSON_VERSION, "distribution")
+        assert (JSON_FORMAT, JSON_VERSION) == ("maxent_util", 2)
         loaded = from_json(dist_text)
         assert loaded.constraints == law.constraints
         assert loaded.name == law.name
@@ -500,15 +507,21 @@ def test_json_of_plain_and_quality_utilities():
 
 def test_from_json_refuses_code_and_foreign_text():
     good = json.loads(to_json(families.exponential(24).utility()))
-    with pytest.raises(ExportError, match=r"`format` of `from_json` must be 'maxent_util/1'; got None"):
+    with pytest.raises(ExportError, match=r"`format` of `from_json` must be 'maxent_util'; got None"):
         from_json(json.dumps({"kind": "utility"}))
+    with pytest.raises(ExportError, match=r"`format` of `from_json` must be 'maxent_util'; got 'maxent_util/1'\. "
+                                          r"Documents of the old srepr layout are not read"):
+        from_json(json.dumps({**good, "format": "maxent_util/1"}))
+    for version in (1, 3, "2", True, None):
+        with pytest.raises(ExportError, match=r"`version` of `from_json` must be 2 \(the version this maxent_util reads\)"):
+            from_json(json.dumps({**good, "version": version}))
     with pytest.raises(ExportError, match=r"`text` of `from_json` must be valid JSON"):
         from_json("{not json")
     with pytest.raises(ExportError, match=r"`kind` of `from_json` must be 'distribution' or 'utility'"):
         from_json(json.dumps({**good, "kind": "model"}))
-    # an srepr string that would run code is refused before evaluation
+    # text where an expression belongs is data of the wrong type, never read as code
     for attack in ("__import__('os').system('echo pwned')", "Symbol('x').__class__", "open('/etc/passwd')"):
-        with pytest.raises(ExportError, match=r"`expr` of `from_json` must be an srepr string of sympy objects"):
+        with pytest.raises(ExportError, match=r"`expr` of `from_json` must be an expression node \(an object\)"):
             from_json(json.dumps({**good, "expr": attack, "distribution": None}))
     with pytest.raises(ExportError, match=r"`obj` of `to_json` must be a CaptimeDistribution or a Utility"):
         to_json({"u": "exp(-t)"})
