@@ -159,8 +159,9 @@ def test_unknown_policies(keyword, value, message):
 
 @pytest.mark.parametrize("rule, message", [
     # NaN below 5 s: a's 1 s run
-    (sympy.Piecewise((sympy.nan, t < 5), (0, True)), r"`utility` of `rank` must be a number between 0 and 1 on every run; "
-                       r"got nan\. \(rule 'bad': u\(1\.0\) at row 0\)"),
+    # NaN in the expression itself: refused before any run is scored
+    (sympy.Piecewise((sympy.nan, t < 5), (0, True)), r"`utility` of `rank` must be a defined real value; "
+                       r"got Piecewise\(\(nan, t < 5\), \(0, True\)\)\. \(rule 'bad'\)"),
     # 2 e^(-1/100) at a's 1 s run
     (2 * sympy.exp(-t / 100), r"must be a number between 0 and 1 on every run; got 1\.98"),
     # (t - 5)^(1/3) is complex below 5 s: the scorer cannot make a real number of it

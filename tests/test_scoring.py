@@ -282,8 +282,8 @@ def test_make_scorer_argument_messages():
     with pytest.raises(UtilityError, match=r"`backend` of `make_scorer` must be one of "
                                            r"'numpy', 'jax', 'torch'; got 'tensorflow'\."):
         make_scorer(EXPONENTIAL, backend="tensorflow")
-    with pytest.raises(UtilityError, match=r"`utility` of `make_scorer` must be a Utility or a "
-                                           r"sympy expression in t"):
+    with pytest.raises(UtilityError, match=r"`utility` of `make_scorer` must be a number, a sympy "
+                                           r"expression or a text; got <object"):
         make_scorer(object())
     with pytest.raises(UtilityError, match=r"`utility` of `make_scorer` must be made of "
                                            r"functions with a numpy or scipy equivalent"):
