@@ -60,6 +60,9 @@ MAX_LENGTH = 4000
 MAX_NODES = 2000
 #: deepest nesting of one expression
 MAX_DEPTH = 60
+#: most nodes in an expression built in Python and handed in (scoring and printing a larger
+#: one takes minutes or exhausts the recursion limit)
+MAX_OBJECT_NODES = 20000
 #: most decimal digits of any number, read or computed while reading
 MAX_DIGITS = 400
 #: largest decimal exponent of any float, read or computed while reading
@@ -453,8 +456,19 @@ def as_expression(value: Any, *, arg: str = "value", owner: str = "maxent_util",
         raise _fail(error, arg, owner, "a number, a sympy expression or a text", value)
     if not isinstance(value, sympy.Expr):
         raise _fail(error, arg, owner, "a number or an expression", value)
+    if _larger_than(value, MAX_OBJECT_NODES):
+        raise _fail(error, arg, owner, f"an expression of at most {MAX_OBJECT_NODES} nodes",
+                    f"{type(value).__name__} with more")
     _check_value(value, value, arg, owner, error, real=real, allow_infinity=allow_infinity)
     return value
+
+
+def _larger_than(expr: sympy.Basic, limit: int) -> bool:
+    """Whether ``expr`` has more than ``limit`` nodes (stops counting there)."""
+    for count, _ in enumerate(sympy.preorder_traversal(expr), start=1):
+        if count > limit:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------

@@ -182,3 +182,10 @@ def test_a_constraint_of_bad_python_values_is_refused():
 def test_infinity_is_refused_where_a_finite_parameter_is_needed(constraint, argument):
     with pytest.raises(mu.ConstraintError, match=rf"^`{argument}` of `\w+` must be .*finite"):
         constraint()
+
+
+def test_a_huge_expression_built_in_python_is_refused_at_once():
+    huge = sympy.Add(*[sympy.exp(-mu.t * (i + 1)) / 20000 for i in range(20000)])
+    for build in (mu.Utility, lambda e: mu.score([1.0], e), lambda e: mu.Moment(e.subs(mu.t, mu.kappa), 1)):
+        with pytest.raises(MaxEntError, match=r"must be an expression of at most 20000 nodes"):
+            build(huge)
