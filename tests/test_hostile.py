@@ -185,7 +185,11 @@ def test_infinity_is_refused_where_a_finite_parameter_is_needed(constraint, argu
 
 
 def test_a_huge_expression_built_in_python_is_refused_at_once():
-    huge = sympy.Add(*[sympy.exp(-mu.t * (i + 1)) / 20000 for i in range(20000)])
-    for build in (mu.Utility, lambda e: mu.score([1.0], e), lambda e: mu.Moment(e.subs(mu.t, mu.kappa), 1)):
+    def huge(variable):  # 8000 terms a_i * exp(-variable): 32001 nodes
+        return sympy.Add(*[sympy.Mul(a, sympy.exp(-variable), evaluate=False)
+                           for a in sympy.symbols("a0:8000")], evaluate=False)
+
+    for build in (lambda: mu.Utility(huge(mu.t)), lambda: mu.score([1.0], huge(mu.t)),
+                  lambda: mu.Moment(huge(mu.kappa), 1)):
         with pytest.raises(MaxEntError, match=r"must be an expression of at most 20000 nodes"):
-            build(huge)
+            build()
