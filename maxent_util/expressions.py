@@ -279,6 +279,11 @@ class _Reader:
     def binary(self, node: ast.BinOp, depth: int) -> sympy.Expr:
         left = self.node(node.left, depth + 1)
         right = self.node(node.right, depth + 1)
+        if isinstance(node.op, (ast.BitAnd, ast.BitOr)) and self.allow_relations:
+            # conditions as sympy prints them: (t >= 0) & (t < 5)
+            if not all(isinstance(side, sympy.logic.boolalg.Boolean) for side in (left, right)):
+                raise _Refused("& and | between conditions only")
+            return sympy.And(left, right) if isinstance(node.op, ast.BitAnd) else sympy.Or(left, right)
         for side in (left, right):
             if not isinstance(side, sympy.Expr):
                 raise _Refused("arithmetic on numbers and expressions, not on conditions")

@@ -42,6 +42,9 @@ a, alpha, kappa0 = sympy.symbols("a alpha kappa0")
     ("gamma(3)", sympy.Integer(2)),
     ("pi + E", sympy.pi + sympy.E),
     ("Piecewise((1, t < a), (a/t, True))", sympy.Piecewise((1, t < a), (a / t, True))),
+    ("Piecewise((0, (t >= 1) & (t < 2)), (1, True))",
+     sympy.Piecewise((0, sympy.And(t >= 1, t < 2)), (1, True))),
+    ("Piecewise((0, t < 1 or t > 2), (1, True))", sympy.Piecewise((0, sympy.Or(t < 1, t > 2)), (1, True))),
     ("-(-3)", sympy.Integer(3)),
     ("1_000", sympy.Integer(1000)),
 ])
