@@ -77,6 +77,8 @@ class CaptimeDistribution:
     constraints : the constraints it was derived from.
     support : (lower, upper).
     derivation : the intermediate steps (see :class:`maxent_util.derive.Derivation`).
+    notes : remarks on the answer (e.g. that the stationary conditions had several solutions and
+        the one of largest entropy was kept); empty for most laws.
     """
 
     def __init__(self, *, constraints: tuple, support: tuple, pdf_pieces: list, cdf_pieces: list,
@@ -131,7 +133,11 @@ class CaptimeDistribution:
                         # sympy integrates far better with symbolic multipliers than with floats
                         partial = _integrate_piece(sympy.exp(piece.exponent), piece, upper=kappa)
                         partial = partial.subs(solution) / partition
-                if partial.has(sympy.Integral):
+                        if partial.has(sympy.nan, sympy.zoo):
+                            # the generic antiderivative is 0/0 at a multiplier of exactly 0 (or 1
+                            # on kappa**-lambda): integrate the density at the root instead
+                            partial = _integrate_piece(density, piece, upper=kappa)
+                if partial.has(sympy.Integral) or partial.has(sympy.nan, sympy.zoo):
                     partial = None
             except _SymbolicTimeout:
                 partial = None
@@ -154,6 +160,10 @@ class CaptimeDistribution:
                    sf_pieces=sf_pieces, breakpoints=derivation.breakpoints, multipliers=multipliers,
                    closed_form=closed_form, derivation=derivation, timeout=timeout,
                    scales=[piece.scale for piece in pieces])
+
+    @property
+    def notes(self) -> list[str]:
+        return list(getattr(self.derivation, "notes", []) or [])
 
     # -- closed forms ------------------------------------------------------
     def _piecewise(self, expressions: list, variable: sympy.Symbol, below: Any, above: Any) -> sympy.Expr:
