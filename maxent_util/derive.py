@@ -47,7 +47,7 @@ import sympy
 
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import time_limit
-from .constraints import Constraint, ContinuousAt, Feature, Support, _provably
+from .constraints import Constraint, ContinuousAt, Feature, LogMoment, Support, _provably
 from .errors import (ConstraintError, InfeasibleError, MaxEntError, MaximumNotAttainedError,
                      NoClosedFormError, NotNormalizableError, argument_message)
 from .symbols import kappa
@@ -640,7 +640,7 @@ class _NumericProblem:
         point = np.array([float(v) for v in point])
         values = self._float_values()
         merit, norm = self._float_merit(point)
-        blocked = False
+        blocked, short = False, 0
         for _ in range(iterations):
             if norm < tolerance:
                 break
@@ -653,7 +653,7 @@ class _NumericProblem:
             if not np.all(np.isfinite(step)):
                 break
             scale = 1.0
-            for _ in range(60):
+            for _ in range(40):
                 trial = point + scale * step
                 if self.integrable(trial):
                     try:
@@ -668,24 +668,31 @@ class _NumericProblem:
                 scale /= 2
             else:
                 break
+            # steps cut a thousandfold, again and again: the root lies past the edge of integrability
+            short = short + 1 if scale < 1e-3 else 0
+            if short >= 4:
+                break
         return point, norm, blocked
 
     def starts(self, count: int = 3) -> list:
         """Integrable starting points of lowest merit, multipliers in units of 1/(feature size)."""
         m = len(self.free)
         base = [0, 0.1, -0.1, 1, -1, 0.01, 10, -10, 0.5, 2]
-        per_axis = max(2, min(len(base), int(round(1000 ** (1 / m))))) if m else 1
+        per_axis = max(2, min(len(base), int(round(500 ** (1 / m))))) if m else 1
         sizes = np.ones(m)
         scales = self._scales()
         for j, multiplier in enumerate(self.free):
             for term, size in zip(self.moment_terms, scales):
                 if term.multiplier == multiplier:
                     sizes[j] = size
+        if getattr(self, "_integrable_grid", None) is None:
+            # integrability does not depend on the moment values: the scan over P(kappa < kappa0)
+            # reuses it
+            self._integrable_grid = [point for point in (np.array(p, dtype=float) / sizes for p in
+                                                         itertools.product(base[:per_axis], repeat=m))
+                                     if self.integrable(point)]
         scored = []
-        for point in itertools.product(base[:per_axis], repeat=m):
-            point = np.array(point, dtype=float) / sizes
-            if not self.integrable(point):
-                continue
+        for point in self._integrable_grid:
             try:
                 merit = self._float_merit(point)[0]
             except (ValueError, ZeroDivisionError, OverflowError, FloatingPointError):
@@ -750,12 +757,11 @@ class _NumericProblem:
             return point
 
         records = []
-        for logit in np.linspace(-8, 8, 33):
+        for logit in np.linspace(-6, 6, 25):
             try:
                 point = solve_at(logit)
             except (_Unsolved, NotNormalizableError, ZeroDivisionError, ValueError):
                 records.append(None)
-                state["point"] = None
                 continue
             records.append((logit, point, gap(*point)))
         roots = []
@@ -763,17 +769,37 @@ class _NumericProblem:
             if before is None or after is None:
                 continue
             if before[2] == 0:
-                roots.append((before[0], before[1]))
+                roots.append(before[1])
             elif before[2] * after[2] < 0:
                 state["point"] = before[1]
                 try:
                     logit = brentq(lambda x: gap(*solve_at(x)), before[0], after[0], xtol=1e-13)
-                    roots.append((logit, solve_at(logit)))
+                    roots.append(solve_at(logit))
                 except (_Unsolved, NotNormalizableError, ZeroDivisionError, ValueError, RuntimeError):
                     continue
-        found = []
-        for logit, point in roots:
-            inner.values[index] = mpmath.mpf(1 / (1 + math.exp(-logit)))
+        # the moment conditions may hold for p only on a stretch too short for the grid to bracket
+        # a root: Newton on the whole system (continuity included) from every point of the scan
+        positions = [inner.free.index(m) for m in self.free]
+        for record in records:
+            if record is None:
+                continue
+            try:
+                point, norm, _ = self.float_newton(record[1][positions])
+            except (ValueError, ZeroDivisionError, OverflowError, FloatingPointError):
+                continue
+            if norm < 1e-9:
+                full = dict(zip(self.free, point))
+                for multiplier, expression in self.substitution.items():
+                    full[multiplier] = float(expression.subs(full))
+                roots.append(np.array([full[m] for m in inner.free]))
+        found: list[tuple[float, dict]] = []
+        for point in roots:
+            if any(np.allclose(point, [other[m] for m in inner.free], rtol=1e-7, atol=1e-9) for _, other in found):
+                continue
+            # the entropy needs the probability below kappa0 at this root
+            inner.values[index] = mpmath.mpf(0.5)
+            _, means, _ = inner.float_moments(point, second=False)
+            inner.values[index] = mpmath.mpf(float(means[index]))
             found.append((inner.entropy(point), dict(zip(inner.free, point))))
         return found
 
@@ -1051,16 +1077,16 @@ class _NumericProblem:
 
 def _moments_reachable(problem: _NumericProblem) -> bool:
     """Whether some distribution on the support meets every moment condition: a linear program
-    over point masses on a wide grid of captimes (scipy's HiGHS)."""
+    over point masses on a wide grid of captimes (scipy's HiGHS), its answer checked unscaled."""
     from scipy.optimize import linprog
 
-    rows, columns = [], []
+    columns = []
     features = [sympy.lambdify((kappa,), t.feature.expr, "numpy") for t in problem.moment_terms]
-    for index, (piece, (a, b)) in enumerate(zip(problem.pieces, problem.ends)):
-        reference = math.sqrt(a * b) if a > 0 and b < math.inf else (b if a == 0 and b < math.inf else max(a, 1.0))
-        lo = a if a > 0 else reference * 1e-8
-        hi = b if b < math.inf else reference * 1e8
-        points = np.geomspace(lo, hi, 600)
+    for piece, (a, b) in zip(problem.pieces, problem.ends):
+        reference = math.sqrt(a * b) if a > 0 and b < math.inf else (b if b < math.inf else max(a, 1.0))
+        lo = a if a > 0 else reference * 1e-6
+        hi = b if b < math.inf else reference * 1e6
+        points = np.geomspace(lo, hi, 1200)
         points = points[(points >= a) & (points < b)] if b < math.inf else points
         active = {id(t) for t in piece.terms}
         table = np.zeros((len(features), points.size))
@@ -1070,20 +1096,30 @@ def _moments_reachable(problem: _NumericProblem) -> bool:
                     table[row] = np.broadcast_to(np.asarray(feature(points), dtype=float), points.shape)
         columns.append(table)
     table = np.concatenate(columns, axis=1)
-    keep = np.all(np.isfinite(table), axis=0)
-    table = table[:, keep]
+    table = table[:, np.all(np.isfinite(table), axis=0)]
     values = np.array([float(v) for v in problem.values])
-    size = np.maximum(np.max(np.abs(table), axis=1), np.abs(values))
-    size[size == 0] = 1.0
+    size = np.maximum(np.abs(values), 1.0)
     a_eq = np.vstack([table / size[:, None], np.ones(table.shape[1])])
     b_eq = np.concatenate([values / size, [1.0]])
     result = linprog(np.zeros(table.shape[1]), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
-    return result.status == 0
+    if result.status != 0:
+        return False
+    weights = np.clip(result.x, 0, None)
+    return bool(np.all(np.abs(table @ weights - values) <= 1e-6 * size) and abs(weights.sum() - 1) < 1e-6)
 
 
 # ---------------------------------------------------------------------------
 # Multipliers at degenerate values: exactly 0, or exactly 1 on kappa**-lambda
 # ---------------------------------------------------------------------------
+
+def _positive_number(value: sympy.Expr) -> bool:
+    """Whether value evaluates to a finite positive real number."""
+    try:
+        number = sympy.N(value, 30)
+    except Exception:  # sympy cannot evaluate it
+        return False
+    return bool(number.is_real and number.is_finite and number > 0 and not number.has(sympy.I))
+
 
 def _degenerate(value: sympy.Expr) -> bool:
     return bool(value.has(sympy.nan) or value.has(sympy.zoo) or value.has(sympy.oo) or value.has(-sympy.oo))
@@ -1164,6 +1200,17 @@ def _recognise_exact(problem: "_NumericProblem", pieces: list[_Piece], terms: li
     the fractions are kept only if the quadrature residual stays below 10**-digits)."""
     candidate = dict(multipliers)
     changed = False
+    # a value stated as a double is known to 2**-53 only: a multiplier that far from a fraction
+    # (lambda = -2e-17 for SquaredLogDeviation(1.4142135623730951) on [0, 10], whose exact
+    # sqrt(2) gives 0) is that fraction to the precision of the question
+    floats = [v._prec for v in (t.feature.value for t in problem.moment_terms) if isinstance(v, sympy.Float)]
+    tolerance = mpmath.mpf(10) ** -(digits - 3)
+    if floats:
+        tolerance = max(tolerance, mpmath.mpf(2) ** -(min(floats) - 4))
+    sizes = dict(zip(problem.free, [1.0] * len(problem.free)))
+    for term, size in zip(problem.moment_terms, problem._scales()):
+        if term.multiplier in sizes:
+            sizes[term.multiplier] = float(size)
     with mpmath.workdps(digits + 10):
         for multiplier in problem.free:
             value = mpmath.mpf(sympy.N(multipliers[multiplier], digits + 10))
@@ -1172,7 +1219,8 @@ def _recognise_exact(problem: "_NumericProblem", pieces: list[_Piece], terms: li
                 if abs(numerator) > 1000 * denominator:
                     break
                 exact = sympy.Rational(numerator, denominator)
-                if abs(value - mpmath.mpf(numerator) / denominator) <= mpmath.mpf(10) ** -(digits - 3) * max(1, abs(exact)):
+                distance = abs(value - mpmath.mpf(numerator) / denominator) * sizes[multiplier]
+                if distance <= tolerance * 100 * max(1, abs(exact) * sizes[multiplier]):
                     candidate[multiplier] = exact
                     changed = True
                     break
@@ -1199,7 +1247,7 @@ def _recognise_exact(problem: "_NumericProblem", pieces: list[_Piece], terms: li
         except (ValueError, ZeroDivisionError, OverflowError):
             return None
         scales = problem._scales()
-        if max(abs(r) / s for r, s in zip(residual, scales)) > mpmath.mpf(10) ** -digits:
+        if max(abs(r) / s for r, s in zip(residual, scales)) > tolerance:
             return None
     return candidate, None
 
@@ -1267,6 +1315,8 @@ def _check_ranges(terms: list[_Term], support: tuple) -> None:
         exact = _exact_range(feature.expr, feature.lower, feature.upper)
         low, high = exact if exact is not None else _grid_range(feature)
         _check_value_in_range(term, feature, support, low, high)
+        if isinstance(term.constraint, LogMoment):
+            _check_log_distance(term, feature, support, low, high)
 
 
 def _grid_range(feature: Feature) -> tuple[float, float]:
@@ -1306,6 +1356,29 @@ def _grid_range(feature: Feature) -> tuple[float, float]:
     if low < -1e100:
         low = -np.inf
     return float(low), float(high)
+
+
+#: the least distance, in log(kappa), of a LogMoment value from the edge of what it can reach:
+#: the density then has a power law of exponent up to 1/_LEAST_LOG_DISTANCE, and sympy works
+#: with integers such as 24**1000001 (generalized_log_laplace(24, 1e6, 1e6) takes 47 s,
+#: pareto(24, 1e6) 19 s, pareto(24, 1000) a fraction of a second)
+_LEAST_LOG_DISTANCE = sympy.Rational(1, 1000)
+
+
+def _check_log_distance(term: _Term, feature: Feature, support: tuple, low: float, high: float) -> None:
+    if not (feature.lower == support[0] and feature.upper == support[1]):
+        low, high = min(low, 0.0), max(high, 0.0)
+    value = float(feature.value)
+    distance = min(value - low, high - value)
+    if distance < float(_LEAST_LOG_DISTANCE):
+        constraint = term.constraint
+        raise ConstraintError(argument_message(
+            "value", type(constraint).__name__,
+            f"at least {float(_LEAST_LOG_DISTANCE):g} away from the edge of what log(kappa/kappa0) can reach "
+            f"on its region (a power law of exponent at most {int(1 / _LEAST_LOG_DISTANCE)})",
+            constraint._display("value"),
+            "The density would be a spike of relative width below 1/1000, whose closed form sympy "
+            "cannot handle in reasonable time. Suggestion: a tail exponent of at most 1000."))
 
 
 def _check_value_in_range(term: _Term, feature: Feature, support: tuple, low: float, high: float) -> None:
@@ -1441,6 +1514,11 @@ def _derive_cached(constraints: tuple, timeout: float, digits: int):
             if exact_parts is not None:
                 parts, closed_form = exact_parts, True
                 method = "symbolic (multipliers recognised from the numeric root, verified exactly)"
+        if parts is not None and not closed_form and not all(
+                _positive_number(part.subs(multipliers)) for part in parts):
+            # the generic closed form can lose everything at a tiny multiplier (exp(1/(4 lambda))
+            # with lambda = -2e-17): quadrature instead
+            parts = None
         if parts is None:
             parts = problem.piece_integrals(multipliers, digits)
     relations = [sympy.Eq(eq, 0) for eq in equations]

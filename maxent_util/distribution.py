@@ -133,11 +133,14 @@ class CaptimeDistribution:
                         # sympy integrates far better with symbolic multipliers than with floats
                         partial = _integrate_piece(sympy.exp(piece.exponent), piece, upper=kappa)
                         partial = partial.subs(solution) / partition
-                        if partial.has(sympy.nan, sympy.zoo):
+                        if partial.has(sympy.nan, sympy.zoo) or not _sensible_partial(partial, piece):
                             # the generic antiderivative is 0/0 at a multiplier of exactly 0 (or 1
-                            # on kappa**-lambda): integrate the density at the root instead
+                            # on kappa**-lambda), or loses every digit at a tiny one: integrate the
+                            # density at the root instead
                             partial = _integrate_piece(density, piece, upper=kappa)
-                if partial.has(sympy.Integral) or partial.has(sympy.nan, sympy.zoo):
+                            if not _sensible_partial(partial, piece):
+                                partial = None
+                if partial is not None and (partial.has(sympy.Integral) or partial.has(sympy.nan, sympy.zoo)):
                     partial = None
             except _SymbolicTimeout:
                 partial = None
@@ -374,7 +377,7 @@ def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution:
             continue
         except Exception:  # sympy could not integrate: try the next form
             continue
-        if not _unusable(tail) and not _unusable(tail.xreplace(back)):
+        if not _unusable(tail) and not _unusable(tail.xreplace(back)) and _sensible_partial(tail.xreplace(back), piece):
             return tail.xreplace(back)
     return None
 
@@ -413,6 +416,20 @@ def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None
                 arg, "CaptimeDistribution.subs",
                 f"a value for which the constraints {', '.join(map(repr, distribution.constraints))} "
                 f"give a probability density (on [{lower}, {upper}) it came out as {density})", shown))
+
+
+def _sensible_partial(partial: sympy.Expr, piece: Any) -> bool:
+    """Whether a piece's CDF increment is a real number in [0, 1] inside the piece (a numeric
+    multiplier put into a generic closed form can give erf(1e8*I) times 1e-4889721167171362)."""
+    if partial.has(sympy.Integral):
+        return True
+    upper = piece.upper if piece.upper != oo else (2 * piece.lower if piece.lower != 0 else sympy.Integer(1))
+    inside = (piece.lower + upper) / 2
+    try:
+        value = sympy.N(partial.subs(kappa, inside), 20)
+    except Exception:  # cannot be evaluated: not usable
+        return False
+    return bool(value.is_real and value.is_finite and -1e-12 <= value <= 1 + 1e-12)
 
 
 def _unusable(value: sympy.Expr) -> bool:
