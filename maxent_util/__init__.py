@@ -11,7 +11,8 @@ from .constraints import (Constraint, ContinuousAt, LogMoment, Mean, Moment, Squ
 from .derive import derive
 from .distribution import CaptimeDistribution
 from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, MaxEntError,
-                     NoClosedFormError, NotNormalizableError, TimeLimitError, UtilityError)
+                     MaximumNotAttainedError, NoClosedFormError, NotNormalizableError, TimeLimitError,
+                     UtilityError)
 from .export import (cost_function, derivation, export_c, export_python, from_json, to_json,
                      to_latex)
 from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace, log_normal,
@@ -49,5 +50,5 @@ __all__ = [
     "datasets", "read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table",
     # errors
     "MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError", "NoClosedFormError",
-    "UtilityError", "DataError", "ExportError", "TimeLimitError",
+    "UtilityError", "DataError", "ExportError", "TimeLimitError", "MaximumNotAttainedError",
 ]

@@ -78,6 +78,8 @@ class CaptimeDistribution:
     constraints : the constraints it was derived from.
     support : (lower, upper).
     derivation : the intermediate steps (see :class:`maxent_util.derive.Derivation`).
+    notes : remarks on the answer (e.g. that the stationary conditions had several solutions and
+        the one of largest entropy was kept); empty for most laws.
     """
 
     def __init__(self, *, constraints: tuple, support: tuple, pdf_pieces: list, cdf_pieces: list,
@@ -135,7 +137,14 @@ class CaptimeDistribution:
                         # sympy integrates far better with symbolic multipliers than with floats
                         partial = _integrate_piece(sympy.exp(piece.exponent), piece, upper=kappa)
                         partial = partial.subs(solution) / partition
-                if partial.has(sympy.Integral):
+                        if partial.has(sympy.nan, sympy.zoo) or not _sensible_partial(partial, piece):
+                            # the generic antiderivative is 0/0 at a multiplier of exactly 0 (or 1
+                            # on kappa**-lambda), or loses every digit at a tiny one: integrate the
+                            # density at the root instead
+                            partial = _integrate_piece(density, piece, upper=kappa)
+                            if not _sensible_partial(partial, piece):
+                                partial = None
+                if partial is not None and (partial.has(sympy.Integral) or partial.has(sympy.nan, sympy.zoo)):
                     partial = None
             except _SymbolicTimeout:
                 partial = None
@@ -158,6 +167,10 @@ class CaptimeDistribution:
                    sf_pieces=sf_pieces, breakpoints=derivation.breakpoints, multipliers=multipliers,
                    closed_form=closed_form, derivation=derivation, timeout=timeout,
                    scales=[piece.scale for piece in pieces])
+
+    @property
+    def notes(self) -> list[str]:
+        return list(getattr(self.derivation, "notes", []) or [])
 
     # -- closed forms ------------------------------------------------------
     def _piecewise(self, expressions: list, variable: sympy.Symbol, below: Any, above: Any) -> sympy.Expr:
@@ -368,7 +381,7 @@ def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution:
             continue
         except Exception:  # sympy could not integrate: try the next form
             continue
-        if not _unusable(tail) and not _unusable(tail.xreplace(back)):
+        if not _unusable(tail) and not _unusable(tail.xreplace(back)) and _sensible_partial(tail.xreplace(back), piece):
             return tail.xreplace(back)
     return None
 
@@ -407,6 +420,20 @@ def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None
                 arg, "CaptimeDistribution.subs",
                 f"a value for which the constraints {', '.join(map(repr, distribution.constraints))} "
                 f"give a probability density (on [{lower}, {upper}) it came out as {density})", shown))
+
+
+def _sensible_partial(partial: sympy.Expr, piece: Any) -> bool:
+    """Whether a piece's CDF increment is a real number in [0, 1] inside the piece (a numeric
+    multiplier put into a generic closed form can give erf(1e8*I) times 1e-4889721167171362)."""
+    if partial.has(sympy.Integral):
+        return True
+    upper = piece.upper if piece.upper != oo else (2 * piece.lower if piece.lower != 0 else sympy.Integer(1))
+    inside = (piece.lower + upper) / 2
+    try:
+        value = sympy.N(partial.subs(kappa, inside), 20)
+    except Exception:  # cannot be evaluated: not usable
+        return False
+    return bool(value.is_real and value.is_finite and -1e-12 <= value <= 1 + 1e-12)
 
 
 def _unusable(value: sympy.Expr) -> bool:

@@ -18,6 +18,7 @@ __all__ = [
     "ConstraintError",
     "InfeasibleError",
     "NotNormalizableError",
+    "MaximumNotAttainedError",
     "NoClosedFormError",
     "UtilityError",
     "DataError",
@@ -41,6 +42,10 @@ class InfeasibleError(MaxEntError):
 
 class NotNormalizableError(MaxEntError):
     """The maximum-entropy density of the constraints cannot be normalised."""
+
+
+class MaximumNotAttainedError(NotNormalizableError):
+    """The constraints can all hold, but no density attains the supremum of the entropy."""
 
 
 class NoClosedFormError(MaxEntError):
