@@ -285,7 +285,8 @@ def _add_output_flags(parser: argparse.ArgumentParser) -> None:
 
 def _timeout_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
-                        help="time allowed for the symbolic attempt before the numeric fallback")
+                        help="time allowed for the whole derivation (the symbolic attempt, then "
+                             "the numeric fallback)")
 
 
 def _command_derive(arguments: argparse.Namespace, out: Any) -> int:
@@ -293,7 +294,7 @@ def _command_derive(arguments: argparse.Namespace, out: Any) -> int:
 
     constraints = _constraints(arguments)
     keywords = {} if arguments.timeout is None else {"timeout": arguments.timeout}
-    _print_distribution(derive(*constraints, **keywords), arguments, out)
+    _print_distribution(derive(*constraints, method=arguments.method, **keywords), arguments, out)
     return 0
 
 
@@ -808,6 +809,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_constraint_flags(derive)
     _add_output_flags(derive)
     _timeout_flag(derive)
+    derive.add_argument("--method", choices=("auto", "symbolic", "numeric"), default="auto",
+                        help="how to find the multipliers: closed form first, then numerics (auto); "
+                             "closed form only (symbolic); numerics only (numeric)")
     derive.set_defaults(handler=_command_derive)
 
     family = commands.add_parser("family", help="one of the paper's seven presets",

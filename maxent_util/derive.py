@@ -1410,7 +1410,12 @@ def _check_value_in_range(term: _Term, feature: Feature, support: tuple, low: fl
 # Entry point
 # ---------------------------------------------------------------------------
 
-def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: int = 30):
+#: how the multipliers may be found: both routes, only the closed form, only numerics
+METHODS = ("auto", "symbolic", "numeric")
+
+
+def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: int = 30,
+           method: str = "auto"):
     """Derive the maximum-entropy captime distribution of some constraints.
 
     Parameters
@@ -1434,6 +1439,12 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
         and non-numbers are refused.
     digits : int, keyword-only
         Significant digits of numerically solved multipliers (at least 30).
+    method : {"auto", "symbolic", "numeric"}, keyword-only
+        ``"auto"`` tries the closed form first and falls back to numerics;
+        ``"symbolic"`` raises :class:`~maxent_util.errors.NoClosedFormError`
+        rather than fall back; ``"numeric"`` skips the symbolic attempt (the
+        multipliers still come out exact when they are small fractions such
+        as 0 or 1, checked exactly).
 
     Returns
     -------
@@ -1463,32 +1474,36 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
             "The cost of mpmath's quadratures grows steeply with the precision; beyond this "
             "they do not finish in reasonable time."))
     seconds = check_timeout(timeout, arg="timeout", owner="derive", error=ConstraintError)
-    return _derive_cached(tuple(constraints), seconds, int(max(digits, 30)))
+    if method not in METHODS:
+        raise ConstraintError(argument_message("method", "derive", "one of 'auto', 'symbolic', 'numeric'",
+                                               method))
+    return _derive_cached(tuple(constraints), seconds, int(max(digits, 30)), method)
 
 
 @functools.lru_cache(maxsize=256)
-def _derive_cached(constraints: tuple, timeout: float | None, digits: int):
+def _derive_cached(constraints: tuple, timeout: float | None, digits: int, method: str = "auto"):
     deadline = Deadline(timeout)
     if timeout is None or alarm_usable():
-        return _derive_within(constraints, deadline, digits)
+        return _derive_within(constraints, deadline, digits, method)
     # off the main thread no alarm can interrupt sympy: a worker process that can be killed
     try:
-        return run_bounded(_derive_within, constraints, deadline, digits, deadline=deadline.extended(_GRACE))
+        return run_bounded(_derive_within, constraints, deadline, digits, method,
+                           deadline=deadline.extended(_GRACE))
     except _SymbolicTimeout:
         raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
 
 
-def _derive_within(constraints: tuple, deadline: Deadline, digits: int):
+def _derive_within(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
     """The derivation, every step bounded by ``deadline`` (alarms: call on a main thread)."""
     timeout = deadline.seconds
     try:
         with time_limit(deadline.extended(_GRACE)):
-            return _derive_steps(constraints, deadline, digits)
+            return _derive_steps(constraints, deadline, digits, method)
     except _SymbolicTimeout:
         raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
 
 
-def _derive_steps(constraints: tuple, deadline: Deadline, digits: int):
+def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
     from .distribution import CaptimeDistribution
 
     timeout = deadline.seconds
@@ -1509,8 +1524,11 @@ def _derive_steps(constraints: tuple, deadline: Deadline, digits: int):
     equations: list = []
     free = set().union(*(c.free_symbols for c in constraints)) if constraints else set()
     # integration and solving share one deadline; with numbers, half of it is kept for numerics
-    symbolic = deadline if free or timeout is None else deadline.within(_SYMBOLIC_SHARE * timeout)
+    symbolic = (deadline if free or timeout is None or method == "symbolic"
+                else deadline.within(_SYMBOLIC_SHARE * timeout))
     try:
+        if method == "numeric":
+            raise _SymbolicTimeout()  # the caller asked to skip the symbolic attempt
         with time_limit(symbolic):
             parts = _symbolic_partition(pieces, terms)
             if parts is not None:
@@ -1533,6 +1551,11 @@ def _derive_steps(constraints: tuple, deadline: Deadline, digits: int):
             solution = None
         else:
             parts = at_root
+    if solution is None and method == "symbolic":
+        raise NoClosedFormError(
+            f"no closed form was found for the multipliers of {', '.join(map(repr, constraints))}"
+            + ("" if timeout is None else f" within {timeout:g} s")
+            + ". Suggestion: use method='auto' for the numeric route, or raise `timeout`.")
     if solution is not None:
         multipliers, closed_form, method = solution, True, "symbolic"
     else:

@@ -204,9 +204,14 @@ def test_derive_moment_with_a_region(capsys):
 
 
 def test_derive_timeout_reaches_the_engine(capsys):
-    # a microsecond is too short for the symbolic route: the multipliers come out numerically,
-    # and still match the closed form lambda_1 = 1/24 (paper, Appendix C)
-    status, out, _ = run(capsys, "derive", "--support", "0", "oo", "--mean", "24", "--timeout", "1e-6",
+    # a microsecond is the limit of the whole derivation: refused in one line
+    status, out, err = run(capsys, "derive", "--support", "0", "oo", "--mean", "23.5", "--timeout", "1e-6")
+    assert_usage_error(status, out, err, "time limit")
+
+
+def test_derive_method_numeric_reaches_the_engine(capsys):
+    # the numeric route alone still matches the closed form lambda_1 = 1/24 (paper, Appendix C)
+    status, out, _ = run(capsys, "derive", "--support", "0", "oo", "--mean", "24", "--method", "numeric",
                          "--json")
     assert status == 0
     record = json.loads(out)
