@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any, ClassVar
 
-__all__ = ["Immutable"]
+__all__ = ["Immutable", "FrozenDict"]
 
 
 class Immutable:
@@ -52,3 +52,19 @@ class Immutable:
 
     def __hash__(self) -> int:
         return hash(self._value_key())
+
+
+class FrozenDict(dict):
+    """A dict that refuses changes (it still pickles, unlike ``types.MappingProxyType``)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("this mapping is part of an immutable object and cannot be changed")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple:
+        return (FrozenDict, (dict(self),))
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))

@@ -103,7 +103,7 @@ class _Piece:
     scale: sympy.Expr | None        # s of the substitution kappa = s exp(y)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Derivation:
     """Every intermediate object of a derivation, kept for the LaTeX export.
 
@@ -129,6 +129,12 @@ class Derivation:
     method: str = "symbolic"
     #: remarks on how the answer was chosen (e.g. which of several stationary points)
     notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # a derivation is shared through derive's cache: its sequences are tuples, not lists
+        for name in ("terms", "breakpoints", "equations", "notes"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "support", tuple(self.support))
 
 
 def _support_of(constraints: Sequence[Constraint]) -> tuple[sympy.Expr, sympy.Expr]:

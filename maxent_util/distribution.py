@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 import mpmath
 import sympy
 
+from ._immutable import FrozenDict, Immutable
 from .errors import ConstraintError, MaxEntError, NoClosedFormError, argument_message
 from .symbols import kappa, t
 
@@ -67,7 +69,7 @@ def _paper_form(expr: sympy.Expr) -> sympy.Expr:
     return expr
 
 
-class CaptimeDistribution:
+class CaptimeDistribution(Immutable):
     """A maximum-entropy captime distribution, as returned by :func:`derive`.
 
     Attributes
@@ -87,17 +89,26 @@ class CaptimeDistribution:
                  derivation: Any, timeout: float, scales: list | None = None) -> None:
         self.constraints = tuple(constraints)
         self.support = tuple(support)
-        self.breakpoints = list(breakpoints)
+        self.breakpoints = tuple(breakpoints)
         self._pdf_pieces = list(pdf_pieces)
         self._cdf_pieces = list(cdf_pieces)
         self._sf_pieces = list(sf_pieces)
-        self.multipliers = dict(multipliers)
+        self.multipliers = FrozenDict(multipliers)
         self.closed_form = bool(closed_form)
         self.derivation = derivation
         self._timeout = timeout
         # per piece, the s of the substitution kappa = s exp(y) (None: integrate in kappa)
         self._scales = list(scales) if scales is not None else [None] * len(self._pdf_pieces)
         self._frozen = None
+
+    #: equal constraint sets give the same law: compare by what it was derived from
+    _not_compared = frozenset({"breakpoints", "multipliers", "closed_form", "derivation"})
+
+    def with_name(self, name: str | None) -> "CaptimeDistribution":
+        """The same law under another display name (distributions are immutable)."""
+        named = self._evolve(name=name)
+        named._frozen = None  # its scipy view carries the name
+        return named
 
     # -- construction ----------------------------------------------------
     @classmethod
@@ -290,16 +301,15 @@ class CaptimeDistribution:
         def sub(expr: Any) -> Any:
             return expr.subs(mapping) if isinstance(expr, sympy.Basic) else expr
 
-        import copy
-
-        record = copy.copy(self.derivation)
-        record.breakpoints = [sub(p) for p in self.derivation.breakpoints]
-        record.support = tuple(sub(p) for p in self.derivation.support)
-        record.terms = [(m, sub(g), (sub(region[0]), sub(region[1])), sub(v), c.subs(mapping))
-                        for m, g, region, v, c in self.derivation.terms]
-        record.stationary_density = sub(self.derivation.stationary_density)
-        record.partition = sub(self.derivation.partition)
-        record.equations = [sub(e) for e in self.derivation.equations]
+        record = dataclasses.replace(
+            self.derivation,
+            breakpoints=[sub(p) for p in self.derivation.breakpoints],
+            support=tuple(sub(p) for p in self.derivation.support),
+            terms=[(m, sub(g), (sub(region[0]), sub(region[1])), sub(v), c.subs(mapping))
+                   for m, g, region, v, c in self.derivation.terms],
+            stationary_density=sub(self.derivation.stationary_density),
+            partition=sub(self.derivation.partition),
+            equations=[sub(e) for e in self.derivation.equations])
         new = type(self)(constraints=constraints, support=tuple(sub(p) for p in self.support),
                          pdf_pieces=[sub(e) for e in self._pdf_pieces],
                          cdf_pieces=[sub(e) for e in self._cdf_pieces],

@@ -9,7 +9,6 @@ gives the symbolic Pareto law.
 from __future__ import annotations
 
 import ast
-import copy
 from typing import Any, Callable
 
 import sympy
@@ -34,10 +33,7 @@ def _value(value: Any, name: str, owner: str) -> sympy.Expr:
 def _named(distribution: CaptimeDistribution, label: str) -> CaptimeDistribution:
     # derive returns a cached object shared by equal constraint sets (log_laplace(24, 2) and
     # generalized_log_laplace(24, 2, 2) are one law): name a copy, not the shared one
-    named = copy.copy(distribution)
-    named.name = label
-    named._frozen = None  # its scipy view carries the name
-    return named
+    return distribution.with_name(label)
 
 
 def _label(name: str, *values: Any) -> str:

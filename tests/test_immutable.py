@@ -36,3 +36,21 @@ def test_equal_utilities_are_equal_and_hash_alike():
     assert mu.KnownCaptime("1/10", (0, 10)) == mu.KnownCaptime("1/10", (0, 10))
     q1, q2 = (mu.linear_quality(10, 0, 1) for _ in range(2))
     assert q1 == q2 and hash(q1) == hash(q2)
+
+
+def test_a_cached_distribution_cannot_be_changed_by_one_caller_for_the_next():
+    law = mu.pareto(5, 3)
+    with pytest.raises(AttributeError, match="immutable"):
+        law.name = "mine"
+    with pytest.raises(TypeError, match="cannot be changed"):
+        law.multipliers[sympy.Symbol("lambda_9")] = 1
+    assert isinstance(law.derivation.terms, tuple)  # no append on a shared record
+    with pytest.raises(AttributeError):  # dataclasses.FrozenInstanceError
+        law.derivation.method = "forged"
+    again = mu.pareto(5, 3)
+    assert again.name == "pareto(5, 3)" and again == law and hash(again) == hash(law)
+    # log_laplace(24, 2) and generalized_log_laplace(24, 2, 2) are one cached law under two names
+    assert mu.log_laplace(24, 2).name == "log_laplace(24, 2)"
+    assert mu.generalized_log_laplace(24, 2, 2).name == "generalized_log_laplace(24, 2, 2)"
+    assert mu.log_laplace(24, 2).name == "log_laplace(24, 2)"
+    assert law.with_name("other").name == "other" and law.name == "pareto(5, 3)"
