@@ -224,8 +224,9 @@ def _combined(children):
         st.tuples(children, children).map(_built(lambda p: p[0] + p[1])),
         st.tuples(children, children).map(_built(lambda p: p[0] * p[1])),
         st.tuples(children, st.integers(-2, 2)).map(_built(lambda p: p[0] ** p[1] if p[0].is_Atom and p[0] != 0 else p[0])),
-        children.map(_built(sympy.exp)), children.map(_built(sympy.erfc)),
-        st.tuples(children, children).map(_built(lambda p: sympy.Max(p[0], p[1]))),
+        # functions of leaves only: exp(exp(...)) inside Max makes sympy evaluate towers
+        _LEAVES.map(_built(sympy.exp)), _LEAVES.map(_built(sympy.erfc)),
+        children.map(_built(lambda c: sympy.Max(c, t))),
         st.tuples(children, children).map(_built(lambda p: sympy.Piecewise((p[0], t < 3), (p[1], True)))))
 
 
