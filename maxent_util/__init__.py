@@ -26,7 +26,7 @@ from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, Ut
                       expected_utility, general, linear_compute, linear_quality, money,
                       quality_utility, step)
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "__version__",

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from ._version import __version__
+
 __all__ = ["main", "build_parser", "TOUR_UTILITIES", "DATASETS"]
 
 PROG = "maxent-util"
@@ -796,7 +798,6 @@ def _file_flags(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``maxent-util`` (the derive flags come from the constraint registry)."""
-    from . import __version__
 
     parser = _Parser(prog=PROG, description="Maximum-entropy utilities for algorithm runtimes "
                                             "(Graham, Leyton-Brown and Roughgarden, ICML 2023).")

@@ -22,6 +22,7 @@ import sympy
 
 from .errors import ConstraintError, argument_message
 from . import expressions
+from ._printing import interval_latex, latex
 from .expressions import as_expression
 from .symbols import kappa
 
@@ -237,10 +238,11 @@ class Constraint:
         return sympy.Eq(_expectation(feature), feature.value)
 
     def latex(self) -> str:
-        """The constraint in LaTeX, as the paper states it (see :func:`maxent_util.export.to_latex`)."""
-        from .export import to_latex
-
-        return to_latex(self)
+        """The constraint in LaTeX, as the paper states it (math mode, no ``$``)."""
+        try:
+            return latex(self.statement())
+        except NotImplementedError:
+            return rf"\text{{{type(self).__name__}}}"
 
     def _repr_latex_(self) -> str:
         return f"${self.latex()}$"
@@ -272,6 +274,10 @@ class Support(Constraint):
 
     def statement(self) -> sympy.Basic:
         return sympy.Contains(kappa, sympy.Interval(self.lower, self.upper))
+
+    def latex(self) -> str:
+        # Contains(kappa, [0, oo)) evaluates to True for a positive kappa: print it by hand
+        return rf"\kappa \in {interval_latex(self.lower, self.upper)}"
 
 
 class Moment(Constraint):

@@ -41,9 +41,11 @@ import numpy as np
 import sympy
 from sympy.codegen.rewriting import expm1_opt, optimize
 from sympy.printing.c import C99CodePrinter
-from sympy.printing.latex import LatexPrinter
 from sympy.printing.numpy import SciPyPrinter
 
+from ._printing import interval_latex as _interval_latex
+from ._printing import latex as _latex
+from ._version import __version__
 from .constraints import Constraint, ContinuousAt, Support, constraint_kinds
 from .errors import DataError, ExportError, MaxEntError, argument_message
 from .expressions import as_expression, from_tree, to_tree
@@ -73,48 +75,8 @@ JSON_VERSION = 2
 # LaTeX
 # ---------------------------------------------------------------------------
 
-class _StatementPrinter(LatexPrinter):
-    """Prints the constraints' placeholder functions as the paper writes them.
-
-    Constraints state themselves with undefined functions ``E``, ``P`` and
-    ``1`` (expectation, probability, indicator); printed as plain function
-    calls they read ``E{\\left(g, c\\right)}``.  Here they become
-    ``\\operatorname{E}[g \\mid c]``, ``\\operatorname{P}(c)`` and
-    ``\\mathbf{1}\\{c\\}`` (amsmath only, no amssymb).
-    """
-
-    def _print_Function(self, expr: Any, exp: Any = None) -> str:
-        name = type(expr).__name__
-        if isinstance(expr, sympy.core.function.AppliedUndef) and name in ("E", "P", "1"):
-            args = [self._print(a) for a in expr.args]
-            if name == "E":
-                text = (rf"\operatorname{{E}}\left[{args[0]}\right]" if len(args) == 1
-                        else rf"\operatorname{{E}}\left[{args[0]} \;\middle|\; {args[1]}\right]")
-            elif name == "P":
-                text = rf"\operatorname{{P}}\left({', '.join(args)}\right)"
-            else:
-                text = rf"\mathbf{{1}}\left\{{{', '.join(args)}\right\}}"
-            return text if exp is None else rf"{text}^{{{exp}}}"
-        return super()._print_Function(expr, exp)
-
-
-def _latex(expr: Any) -> str:
-    return _StatementPrinter().doprint(expr)
-
-
-def _interval_latex(lower: Any, upper: Any) -> str:
-    right = r"\right)" if upper == oo else r"\right]"
-    return rf"\left[{_latex(lower)}, {_latex(upper)}{right}"
-
-
 def _constraint_latex(constraint: Constraint) -> str:
-    if isinstance(constraint, Support):
-        # Contains(kappa, [0, oo)) evaluates to True for a positive kappa: print it by hand
-        return rf"\kappa \in {_interval_latex(constraint.lower, constraint.upper)}"
-    try:
-        return _latex(constraint.statement())
-    except NotImplementedError:
-        return rf"\text{{{type(constraint).__name__}}}"
+    return constraint.latex()
 
 
 def _multipliers_latex(multipliers: Mapping[Any, Any]) -> str:
@@ -656,7 +618,6 @@ _FROM_UTILITY = object()
 
 def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
                    inverse_expr: Any = _FROM_UTILITY) -> str:
-    from . import __version__
     from .utility import y as level
 
     utility = _utility_of(utility, owner)
@@ -1053,7 +1014,6 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
         inf_code = f"{name}_formula(1.7976931348623157e308{forwarded})"
     else:
         inf_code = _c_code(at_inf.xreplace(mapping), printer, owner)
-    from . import __version__
 
     formula = _c_comment(str(expr))
     bound_note = "".join(f"\n *   {_c_comment(s.name)} = {float(v)!r}" for s, v in parameters if v is not None)
