@@ -25,7 +25,8 @@ import pandas as pd
 import sympy
 from scipy import special, stats
 
-from maxent_util.scoring import PAR, make_scorer, rank
+from maxent_util.scorer import make_scorer
+from maxent_util.scoring import PAR, rank
 from maxent_util.symbols import t
 
 

@@ -20,7 +20,8 @@ from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log
 from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
 from .plots import plot_ranking, plot_utilities
 from .sampling import Plan, plan, simulate_plan
-from .scoring import PAR, Score, Scorer, Solved, cross_utility, make_scorer, rank, score
+from .scorer import Scorer, make_scorer
+from .scoring import PAR, Score, Solved, cross_utility, rank, score
 from .symbols import kappa, q, t
 from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck, capped_runtime,
                       expected_utility, general, linear_compute, linear_quality, money,

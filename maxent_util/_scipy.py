@@ -42,7 +42,7 @@ def _closed_form_ppf(distribution: Any, timeout: float) -> list | None:
 
 def make_rv(distribution: Any) -> Any:
     """A frozen ``scipy.stats.rv_continuous`` with the closed forms of ``distribution``."""
-    from .scoring import make_scorer
+    from .scorer import make_scorer
 
     lower, upper = (float(v) for v in distribution.support)
     pdf = make_scorer(distribution.pdf.subs(kappa, t))

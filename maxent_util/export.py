@@ -440,7 +440,7 @@ def _portable_stable(expr: sympy.Expr) -> sympy.Expr:
     ``exp(x) - 1`` -> ``expm1(x)``; scipy's ``powm1`` has no C99 counterpart
     and is left out.
     """
-    from .scoring import _complement_erf, _log1p
+    from .scorer import _complement_erf, _log1p
 
     expr = _log1p(expr)
     if expr.has(sympy.exp):
@@ -466,7 +466,7 @@ def _pieces(expr: sympy.Expr) -> list[tuple[Any, sympy.Expr]]:
 
 def _limits(expr: sympy.Expr) -> tuple[sympy.Expr | None, sympy.Expr | None]:
     """lim u(t) as t -> 0+ and as t -> oo (None when sympy cannot tell)."""
-    from .scoring import _limit
+    from .scorer import _limit
 
     def guarded(point: sympy.Expr) -> sympy.Expr | None:
         try:
@@ -821,7 +821,7 @@ def _preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:
     """The symbolic preset behind a utility built with numbers, its numbers, and a checked inverse."""
     from . import families
     from .families import FAMILIES
-    from .scoring import make_scorer
+    from .scorer import make_scorer
     from .utility import Utility, y as level
 
     distribution = getattr(utility, "distribution", None)
@@ -1558,7 +1558,7 @@ def cost_function(utility: Any, *, timeouts: str = "zero",
     >>> cost([0.0, 24.0, 300.0, 5.0], ["solved", "solved", "timeout", "crash"], 300.0).round(4)
     array([0.    , 0.6321, 1.    , 1.    ])
     """
-    from .scoring import make_scorer
+    from .scorer import make_scorer
 
     owner = "cost_function"
     if timeouts not in ("zero", "cutoff"):

@@ -41,6 +41,7 @@ from ._timing import run_bounded as _run_bounded
 from .errors import MaxEntError, NoClosedFormError, UtilityError, argument_message
 from ._immutable import Immutable
 from .expressions import as_expression
+from .scorer import make_scorer
 from .symbols import kappa, q, t
 
 __all__ = [
@@ -389,8 +390,6 @@ class Utility(Immutable):
     # -- evaluation ------------------------------------------------------------
     def __call__(self, runtimes: Any, *args: Any, **params: Any):
         if self._scorer is None:
-            from .scoring import make_scorer
-
             self._scorer = make_scorer(self)
         return self._scorer(runtimes, *args, **params)
 

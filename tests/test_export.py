@@ -10,7 +10,7 @@ Reference values:
   kappa0 = 24, Pareto alpha = 1, log-Laplace alpha = 2, generalized
   log-Laplace alpha = 2 and beta = 5, sigma = 0.5, kappa1 = 12, delta = 0.3.
 * Generated scorers are compared with the library's own numpy scorer
-  (:func:`maxent_util.scoring.make_scorer`), which test_scoring.py checks
+  (:func:`maxent_util.scorer.make_scorer`), which test_scoring.py checks
   against mpmath; the closed-form utilities of Section 3 are checked here too.
 """
 
@@ -34,7 +34,7 @@ from maxent_util.constraints import LogMoment, Mean, Moment, Support, TailProbab
 from maxent_util.errors import DataError, ExportError, MaxEntError
 from maxent_util.export import (JSON_FORMAT, JSON_VERSION, cost_function, derivation, export_c, export_python,
                                 from_json, to_json, to_latex)
-from maxent_util.scoring import make_scorer
+from maxent_util.scorer import make_scorer
 from maxent_util.symbols import kappa, t
 from maxent_util.utility import Utility
 

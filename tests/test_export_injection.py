@@ -23,7 +23,7 @@ import sympy
 from maxent_util import families
 from maxent_util.errors import ExportError
 from maxent_util.export import cost_function, export_c, export_python
-from maxent_util.scoring import make_scorer
+from maxent_util.scorer import make_scorer
 from maxent_util.symbols import t
 from maxent_util.utility import Utility
 

@@ -25,7 +25,7 @@ from maxent_util.distribution import CaptimeDistribution
 from maxent_util.errors import ExportError
 from maxent_util.export import from_json, to_json
 from maxent_util.expressions import MAX_DEPTH, from_tree, to_tree
-from maxent_util.scoring import make_scorer
+from maxent_util.scorer import make_scorer
 from maxent_util.symbols import t
 from maxent_util.utility import Utility
 

@@ -12,7 +12,7 @@ import sympy
 from scipy.integrate import quad
 
 from maxent_util import expected_utility, exponential, log_laplace, log_normal, make_scorer, pareto, t
-from maxent_util.scoring import _float_constants, _minus_one
+from maxent_util.scorer import _float_constants, _minus_one
 
 
 def mpmath_value(expr, runtime, digits=50):

@@ -1,4 +1,4 @@
-"""Tests of maxent_util.scoring: scorers, capped-run scores, classic rules, rankings."""
+"""Tests of maxent_util.scorer and maxent_util.scoring: scorers, capped-run scores, classic rules, rankings."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maxent_util.errors import DataError, MaxEntError, NoClosedFormError, UtilityError
-from maxent_util.scoring import (PAR, Score, Scorer, Solved, cross_utility, make_scorer, rank,
-                                 score)
+from maxent_util.scorer import Scorer, make_scorer
+from maxent_util.scoring import PAR, Score, Solved, cross_utility, rank, score
 from maxent_util.symbols import t
 from maxent_util.utility import Utility
 
@@ -199,7 +199,7 @@ def test_shapes_and_broadcasting():
 
 
 def test_long_arrays_cross_chunk_boundaries():
-    from maxent_util.scoring import CHUNK_SIZE
+    from maxent_util.scorer import CHUNK_SIZE
 
     runtimes = np.linspace(0.0, 20.0, 3 * CHUNK_SIZE + 17)
     runtimes[CHUNK_SIZE] = np.inf

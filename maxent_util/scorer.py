@@ -1,0 +1,724 @@
+"""Compile a utility's expression into a fast vectorised scorer.
+
+:func:`make_scorer` turns a sympy expression in ``t`` (and ``q``) into a
+numpy function; it sees expressions only, never a ``Utility``, so the
+utility layer above builds on it.
+
+Design notes
+------------
+*Scorers.* :func:`make_scorer` turns a sympy utility into a vectorised numpy
+function. sympy's own printing of ``Piecewise`` evaluates every branch on
+every runtime and then selects, so a branch that is invalid where it is not
+used (``(kappa0/t)**alpha`` at ``t = 0``) raises warnings and can leak NaN.
+Here a costly branch (special functions, nested ``Piecewise``) is evaluated
+only on the runtimes that take it; a cheap one (a few elementary functions)
+is evaluated on the whole block with floating-point errors silenced and then
+selected, as a hand-written ``np.where`` would, because gathering the
+runtimes costs more than the branch. Either way no value of an unused branch
+reaches the result. Runtimes are processed in blocks of :data:`CHUNK_SIZE`
+so that the temporaries of a long expression stay in cache; this makes a
+scorer about as fast as the equivalent hand-written numpy expression.
+
+*Limits.* Numbers never raise inside a scorer. A runtime at or below 0 gets
+:math:`u(0^+)` and ``inf`` gets :math:`\\lim_{t\\to\\infty} u(t)`, both
+computed symbolically once (lazily, the first time such a runtime is seen)
+and evaluated with the parameters of the call; floating-point breakdowns
+(``0 * inf``, ``inf / inf``) at extreme but finite runtimes get the limit at
+the nearer end of the support. A NaN runtime gives NaN.
+
+*Numerics.* Before printing, a few rewrites remove catastrophic cancellation:
+``c - c*erf(z)`` becomes ``c*erfc(z)`` (the log-normal utility in its upper
+tail), ``log(1 + x)`` becomes ``log1p(x)``, ``exp(x) - 1`` ``expm1(x)`` and
+``x**y - 1`` ``powm1(x, y)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from functools import lru_cache
+from importlib.util import find_spec
+from keyword import iskeyword
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import sympy
+from sympy.codegen.cfunctions import log1p
+from sympy.codegen.rewriting import expm1_opt, powm1_opt
+from sympy.printing.numpy import SciPyPrinter
+
+from ._timing import Deadline, SymbolicTimeout, run_bounded, time_limit
+from .errors import NoClosedFormError, UtilityError, argument_message
+from .expressions import as_expression
+from .symbols import q, t
+
+__all__ = ["BACKENDS", "CHUNK_SIZE", "Scorer", "make_scorer"]
+
+BACKENDS: tuple[str, ...] = ("numpy", "jax", "torch")
+"""Array libraries a scorer can be generated for (``numpy`` is always installed)."""
+
+CHUNK_SIZE = 1 << 15
+"""Runtimes evaluated per block by a numpy scorer (keeps temporaries in cache)."""
+
+
+# ---------------------------------------------------------------------------
+# expressions: normalisation and numerically stable rewrites
+
+
+def _utility_expr(utility: Any, owner: str) -> sympy.Expr:
+    """The sympy expression of a Utility (or of a bare expression)."""
+    expr = getattr(utility, "expr", utility)
+    expr = as_expression(expr, arg="utility", owner=owner, allow_infinity=True, error=UtilityError)
+    if not isinstance(expr, sympy.Expr):
+        raise UtilityError(argument_message(
+            "utility", owner, "a Utility or a sympy expression in t", utility))
+    # A user's Symbol("t") without assumptions means the library's runtime t.
+    renames = {s: {"t": t, "q": q}[s.name] for s in expr.free_symbols
+               if s.name in ("t", "q") and s not in (t, q)}
+    if renames:
+        expr = expr.xreplace(renames)
+    return expr
+
+
+def _parameters(expr: sympy.Expr, owner: str) -> tuple[sympy.Symbol, ...]:
+    """Free symbols other than t and q, sorted by name (as Utility.parameters)."""
+    free = sorted(expr.free_symbols - {t, q}, key=lambda s: s.name)
+    names = [s.name for s in free]
+    for name in names:
+        if names.count(name) > 1:
+            raise UtilityError(argument_message(
+                "utility", owner, "free of two different symbols with the same name",
+                name, "Use one symbol per parameter name."))
+    return tuple(free)
+
+
+def _complement_erf(expr: sympy.Expr) -> sympy.Expr:
+    """Rewrite ``c - c*erf(z)`` as ``c*erfc(z)`` and ``c + c*erf(z)`` as ``c*erfc(-z)``.
+
+    The left-hand forms lose all relative accuracy once ``erf(z)`` rounds to
+    +-1 (the tail of a log-normal utility); the right-hand ones do not.
+    """
+    def rewrite(node: sympy.Basic) -> sympy.Basic:
+        if not isinstance(node, sympy.Add):
+            return node
+        terms = list(node.args)
+        for i, term in enumerate(terms):
+            erfs = [f for f in sympy.Mul.make_args(term) if isinstance(f, sympy.erf)]
+            if len(erfs) != 1:
+                continue
+            erf_factor = erfs[0]
+            coefficient = term / erf_factor
+            rest = sympy.Add(*(terms[:i] + terms[i + 1:]))
+            if sympy.expand(rest + coefficient) == 0:
+                return -coefficient * sympy.erfc(erf_factor.args[0])
+            if sympy.expand(rest - coefficient) == 0:
+                # unevaluated, or sympy turns erfc(-z) back into 2 - erfc(z)
+                return coefficient * sympy.erfc(-erf_factor.args[0], evaluate=False)
+        return node
+
+    if not expr.has(sympy.erf):
+        return expr
+    return expr.replace(lambda node: isinstance(node, sympy.Add), rewrite)
+
+
+def _log1p(expr: sympy.Expr) -> sympy.Expr:
+    """``log(1 + x)`` as ``log1p(x)``: exact for tiny ``x`` where the sum rounds to 1."""
+    def rewrite(node: sympy.Basic) -> sympy.Basic:
+        argument = node.args[0]
+        if isinstance(argument, sympy.Add) and sympy.S.One in argument.args:
+            return log1p(argument - 1)
+        return node
+
+    return expr.replace(lambda node: isinstance(node, sympy.log), rewrite)
+
+
+def _cancel_minus_one(add: sympy.Add, func: Any, func_m_1: Any) -> sympy.Expr:
+    """``c*f(x) - c`` as ``c*f_m_1(x)`` for any coefficient ``c`` (a number or a parameter).
+
+    sympy's own optimisation finds symbolic coefficients by calling
+    ``factor()`` on the whole utility, which can run for minutes on powers of
+    rational parameters (``10**(747/1000)*107**(751/1000)``) and builds
+    numbers far larger than those it started with; this looks for the
+    matching ``-c`` among the terms instead, in time quadratic in their number.
+    """
+    terms = list(add.args)
+    changed = True
+    while changed:
+        changed = False
+        for i, term in enumerate(terms):
+            factors = sympy.Mul.make_args(term)
+            for k, factor in enumerate(factors):
+                if factor.func != func or not factor.free_symbols:
+                    continue
+                if func is sympy.Pow and (factor.exp.is_Integer or factor.exp.is_number and factor.exp < 0):
+                    continue  # t**2 - 1 gains nothing; a negative power is a division
+                coefficient = sympy.Mul(*(factors[:k] + factors[k + 1:]))
+                partner = next((j for j, other in enumerate(terms) if j != i and other == -coefficient), None)
+                if partner is None:
+                    continue
+                replacement = coefficient * func_m_1(*factor.args)
+                terms = [other for j, other in enumerate(terms) if j not in (i, partner)] + [replacement]
+                changed = True
+                break
+            if changed:
+                break
+    return sympy.Add(*terms)
+
+
+def _minus_one(expr: sympy.Expr) -> sympy.Expr:
+    """``exp(x) - 1`` as ``expm1(x)`` and ``x**y - 1`` as ``powm1(x, y)``, without ``factor()``."""
+    from sympy.codegen.cfunctions import expm1
+    from sympy.codegen.scipy_nodes import powm1
+
+    for func, func_m_1, optim in ((sympy.exp, expm1, expm1_opt), (sympy.Pow, powm1, powm1_opt)):
+        if not expr.has(func):
+            continue
+        # exact pairs first, then sympy's numeric-coefficient pass (its cheap half, no factor())
+        expr = expr.replace(lambda node: node.is_Add,
+                            lambda node, f=func, g=func_m_1, o=optim: o.replace_in_Add(_cancel_minus_one(node, f, g)))
+    return expr
+
+
+#: digits kept by a constant folded into a Float (above double precision)
+_CONSTANT_DIGITS = 25
+
+
+def _float_constants(expr: sympy.Basic) -> sympy.Basic:
+    """Fold each constant sub-expression that is not a small rational into one Float.
+
+    sympy evaluates ``Rational(49, 250)**Rational(209, 1000)`` into a
+    600-digit integer to the power 1/1000, which numpy cannot turn into a
+    float (OverflowError); its value, about 0.71, is an ordinary double.
+    The whole constant is evaluated by mpmath at :data:`_CONSTANT_DIGITS`
+    digits and rounded once, so no number grows and no digit is lost
+    beyond the final rounding.
+    """
+    def small(number: sympy.Rational) -> bool:
+        return abs(number.p) < 2 ** 53 and number.q < 2 ** 53
+
+    def fold(node: sympy.Basic) -> sympy.Basic:
+        if isinstance(node, sympy.Rational):
+            return node if small(node) else sympy.Float(node, _CONSTANT_DIGITS)
+        if node.is_Atom or not node.args:
+            return node
+        if isinstance(node, sympy.Expr) and node.is_number and not node.has(
+                sympy.I, sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
+            value = node.evalf(_CONSTANT_DIGITS)
+            if isinstance(value, sympy.Float):
+                return value
+        return node.func(*(fold(arg) for arg in node.args))
+
+    return fold(expr)
+
+
+def _stable(expr: sympy.Expr, deadline: Deadline | None = None) -> sympy.Expr:
+    """The numerically stable rewrites, bounded by ``deadline`` (else left out)."""
+    expr = _float_constants(expr)
+    try:
+        with time_limit(deadline):
+            rewritten = _minus_one(_log1p(expr))
+            # last: later rewrites would re-evaluate erfc(-z)
+            return _complement_erf(rewritten)
+    except SymbolicTimeout:
+        return expr
+
+
+# ---------------------------------------------------------------------------
+# numpy code generation with branch-masked Piecewise
+
+
+class _ScorerPrinter(SciPyPrinter):
+    """numpy/scipy printer that keeps parameter-only factors out of array work.
+
+    ``(1/2)*sqrt(2)*log(t/kappa0)/sigma`` printed left to right costs three
+    passes over the runtimes; grouping the factors free of the runtime into
+    one scalar costs one.
+    """
+
+    def __init__(self, runtime_symbols: frozenset[sympy.Symbol]) -> None:
+        super().__init__({"fully_qualified_modules": False, "inline": True,
+                          "allow_unknown_functions": False, "user_functions": {}})
+        self._runtime_symbols = runtime_symbols
+
+    def _print_Mul(self, expr: sympy.Mul) -> str:
+        scalar, numerator, denominator = [], [], []
+        for factor in expr.args:
+            if not factor.free_symbols & self._runtime_symbols:
+                scalar.append(factor)
+            elif factor.is_Pow and factor.exp.is_number and factor.exp.is_negative:
+                denominator.append(factor.base ** -factor.exp)
+            else:
+                numerator.append(factor)
+        if not scalar or not (numerator or denominator) or scalar == [sympy.S.NegativeOne]:
+            return super()._print_Mul(expr)
+        text = f"({self._print(sympy.Mul(*scalar))})"
+        if numerator:
+            text += f"*({self._print(sympy.Mul(*numerator))})"
+        if denominator:
+            text += f"/({self._print(sympy.Mul(*denominator))})"
+        return text
+
+
+def _lambdify(args: Sequence[sympy.Symbol], expr: sympy.Basic,
+              runtime_symbols: frozenset[sympy.Symbol]) -> Callable[..., Any]:
+    return sympy.lambdify(args, expr, modules=["scipy", "numpy"],
+                          printer=_ScorerPrinter(runtime_symbols), dummify=False)
+
+
+# Functions cheap enough to evaluate on a whole block and then select from,
+# as a hand-written np.where would; anything else is evaluated only where its
+# condition holds.
+_ELEMENTARY = (sympy.exp, sympy.log, log1p, sympy.Abs, sympy.Min, sympy.Max, sympy.sign)
+_MAX_CHEAP_CALLS = 2
+
+
+def _is_cheap(expr: sympy.Basic) -> bool:
+    calls = 0
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Piecewise):
+            return False
+        if isinstance(node, sympy.Function):
+            if not isinstance(node, _ELEMENTARY):
+                return False
+            calls += 1
+        elif isinstance(node, sympy.Pow) and not node.exp.is_Integer:
+            calls += 1
+    return calls <= _MAX_CHEAP_CALLS
+
+
+class _PiecewiseNode:
+    """Evaluates a Piecewise without letting an unused branch leak NaN or warnings.
+
+    Cheap branches are evaluated on the whole block (floating-point errors
+    silenced by the caller) and selected with ``np.where``; costly ones
+    (special functions, nested Piecewise) only on the elements that take
+    them. Earlier pieces win, as in sympy.
+    """
+
+    def __init__(self, pieces: list[tuple[Callable[..., Any] | None, Callable[..., Any], bool]]
+                 ) -> None:
+        self.pieces = pieces
+        self.covers_all = pieces[-1][0] is None
+
+    def __call__(self, *values: Any) -> np.ndarray:
+        n = values[0].shape[0]
+        holds = [None if condition is None
+                 else np.broadcast_to(np.asarray(condition(*values), dtype=bool), (n,))
+                 for condition, _, _ in self.pieces]
+        result: Any = None if self.covers_all else np.full(n, np.nan)
+        for i in range(len(self.pieces) - 1, -1, -1):
+            _, branch, cheap = self.pieces[i]
+            if cheap:
+                value = branch(*values)
+            else:
+                takes = np.ones(n, bool) if holds[i] is None else holds[i].copy()
+                for earlier in holds[:i]:
+                    takes &= ~earlier
+                index = np.flatnonzero(takes)
+                if index.size == n:
+                    value = branch(*values)
+                else:
+                    value = np.zeros(n)
+                    if index.size:
+                        value[index] = branch(*[v.take(index) if isinstance(v, np.ndarray)
+                                                else v for v in values])
+            result = value if holds[i] is None else np.where(holds[i], value, result)
+        return np.broadcast_to(result, (n,))
+
+
+#: seconds allowed for the stable rewrites of one scorer (they are skipped after that)
+_REWRITE_SECONDS = 5.0
+
+
+def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
+             runtime_symbols: frozenset[sympy.Symbol],
+             deadline: Deadline | None = None) -> Callable[..., Any]:
+    """A numpy function of ``*args`` (flat arrays or floats) evaluating ``expr``.
+
+    The rewrites of all branches share ``deadline`` (default: :data:`_REWRITE_SECONDS`).
+    """
+    if deadline is None:
+        deadline = Deadline(_REWRITE_SECONDS)
+    expr = sympy.piecewise_fold(expr)
+    if isinstance(expr, sympy.Piecewise):
+        pieces = []
+        for branch, condition in expr.args:
+            if condition == sympy.false:
+                continue
+            compiled = (_compile(branch, args, runtime_symbols, deadline), _is_cheap(branch))
+            if condition == sympy.true:
+                pieces.append((None, *compiled))
+                break
+            pieces.append((_lambdify(args, _float_constants(condition), runtime_symbols), *compiled))
+        if not pieces:
+            return lambda *values: np.full(values[0].shape[0], np.nan)
+        return _PiecewiseNode(pieces)
+    return _lambdify(args, _stable(expr, deadline), runtime_symbols)
+
+
+# ---------------------------------------------------------------------------
+# limits at the ends of the support
+
+
+_LIMIT_SECONDS = 5.0
+
+
+def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
+    """``lim u(t)`` as ``t -> 0+`` (point 0) or ``t -> oo``; None if sympy cannot say.
+
+    A Piecewise is taken branch by branch, its conditions decided at the point
+    (or left for the parameters' values to decide).
+    """
+    expr = sympy.piecewise_fold(expr)
+    if isinstance(expr, sympy.Piecewise):
+        pieces = []
+        for branch, condition in expr.args:
+            try:
+                at_point = (condition.subs(t, point) if t in condition.free_symbols
+                            else condition)
+            except TypeError:  # e.g. log(t) < 1 at t = 0: comparison with zoo
+                return None
+            if at_point == sympy.false:
+                continue
+            value = _limit(branch, point)
+            if value is None:
+                return None
+            pieces.append((value, at_point))
+            if at_point == sympy.true:
+                break
+        return sympy.Piecewise(*pieces) if pieces else sympy.nan
+    if t not in expr.free_symbols:
+        return expr
+    if point == 0:
+        value = expr.subs(t, 0)
+        if not _undetermined(value):
+            return value
+    try:
+        # sympy's limit can recurse without end or run long on symbolic powers: bounded on
+        # any thread (a worker process off the main thread)
+        value = run_bounded(sympy.limit, expr, t, point, "+" if point == 0 else "-",
+                            deadline=Deadline(_LIMIT_SECONDS))
+    except (NotImplementedError, ValueError, TypeError, AttributeError, RecursionError, SymbolicTimeout):
+        return None
+    return None if _undetermined(value) else value
+
+
+def _undetermined(value: sympy.Basic) -> bool:
+    return (value.has(sympy.Limit, sympy.AccumBounds, sympy.nan, sympy.zoo, sympy.oo,
+                      -sympy.oo) or value.is_finite is False)
+
+
+# ---------------------------------------------------------------------------
+# scorers
+
+
+def _owner_label(expr: sympy.Expr) -> str:
+    text = str(expr)
+    return f"scorer of {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+class Scorer:
+    """A vectorised numpy function ``u(t, **parameters)`` made by :func:`make_scorer`.
+
+    Call it as ``scorer(t, *parameters, **parameters)``: positional
+    parameters follow :attr:`parameters`; keywords use the symbols' names.
+    A scalar ``t`` (with scalar parameters) gives a float, an array gives an
+    array of the broadcast shape.
+
+    Attributes
+    ----------
+    expr : sympy.Expr
+        The utility.
+    parameters : tuple of str
+        Names of the parameters, in positional order (sorted by name; ``q``
+        last if the utility depends on solution quality).
+    backend : str
+        ``"numpy"``.
+    """
+
+    backend = "numpy"
+
+    def __init__(self, expr: sympy.Expr) -> None:
+        self.expr = expr
+        self._owner = _owner_label(expr)
+        if expr.has(sympy.Integral):
+            raise NoClosedFormError(argument_message(
+                "utility", "make_scorer", "a closed form (no unevaluated Integral)", expr,
+                "Call the Utility itself, which integrates numerically, or find the integral."))
+        symbols = _parameters(expr, self._owner)
+        if q in expr.free_symbols:
+            symbols = symbols + (q,)
+        self.parameters: tuple[str, ...] = tuple(s.name for s in symbols)
+        # plain-named stand-ins, so names such as `lambda` print as valid code
+        stand_ins = [sympy.Symbol(f"_x{i}", **s.assumptions0)
+                     for i, s in enumerate((t,) + symbols)]
+        self._mapping = dict(zip((t,) + symbols, stand_ins))
+        self._args = tuple(stand_ins)
+        self._runtime = frozenset({stand_ins[0]} | ({stand_ins[-1]} if q in symbols else set()))
+        try:
+            self._root = _compile(expr.xreplace(self._mapping), self._args, self._runtime)
+        except Exception as error:  # sympy printers raise a zoo of types
+            raise UtilityError(argument_message(
+                "utility", "make_scorer", "made of functions with a numpy or scipy equivalent",
+                expr, f"({type(error).__name__}: {error})")) from None
+        self._limits: dict[str, Callable[..., Any]] = {}
+        names_are_identifiers = all(name.isidentifier() and not iskeyword(name)
+                                    for name in self.parameters)
+        if names_are_identifiers:  # so that help() shows f(t, alpha, kappa0)
+            self.__signature__ = inspect.Signature(
+                [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                 for name in ("t",) + self.parameters])
+
+    def __repr__(self) -> str:
+        return f"Scorer(u(t) = {self.expr}; parameters {self.parameters})"
+
+    # -- arguments
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        return [_as_float(value, name, self._owner)
+                for name, value in zip(self.parameters,
+                                       _bind(self.parameters, self._owner, args, kwargs))]
+
+    # -- evaluation
+    def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
+        params = self._bind(args, kwargs)
+        runtimes = _as_float(t, "t", self._owner)
+        shapes = [np.shape(v) for v in params]
+        if not any(shapes):
+            shape = np.shape(runtimes)
+            flat_t = np.ravel(runtimes)
+            flat_p = [float(v) for v in params]
+        else:
+            try:
+                shape = np.broadcast_shapes(np.shape(runtimes), *shapes)
+            except ValueError:
+                raise UtilityError(argument_message(
+                    "t", self._owner, f"broadcastable with the parameters' shapes {shapes}",
+                    np.shape(runtimes))) from None
+            flat_t = np.broadcast_to(runtimes, shape).ravel()
+            flat_p = [np.broadcast_to(v, shape).ravel() if np.ndim(v) else float(v)
+                      for v in params]
+        out = self._evaluate(flat_t, flat_p)
+        return float(out[0]) if shape == () else out.reshape(shape)
+
+    def _evaluate(self, flat_t: np.ndarray, flat_p: list[Any]) -> np.ndarray:
+        n = flat_t.shape[0]
+        out = np.empty(n)
+        with np.errstate(all="ignore"):
+            for start in range(0, n, CHUNK_SIZE):
+                stop = start + CHUNK_SIZE
+                tc = flat_t[start:stop]
+                pc = [v[start:stop] if isinstance(v, np.ndarray) else v for v in flat_p]
+                oc = out[start:stop]
+                oc[...] = self._root(tc, *pc)
+                # Cheap in-cache checks; the repairs run only when something is off.
+                if not (tc.min() > 0.0 and tc.max() < math.inf):
+                    self._repair_ends(tc, pc, oc)
+                if not math.isfinite(np.add.reduce(oc)):
+                    self._repair_breakdowns(tc, pc, oc)
+        return out
+
+    def _repair_ends(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray) -> None:
+        at_zero = tc <= 0.0
+        if at_zero.any():
+            oc[at_zero] = self._limit_values("zero", pc, at_zero)
+        at_inf = tc == math.inf
+        if at_inf.any():
+            oc[at_inf] = self._limit_values("inf", pc, at_inf)
+        oc[np.isnan(tc)] = np.nan
+
+    def _repair_breakdowns(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray) -> None:
+        broken = np.isnan(oc) & (tc > 0.0) & (tc < math.inf)
+        if not broken.any():
+            return
+        large = broken & (tc > 1.0)
+        if large.any():
+            oc[large] = self._limit_values("inf", pc, large)
+        small = broken & ~large
+        if small.any():
+            oc[small] = self._limit_values("zero", pc, small)
+
+    def _limit_values(self, end: str, pc: list[Any], mask: np.ndarray) -> Any:
+        if end not in self._limits:
+            self._limits[end] = self._limit_function(end)
+        placeholder = np.zeros(int(np.count_nonzero(mask)))  # stands for t, of the right length
+        return self._limits[end](
+            placeholder, *[v[mask] if isinstance(v, np.ndarray) else v for v in pc])
+
+    def _limit_function(self, end: str) -> Callable[..., Any]:
+        value = _limit(self.expr, sympy.S.Zero if end == "zero" else sympy.oo)
+        if value is not None:
+            try:
+                return _compile(value.xreplace(self._mapping), self._args, self._runtime)
+            except Exception:  # a limit sympy prints but numpy cannot evaluate
+                pass
+        # no symbolic limit: evaluate at the last representable runtime instead
+        edge = 5e-324 if end == "zero" else float(np.finfo(float).max)
+        return lambda placeholder, *pc: self._root(np.full_like(placeholder, edge), *pc)
+
+
+def _torch_printer() -> Any:
+    """sympy's torch printer, taught erfc (torch.special has it, sympy does not print it)."""
+    from sympy.printing.pytorch import TorchPrinter
+
+    class _ErfcTorchPrinter(TorchPrinter):
+        def _print_erfc(self, expr: sympy.Expr) -> str:
+            return f"{self._module_format('torch.special.erfc')}({self._print(expr.args[0])})"
+
+    return _ErfcTorchPrinter
+
+
+def _jax_printer() -> Any:
+    """sympy's jax printer, taught erf and erfc (it prints them as math.erf, which rejects arrays)."""
+    from sympy.printing.numpy import JaxPrinter
+
+    class _ErfJaxPrinter(JaxPrinter):
+        def _print_erf(self, expr: sympy.Expr) -> str:
+            return f"{self._module_format('jax.scipy.special.erf')}({self._print(expr.args[0])})"
+
+        def _print_erfc(self, expr: sympy.Expr) -> str:
+            return f"{self._module_format('jax.scipy.special.erfc')}({self._print(expr.args[0])})"
+
+    return _ErfJaxPrinter
+
+
+class _LambdifiedScorer:
+    """A scorer for jax or torch: sympy.lambdify with that module, no masking."""
+
+    def __init__(self, expr: sympy.Expr, backend: str) -> None:
+        self.expr = expr
+        self.backend = backend
+        self._owner = _owner_label(expr)
+        symbols = _parameters(expr, self._owner) + ((q,) if q in expr.free_symbols else ())
+        self.parameters = tuple(s.name for s in symbols)
+        # torch.sqrt(2) and friends reject plain numbers: constants go in as floats
+        constants = {atom: atom.evalf(17) for atom in expr.atoms(sympy.Pow, sympy.NumberSymbol)
+                     if atom.is_number}
+        # c - c*erf(z) -> c*erfc(z), as for numpy, keeps the upper tail accurate
+        stable = _complement_erf(expr).xreplace(constants)
+        printer = {"torch": _torch_printer, "jax": _jax_printer}[backend]()
+        self._function = sympy.lambdify((t,) + symbols, stable, modules=backend, printer=printer)
+
+    def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
+        values = _bind(self.parameters, self._owner, args, kwargs)
+        if self.backend == "torch":
+            # torch's functions take tensors only: numbers and arrays become float64 tensors
+            import torch
+
+            t, *values = (v if isinstance(v, torch.Tensor) else torch.as_tensor(v, dtype=torch.float64)
+                          for v in (t, *values))
+        return self._function(t, *values)
+
+
+def _bind(parameters: tuple[str, ...], owner: str, args: tuple[Any, ...],
+          kwargs: dict[str, Any]) -> list[Any]:
+    """A scorer's parameter values in positional order, from its call's arguments."""
+    if len(args) > len(parameters):
+        raise UtilityError(argument_message(
+            "args", owner, f"at most {len(parameters)} positional parameters {parameters}",
+            args))
+    values = dict(zip(parameters, args))
+    for name, value in kwargs.items():
+        if name not in parameters:
+            raise UtilityError(argument_message(
+                name, owner, f"one of its parameters {parameters}", name))
+        if name in values:
+            raise UtilityError(argument_message(
+                name, owner, "given once (positionally or by keyword)", value))
+        values[name] = value
+    for name in parameters:
+        if name not in values:
+            raise UtilityError(argument_message(
+                name, owner, "given (a number or an array)", None, f"Pass it as {name}=..."))
+    return [values[name] for name in parameters]
+
+
+def _as_float(value: Any, arg: str, owner: str) -> Any:
+    """A float or float64 array; misuse (strings, objects, complex) raises."""
+    if isinstance(value, float):
+        return value
+    if np.iscomplexobj(value):
+        raise UtilityError(argument_message(arg, owner, "real numbers", value))
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise UtilityError(argument_message(arg, owner, "real numbers", value)) from None
+    return array if array.ndim else float(array)
+
+
+def _installed_backends() -> tuple[str, ...]:
+    return tuple(b for b in BACKENDS if b == "numpy" or find_spec(b) is not None)
+
+
+@lru_cache(maxsize=512)
+def _cached_scorer(expr: sympy.Expr, backend: str) -> Any:
+    if backend == "numpy":
+        return Scorer(expr)
+    return _LambdifiedScorer(expr, backend)
+
+
+def make_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
+    """A fast vectorised function ``f(t, **parameters)`` evaluating a utility.
+
+    Parameters
+    ----------
+    utility : Utility or sympy.Expr
+        The utility :math:`u(t)` (a sympy expression in :data:`maxent_util.t`,
+        possibly with parameters and ``Piecewise`` branches).
+    backend : {"numpy", "jax", "torch"}, keyword-only
+        ``"numpy"`` (default) gives a :class:`Scorer`; ``"jax"`` and
+        ``"torch"`` give ``sympy.lambdify`` with that module, for use inside
+        those frameworks (their branches are not masked and ends of the
+        support are not special-cased).
+
+    Returns
+    -------
+    Scorer
+        Called as ``f(t, *parameters, **parameters)``; keyword names are the
+        parameter symbols' names, positional parameters follow
+        ``utility.parameters`` (sorted by name). Scorers are cached per
+        expression.
+
+    Raises
+    ------
+    UtilityError
+        If ``backend`` is unknown or not installed, or the utility uses a
+        function with no numpy/scipy equivalent.
+    NoClosedFormError
+        If the utility holds an unevaluated integral. A scorer itself raises only
+        for misuse: an unknown or missing parameter, or values that are not
+        real numbers or do not broadcast.
+
+    Notes
+    -----
+    Every ``Piecewise`` branch is evaluated only where its condition holds, so
+    no warning or NaN escapes from an unused branch. ``t <= 0`` gives the
+    limit :math:`u(0^+)`, ``t = inf`` gives :math:`\\lim_{t\\to\\infty} u(t)`
+    (both computed symbolically once), and a NaN runtime gives NaN.
+    ``erf``, ``erfc``, ``gamma``, ``uppergamma`` and friends map to
+    :mod:`scipy.special`.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from maxent_util import t
+    >>> kappa0, alpha = sympy.symbols("kappa0 alpha", positive=True)
+    >>> pareto = sympy.Piecewise((1, t < kappa0), ((kappa0 / t) ** alpha, True))
+    >>> f = make_scorer(pareto)
+    >>> f.parameters
+    ('alpha', 'kappa0')
+    >>> f([0.0, 0.5, 4.0, float("inf")], kappa0=1.0, alpha=1.0)
+    array([1.  , 1.  , 0.25, 0.  ])
+    >>> f(20.0, 1.0, 10.0)  # positional: alpha, then kappa0
+    0.5
+    """
+    if backend not in BACKENDS:
+        raise UtilityError(argument_message(
+            "backend", "make_scorer", f"one of {', '.join(map(repr, BACKENDS))}", backend))
+    installed = _installed_backends()
+    if backend not in installed:
+        raise UtilityError(argument_message(
+            "backend", "make_scorer",
+            f"an installed backend (installed: {', '.join(map(repr, installed))})", backend,
+            f"Install {backend} to use it."))
+    expr = _utility_expr(utility, "make_scorer")
+    return _cached_scorer(expr, backend)
