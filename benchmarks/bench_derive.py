@@ -17,7 +17,7 @@ import time
 import sympy
 from sympy.core.cache import clear_cache
 
-from maxent_util.derive import derive
+from maxent_util.maxent import derive
 from maxent_util.families import FAMILIES, FIGURE_PARAMETERS, family_constraints
 
 #: the parameters of the paper's Figure "utilgrid" (Section 3)

@@ -8,7 +8,7 @@ State what you know about the captime (``Support``, ``Mean``, ``LogMoment``,
 from . import datasets
 from .constraints import (Constraint, ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation,
                           Support, TailProbability, constraint_kinds)
-from .derive import derive
+from .maxent import derive
 from .distribution import CaptimeDistribution
 from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, MaxEntError,
                      MaximumNotAttainedError, NoClosedFormError, NotNormalizableError, TimeLimitError,

@@ -8,6 +8,10 @@ import numpy as np
 import sympy
 from scipy import stats
 
+from ._timing import SymbolicTimeout as _SymbolicTimeout
+from ._timing import time_limit
+from .problem import float_stand_ins
+from .scorer import make_scorer
 from .symbols import kappa, t
 
 __all__ = ["make_rv"]
@@ -17,9 +21,6 @@ _level = sympy.Symbol("p", positive=True)
 
 def _closed_form_ppf(distribution: Any, timeout: float) -> list | None:
     """Per-piece inverse of the CDF, or None when sympy cannot invert a piece."""
-    from .derive import _SymbolicTimeout, time_limit
-    from .distribution import float_stand_ins
-
     inverses = []
     try:
         with time_limit(timeout):
@@ -42,8 +43,6 @@ def _closed_form_ppf(distribution: Any, timeout: float) -> list | None:
 
 def make_rv(distribution: Any) -> Any:
     """A frozen ``scipy.stats.rv_continuous`` with the closed forms of ``distribution``."""
-    from .scorer import make_scorer
-
     lower, upper = (float(v) for v in distribution.support)
     pdf = make_scorer(distribution.pdf.subs(kappa, t))
     cdf = make_scorer(distribution.cdf.subs(kappa, t))

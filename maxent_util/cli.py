@@ -292,7 +292,7 @@ def _timeout_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def _command_derive(arguments: argparse.Namespace, out: Any) -> int:
-    from .derive import derive
+    from .maxent import derive
 
     constraints = _constraints(arguments)
     keywords = {} if arguments.timeout is None else {"timeout": arguments.timeout}

@@ -10,8 +10,17 @@ import mpmath
 import sympy
 
 from ._immutable import FrozenDict, Immutable
+from ._scipy import make_rv
+from ._timing import SymbolicTimeout as _SymbolicTimeout
+from ._timing import time_limit
 from .errors import ConstraintError, MaxEntError, NoClosedFormError, argument_message
+from .problem import (Piece, check_ranges, float_stand_ins, generic_branch, integrate_piece, make_terms,
+                      piecewise_over, provably_less, support_of)
 from .symbols import kappa, t
+from .utility import Utility
+from .constraints import ContinuousAt
+from .constraints import to_sympy
+import re
 
 __all__ = ["CaptimeDistribution"]
 
@@ -19,8 +28,6 @@ oo = sympy.oo
 
 
 def _simplify(expr: sympy.Expr, timeout: Any) -> sympy.Expr:
-    from .derive import _SymbolicTimeout, time_limit
-
     try:
         with time_limit(timeout):
             if expr.has(sympy.erfc):
@@ -79,7 +86,7 @@ class CaptimeDistribution(Immutable):
     closed_form : True when every multiplier was solved exactly.
     constraints : the constraints it was derived from.
     support : (lower, upper).
-    derivation : the intermediate steps (see :class:`maxent_util.derive.Derivation`).
+    derivation : the intermediate steps (see :class:`maxent_util.maxent.Derivation`).
     notes : remarks on the answer (e.g. that the stationary conditions had several solutions and
         the one of largest entropy was kept); empty for most laws.
     """
@@ -114,7 +121,6 @@ class CaptimeDistribution(Immutable):
     @classmethod
     def _from_solution(cls, constraints, support, pieces, terms, solution, parts, closed_form,
                        derivation, timeout, deadline=None) -> "CaptimeDistribution":
-        from .derive import _integrate_piece, _SymbolicTimeout, time_limit
 
         # every step below shares one deadline (derive's); `timeout` is kept for later methods
         limit = deadline if deadline is not None else timeout
@@ -143,16 +149,16 @@ class CaptimeDistribution(Immutable):
             try:
                 with time_limit(limit):
                     if closed_form:
-                        partial = _integrate_piece(density, piece, upper=kappa)
+                        partial = integrate_piece(density, piece, upper=kappa)
                     else:
                         # sympy integrates far better with symbolic multipliers than with floats
-                        partial = _integrate_piece(sympy.exp(piece.exponent), piece, upper=kappa)
+                        partial = integrate_piece(sympy.exp(piece.exponent), piece, upper=kappa)
                         partial = partial.subs(solution) / partition
                         if partial.has(sympy.nan, sympy.zoo) or not _sensible_partial(partial, piece):
                             # the generic antiderivative is 0/0 at a multiplier of exactly 0 (or 1
                             # on kappa**-lambda), or loses every digit at a tiny one: integrate the
                             # density at the root instead
-                            partial = _integrate_piece(density, piece, upper=kappa)
+                            partial = integrate_piece(density, piece, upper=kappa)
                             if not _sensible_partial(partial, piece):
                                 partial = None
                 if partial is not None and (partial.has(sympy.Integral) or partial.has(sympy.nan, sympy.zoo)):
@@ -185,7 +191,6 @@ class CaptimeDistribution(Immutable):
 
     # -- closed forms ------------------------------------------------------
     def _piecewise(self, expressions: list, variable: sympy.Symbol, below: Any, above: Any) -> sympy.Expr:
-        from .derive import piecewise_over
 
         return piecewise_over(expressions, self.breakpoints, variable, below, above)
 
@@ -211,8 +216,6 @@ class CaptimeDistribution(Immutable):
     def utility(self):
         """The step-function utility u(t) = 1 - F_K(t) (Section 3, "Unknown captime,
         step-function utility")."""
-        from .utility import Utility
-
         name = getattr(self, "name", None)
         utility = Utility(self._piecewise(self._sf_pieces, t, 1, 0), name=name)
         utility.distribution = self
@@ -225,16 +228,15 @@ class CaptimeDistribution(Immutable):
         the derivation: sympy cannot integrate a log-normal density times
         kappa over kappa, but it integrates a Gaussian times exp(y).
         """
-        from .derive import _clean, _integrate_piece, _Piece, _SymbolicTimeout, time_limit
 
         total = sympy.Integer(0)
         pieces = zip(self.breakpoints, self.breakpoints[1:], self._pdf_pieces, self._scales)
         def integral(integrand: sympy.Expr, lower: Any, upper: Any, scale: Any) -> sympy.Expr | None:
             try:
                 with time_limit(self._timeout):
-                    value = _integrate_piece(integrand, _Piece(lower, upper, [], sympy.Integer(0), scale))
+                    value = integrate_piece(integrand, Piece(lower, upper, [], sympy.Integer(0), scale))
                     if _unusable(value):
-                        value = _clean(sympy.integrate(integrand, (kappa, lower, upper), conds="none"))
+                        value = generic_branch(sympy.integrate(integrand, (kappa, lower, upper), conds="none"))
             except _SymbolicTimeout:
                 return None
             except Exception:  # sympy could not integrate
@@ -266,8 +268,6 @@ class CaptimeDistribution(Immutable):
         entropy = self.multipliers[lambda_0] + 1
         masses = self._masses()
         for multiplier, _, region, value, constraint in record.terms:
-            from .constraints import ContinuousAt
-
             if isinstance(constraint, ContinuousAt):
                 value = sum(m for m, upper in zip(masses, self.breakpoints[1:])
                             if upper == constraint.kappa0 or _before(upper, constraint.kappa0))
@@ -292,7 +292,6 @@ class CaptimeDistribution(Immutable):
             raise ConstraintError(argument_message(
                 unknown[0], "CaptimeDistribution.subs",
                 f"one of the parameters ({', '.join(sorted(by_name)) or 'none'})", values[unknown[0]]))
-        from .constraints import to_sympy
 
         mapping = {by_name[name]: to_sympy(value, arg=name, owner="CaptimeDistribution.subs")
                    for name, value in values.items()}
@@ -320,7 +319,6 @@ class CaptimeDistribution(Immutable):
                          scales=[sub(scale) for scale in self._scales])
         if getattr(self, "name", None):
             # "pareto(kappa0, alpha)" becomes "pareto(kappa0, 2)": the label shows the values
-            import re
 
             new.name = re.sub(r"[A-Za-z_][A-Za-z_0-9]*",
                               lambda match: str(mapping.get(by_name.get(match.group()), match.group())),
@@ -336,8 +334,6 @@ class CaptimeDistribution(Immutable):
             raise NoClosedFormError(
                 f"`to_scipy` needs numeric parameters; substitute values for "
                 f"{', '.join(s.name for s in self.parameters)} first with `.subs(...)`.")
-        from ._scipy import make_rv
-
         self._frozen = make_rv(self)
         return self._frozen
 
@@ -353,20 +349,6 @@ class CaptimeDistribution(Immutable):
         return f"CaptimeDistribution({', '.join(map(repr, self.constraints))}; {kind})"
 
 
-def float_stand_ins(expr: sympy.Expr) -> tuple[sympy.Expr, dict]:
-    """``expr`` with each Float replaced by a symbol of the same sign, and the way back.
-
-    sympy integrates and solves exp(-c*kappa) at once with a symbol c but can
-    grind for seconds with a 35-digit Float c (numeric multipliers).
-    """
-    stand_ins = {}
-    for number in expr.atoms(sympy.Float):
-        if number.is_zero:
-            continue
-        stand_ins[number] = sympy.Dummy("c", positive=True) if number > 0 else sympy.Dummy("c", negative=True)
-    return expr.xreplace(stand_ins), {dummy: number for number, dummy in stand_ins.items()}
-
-
 def _one_float(value: sympy.Expr, multipliers: Any) -> sympy.Expr:
     """A number such as 0.3 + log(pi)/2 as one Float, at the precision of the multipliers."""
     precisions = [m._prec for m in multipliers if isinstance(m, sympy.Float)]
@@ -379,14 +361,13 @@ def _one_float(value: sympy.Expr, multipliers: Any) -> sympy.Expr:
 def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution: dict,
                    partition: sympy.Expr, timeout: Any) -> sympy.Expr | None:
     """int of the density from kappa to the piece's upper end, or None when sympy cannot."""
-    from .derive import _integrate_piece, _SymbolicTimeout, time_limit
 
     stand_in, numbers = float_stand_ins(density)
     # the Floats as signed symbols first (sympy keeps exact forms), then as they are
     for integrand, back in ((stand_in, numbers), (density, {})):
         try:
             with time_limit(timeout):
-                tail = _integrate_piece(integrand, piece, start=kappa)
+                tail = integrate_piece(integrand, piece, start=kappa)
         except _SymbolicTimeout:
             continue
         except Exception:  # sympy could not integrate: try the next form
@@ -405,11 +386,10 @@ def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None
     is checked as :func:`derive` checks it, then each piece of the density
     at an interior point.
     """
-    from .derive import _check_ranges, _support_of, _terms
 
-    support = _support_of(distribution.constraints)
-    terms, _ = _terms(distribution.constraints, support)
-    _check_ranges(terms, support)
+    support = support_of(distribution.constraints)
+    terms, _ = make_terms(distribution.constraints, support)
+    check_ranges(terms, support)
     shown = ", ".join(f"{name}={value!r}" for name, value in values.items())
     arg = next(iter(values)) if len(values) == 1 else ", ".join(values)
     for lower, upper, density in zip(distribution.breakpoints, distribution.breakpoints[1:],
@@ -452,6 +432,5 @@ def _unusable(value: sympy.Expr) -> bool:
 
 
 def _before(a: sympy.Expr, b: sympy.Expr) -> bool:
-    from .derive import _lt
 
-    return bool(_lt(a, b))
+    return bool(provably_less(a, b))

@@ -50,6 +50,13 @@ from .constraints import Constraint, ContinuousAt, Support, constraint_kinds
 from .errors import DataError, ExportError, MaxEntError, argument_message
 from .expressions import as_expression, from_tree, to_tree
 from .symbols import q, t
+from .distribution import CaptimeDistribution
+from .utility import ExpectedUtility, QualityUtility, Utility, y as level
+from .maxent import Derivation, derive
+from .scorer import _complement_erf, _limit, _log1p, make_scorer
+from .families import FAMILIES
+from . import families
+from .io import FAILURE_STATUSES
 
 __all__ = [
     "to_latex",
@@ -124,8 +131,6 @@ def to_latex(obj: Any) -> str:
     >>> to_latex(exponential(2).utility())
     'u(t) = e^{- \\\\frac{t}{2}}'
     """
-    from .distribution import CaptimeDistribution
-    from .utility import Utility
 
     if isinstance(obj, Constraint):
         return _constraint_latex(obj)
@@ -149,9 +154,6 @@ def _short(value: Any) -> Any:
 
 
 def _as_distribution(args: tuple, owner: str) -> Any:
-    from .derive import derive
-    from .distribution import CaptimeDistribution
-    from .utility import Utility
 
     if len(args) == 1 and isinstance(args[0], CaptimeDistribution):
         return args[0]
@@ -346,8 +348,6 @@ _C_KEYWORDS = frozenset("""auto break case char const continue default do double
 
 def _utility_of(utility: Any, owner: str) -> Any:
     """A Utility from a Utility, a distribution (its step utility) or an expression in t."""
-    from .distribution import CaptimeDistribution
-    from .utility import QualityUtility, Utility
 
     if isinstance(utility, CaptimeDistribution):
         utility = utility.utility()
@@ -440,7 +440,6 @@ def _portable_stable(expr: sympy.Expr) -> sympy.Expr:
     ``exp(x) - 1`` -> ``expm1(x)``; scipy's ``powm1`` has no C99 counterpart
     and is left out.
     """
-    from .scorer import _complement_erf, _log1p
 
     expr = _log1p(expr)
     if expr.has(sympy.exp):
@@ -466,7 +465,6 @@ def _pieces(expr: sympy.Expr) -> list[tuple[Any, sympy.Expr]]:
 
 def _limits(expr: sympy.Expr) -> tuple[sympy.Expr | None, sympy.Expr | None]:
     """lim u(t) as t -> 0+ and as t -> oo (None when sympy cannot tell)."""
-    from .scorer import _limit
 
     def guarded(point: sympy.Expr) -> sympy.Expr | None:
         try:
@@ -618,7 +616,6 @@ _FROM_UTILITY = object()
 
 def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
                    inverse_expr: Any = _FROM_UTILITY) -> str:
-    from .utility import y as level
 
     utility = _utility_of(utility, owner)
     expr, parameters = _bind_defaults(utility, defaults, owner, required=True)
@@ -786,7 +783,6 @@ def _write(target: Path, text: str, owner: str, *, overwrite: bool = False) -> N
 
 def _preset_label(label: Any) -> tuple[str, list[float]] | None:
     """``("pareto", [24.0, 1.0])`` from a preset's name such as ``"pareto(24, 1)"``, else None."""
-    from .families import FAMILIES
 
     if not isinstance(label, str) or len(label) > 200:
         return None
@@ -819,10 +815,6 @@ def _preset_label(label: Any) -> tuple[str, list[float]] | None:
 
 def _preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:
     """The symbolic preset behind a utility built with numbers, its numbers, and a checked inverse."""
-    from . import families
-    from .families import FAMILIES
-    from .scorer import make_scorer
-    from .utility import Utility, y as level
 
     distribution = getattr(utility, "distribution", None)
     label = getattr(distribution, "name", None) or utility.name
@@ -1245,8 +1237,6 @@ def _distribution_payload(dist: Any) -> dict:
 
 
 def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
-    from .derive import Derivation
-    from .distribution import CaptimeDistribution
 
     record_where = _join(where, "derivation")
     record_data = reader.field(data, "derivation", where)
@@ -1300,7 +1290,6 @@ def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
 
 
 def _utility_payload(utility: Any) -> dict:
-    from .utility import ExpectedUtility, QualityUtility
 
     payload: dict[str, Any] = {"class": type(utility).__name__, "name": utility.name,
                                "expr": _tree(utility.expr, "expr"), "readable": str(utility.expr)}
@@ -1317,7 +1306,6 @@ def _utility_payload(utility: Any) -> dict:
 
 
 def _load_utility(reader: _Document, data: dict) -> Any:
-    from .utility import ExpectedUtility, QualityUtility, Utility
 
     kind = reader.field(data, "class", "")
     expr = reader.expr(data, "expr", "")
@@ -1371,8 +1359,6 @@ def to_json(obj: Any, *, indent: int | None = 2) -> str:
     >>> utility(48.0), utility.distribution.multipliers
     (0.5, {lambda_0: -1 + log(24), lambda_1: 2})
     """
-    from .distribution import CaptimeDistribution
-    from .utility import Utility
 
     header = {"format": JSON_FORMAT, "version": JSON_VERSION}
     if isinstance(obj, CaptimeDistribution):
@@ -1456,7 +1442,6 @@ _STATUS_ALIASES = {"success": "solved", "ok": "solved", "sat": "solved", "unsat"
 
 def _status_codes(status: Any, shape: tuple) -> np.ndarray:
     """0 solved, 1 timeout, 2 failure (u = 0)."""
-    from .io import FAILURE_STATUSES
 
     def normalise(value: Any) -> str:
         if hasattr(value, "name") and not isinstance(value, str):  # an enum such as SMAC's StatusType
@@ -1558,7 +1543,6 @@ def cost_function(utility: Any, *, timeouts: str = "zero",
     >>> cost([0.0, 24.0, 300.0, 5.0], ["solved", "solved", "timeout", "crash"], 300.0).round(4)
     array([0.    , 0.6321, 1.    , 1.    ])
     """
-    from .scorer import make_scorer
 
     owner = "cost_function"
     if timeouts not in ("zero", "cutoff"):

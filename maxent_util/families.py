@@ -15,10 +15,11 @@ import sympy
 
 from .constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
                           TailProbability, Mean, to_sympy)
-from .derive import derive
+from .maxent import derive
 from .distribution import CaptimeDistribution
 from .errors import ConstraintError, UtilityError, argument_message
 from .expressions import MAX_LENGTH
+from .constraints import _provably
 
 __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
            "piecewise", "FAMILIES", "parse_utility", "parse_family", "family_constraints"]
@@ -84,8 +85,6 @@ def _piecewise(kappa0: Any, kappa1: Any, delta: Any) -> tuple:
 
 def _positive(value: sympy.Expr, name: str, owner: str) -> None:
     # 1/alpha with alpha <= 0 would fail later with a message about the reciprocal
-    from .constraints import _provably
-    from .errors import ConstraintError
 
     if _provably(value > 0) is False:
         shown = float(value) if value.is_number else str(value)

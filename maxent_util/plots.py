@@ -16,6 +16,9 @@ import numpy as np
 
 from .errors import UtilityError, argument_message
 from .families import FIGURE_PARAMETERS, figure_spec
+from .distribution import CaptimeDistribution
+from .families import parse_utility
+from .utility import Utility
 
 __all__ = ["PAPER_UTILITIES", "plot_utilities", "plot_ranking"]
 
@@ -42,10 +45,6 @@ def _new_axes(ax: Any, size: tuple[float, float]) -> tuple[Any, Any]:
 
 
 def _named_utilities(utilities: Any) -> list[tuple[str, Any]]:
-    from .distribution import CaptimeDistribution
-    from .families import parse_utility
-    from .utility import Utility
-
     if isinstance(utilities, (str, Utility, CaptimeDistribution)):
         utilities = [utilities]
     if isinstance(utilities, Mapping):

@@ -51,6 +51,8 @@ from ._timing import Deadline, SymbolicTimeout, run_bounded, time_limit
 from .errors import NoClosedFormError, UtilityError, argument_message
 from .expressions import as_expression
 from .symbols import q, t
+from sympy.codegen.cfunctions import expm1
+from sympy.codegen.scipy_nodes import powm1
 
 __all__ = ["BACKENDS", "CHUNK_SIZE", "Scorer", "make_scorer"]
 
@@ -167,9 +169,6 @@ def _cancel_minus_one(add: sympy.Add, func: Any, func_m_1: Any) -> sympy.Expr:
 
 def _minus_one(expr: sympy.Expr) -> sympy.Expr:
     """``exp(x) - 1`` as ``expm1(x)`` and ``x**y - 1`` as ``powm1(x, y)``, without ``factor()``."""
-    from sympy.codegen.cfunctions import expm1
-    from sympy.codegen.scipy_nodes import powm1
-
     for func, func_m_1, optim in ((sympy.exp, expm1, expm1_opt), (sympy.Pow, powm1, powm1_opt)):
         if not expr.has(func):
             continue

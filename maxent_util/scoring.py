@@ -20,6 +20,7 @@ from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 import sympy
 
 from .errors import DataError, UtilityError, argument_message
@@ -401,8 +402,6 @@ def _check_non_increasing(u: Callable[[Any], Any], runs: _Runs, owner: str) -> N
 
 def _kaplan_meier_mean(runs: _Runs, u: Callable[[Any], Any]) -> float:
     """Plug-in E[u(T)] from the Kaplan-Meier estimate of the runtime distribution."""
-    from scipy import stats  # here, not at the top: scipy.stats is slow to import
-
     events = runs.runtimes[runs.solved]
     if events.size == 0:
         return float(u(math.inf))

@@ -25,7 +25,6 @@ closed form in time; the object records which route was taken
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -43,6 +42,8 @@ from ._immutable import Immutable
 from .expressions import as_expression
 from .scorer import make_scorer
 from .symbols import kappa, q, t
+from .constraints import _provably
+import sympy.stats
 
 __all__ = [
     "Utility",
@@ -1069,7 +1070,7 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
         ``1 - F_K(t)`` (Example "Unknown captime, step-function utility").
     K : a captime distribution with ``.pdf`` (sympy in ``kappa``, zero off
         its support) and ``.support`` ``(lower, upper)``, such as the
-        result of :func:`maxent_util.derive.derive`.
+        result of :func:`maxent_util.derive`.
     method : ``"auto"`` (closed form if sympy finds one within ``timeout``
         seconds, else numerical quadrature), ``"closed form"`` or
         ``"numerical"``.
@@ -1095,7 +1096,7 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
     if not (hasattr(K, "pdf") and hasattr(K, "support")):
         raise UtilityError(argument_message(
             "K", owner, "a captime distribution with `pdf` and `support`", K,
-            remedy="Build one with maxent_util.derive.derive(...)."))
+            remedy="Build one with maxent_util.derive(...)."))
     per_captime = _strip_captime_condition(_as_function(
         p, "p", owner, variables=(t, kappa), description="an expression in `t` and `kappa`"))
     at_zero = _try_symbolic(lambda: sympy.simplify(per_captime.subs(t, 0) - 1), _SOLVE_SECONDS)
@@ -1342,7 +1343,6 @@ class KnownCaptime(Immutable):
         self.pdf = _as_function(pdf, "pdf", owner, variables=(kappa,),
                                 description="an expression in `kappa`")
         lower, upper = _support_pair(support, "support", owner)
-        from .constraints import _provably
 
         if lower.is_number and not lower.is_finite or _provably(lower >= 0) is False:
             raise UtilityError(argument_message(
@@ -1355,8 +1355,6 @@ class KnownCaptime(Immutable):
     @classmethod
     def from_sympy_stats(cls, variable: Any, *, name: str | None = None) -> "KnownCaptime":
         """From a continuous ``sympy.stats`` random variable, e.g. ``Uniform("K", 10, 20)``."""
-        import sympy.stats
-
         try:
             density = sympy.stats.density(variable)(kappa)
             domain = variable.pspace.domain.set

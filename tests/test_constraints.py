@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from maxent_util import families
 from maxent_util.constraints import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support,
                                      TailProbability, constraint_kinds)
-from maxent_util.derive import derive
+from maxent_util.maxent import derive
 from maxent_util.errors import ConstraintError, InfeasibleError, NoClosedFormError, NotNormalizableError
 from maxent_util.symbols import kappa, t
 

@@ -19,7 +19,7 @@ from scipy import optimize, stats
 from maxent_util import families
 from maxent_util.constraints import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support,
                                      TailProbability)
-from maxent_util.derive import derive
+from maxent_util.maxent import derive
 from maxent_util.errors import ConstraintError, InfeasibleError, MaximumNotAttainedError, NotNormalizableError
 from maxent_util.symbols import kappa
 

@@ -19,7 +19,7 @@ import sympy
 from maxent_util import families
 from maxent_util.constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
                                      TailProbability, Mean)
-from maxent_util.derive import derive
+from maxent_util.maxent import derive
 from maxent_util.symbols import kappa, t
 
 oo = sympy.oo

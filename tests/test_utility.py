@@ -284,7 +284,7 @@ def test_expected_utility_accepts_p_with_its_captime_condition():
 
 
 def test_expected_utility_over_derived_uniform_distribution():
-    derive = pytest.importorskip("maxent_util.derive").derive
+    derive = pytest.importorskip("maxent_util.maxent").derive
     from maxent_util.constraints import Support
 
     utility = expected_utility(linear_compute_per_captime(), derive(Support(0, k0)))

@@ -1,0 +1,58 @@
+"""The package's layers: imports only go downward, and no module imports inside a function.
+
+The contract itself is in pyproject.toml ([tool.importlinter]); import-linter counts every
+import, including those inside functions, so a circle held apart by a late import fails too.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "maxent_util"
+
+#: modules that may import inside functions, and what: optional backends (a missing one must not
+#: break the import of the package) and the command line, which loads only what a command needs
+LATE_IMPORTS_ALLOWED = {
+    "cli.py": None,             # any: `maxent-util --help` must not load sympy, scipy or pandas
+    "_timing.py": {"multiprocessing"},
+    "plots.py": {"matplotlib"},
+    "scorer.py": {"jax", "torch", "sympy.printing.pytorch", "sympy.printing.numpy"},
+}
+
+
+def test_the_import_linter_contract_holds(monkeypatch):
+    lint = pytest.importorskip("importlinter.cli")
+    monkeypatch.chdir(ROOT)
+    assert lint.lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True,
+                             no_logo=True) == 0
+
+
+def _late_imports(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Import):
+                found += [(node.lineno, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                found.append((node.lineno, "." * node.level + (node.module or "")))
+    return found
+
+
+def test_no_module_imports_inside_a_function_except_optional_backends():
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        allowed = LATE_IMPORTS_ALLOWED.get(path.name, set())
+        if allowed is None:
+            continue
+        for line, module in _late_imports(path):
+            if not any(module == name or module.startswith(name + ".") for name in allowed):
+                offenders.append(f"{path.relative_to(ROOT)}:{line}: {module}")
+    assert offenders == []
