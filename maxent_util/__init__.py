@@ -3,53 +3,81 @@
 State what you know about the captime (``Support``, ``Mean``, ``LogMoment``,
 ...), :func:`derive` the maximum-entropy captime law, take its
 :meth:`~CaptimeDistribution.utility`, and score runtimes with it.
+
+Names are loaded on first use (PEP 562): ``import maxent_util`` loads no
+sympy, scipy, pandas or matplotlib, so the command line starts at once.
 """
 
-from . import datasets
-from .constraints import (Constraint, ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation,
-                          Support, TailProbability, constraint_kinds)
-from .maxent import derive
-from .distribution import CaptimeDistribution
-from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, MaxEntError,
-                     MaximumNotAttainedError, NoClosedFormError, NotNormalizableError, TimeLimitError,
-                     UtilityError)
-from .export import (cost_function, derivation, export_c, export_python, from_json, to_json,
-                     to_latex)
-from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace, log_normal,
-                       pareto, parse_family, parse_utility, piecewise, uniform)
-from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
-from .plots import plot_ranking, plot_utilities
-from .sampling import Plan, plan, simulate_plan
-from .scorer import Scorer, make_scorer
-from .scoring import PAR, Score, Solved, cross_utility, rank, score
-from .symbols import kappa, q, t
-from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck, capped_runtime,
-                      expected_utility, general, linear_compute, linear_quality, money,
-                      quality_utility, step)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
-__all__ = [
-    "__version__",
-    # symbols
-    "kappa", "t", "q",
-    # constraints and derivation
-    "Constraint", "Support", "Moment", "Mean", "LogMoment", "SquaredLogDeviation", "TailProbability",
-    "ContinuousAt", "constraint_kinds", "derive", "CaptimeDistribution",
-    # the paper's catalogue
-    "FAMILIES", "FIGURE_PARAMETERS", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace",
-    "log_normal", "piecewise", "parse_family", "parse_utility",
-    # utilities
-    "Utility", "ExpectedUtility", "QualityUtility", "UtilityCheck", "step", "linear_compute",
-    "capped_runtime", "money", "general", "expected_utility", "KnownCaptime", "quality_utility", "linear_quality",
-    # scoring and planning
-    "make_scorer", "Scorer", "score", "Score", "PAR", "Solved", "rank", "cross_utility",
-    "plan", "Plan", "simulate_plan", "plot_utilities", "plot_ranking",
-    # export
-    "to_latex", "derivation", "export_python", "export_c", "to_json", "from_json", "cost_function",
-    # data
-    "datasets", "read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table",
-    # errors
-    "MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError", "NoClosedFormError",
-    "UtilityError", "DataError", "ExportError", "TimeLimitError", "MaximumNotAttainedError",
-]
+#: public name -> the module that defines it (the one place to update when a name moves)
+_LOCATIONS: dict[str, str] = {
+    **dict.fromkeys(["kappa", "t", "q"], "symbols"),
+    **dict.fromkeys(["Constraint", "Support", "Moment", "Mean", "LogMoment", "SquaredLogDeviation",
+                     "TailProbability", "ContinuousAt", "constraint_kinds"], "constraints"),
+    "derive": "maxent",
+    "CaptimeDistribution": "distribution",
+    **dict.fromkeys(["FAMILIES", "FIGURE_PARAMETERS", "uniform", "exponential", "pareto", "log_laplace",
+                     "generalized_log_laplace", "log_normal", "piecewise", "parse_family",
+                     "parse_utility"], "families"),
+    **dict.fromkeys(["Utility", "ExpectedUtility", "QualityUtility", "UtilityCheck", "step",
+                     "linear_compute", "capped_runtime", "money", "general", "expected_utility",
+                     "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
+    **dict.fromkeys(["make_scorer", "Scorer"], "scorer"),
+    **dict.fromkeys(["score", "Score", "PAR", "Solved", "rank", "cross_utility"], "scoring"),
+    **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
+    **dict.fromkeys(["plot_utilities", "plot_ranking"], "plots"),
+    **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
+                     "cost_function"], "export"),
+    **dict.fromkeys(["read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table"], "io"),
+    **dict.fromkeys(["MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError",
+                     "NoClosedFormError", "UtilityError", "DataError", "ExportError", "TimeLimitError",
+                     "MaximumNotAttainedError"], "errors"),
+}
+_SUBPACKAGES = ("datasets",)
+
+__all__ = ["__version__", *_LOCATIONS, *_SUBPACKAGES]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOCATIONS:
+        value = getattr(importlib.import_module(f".{_LOCATIONS[name]}", __name__), name)
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # the next look-up is an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # what the names are, for type checkers and editors
+    from . import datasets
+    from .constraints import (Constraint, ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation,
+                              Support, TailProbability, constraint_kinds)
+    from .distribution import CaptimeDistribution
+    from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, MaxEntError,
+                         MaximumNotAttainedError, NoClosedFormError, NotNormalizableError, TimeLimitError,
+                         UtilityError)
+    from .export import (cost_function, derivation, export_c, export_python, from_json, to_json,
+                         to_latex)
+    from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace,
+                           log_normal, pareto, parse_family, parse_utility, piecewise, uniform)
+    from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
+    from .maxent import derive
+    from .plots import plot_ranking, plot_utilities
+    from .sampling import Plan, plan, simulate_plan
+    from .scorer import Scorer, make_scorer
+    from .scoring import PAR, Score, Solved, cross_utility, rank, score
+    from .symbols import kappa, q, t
+    from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck,
+                          capped_runtime, expected_utility, general, linear_compute, linear_quality,
+                          money, quality_utility, step)

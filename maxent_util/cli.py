@@ -796,8 +796,13 @@ def _file_flags(parser: argparse.ArgumentParser) -> None:
                              "are created without it)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``maxent-util`` (the derive flags come from the constraint registry)."""
+def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
+    """The argument parser of ``maxent-util``.
+
+    The derive flags come from the constraint registry, which loads sympy;
+    ``constraint_flags=False`` leaves them out, for commands other than ``derive``
+    (``maxent-util --help`` and ``--version`` then load no scientific library).
+    """
 
     parser = _Parser(prog=PROG, description="Maximum-entropy utilities for algorithm runtimes "
                                             "(Graham, Leyton-Brown and Roughgarden, ICML 2023).")
@@ -807,7 +812,8 @@ def build_parser() -> argparse.ArgumentParser:
     derive = commands.add_parser("derive", formatter_class=_HelpFormatter, help="derive the maximum-entropy captime law of constraints",
                                  description="Derive the maximum-entropy captime distribution of the "
                                              "given constraints and its utility u(t) = 1 - F(t).")
-    _add_constraint_flags(derive)
+    if constraint_flags:
+        _add_constraint_flags(derive)
     _add_output_flags(derive)
     _timeout_flag(derive)
     derive.add_argument("--method", choices=("auto", "symbolic", "numeric"), default="auto",
@@ -886,6 +892,11 @@ def _after_plot_defaults(arguments: argparse.Namespace) -> None:
             arguments.dataset = "satcomp2021-parallel"
 
 
+def _command_of(words: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is not an option)."""
+    return next((word for word in words if not word.startswith("-")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``maxent-util`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     out = sys.stdout
@@ -894,8 +905,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # discarded, as on a broken pipe, instead of failing on the first write
         out = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     try:
-        parser = build_parser()
-        arguments = parser.parse_args(argv)
+        words = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(constraint_flags=_command_of(words) == "derive")
+        arguments = parser.parse_args(words)
         if arguments.command is None:
             parser.print_help(out)
             return 2

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,31 @@ def test_no_module_imports_inside_a_function_except_optional_backends():
             if not any(module == name or module.startswith(name + ".") for name in allowed):
                 offenders.append(f"{path.relative_to(ROOT)}:{line}: {module}")
     assert offenders == []
+
+
+HEAVY = ("sympy", "scipy", "pandas", "matplotlib", "numpy")
+
+
+@pytest.mark.parametrize("code", [
+    "import maxent_util",
+    "import maxent_util; maxent_util.__version__",
+    "from maxent_util.cli import main; main(['--help'])",
+    "from maxent_util.cli import main; main(['--version'])",
+    "from maxent_util.cli import main; main(['rank', '--help'])",
+])
+def test_start_up_loads_no_scientific_library(code):
+    probe = f"{code}\nimport sys\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_lazy_names_are_the_modules_objects():
+    import maxent_util
+    from maxent_util import maxent, scoring
+
+    assert maxent_util.derive is maxent.derive and maxent_util.rank is scoring.rank
+    assert set(maxent_util.__all__) <= set(dir(maxent_util))
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        maxent_util.nothing  # noqa: B018
