@@ -37,7 +37,7 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table"], "io"),
     **dict.fromkeys(["MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError",
                      "NoClosedFormError", "UtilityError", "DataError", "ExportError", "TimeLimitError",
-                     "MaximumNotAttainedError"], "errors"),
+                     "MaximumNotAttainedError", "MissingExtraError"], "errors"),
 }
 _SUBPACKAGES = ("datasets",)
 
@@ -65,8 +65,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
                               Support, TailProbability, constraint_kinds)
     from .distribution import CaptimeDistribution
     from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, MaxEntError,
-                         MaximumNotAttainedError, NoClosedFormError, NotNormalizableError, TimeLimitError,
-                         UtilityError)
+                         MaximumNotAttainedError, MissingExtraError, NoClosedFormError,
+                         NotNormalizableError, TimeLimitError, UtilityError)
     from .export import (cost_function, derivation, export_c, export_python, from_json, to_json,
                          to_latex)
     from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace,

@@ -641,6 +641,9 @@ def _figure_target(path: str | Path, *, flag: str, force: bool, parents: bool) -
     if not (text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or target.is_dir()) \
             and not target.suffix:
         text = str(target.with_suffix(".png"))  # what matplotlib would do
+    from . import plots
+
+    plots.require_matplotlib()
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     formats = FigureCanvasAgg.get_supported_filetypes()

@@ -213,7 +213,7 @@ class CaptimeDistribution(Immutable):
             free |= constraint.free_symbols
         return tuple(sorted(free, key=lambda s: s.name))
 
-    def utility(self):
+    def utility(self) -> Utility:
         """The step-function utility u(t) = 1 - F_K(t) (Section 3, "Unknown captime,
         step-function utility")."""
         name = getattr(self, "name", None)
@@ -326,7 +326,7 @@ class CaptimeDistribution(Immutable):
         _check_substitution(new, values)
         return new
 
-    def to_scipy(self):
+    def to_scipy(self) -> Any:
         """A frozen scipy.stats continuous distribution (numeric parameters only)."""
         if self._frozen is not None:
             return self._frozen

@@ -23,6 +23,7 @@ __all__ = [
     "UtilityError",
     "DataError",
     "ExportError",
+    "MissingExtraError",
     "TimeLimitError",
     "argument_message",
 ]
@@ -58,6 +59,10 @@ class UtilityError(MaxEntError):
 
 class DataError(MaxEntError):
     """Runtime data could not be read or has invalid values."""
+
+
+class MissingExtraError(MaxEntError):
+    """An optional dependency is not installed; the message names the extra that installs it."""
 
 
 class ExportError(MaxEntError):

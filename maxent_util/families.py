@@ -17,6 +17,7 @@ from .constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
                           TailProbability, Mean, to_sympy)
 from .maxent import derive
 from .distribution import CaptimeDistribution
+from .utility import Utility
 from .errors import ConstraintError, UtilityError, argument_message
 from .expressions import MAX_LENGTH
 from .constraints import _provably
@@ -222,7 +223,7 @@ def parse_family(spec: str) -> CaptimeDistribution:
     return _PRESETS[name](*args)
 
 
-def parse_utility(spec: str):
+def parse_utility(spec: str) -> Utility:
     """The step utility of a preset spec: ``parse_utility("pareto(5, 3)")``.
 
     >>> float(parse_utility("pareto(5, 3)")(10.0))

@@ -1022,7 +1022,7 @@ METHODS = ("auto", "symbolic", "numeric")
 
 
 def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: int = 30,
-           method: str = "auto"):
+           method: str = "auto") -> CaptimeDistribution:
     """Derive the maximum-entropy captime distribution of some constraints.
 
     Parameters

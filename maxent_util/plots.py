@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Sequence
 
+from importlib.util import find_spec
+
 import numpy as np
 
-from .errors import UtilityError, argument_message
+from .errors import MissingExtraError, UtilityError, argument_message
 from .families import FIGURE_PARAMETERS, figure_spec
 from .distribution import CaptimeDistribution
 from .families import parse_utility
@@ -33,9 +35,18 @@ _LINE_STYLES = ("-", "--", "-.", ":")
 _SCAN = np.logspace(-6, 9, 1501)
 
 
+def require_matplotlib() -> None:
+    """Raise :class:`MissingExtraError` naming the ``plot`` extra when matplotlib is missing."""
+    if find_spec("matplotlib") is None:
+        raise MissingExtraError(
+            "plotting needs matplotlib, which is not installed; install the plot extra: "
+            "pip install 'maxent_util[plot]'")
+
+
 def _new_axes(ax: Any, size: tuple[float, float]) -> tuple[Any, Any]:
     if ax is not None:
         return ax.figure, ax
+    require_matplotlib()
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -226,6 +237,7 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, title: str | None = None) -
 
 
 def _colours(count: int) -> list[Any]:
+    require_matplotlib()
     from matplotlib import colormaps
 
     palette = colormaps["tab10" if count <= 10 else "tab20"]

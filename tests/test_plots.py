@@ -139,3 +139,12 @@ def test_bump_chart_needs_rank_columns():
         plot_ranking(table)
     with pytest.raises(UtilityError, match="`ranking_df` of `plot_ranking`"):
         plot_ranking([1, 2])
+
+
+def test_a_missing_matplotlib_names_the_plot_extra(monkeypatch):
+    from maxent_util import plots
+    from maxent_util.errors import MissingExtraError
+
+    monkeypatch.setattr(plots, "find_spec", lambda name: None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'maxent_util\[plot\]'"):
+        plots.plot_utilities(["pareto(5, 3)"])
