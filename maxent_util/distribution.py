@@ -12,7 +12,7 @@ import sympy
 from ._immutable import FrozenDict, Immutable
 from ._scipy import make_rv
 from ._timing import SymbolicTimeout as _SymbolicTimeout
-from ._timing import time_limit
+from ._timing import time_limit, timed_out
 from .errors import ConstraintError, MaxEntError, NoClosedFormError, argument_message
 from .problem import (Piece, check_ranges, float_stand_ins, generic_branch, integrate_piece, make_terms,
                       piecewise_over, provably_less, support_of)
@@ -164,7 +164,10 @@ class CaptimeDistribution(Immutable):
                 if partial is not None and (partial.has(sympy.Integral) or partial.has(sympy.nan, sympy.zoo)):
                     partial = None
             except _SymbolicTimeout:
-                partial = None
+                # the CDF is not cosmetic: a law whose utility is an unevaluated integral cannot
+                # be scored, so running out of time here is an error, not a quieter answer
+                raise timed_out(f"the CDF of the law of {', '.join(map(repr, constraints))}",
+                                timeout) from None
             except Exception:  # sympy could not integrate: keep the integral unevaluated
                 partial = None
             if partial is None:

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy
+from conftest import same_expression
 
 from maxent_util import families
 from maxent_util.constraints import LogMoment, Mean, Moment, Support, TailProbability
@@ -137,9 +138,7 @@ PAPER_MULTIPLIERS = {
 
 
 def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
-    a, b = sympy.sympify(a), sympy.sympify(b)
-    # multipliers of the form log(x) - 1 compare best through exp (sympy will not split log((a - b)/(c - d)))
-    return sympy.simplify(a - b) == 0 or sympy.simplify(sympy.exp(a) - sympy.exp(b)) == 0
+    return same_expression(sympy.S(a), sympy.S(b))
 
 
 @pytest.mark.parametrize("name", list(PAPER_MULTIPLIERS))

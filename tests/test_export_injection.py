@@ -36,7 +36,7 @@ RUNTIMES = 24.0 * np.geomspace(1e-6, 1e6, 400)
 
 def _hostile_utility(label: str) -> Utility:
     utility = families.pareto(24, 2).utility()
-    utility.name = label
+    utility = utility.with_name(label)
     return utility
 
 

@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pytest
 import sympy
+from conftest import same_expression
 
 from maxent_util import families
 from maxent_util.constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
@@ -133,12 +134,7 @@ NUMERIC = {
 
 
 def same(ours: sympy.Expr, paper: sympy.Expr) -> bool:
-    difference = sympy.sympify(ours) - sympy.sympify(paper)
-    if sympy.simplify(difference) == 0:
-        return True
-    # erfc/erf and log(x**c)/c*log(x) spellings: compare after normalising both
-    normalised = sympy.expand_log(difference.rewrite(sympy.erf), force=True)
-    return sympy.simplify(normalised) == 0
+    return same_expression(sympy.S(ours), sympy.S(paper))
 
 
 def branches(expr: sympy.Expr, variable: sympy.Symbol) -> list[tuple]:
