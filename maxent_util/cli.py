@@ -444,7 +444,7 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
 
             guessed = "aslib" if path.is_dir() else (_guess_format(path) if path.is_file() else None)
         if cutoff is not None and guessed == "satcomp":
-            options["time_limit"] = cutoff
+            options["cutoff"] = cutoff
         elif cutoff is not None and guessed == "aslib":
             options["cutoff"] = cutoff
         if performance is not None:

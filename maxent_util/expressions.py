@@ -510,8 +510,9 @@ _LOGIC = ("And", "Or", "Not")
 _RELATION_NAMES = {"StrictLessThan": "Lt", "LessThan": "Le", "StrictGreaterThan": "Gt",
                    "GreaterThan": "Ge", "Equality": "Eq", "Unequality": "Ne"}
 _ASSUMPTIONS = ("positive", "nonnegative", "negative", "real", "integer")
-#: largest decimal exponent of a float leaf (1e-1000 .. 1e1000)
-_FLOAT_EXPONENT_DIGITS = 4
+#: digits of a float leaf's written exponent: enough for any float within 1e-MAX_EXPONENT ..
+#: 1e+MAX_EXPONENT (to_tree writes 9.99e-10000); the value's size is checked after reading
+_FLOAT_EXPONENT_DIGITS = len(str(MAX_EXPONENT))
 
 
 def to_tree(expr: Any) -> Any:

@@ -211,7 +211,7 @@ def _long_frame(algorithm: np.ndarray, instance: np.ndarray, runtime: np.ndarray
 # SAT Competition wide CSV
 
 
-def read_satcomp(path: PathLike, *, time_limit: float = 5000.0) -> pd.DataFrame:
+def read_satcomp(path: PathLike, *, cutoff: float = 5000.0) -> pd.DataFrame:
     """Read a SAT Competition results CSV (one column per solver).
 
     The format is that of ``results/*.csv`` in the SAT Competition 2021
@@ -224,7 +224,7 @@ def read_satcomp(path: PathLike, *, time_limit: float = 5000.0) -> pd.DataFrame:
     ----------
     path : str or os.PathLike
         The CSV file (compressed files such as ``.csv.gz`` are read too).
-    time_limit : float, keyword-only
+    cutoff : float, keyword-only
         The track's time limit in seconds (5000 for the 2021 main and
         parallel tracks). It fills the ``cutoff`` column and stands as the
         runtime of every unsolved run.
@@ -245,11 +245,11 @@ def read_satcomp(path: PathLike, *, time_limit: float = 5000.0) -> pd.DataFrame:
 
     Notes
     -----
-    A numeric cell at or above ``time_limit`` is a run that did not finish
-    within the limit: it becomes ``"timeout"`` with runtime ``time_limit``.
+    A numeric cell at or above ``cutoff`` is a run that did not finish
+    within the limit: it becomes ``"timeout"`` with runtime ``cutoff``.
     (r_parallel.csv of 2021 holds 13 such values, up to 19358.83 s.)
     ``memout`` and ``unverified`` cells keep their status, also with runtime
-    ``time_limit``, so that no runtime is ever NaN.
+    ``cutoff``, so that no runtime is ever NaN.
 
     Examples
     --------
@@ -259,7 +259,7 @@ def read_satcomp(path: PathLike, *, time_limit: float = 5000.0) -> pd.DataFrame:
     ...     "hash,result,filename,kissat,cadical\\n"
     ...     "ab12,sat,x.cnf,12.5,memout\\n"
     ...     "cd34,unsat,y.cnf,timeout,5012.3\\n")
-    >>> read_satcomp(folder / "track.csv", time_limit=5000)
+    >>> read_satcomp(folder / "track.csv", cutoff=5000)
       algorithm instance  runtime   status  cutoff
     0    kissat    x.cnf     12.5   solved  5000.0
     1    kissat    y.cnf   5000.0  timeout  5000.0
@@ -267,7 +267,7 @@ def read_satcomp(path: PathLike, *, time_limit: float = 5000.0) -> pd.DataFrame:
     3   cadical    y.cnf   5000.0  timeout  5000.0
     """
     owner = "read_satcomp"
-    limit = _check_time_option(time_limit, "time_limit", owner)
+    limit = _check_time_option(cutoff, "cutoff", owner)
     header, body = _read_csv_cells(path, owner)
 
     if "filename" in header:
@@ -832,7 +832,7 @@ def read_runs(path: PathLike, *, format: str | None = None, **options: Any) -> p
         folders) are ASlib, CSV files whose header names ``hash`` or
         ``filename`` are SAT Competition tables, anything else is a long CSV.
     **options
-        Keyword options of the chosen reader (``time_limit=`` for
+        Keyword options of the chosen reader (``cutoff=`` for
         :func:`read_satcomp`, ``performance=``/``cutoff=`` for
         :func:`read_aslib`).
 
@@ -852,7 +852,7 @@ def read_runs(path: PathLike, *, format: str | None = None, **options: Any) -> p
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "wide.csv").write_text("hash,filename,kissat\\nab12,x.cnf,timeout\\n")
-    >>> read_runs(folder / "wide.csv", time_limit=100)
+    >>> read_runs(folder / "wide.csv", cutoff=100)
       algorithm instance  runtime   status  cutoff
     0    kissat    x.cnf    100.0  timeout   100.0
     """

@@ -109,7 +109,7 @@ class _Runs:
 
 
 def _validate_runs(runtimes: Any, *, solved: Any, cutoff: Any, status: Any,
-                   failures_as_censored: bool, owner: str) -> _Runs:
+                   failures_as_capped: bool, owner: str) -> _Runs:
     times = _runs_array(runtimes, "runtimes", owner)
     n = times.shape[0]
     if n == 0:
@@ -179,7 +179,7 @@ def _validate_runs(runtimes: Any, *, solved: Any, cutoff: Any, status: Any,
                 f"({float(times[bad])!r})", float(cutoffs[bad]),
                 "Mark the run as unsolved or raise its cutoff."))
 
-    censored = ~is_solved & (~failed | failures_as_censored)
+    censored = ~is_solved & (~failed | failures_as_capped)
     # a censored run is known to take longer than the time it stopped
     stopped = times if cutoffs is None else np.minimum(times, cutoffs)
     return _Runs(times, is_solved, censored, np.where(censored, stopped, np.nan), cutoffs)
@@ -247,7 +247,7 @@ def _fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray
 
 
 def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None,
-          status: Any = None, failures_as_censored: bool = False,
+          status: Any = None, failures_as_capped: bool = False,
           level: float = 0.95) -> Score:
     """Estimate an algorithm's expected utility from its runs, with bounds.
 
@@ -267,7 +267,7 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
     status : array_like of str, optional, keyword-only
         One of ``"solved"``, ``"timeout"`` (capped), ``"memout"``,
         ``"crash"``, ``"unverified"`` (failures, utility 0) per run.
-    failures_as_censored : bool, keyword-only
+    failures_as_capped : bool, keyword-only
         Treat failures as capped runs instead of as utility 0.
     level : float, keyword-only
         Confidence level of the interval, in ``(0, 1)``.
@@ -325,7 +325,7 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
     if not 0.0 < _real(level) < 1.0:
         raise DataError(argument_message("level", owner, "a number in (0, 1)", level))
     runs = _validate_runs(runtimes, solved=solved, cutoff=cutoff, status=status,
-                          failures_as_censored=failures_as_censored, owner=owner)
+                          failures_as_capped=failures_as_capped, owner=owner)
     u = _fixed_scorer(utility, owner)
     n = runs.runtimes.shape[0]
 
@@ -429,7 +429,7 @@ def _rule_runs(runtimes: Any, solved: Any, cutoff: Any, owner: str) -> _Runs:
         raise DataError(argument_message(
             "solved", owner, "an array of True/False, one per runtime", None))
     return _validate_runs(runtimes, solved=solved, cutoff=cutoff, status=None,
-                          failures_as_censored=False, owner=owner)
+                          failures_as_capped=False, owner=owner)
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,7 @@ def _tree_with_depth(depth: int) -> dict:
     ({"op": "exp", "args": [{"int": "1"}, {"int": "2"}]}, r"must be `exp` with 1 argument\(s\); got '2 arguments'"),
     ({"int": "9" * 10000}, r"must be an integer written as a string of at most 400 digits"),
     ({"int": 12}, r"must be an integer written as a string"),
-    ({"float": "1e99999", "precision": 53}, r"must be a float written as a decimal string"),
+    ({"float": "1e999999", "precision": 53}, r"must be a float written as a decimal string"),
     ({"symbol": "os.system", "assumptions": []}, r"must be a symbol name of ASCII letters"),
     ({"symbol": "x", "assumptions": ["__class__"]}, r"must be assumptions among"),
     ({"op": "Pow", "args": [{"int": "9"}, {"int": "9" * 300}]}, r"must be a power with at most 400 digits"),

@@ -171,7 +171,7 @@ def test_list_datasets_names_satcomp2021():
 
 
 def test_read_satcomp_small_fixture():
-    runs = read_satcomp(DATA / "satcomp_small.csv", time_limit=LIMIT)
+    runs = read_satcomp(DATA / "satcomp_small.csv", cutoff=LIMIT)
     # by hand from tests/data/satcomp_small.csv; no 'result' column, 'TIMEOUT' and ' 7.5 '
     # exercise case and whitespace, '1e2' is 100 s
     expected = pd.DataFrame({
@@ -188,7 +188,7 @@ def test_read_satcomp_small_fixture():
 
 def test_read_satcomp_limit_is_exclusive():
     # with a 100 s limit, 100, 100.0 and 1e2 are at the limit, hence unsolved
-    runs = read_satcomp(DATA / "satcomp_small.csv", time_limit=100)
+    runs = read_satcomp(DATA / "satcomp_small.csv", cutoff=100)
     solved = runs[runs["status"] == "solved"]
     assert sorted(solved["runtime"]) == [0.0, 7.5, 10.5]
     assert (runs.loc[runs["status"] != "solved", "runtime"] == 100.0).all()
@@ -197,7 +197,7 @@ def test_read_satcomp_limit_is_exclusive():
 
 def test_read_satcomp_other_limit_on_bundled_data():
     expected = expected_runs_from_csv("r_main.csv", 1000.0)
-    runs = read_satcomp(bundled_path("r_main.csv"), time_limit=1000.0)
+    runs = read_satcomp(bundled_path("r_main.csv"), cutoff=1000.0)
     got = {(a, i): (r, s) for a, i, r, s in
            runs[["algorithm", "instance", "runtime", "status"]].itertuples(index=False)}
     assert got == expected
@@ -286,10 +286,10 @@ def test_read_satcomp_missing_and_empty_files(tmp_path):
 
 
 @pytest.mark.parametrize("limit", [0, -5, math.nan, math.inf, "soon", True])
-def test_read_satcomp_rejects_bad_time_limit(limit):
-    with pytest.raises(DataError, match=rf"^`time_limit` of `read_satcomp` must be a positive "
+def test_read_satcomp_rejects_bad_cutoff(limit):
+    with pytest.raises(DataError, match=rf"^`cutoff` of `read_satcomp` must be a positive "
                                         rf"finite number of seconds; got {re.escape(repr(limit))}\.$"):
-        read_satcomp(DATA / "satcomp_small.csv", time_limit=limit)
+        read_satcomp(DATA / "satcomp_small.csv", cutoff=limit)
 
 
 def test_read_satcomp_parses_main_track_quickly():
@@ -597,7 +597,7 @@ def test_read_runs_guesses_each_format(tmp_path):
     # an ASlib scenario folder stands for its algorithm_runs.arff
     pd.testing.assert_frame_equal(read_runs(DATA / "aslib_scenario"), read_aslib(arff))
     # options reach the reader
-    assert (read_runs(DATA / "satcomp_small.csv", time_limit=100)["cutoff"] == 100).all()
+    assert (read_runs(DATA / "satcomp_small.csv", cutoff=100)["cutoff"] == 100).all()
     assert (read_runs(arff, cutoff=50)["cutoff"] == 50).all()
 
 
@@ -620,10 +620,10 @@ def test_read_runs_errors(tmp_path):
     with pytest.raises(DataError, match=r"^`path` of `read_runs` must be an existing file"):
         read_runs(tmp_path)
     with pytest.raises(DataError, match=r"^`options` of `read_runs` must be options of read_long "
-                                        r"\(none\); got 'time_limit'\.$"):
-        read_runs(DATA / "long_small.csv", time_limit=10)
-    with pytest.raises(DataError, match=r"options of read_satcomp \(time_limit\); got 'cutoff'"):
-        read_runs(DATA / "satcomp_small.csv", cutoff=10)
+                                        r"\(none\); got 'cutoff'\.$"):
+        read_runs(DATA / "long_small.csv", cutoff=10)
+    with pytest.raises(DataError, match=r"options of read_satcomp \(cutoff\); got 'time_limit'"):
+        read_runs(DATA / "satcomp_small.csv", time_limit=10)
     assert FORMATS == ("satcomp", "long", "aslib")
 
 

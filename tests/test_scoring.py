@@ -368,7 +368,7 @@ def test_failures_count_zero_unless_censored():
     assert s.estimate == pytest.approx(math.exp(-0.1) / 3)
     assert s.upper == pytest.approx((math.exp(-0.1) + math.exp(-10.0)) / 3)
     # as censored, the memout at 30 s adds u(30) to the upper bound
-    c = score(runtimes, u, status=status, cutoff=100.0, failures_as_censored=True)
+    c = score(runtimes, u, status=status, cutoff=100.0, failures_as_capped=True)
     assert c.n_capped == 2
     assert c.upper == pytest.approx((math.exp(-0.1) + math.exp(-3.0) + math.exp(-10.0)) / 3)
     assert c.lower == s.lower

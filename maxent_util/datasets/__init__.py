@@ -24,9 +24,9 @@ import pandas as pd
 from ..errors import DataError, argument_message
 from ..io import read_satcomp
 
-__all__ = ["SATCOMP2021_TRACKS", "SATCOMP2021_TIME_LIMIT", "satcomp2021", "list_datasets"]
+__all__ = ["SATCOMP2021_TRACKS", "SATCOMP2021_CUTOFF", "satcomp2021", "list_datasets"]
 
-SATCOMP2021_TIME_LIMIT = 5000.0
+SATCOMP2021_CUTOFF = 5000.0
 """Time limit of the SAT Competition 2021 main and parallel tracks, in seconds."""
 
 SATCOMP2021_TRACKS: tuple[str, ...] = ("parallel", "main")
@@ -40,7 +40,7 @@ def _load_satcomp2021(track: str) -> pd.DataFrame:
     resource = resources.files(__name__).joinpath("data", _SATCOMP2021_FILES[track])
     # as_file gives a real path even when the package is imported from a zip
     with resources.as_file(resource) as path:
-        return read_satcomp(path, time_limit=SATCOMP2021_TIME_LIMIT)
+        return read_satcomp(path, cutoff=SATCOMP2021_CUTOFF)
 
 
 def satcomp2021(track: str = "parallel") -> pd.DataFrame:
