@@ -292,9 +292,10 @@ def test_numeric_mean_and_entropy_are_numbers():
 def test_repeated_derive_is_cached():
     constraints = (Support(0, oo), Mean(7))
     first = derive(*constraints)
-    start = time.perf_counter()
+    hits = derive.cache_info().hits
     second = derive(*(type(c)(**c.arguments) for c in constraints))   # equal, not identical, constraints
-    assert time.perf_counter() - start < 1e-3
+    # served from the cache (counted, not timed: a loaded machine can miss any time bound)
+    assert derive.cache_info().hits == hits + 1
     assert second is first
 
 

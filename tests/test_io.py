@@ -292,15 +292,6 @@ def test_read_satcomp_rejects_bad_cutoff(limit):
         read_satcomp(DATA / "satcomp_small.csv", cutoff=limit)
 
 
-def test_read_satcomp_parses_main_track_quickly():
-    # a loose guard against an accidental per-cell Python loop; benchmarks measure the real time
-    import time
-    path = bundled_path("r_main.csv")
-    start = time.perf_counter()
-    read_satcomp(path)
-    assert time.perf_counter() - start < 2.0
-
-
 # ---------------------------------------------------------------------------
 # read_long
 
