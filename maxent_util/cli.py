@@ -440,9 +440,9 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
         performance = getattr(arguments, "performance", None)
         guessed = fmt
         if guessed is None and (cutoff is not None or performance is not None):
-            from .io import _guess_format
+            from .io import guess_format
 
-            guessed = "aslib" if path.is_dir() else (_guess_format(path) if path.is_file() else None)
+            guessed = "aslib" if path.is_dir() else (guess_format(path) if path.is_file() else None)
         if cutoff is not None and guessed == "satcomp":
             options["cutoff"] = cutoff
         elif cutoff is not None and guessed == "aslib":

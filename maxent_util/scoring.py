@@ -24,7 +24,8 @@ from scipy import stats
 import sympy
 
 from .errors import DataError, UtilityError, argument_message
-from .io import FAILURE_STATUSES, STATUSES, _plain, validate_table
+from .io import FAILURE_STATUSES, STATUSES, validate_table
+from .io.table import plain as _plain
 from .scorer import _parameters, _utility_expr, make_scorer
 from .symbols import q
 from .utility import Utility

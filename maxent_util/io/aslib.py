@@ -1,0 +1,402 @@
+"""ASlib scenarios: ``algorithm_runs.arff`` (a line-by-line ARFF parser) and ``description.txt``."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, argument_message
+from .table import PathLike, _check_path, _check_time_option, _long_frame, _where
+
+__all__ = ["read_aslib"]
+
+_ASLIB_STATUS = {
+    "ok": "solved",
+    "timeout": "timeout",
+    "memout": "memout",
+    "not_applicable": "crash",
+    "crash": "crash",
+    "other": "crash",
+}
+
+
+_ARFF_ATTRIBUTE = re.compile(
+    r"""@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{]+)\s*(.*?)\s*$""",
+    re.IGNORECASE)
+# an unquoted value may not start with a quote, so an unclosed quote is an error
+_ARFF_TOKEN = re.compile(
+    r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|(?:[^,'"\s][^,]*?)?)\s*(,|$)""")
+_ARFF_NUMERIC = ("numeric", "real", "integer")
+
+
+def _unquote(token: str) -> str | None:
+    """A value without its quotes; None for the unquoted missing value ``?``."""
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
+        return re.sub(r"\\(.)", r"\1", token[1:-1])
+    return None if token == "?" else token
+
+
+def _split_arff_row(line: str) -> list[str | None] | None:
+    """Comma-separated values with optional ' or " quotes; None if malformed."""
+    if "'" not in line and '"' not in line:
+        return [None if token == "?" else token
+                for token in (part.strip() for part in line.split(","))]
+    tokens: list[str | None] = []
+    position = 0
+    while True:
+        match = _ARFF_TOKEN.match(line, position)
+        if match is None:
+            return None
+        tokens.append(_unquote(match.group(1)))
+        if match.group(2) == "":
+            return tokens if match.end() == len(line) else None
+        position = match.end()
+
+
+def _description_fields(text: str) -> dict[str, list[str]]:
+    """Top-level fields of an ASlib description.txt, each as a list of strings.
+
+    The file is YAML; only the subset ASlib uses for its top-level fields is
+    read here: ``key: value``, ``key: [a, b]`` and ``key:`` followed by
+    indented ``- item`` lines. Nested mappings (``feature_steps``) are skipped.
+    """
+    fields: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for raw_line in text.split("\n"):
+        line = raw_line.rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            key, _, value = line.partition(":")
+            value = value.strip()
+            if value.startswith("[") and value.endswith("]"):
+                items = [_yaml_scalar(v) for v in value[1:-1].split(",") if v.strip()]
+            else:
+                items = [_yaml_scalar(value)] if value else []
+            current = fields[key.strip()] = items
+        elif current is not None and line.strip().startswith("- "):
+            current.append(_yaml_scalar(line.strip()[2:]))
+        elif current is not None and line.strip() == "-":
+            current.append("")
+        else:
+            current = None  # a nested mapping: not a list of this key
+    return fields
+
+
+def _yaml_scalar(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+@dataclass(frozen=True)
+class _Description:
+    """What read_aslib needs from a scenario's description.txt."""
+
+    path: str
+    cutoff: float | None
+    measures: list[str] | None
+    maximize: list[str] | None
+    types: list[str] | None
+
+
+def _read_description(arff_path: Path) -> _Description | None:
+    """The description.txt next to an algorithm_runs.arff, if there is one."""
+    description = arff_path.with_name("description.txt")
+    if not description.is_file():
+        return None
+    source = os.fspath(description)
+    try:
+        text = description.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise DataError(argument_message(
+            "path", "read_aslib", "a readable UTF-8 description.txt next to the runs", source,
+            f"The system reported: {reason}.")) from None
+    fields = _description_fields(text)
+    cutoff = None
+    stated = fields.get("algorithm_cutoff_time") or []
+    if len(stated) == 1 and stated[0] not in ("?", "", "null", "None", "~"):
+        cutoff = _check_time_option(stated[0], "algorithm_cutoff_time", source)
+    elif len(stated) > 1:
+        raise DataError(argument_message(
+            "algorithm_cutoff_time", source, "one number of seconds", stated))
+    return _Description(path=source, cutoff=cutoff,
+                        measures=fields.get("performance_measures"),
+                        maximize=fields.get("maximize"), types=fields.get("performance_type"))
+
+
+def _performance_attribute(description: _Description | None, attributes: list[tuple[str, str, int]],
+                           source: str) -> int:
+    """Index of the runtime attribute: the one description.txt types as runtime.
+
+    Without a description.txt (a bare ARFF file), an attribute named
+    ``runtime``; never a guess by position.
+    """
+    names = [name for name, _, _ in attributes]
+    numeric = [name for name, kind, _ in attributes if kind == "numeric"]
+    remedy = "Name the runtime attribute with performance= (--performance on the command line)."
+    if description is None or not description.measures:
+        matches = [j for j, (name, kind, _) in enumerate(attributes)
+                   if name.lower() == "runtime" and kind == "numeric"]
+        if len(matches) != 1:
+            raise DataError(argument_message(
+                "attributes", source, "a list including one numeric 'runtime' attribute "
+                "(or a description.txt next to the file whose performance_measures name the "
+                "runtime)", names, remedy))
+        return matches[0]
+    measures, types = description.measures, description.types
+    if types is None or len(types) != len(measures):
+        raise DataError(argument_message(
+            "performance_type", description.path, "a list with one type per performance "
+            f"measure {measures}", types, remedy))
+    runtimes = [j for j, kind in enumerate(types) if kind.lower() == "runtime"]
+    if not runtimes:
+        raise DataError(argument_message(
+            "performance_type", description.path, "a list including 'runtime' (maxent_util "
+            "scores runtimes)", types,
+            f"To score another measure as if it were seconds, name it with performance= "
+            f"(one of {numeric})."))
+    if len(runtimes) > 1:
+        raise DataError(argument_message(
+            "performance_type", description.path, "a list with one 'runtime' measure",
+            types, remedy))
+    measure = measures[runtimes[0]]
+    maximize = description.maximize or []
+    if len(maximize) == len(measures) and maximize[runtimes[0]].lower() == "true":
+        raise DataError(argument_message(
+            "maximize", description.path, f"false for the runtime measure {measure!r}",
+            maximize, remedy))
+    if measure not in names or attributes[names.index(measure)][1] != "numeric":
+        raise DataError(argument_message(
+            "performance_measures", description.path,
+            f"a list naming a numeric attribute of {source}, one of {numeric}", measures,
+            remedy))
+    return names.index(measure)
+
+
+def read_aslib(path: PathLike, *, performance: str | None = None,
+               cutoff: float | None = None) -> pd.DataFrame:
+    """Read an ASlib ``algorithm_runs.arff`` file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ARFF file, with the attributes ``instance_id``, ``algorithm``,
+        ``runstatus``, a performance attribute and optionally
+        ``repetition``.
+    performance : str, optional, keyword-only
+        Name of the numeric attribute to read as runtimes in seconds. By
+        default the measure that the scenario's ``description.txt`` (next to
+        the file) lists in ``performance_measures`` with
+        ``performance_type: runtime``; a scenario with no runtime measure
+        (``solution_quality``, as CSP-Minizinc-Obj-2016) is refused unless
+        this names a column (whose values are then read as seconds, and not
+        capped at ``algorithm_cutoff_time``, which limits time). A bare ARFF
+        file without ``description.txt`` needs an attribute called
+        ``runtime`` or this option. The column is never guessed by
+        position.
+    cutoff : float, optional, keyword-only
+        The algorithm cutoff time in seconds. By default it is read from
+        ``algorithm_cutoff_time`` in ``description.txt``; without either, the
+        table has no ``cutoff`` column. It may lower the stated cutoff (runs
+        are re-capped) but not raise it: runs stopped at the stated limit say
+        nothing about later times.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The long table in file order, one row per line of ``@DATA`` (each
+        repetition is a run of its own).
+
+    Raises
+    ------
+    DataError
+        If the file is missing, the ARFF is malformed, an attribute is
+        missing, or a value is invalid (data errors give the line number);
+        if the runtime column cannot be told from ``description.txt`` or
+        the scenario's performance type is not runtime (without
+        ``performance=``); or if ``cutoff`` exceeds the stated cutoff.
+
+    Notes
+    -----
+    ``runstatus`` maps ``ok`` to ``"solved"``, ``timeout`` and ``memout`` to
+    themselves, and ``crash``, ``other``, ``not_applicable`` to ``"crash"``.
+    With a cutoff, an ``ok`` run at or above it becomes a ``"timeout"`` (the
+    same rule as :func:`read_satcomp`), and an unsuccessful run stops at
+    ``min(recorded value, cutoff)``, or at the cutoff when its value is
+    missing (``?``); this also undoes PAR10 penalties. Without a cutoff an
+    unsuccessful run needs a recorded value.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "algorithm_runs.arff").write_text(
+    ...     "@RELATION runs\\n"
+    ...     "@ATTRIBUTE instance_id STRING\\n"
+    ...     "@ATTRIBUTE repetition NUMERIC\\n"
+    ...     "@ATTRIBUTE algorithm STRING\\n"
+    ...     "@ATTRIBUTE runtime NUMERIC\\n"
+    ...     "@ATTRIBUTE runstatus {ok, timeout, memout, not_applicable, crash, other}\\n"
+    ...     "@DATA\\n"
+    ...     "a.cnf,1,minisat,3.5,ok\\n"
+    ...     "'b c.cnf',1,minisat,?,timeout\\n")
+    >>> read_aslib(folder / "algorithm_runs.arff", cutoff=60)
+      algorithm instance  runtime   status  cutoff
+    0   minisat    a.cnf      3.5   solved    60.0
+    1   minisat  b c.cnf     60.0  timeout    60.0
+    """
+    owner = "read_aslib"
+    source = _check_path(path, owner)
+    if cutoff is not None:
+        limit: float | None = _check_time_option(cutoff, "cutoff", owner)
+    else:
+        limit = None
+    if performance is not None and not isinstance(performance, str):
+        raise DataError(argument_message(
+            "performance", owner, "the name of a numeric attribute (a string)", performance))
+    try:
+        # utf-8-sig: a byte-order mark is dropped, as pandas drops it from a CSV
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise DataError(argument_message(
+            "path", owner, "an existing, readable UTF-8 file", source,
+            f"The system reported: {reason}.")) from None
+    description = _read_description(Path(path))
+
+    attributes: list[tuple[str, str, int]] = []  # name, kind, line
+    data: list[tuple[int, str]] = []
+    in_data = False
+    # split on '\n' only: str.splitlines would also break inside names holding '\x85' or '\u2028'
+    for number, raw_line in enumerate(text.split("\n"), start=1):
+        line = raw_line.strip()
+        if not line or line.startswith("%"):
+            continue
+        if in_data:
+            data.append((number, line))
+            continue
+        keyword = line.split(None, 1)[0].lower()
+        if keyword == "@relation":
+            continue
+        if keyword == "@data":
+            in_data = True
+            continue
+        if keyword == "@attribute":
+            match = _ARFF_ATTRIBUTE.match(line)
+            kind = match.group(2).lower() if match else ""
+            if match is None or not (kind.startswith("{") or kind in _ARFF_NUMERIC
+                                     or kind == "string" or kind.startswith("date")):
+                raise DataError(argument_message(
+                    "@ATTRIBUTE", _where(path, number, "line"),
+                    "'@ATTRIBUTE <name> <NUMERIC|REAL|INTEGER|STRING|DATE|{values}>'", raw_line))
+            kind = "numeric" if kind in _ARFF_NUMERIC else "text"
+            attributes.append((_unquote(match.group(1)) or "?", kind, number))
+            continue
+        raise DataError(argument_message(
+            "header", _where(path, number, "line"),
+            "'@RELATION', '@ATTRIBUTE', '@DATA' or a '%' comment", raw_line))
+    if not in_data:
+        raise DataError(argument_message(
+            "path", owner, "an ARFF file with an '@DATA' section", source))
+
+    names = [name for name, _, _ in attributes]
+    lowered_names = [name.lower() for name in names]
+    required = ("instance_id", "algorithm", "runstatus")
+    if any(name not in lowered_names for name in required):
+        raise DataError(argument_message(
+            "attributes", source, "a list including 'instance_id', 'algorithm', 'runstatus' "
+            "and a numeric performance attribute", names))
+    instance_j = lowered_names.index("instance_id")
+    algorithm_j = lowered_names.index("algorithm")
+    status_j = lowered_names.index("runstatus")
+    if performance is not None:
+        if performance not in names or attributes[names.index(performance)][1] != "numeric":
+            numeric = [name for name, kind, _ in attributes if kind == "numeric"]
+            raise DataError(argument_message(
+                "performance", owner, f"a numeric attribute of {source}, one of {numeric}",
+                performance))
+        performance_j = names.index(performance)
+    else:
+        performance_j = _performance_attribute(description, attributes, source)
+    performance_name = names[performance_j]
+
+    stated = description.cutoff if description is not None else None
+    if stated is not None and description.measures and description.types \
+            and performance_name in description.measures \
+            and len(description.types) == len(description.measures) \
+            and description.types[description.measures.index(performance_name)].lower() \
+            != "runtime":
+        stated = None  # a time limit, not a bound on a solution-quality measure named by hand
+    if limit is None:
+        limit = stated
+    elif stated is not None and limit > stated:
+        # runs stopped at the stated limit say nothing about the time between it and `cutoff`
+        raise DataError(argument_message(
+            "cutoff", owner, f"at most the scenario's algorithm_cutoff_time {stated!r} "
+            f"({description.path}), since its runs were stopped there", cutoff,
+            "A cutoff can be lowered to re-cap the runs, never raised."))
+
+    n_attributes = len(attributes)
+    n_runs = len(data)
+    algorithm = np.empty(n_runs, dtype=object)
+    instance = np.empty(n_runs, dtype=object)
+    runtime = np.empty(n_runs)
+    status = np.empty(n_runs, dtype=object)
+    for k, (number, line) in enumerate(data):
+        where = _where(path, number, "line")
+        tokens = None if line.startswith("{") else _split_arff_row(line)
+        if tokens is None or len(tokens) != n_attributes:
+            raise DataError(argument_message(
+                "@DATA", where, f"a row of {n_attributes} comma-separated values "
+                "(sparse rows are not supported)", line))
+        for j, column in ((instance_j, "instance_id"), (algorithm_j, "algorithm")):
+            if not tokens[j]:
+                raise DataError(argument_message(
+                    column, where, "a non-empty name", "?" if tokens[j] is None else tokens[j]))
+        value = (tokens[status_j] or "?").lower()
+        if value not in _ASLIB_STATUS:
+            raise DataError(argument_message(
+                "runstatus", where, f"one of {', '.join(map(repr, _ASLIB_STATUS))}",
+                "?" if tokens[status_j] is None else tokens[status_j]))
+        run_status = _ASLIB_STATUS[value]
+        recorded = tokens[performance_j]
+        if recorded is None:
+            recorded, seconds = "?", math.nan
+        else:
+            try:
+                seconds = float(recorded)
+            except ValueError:
+                seconds = -1.0  # reported below with the original text
+            if not (math.isfinite(seconds) and seconds >= 0):
+                raise DataError(argument_message(
+                    performance_name, where, "a finite non-negative number of seconds or '?'",
+                    recorded))
+        if run_status == "solved":
+            if math.isnan(seconds):
+                raise DataError(argument_message(
+                    performance_name, where, "a number of seconds for an 'ok' run", recorded))
+            if limit is not None and seconds >= limit:
+                run_status, seconds = "timeout", limit
+        elif limit is not None:
+            seconds = limit if math.isnan(seconds) else min(seconds, limit)
+        elif math.isnan(seconds):
+            raise DataError(argument_message(
+                performance_name, where, f"a number of seconds for a '{value}' run "
+                "when no cutoff is known", recorded,
+                "Pass cutoff= or put a description.txt with algorithm_cutoff_time "
+                "next to the file."))
+        algorithm[k] = tokens[algorithm_j]
+        instance[k] = tokens[instance_j]
+        runtime[k] = seconds
+        status[k] = run_status
+    return _long_frame(algorithm, instance, runtime, status,
+                       None if limit is None else np.full(n_runs, limit))

@@ -1,0 +1,260 @@
+"""The long table's schema, its validation, and the CSV-cell helpers the readers share.
+
+The columns and statuses are described in :mod:`maxent_util.io`. The helpers
+(reading a CSV as stripped cells, parsing numbers, checking names, building
+the long frame) are used by :mod:`~maxent_util.io.satcomp`,
+:mod:`~maxent_util.io.long` and :mod:`~maxent_util.io.aslib`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, argument_message
+
+__all__ = [
+    "STATUSES",
+    "FAILURE_STATUSES",
+    "LONG_COLUMNS",
+    "validate_table",
+]
+
+STATUSES: tuple[str, ...] = ("solved", "timeout", "memout", "crash", "unverified")
+"""Allowed values of the ``status`` column."""
+
+FAILURE_STATUSES: tuple[str, ...] = ("memout", "crash", "unverified")
+"""Statuses of runs that failed outright (utility 0), as opposed to timeouts."""
+
+LONG_COLUMNS: tuple[str, ...] = ("algorithm", "instance", "runtime", "status", "cutoff")
+"""Columns of the long table, in order; ``cutoff`` is optional."""
+
+PathLike = str | os.PathLike
+
+
+def plain(value: Any) -> Any:
+    """numpy scalars as Python ones, so messages show 0.5 rather than np.float64(0.5)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _beyond_float(value: Any) -> bool:
+    try:
+        float(value)
+    except OverflowError:
+        return True
+    return False
+
+
+def _where(path: PathLike, row: int, unit: str = "data row") -> str:
+    return f"{os.fspath(path)}, {unit} {row}"
+
+
+def _check_path(path: Any, owner: str) -> str:
+    """A path argument as text; anything but a str or os.PathLike raises DataError."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataError(argument_message(
+            "path", owner, "a file path (str or os.PathLike)", path))
+    try:
+        text = os.fspath(path)
+    except TypeError:  # an os.PathLike whose __fspath__ returns neither str nor bytes
+        text = None
+    if not isinstance(text, str):
+        raise DataError(argument_message(
+            "path", owner, "a file path (str or os.PathLike giving a str)", path))
+    return text
+
+
+def _check_time_option(value: Any, arg: str, owner: str) -> float:
+    """A cutoff or time limit given as an option: a positive finite number."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not (math.isfinite(number) and number > 0):
+        raise DataError(argument_message(arg, owner, "a positive finite number of seconds", value))
+    return number
+
+
+def _read_csv_cells(path: PathLike, owner: str) -> tuple[list[str], np.ndarray]:
+    """Header and body of a CSV file as stripped strings (missing cells are '').
+
+    Reading with ``header=None`` keeps duplicate column names visible (pandas
+    would rename them to ``x.1``), and ``na_filter=False`` keeps instance names
+    such as ``NA`` or ``null`` as text.
+    """
+    _check_path(path, owner)
+    try:
+        raw = pd.read_csv(path, header=None, dtype=str, na_filter=False, encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise DataError(argument_message(
+            "path", owner, "an existing, readable file", os.fspath(path),
+            f"The system reported: {exc.strerror or exc}.")) from None
+    except pd.errors.EmptyDataError:
+        raise DataError(argument_message(
+            "path", owner, "a CSV file with a header row", os.fspath(path),
+            "The file is empty.")) from None
+    except pd.errors.ParserError as exc:
+        raise DataError(argument_message(
+            "path", owner, "a well-formed CSV file", os.fspath(path),
+            f"The CSV parser reported: {str(exc).strip()}")) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(argument_message(
+            "path", owner, "UTF-8 text", os.fspath(path),
+            f"Byte {exc.start} cannot be decoded.")) from None
+    except OSError as exc:
+        raise DataError(argument_message(
+            "path", owner, "an existing, readable file", os.fspath(path),
+            f"The system reported: {exc}.")) from None
+    cells = raw.to_numpy(dtype=object)
+    header = [str(name).strip() for name in cells[0]]
+    body = cells[1:]
+    if body.size:
+        body = np.char.strip(body.astype(str)).astype(object)
+    seen: set[str] = set()
+    for name in header:
+        if name in seen:
+            raise DataError(argument_message(
+                "header", os.fspath(path), "a row of distinct column names", header,
+                f"The column {name!r} appears more than once."))
+        seen.add(name)
+    return header, body
+
+
+def _missing_columns(path: PathLike, header: list[str], required: str) -> DataError:
+    return DataError(argument_message(
+        "header", os.fspath(path), f"a row naming {required}", header))
+
+
+def _parse_numbers(cells: np.ndarray) -> np.ndarray:
+    """Cells to float, NaN where a cell is not a number (exact decimal parsing)."""
+    if cells.size == 0:
+        return np.zeros(cells.shape)
+    flat = pd.to_numeric(pd.Series(cells.ravel(), dtype=object), errors="coerce")
+    return flat.to_numpy(dtype=float).reshape(cells.shape)
+
+
+def _first(mask: np.ndarray) -> int | None:
+    hits = np.flatnonzero(mask)
+    return int(hits[0]) if hits.size else None
+
+
+def _check_names(path: PathLike, column: str, names: np.ndarray, rows: np.ndarray) -> None:
+    bad = _first(names == "")
+    if bad is not None:
+        raise DataError(argument_message(
+            column, _where(path, int(rows[bad])), "a non-empty name", names[bad]))
+
+
+def _long_frame(algorithm: np.ndarray, instance: np.ndarray, runtime: np.ndarray,
+                status: np.ndarray, cutoff: np.ndarray | None) -> pd.DataFrame:
+    columns: dict[str, Any] = {
+        "algorithm": pd.Series(algorithm, dtype=str),
+        "instance": pd.Series(instance, dtype=str),
+        "runtime": pd.Series(runtime, dtype=float),
+        "status": pd.Series(status, dtype=str),
+    }
+    if cutoff is not None:
+        columns["cutoff"] = pd.Series(cutoff, dtype=float)
+    return pd.DataFrame(columns)
+
+
+
+def validate_table(table: Any, *, name: str = "table") -> None:
+    """Check that ``table`` is a valid long table; raise if not.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Must have the columns ``algorithm``, ``instance`` (non-empty
+        strings), ``runtime`` (finite non-negative numbers), ``status`` (one
+        of :data:`STATUSES`) and may have ``cutoff`` (positive finite
+        numbers, at least the runtime of every solved run). Other columns
+        are allowed.
+    name : str, keyword-only
+        How to refer to the table in error messages.
+
+    Raises
+    ------
+    DataError
+        Naming the column, the row label and the first bad value.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a"], "instance": ["i"],
+    ...                      "runtime": [-1.0], "status": ["solved"]})
+    >>> validate_table(runs)
+    Traceback (most recent call last):
+    ...
+    maxent_util.errors.DataError: `runtime` of `table, row 0` must be a finite non-negative number of seconds; got -1.0.
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise DataError(argument_message(
+            "table", "validate_table", "a pandas DataFrame", type(table).__name__))
+    required = ("algorithm", "instance", "runtime", "status")
+    if any(column not in table.columns for column in required):
+        raise DataError(argument_message(
+            "columns", name, "a list including 'algorithm', 'instance', 'runtime', 'status' "
+            "(optional: 'cutoff')", list(table.columns)))
+    for column in LONG_COLUMNS:
+        if list(table.columns).count(column) > 1:
+            raise DataError(argument_message(
+                "columns", name, f"a list naming {column!r} once", list(table.columns)))
+
+    def fail(column: str, position: int, requirement: str, remedy: str | None = None):
+        label = plain(table.index[position])
+        value = plain(table[column].iloc[position])
+        if isinstance(value, int) and _beyond_float(value):  # its repr may run to pages
+            value = f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+        raise DataError(argument_message(
+            column, f"{name}, row {label!r}", requirement, value, remedy))
+
+    for column in ("algorithm", "instance"):
+        values = table[column].to_numpy(dtype=object)
+        ok = np.fromiter((isinstance(v, str) and v != "" for v in values), bool, len(values))
+        bad = _first(~ok)
+        if bad is not None:
+            fail(column, bad, "a non-empty string")
+
+    def numbers(column: str) -> np.ndarray:
+        series = table[column]
+        if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+            values = series.to_numpy(dtype=object)
+            ok = np.fromiter((isinstance(v, (int, float, np.integer, np.floating))
+                              and not isinstance(v, (bool, np.bool_)) for v in values),
+                             bool, len(values))
+            bad = _first(~ok)
+            if bad is not None:
+                fail(column, bad, "a number of seconds")
+        try:
+            return series.to_numpy(dtype=float)
+        except OverflowError:  # a Python int beyond the float range, in an object column
+            big = np.fromiter((_beyond_float(v) for v in series.to_numpy(dtype=object)),
+                              bool, len(series))
+            fail(column, int(np.flatnonzero(big)[0]), "a number within the float range "
+                 "(at most about 1.8e308)")
+            raise  # pragma: no cover - fail() raised
+
+    runtime = numbers("runtime")
+    bad = _first(~(np.isfinite(runtime) & (runtime >= 0)))
+    if bad is not None:
+        fail("runtime", bad, "a finite non-negative number of seconds")
+
+    status = table["status"].to_numpy(dtype=object)
+    bad = _first(~table["status"].isin(STATUSES).to_numpy())
+    if bad is not None:
+        fail("status", bad, f"one of {', '.join(map(repr, STATUSES))}")
+
+    if "cutoff" in table.columns:
+        cutoff = numbers("cutoff")
+        bad = _first(~(np.isfinite(cutoff) & (cutoff > 0)))
+        if bad is not None:
+            fail("cutoff", bad, "a positive finite number of seconds")
+        bad = _first((status == "solved") & (runtime > cutoff))
+        if bad is not None:
+            fail("runtime", bad, f"at most the cutoff {plain(cutoff[bad])!r} for a solved run",
+                 "Mark the run as 'timeout' or raise its cutoff.")
