@@ -11,6 +11,8 @@ sympy, scipy, pandas or matplotlib, so the command line starts at once.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
@@ -29,7 +31,8 @@ _LOCATIONS: dict[str, str] = {
                      "linear_compute", "capped_runtime", "money", "general", "expected_utility",
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
     **dict.fromkeys(["make_scorer", "Scorer"], "scorer"),
-    **dict.fromkeys(["score", "Score", "PAR", "Solved", "rank", "cross_utility"], "scoring"),
+    **dict.fromkeys(["score", "Score"], "estimate"),
+    **dict.fromkeys(["PAR", "Solved", "rank", "cross_utility"], "rank"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     **dict.fromkeys(["plot_utilities", "plot_ranking"], "plots"),
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
@@ -59,6 +62,24 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
+class _Package(types.ModuleType):
+    """This package: a public name that is also a submodule's (``rank``) stays the function.
+
+    Importing ``maxent_util.rank`` would otherwise bind the module to the name
+    ``maxent_util.rank`` and hide the function, depending on what was imported
+    first. The submodule stays reachable as ``from maxent_util.rank import ...``.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if (name in _LOCATIONS and isinstance(value, types.ModuleType)
+                and value.__name__ == f"{self.__name__}.{name}"):
+            return  # the import system binding the submodule: the name is the function's
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
 if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from . import datasets
     from .constraints import (Constraint, ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation,
@@ -67,6 +88,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, MaxEntError,
                          MaximumNotAttainedError, MissingExtraError, NoClosedFormError,
                          NotNormalizableError, TimeLimitError, UtilityError)
+    from .estimate import Score, score
     from .export import (cost_function, derivation, export_c, export_python, from_json, to_json,
                          to_latex)
     from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace,
@@ -74,9 +96,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
     from .maxent import derive
     from .plots import plot_ranking, plot_utilities
+    from .rank import PAR, Solved, cross_utility, rank
     from .sampling import Plan, plan, simulate_plan
     from .scorer import Scorer, make_scorer
-    from .scoring import PAR, Score, Solved, cross_utility, rank, score
     from .symbols import kappa, q, t
     from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck,
                           capped_runtime, expected_utility, general, linear_compute, linear_quality,
