@@ -26,7 +26,7 @@ import sympy
 from scipy import special, stats
 
 from maxent_util.scorer import make_scorer
-from maxent_util.scoring import PAR, rank
+from maxent_util.ranking import PAR, rank
 from maxent_util.symbols import t
 
 

@@ -29,7 +29,8 @@ _LOCATIONS: dict[str, str] = {
                      "linear_compute", "capped_runtime", "money", "general", "expected_utility",
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
     **dict.fromkeys(["make_scorer", "Scorer"], "scorer"),
-    **dict.fromkeys(["score", "Score", "PAR", "Solved", "rank", "cross_utility"], "scoring"),
+    **dict.fromkeys(["score", "Score"], "estimate"),
+    **dict.fromkeys(["PAR", "Solved", "rank", "cross_utility"], "ranking"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     **dict.fromkeys(["plot_utilities", "plot_ranking"], "plots"),
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .errors import (ConstraintError, DataError, ExportError, InfeasibleError, MaxEntError,
                          MaximumNotAttainedError, MissingExtraError, NoClosedFormError,
                          NotNormalizableError, TimeLimitError, UtilityError)
+    from .estimate import Score, score
     from .export import (cost_function, derivation, export_c, export_python, from_json, to_json,
                          to_latex)
     from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace,
@@ -74,9 +76,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
     from .maxent import derive
     from .plots import plot_ranking, plot_utilities
+    from .ranking import PAR, Solved, cross_utility, rank
     from .sampling import Plan, plan, simulate_plan
     from .scorer import Scorer, make_scorer
-    from .scoring import PAR, Score, Solved, cross_utility, rank, score
     from .symbols import kappa, q, t
     from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck,
                           capped_runtime, expected_utility, general, linear_compute, linear_quality,

@@ -330,7 +330,7 @@ def parse_rule(spec: str) -> Any:
     """A utility from a preset spec (``"pareto(5, 3)"``) or an expression in ``t``
     (``"exp(-t/10)"``); ``"PAR-2"``/``"par(2)"`` and ``"solved"`` give the classic rules."""
     from .families import parse_utility
-    from .scoring import PAR, Solved
+    from .ranking import PAR, Solved
     from .utility import Utility
 
     text = spec.strip()
@@ -362,7 +362,7 @@ def _mentions_runtime(text: str) -> bool:
 
 def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: bool | None
            ) -> dict[str, Any]:
-    from .scoring import PAR, Solved
+    from .ranking import PAR, Solved
 
     rules: dict[str, Any] = {}
     show = _show_progress(progress, len(specs))
@@ -472,7 +472,7 @@ def _fix_greedy_file(arguments: argparse.Namespace) -> None:
 
 
 def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
-    from .scoring import rank
+    from .ranking import rank
 
     _fix_greedy_file(arguments)
     table, label = _runtime_table(arguments)
@@ -702,7 +702,7 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     from . import plots
     from .datasets import satcomp2021
     from .families import parse_family
-    from .scoring import PAR, rank
+    from .ranking import PAR, rank
 
     started = time.perf_counter()
     folder = Path(arguments.out)

@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import DataError, UtilityError, argument_message
-from .scoring import _fixed_scorer
+from .estimate import fixed_scorer
 from .utility import Utility
 
 __all__ = ["Plan", "plan", "simulate_plan"]
@@ -139,7 +139,7 @@ def plan(epsilon: float, delta: float, utility: Any) -> Plan:
     """
     eps = _number_in(epsilon, "epsilon", "a number in (0, 1/2]", lambda x: 0.0 < x <= 0.5)
     dlt = _number_in(delta, "delta", "a number in (0, 1)", lambda x: 0.0 < x < 1.0)
-    _fixed_scorer(utility, "plan")  # rejects non-utilities and unset parameters
+    fixed_scorer(utility, "plan")  # rejects non-utilities and unset parameters
     u = _as_utility(utility)
     runs = _run_count(eps, dlt)
     captime = float(u.inverse(eps / 2.0))
@@ -218,7 +218,7 @@ def simulate_plan(plan: Plan, sampler: Callable[..., Any] | Any, utility: Any,
                                   and math.isfinite(truth)):
         raise UtilityError(argument_message("truth", owner, "a finite number", truth))
     generator = np.random.default_rng(rng)
-    u = _fixed_scorer(utility, owner)
+    u = fixed_scorer(utility, owner)
 
     if truth is None:
         draws = max(10**6, 20 * plan.runs)

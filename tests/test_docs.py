@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 # Modules whose API page the site must carry (each skipped while it does not exist).
-API_MODULES = ["maxent", "problem", "scorer", "distribution", "families", "utility", "scoring", "sampling", "io",
+API_MODULES = ["maxent", "problem", "scorer", "distribution", "families", "utility", "runs", "estimate", "ranking",
+               "sampling", "io",
                "datasets", "errors", "export", "plots"]
 
 

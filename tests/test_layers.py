@@ -80,9 +80,11 @@ def test_start_up_loads_no_scientific_library(code):
 
 def test_lazy_names_are_the_modules_objects():
     import maxent_util
-    from maxent_util import maxent, scoring
+    from maxent_util import estimate, maxent
+    from maxent_util.ranking import rank
 
-    assert maxent_util.derive is maxent.derive and maxent_util.rank is scoring.rank
+    assert maxent_util.derive is maxent.derive and maxent_util.score is estimate.score
+    assert maxent_util.rank is rank and maxent_util.ranking.rank is rank  # the module is named apart
     assert set(maxent_util.__all__) <= set(dir(maxent_util))
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         maxent_util.nothing  # noqa: B018

@@ -12,7 +12,7 @@ import pytest
 import sympy
 
 from maxent_util.errors import DataError, UtilityError
-from maxent_util.scoring import PAR, Solved, cross_utility, rank
+from maxent_util.ranking import PAR, Solved, cross_utility, rank
 from maxent_util.symbols import t
 
 EXP10 = sympy.exp(-t / 10)

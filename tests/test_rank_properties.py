@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from maxent_util.errors import MaxEntError
 from maxent_util.io import STATUSES
-from maxent_util.scoring import PAR, Solved, rank, score
+from maxent_util.estimate import score
+from maxent_util.ranking import PAR, Solved, rank
 from maxent_util.symbols import t
 
 CUTOFF = 100.0

@@ -1,9 +1,10 @@
-"""Tests of maxent_util.scorer and maxent_util.scoring: scorers, capped-run scores, classic rules, rankings."""
+"""Tests of maxent_util.scorer, estimate and rank: scorers, capped-run scores, classic rules, rankings."""
 
 from __future__ import annotations
 
 import csv
 import math
+import os
 import subprocess
 import sys
 import warnings
@@ -20,7 +21,8 @@ from hypothesis import strategies as st
 
 from maxent_util.errors import DataError, MaxEntError, NoClosedFormError, UtilityError
 from maxent_util.scorer import Scorer, make_scorer
-from maxent_util.scoring import PAR, Score, Solved, cross_utility, rank, score
+from maxent_util.estimate import Score, score
+from maxent_util.ranking import PAR, Solved, cross_utility, rank
 from maxent_util.symbols import t
 from maxent_util.utility import Utility
 
@@ -632,8 +634,10 @@ def test_parallel_track_against_raw_csv():
 
 
 def test_benchmark_quick_run_prints_ratios():
+    # PYTHONPATH: the benchmark imports this checkout's package, not whichever one is installed
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_scoring.py"),
-                             "--quick"], capture_output=True, text=True, timeout=300)
+                             "--quick"], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert result.returncode == 0, result.stderr
     out = result.stdout
     for utility in ("exponential", "log-normal", "generalized log-Laplace"):

@@ -1,0 +1,268 @@
+"""Estimating an algorithm's expected utility from its runs, with bounds.
+
+An algorithm's score is its expected utility :math:`E[u(T)]` (the paper's
+main theorem, Section 2); from data it is the mean of :math:`u` over the runs.
+Utilities are compiled by :mod:`maxent_util.scorer`; runs are validated by
+:mod:`maxent_util.runs`.
+
+*Capped runs.* A run that hit its cutoff is right-censored: its utility is
+somewhere between 0 and :math:`u(\\text{cutoff})`. :func:`score` reports the
+paper's point estimate (capped runs count 0) together with both bounds and a
+Hoeffding confidence interval that covers them, and a Kaplan-Meier plug-in
+estimate when cutoffs differ between runs.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from scipy import stats
+
+from .errors import DataError, UtilityError, argument_message
+from .runs import Runs, first_bad, real, validate_runs
+from .scorer import _parameters, _utility_expr, make_scorer
+from .symbols import q
+from .utility import Utility
+
+__all__ = [
+    "Score",
+    "score",
+]
+
+# ---------------------------------------------------------------------------
+# score()
+
+
+@dataclass(frozen=True)
+class Score:
+    """Estimated expected utility of an algorithm from (possibly capped) runs.
+
+    Attributes
+    ----------
+    estimate : float
+        Mean utility over the runs; capped runs and failures count 0 (the
+        paper's convention).
+    lower, upper : float
+        Bounds on the mean utility of the uncapped runs: capped runs count
+        0 (``lower``, equal to ``estimate``) or :math:`u(\\text{cutoff})`
+        (``upper``).
+    ci_low, ci_high : float
+        Hoeffding confidence interval at ``level`` for :math:`E[u(T)]`,
+        ``[lower - h, upper + h]`` clipped to ``[0, 1]``.
+    n : int
+        Number of runs.
+    n_capped : int
+        Number of right-censored runs.
+    kaplan_meier : float or None
+        Kaplan-Meier plug-in estimate, when cutoffs differ between runs (or
+        censored runs stopped at different times); None otherwise.
+    level : float
+        Confidence level of ``ci_low, ci_high``.
+    """
+
+    estimate: float
+    lower: float
+    upper: float
+    ci_low: float
+    ci_high: float
+    n: int
+    n_capped: int
+    kaplan_meier: float | None = None
+    level: float = 0.95
+
+
+def _hoeffding_half_width(n: int, level: float) -> float:
+    return math.sqrt(math.log(2.0 / (1.0 - level)) / (2.0 * n))
+
+
+def fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The scorer of a utility with every parameter given a value."""
+    expr = _utility_expr(utility, owner)
+    parameters = _parameters(expr, owner)
+    if parameters or q in expr.free_symbols:
+        free = tuple(s.name for s in parameters) + (("q",) if q in expr.free_symbols else ())
+        raise UtilityError(argument_message(
+            "utility", owner, "free of unset parameters", free,
+            "Give them values first, e.g. utility.subs(kappa0=60)."))
+    if isinstance(utility, Utility):
+        # its own call: a subclass may evaluate differently (e.g. by quadrature)
+        return utility
+    return make_scorer(expr)
+
+
+def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None,
+          status: Any = None, failures_as_capped: bool = False,
+          level: float = 0.95) -> Score:
+    """Estimate an algorithm's expected utility from its runs, with bounds.
+
+    Parameters
+    ----------
+    runtimes : array_like of float
+        One entry per run: the runtime of a solved run, else the time at
+        which the run stopped.
+    utility : Utility or sympy.Expr
+        A utility with values in ``[0, 1]`` and no free parameters.
+    solved : array_like of bool, optional, keyword-only
+        Which runs solved their instance. Unsolved runs are capped
+        (right-censored).
+    cutoff : float or array_like of float, optional, keyword-only
+        The time limit, common or per run. A capped run is censored at its
+        runtime or its cutoff, whichever is smaller.
+    status : array_like of str, optional, keyword-only
+        One of ``"solved"``, ``"timeout"`` (capped), ``"memout"``,
+        ``"crash"``, ``"unverified"`` (failures, utility 0) per run.
+    failures_as_capped : bool, keyword-only
+        Treat failures as capped runs instead of as utility 0.
+    level : float, keyword-only
+        Confidence level of the interval, in ``(0, 1)``.
+
+    Returns
+    -------
+    Score
+
+    Raises
+    ------
+    DataError
+        For NaN, infinite or negative runtimes, mismatched lengths, unknown
+        statuses, ``solved`` contradicting ``status``, non-positive cutoffs,
+        a cutoff below a solved runtime, or ``level`` outside ``(0, 1)``.
+    UtilityError
+        If the utility has free parameters, leaves ``[0, 1]`` or increases
+        with the runtime on the runs.
+
+    Notes
+    -----
+    Without ``solved`` and ``status``, runs with ``runtime >= cutoff`` are
+    capped, and without a cutoff too every run counts as solved.
+
+    With per-run utilities :math:`L_i \\le u(T_i) \\le U_i` (0 and
+    :math:`u(c_i)` for a run capped at :math:`c_i`), one-sided Hoeffding
+    bounds on :math:`\\bar L` and :math:`\\bar U` with half-width
+    :math:`h = \\sqrt{\\ln(2/(1-\\text{level}))/(2n)}` give
+    :math:`P(\\bar L - h \\le E[u(T)] \\le \\bar U + h) \\ge \\text{level}`.
+
+    When cutoffs differ between runs (or censored runs stopped at different
+    times) the Kaplan-Meier estimate :math:`\\hat S` of the runtime survival
+    function gives the plug-in
+    :math:`E[u] = u(0) + \\int_0^\\infty u'(t)\\,\\hat S(t)\\,dt`, computed
+    exactly as a sum over the steps of :math:`\\hat S`; mass beyond the last
+    solved run counts :math:`u(\\infty)` and failures never leave the risk
+    set.
+
+    Examples
+    --------
+    The paper's motivating example (Section 3, Pareto captime with
+    :math:`\\kappa_0 = \\alpha = 1`, so :math:`u(t) = 1/t` for :math:`t \\ge 1`):
+
+    >>> import sympy
+    >>> from maxent_util import t
+    >>> u = sympy.Piecewise((1, t < 1), (1 / t, True))
+    >>> ten_days = 10 * 24 * 3600.0
+    >>> a = score([1.0] * 99 + [ten_days], u, solved=[True] * 99 + [False])
+    >>> a.estimate, a.n_capped
+    (0.99, 1)
+    >>> b = score([ten_days] * 100, u, solved=[False] * 100)
+    >>> round(b.upper * ten_days, 12)  # u(10 days) = 1/864000
+    1.0
+    """
+    owner = "score"
+    if not 0.0 < real(level) < 1.0:
+        raise DataError(argument_message("level", owner, "a number in (0, 1)", level))
+    runs = validate_runs(runtimes, solved=solved, cutoff=cutoff, status=status,
+                         failures_as_capped=failures_as_capped, owner=owner)
+    u = fixed_scorer(utility, owner)
+    n = runs.runtimes.shape[0]
+
+    lower_values = np.zeros(n)
+    lower_values[runs.solved] = evaluate_rule(u, runs.runtimes[runs.solved], owner)
+    upper_values = lower_values.copy()
+    upper_values[runs.censored] = evaluate_rule(u, runs.censor_times[runs.censored], owner)
+    _check_unit_range(lower_values, upper_values, runs, owner)
+    _check_non_increasing(u, runs, owner)
+
+    lower = float(np.mean(lower_values))
+    upper = float(np.mean(upper_values))
+    h = _hoeffding_half_width(n, float(level))
+    km = None
+    censor_times = runs.censor_times[runs.censored]
+    cutoffs_differ = runs.cutoffs is not None and np.unique(runs.cutoffs).size > 1
+    if cutoffs_differ or np.unique(censor_times).size > 1:
+        km = _kaplan_meier_mean(runs, u)
+    return Score(estimate=lower, lower=lower, upper=upper,
+                 ci_low=max(0.0, lower - h), ci_high=min(1.0, upper + h),
+                 n=n, n_capped=int(runs.censored.sum()), kaplan_meier=km, level=float(level))
+
+
+def evaluate_rule(u: Callable[[Any], Any], times: np.ndarray, owner: str,
+                  context: str = "") -> np.ndarray:
+    """``u(times)`` as floats; a utility that cannot be evaluated there raises UtilityError."""
+    if not times.size:
+        return np.zeros(0)
+    try:
+        with warnings.catch_warnings():
+            # a complex branch is refused below or as NaN, not warned about
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            values = np.asarray(u(times), dtype=float)
+    except (TypeError, ValueError, ArithmeticError) as error:
+        raise UtilityError(argument_message(
+            "utility", owner, "a real number at every runtime of the runs",
+            f"runtimes from {float(times[0])!r} to {float(times[-1])!r}",
+            f"({context}evaluating it raised {type(error).__name__}: {error})")) from None
+    if values.shape != times.shape:
+        raise UtilityError(argument_message(
+            "utility", owner, "one value per runtime", f"shape {values.shape}",
+            f"({context.rstrip(': ')})" if context else None))
+    return values
+
+
+def _check_unit_range(lower_values: np.ndarray, upper_values: np.ndarray, runs: Runs,
+                      owner: str) -> None:
+    tolerance = 1e-12
+    outside = ~((lower_values >= -tolerance) & (upper_values <= 1.0 + tolerance))
+    bad = first_bad(outside)
+    if bad is not None:
+        value = upper_values[bad] if upper_values[bad] > 1.0 else lower_values[bad]
+        raise UtilityError(argument_message(
+            "utility", owner, "between 0 and 1 on every run (Hoeffding bounds need it)",
+            float(value), f"(run {bad}, runtime {float(runs.runtimes[bad])!r}) "
+            "Rescale the utility to [0, 1]."))
+
+
+def _check_non_increasing(u: Callable[[Any], Any], runs: Runs, owner: str) -> None:
+    """A utility must not reward a longer run more; checked at the runs' own times."""
+    times = np.unique(np.concatenate([runs.runtimes[runs.solved],
+                                      runs.censor_times[runs.censored]]))
+    if times.size < 2:
+        return
+    values = np.asarray(u(times), dtype=float)
+    bad = first_bad(np.diff(values) > 1e-12)
+    if bad is not None:
+        raise UtilityError(argument_message(
+            "utility", owner, "non-increasing in t on the runs",
+            f"u({float(times[bad])!r}) = {float(values[bad])!r} < "
+            f"u({float(times[bad + 1])!r}) = {float(values[bad + 1])!r}",
+            "A utility rewards shorter runs at least as much as longer ones."))
+
+
+def _kaplan_meier_mean(runs: Runs, u: Callable[[Any], Any]) -> float:
+    """Plug-in E[u(T)] from the Kaplan-Meier estimate of the runtime distribution."""
+    events = runs.runtimes[runs.solved]
+    if events.size == 0:
+        return float(u(math.inf))
+    right = runs.censor_times[runs.censored]
+    # Failures (u = 0) are never solved: censoring them beyond every observed
+    # time keeps them at risk throughout without creating a step.
+    n_failed = int((~runs.solved & ~runs.censored).sum())
+    if n_failed:
+        beyond = 2.0 * float(max(runs.runtimes.max(), right.max(initial=0.0))) + 1.0
+        right = np.concatenate([right, np.full(n_failed, beyond)])
+    survival = stats.ecdf(stats.CensoredData(uncensored=events, right=right)).sf
+    times = survival.quantiles
+    s = survival.probabilities
+    drops = np.concatenate([[1.0], s[:-1]]) - s
+    jumps = drops > 0
+    return float(np.dot(u(times[jumps]), drops[jumps]) + s[-1] * u(math.inf))

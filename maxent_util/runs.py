@@ -1,0 +1,322 @@
+"""The runs of one algorithm, and the long table of many, validated and laid out as arrays.
+
+:func:`validate_runs` checks one algorithm's runtimes, ``solved`` flags,
+statuses and cutoffs and says which runs are right-censored (capped);
+:func:`long_table` checks a long runtime table (``algorithm``, ``instance``,
+``runtime``, ``status``, optional ``cutoff``), applies the policies for
+repeated runs (:data:`DUPLICATE_POLICIES`) and missing runs
+(:data:`MISSING_POLICIES`), and groups the runs into (algorithm, instance)
+cells for aggregation. Estimates (:mod:`maxent_util.estimate`) and rankings
+(:mod:`maxent_util.ranking`) start from these.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .errors import DataError, argument_message
+from .io import FAILURE_STATUSES, STATUSES, validate_table
+from .io.table import plain as _plain
+
+__all__ = [
+    "DUPLICATE_POLICIES",
+    "MISSING_POLICIES",
+]
+
+# ---------------------------------------------------------------------------
+# the runs of one algorithm
+
+
+def _too_large(value: Any) -> str:
+    """A short description of a number too large for a float (its repr may run to pages)."""
+    if isinstance(value, int):
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    return f"a number of type {type(value).__name__} beyond the float range"
+
+
+def _runs_array(values: Any, arg: str, owner: str, n: int | None = None,
+                dtype: Any = np.float64, *, scalar: bool = False) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=dtype)
+    except OverflowError:
+        # an int (or Decimal, Fraction) beyond 1.8e308: name the first such entry
+        items = list(np.ravel(np.asarray(values, dtype=object)))
+        for i, item in enumerate(items):
+            try:
+                float(item)
+            except OverflowError:
+                break
+        else:  # pragma: no cover - numpy overflowed on something float() accepts
+            i, item = 0, values
+        name = f"{arg}[{i}]" if np.ndim(np.asarray(values, dtype=object)) else arg
+        raise DataError(argument_message(
+            name, owner, "a number within the float range (at most about 1.8e308)",
+            _too_large(item))) from None
+    except (TypeError, ValueError):
+        raise DataError(argument_message(
+            arg, owner, "a one-dimensional array of numbers", values)) from None
+    if array.ndim != (0 if scalar else 1):
+        raise DataError(argument_message(
+            arg, owner, "a number" if scalar else "one-dimensional",
+            f"an array of shape {array.shape}"))
+    if n is not None and array.shape[0] != n:
+        raise DataError(argument_message(
+            arg, owner, f"of length {n} (one entry per runtime)", array.shape[0]))
+    return array
+
+
+def real(value: Any) -> float:
+    """A real number (not a bool) as a float; NaN for anything else, or beyond the float range."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        return math.nan
+    try:
+        return float(value)
+    except (OverflowError, TypeError, ValueError):  # a 400-digit int; a complex number
+        return math.nan
+
+
+def first_bad(mask: np.ndarray) -> int | None:
+    hits = np.flatnonzero(mask)
+    return int(hits[0]) if hits.size else None
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Validated runs of one algorithm: runtimes, what happened, and when each censored run stopped."""
+
+    runtimes: np.ndarray
+    solved: np.ndarray          # bool
+    censored: np.ndarray        # bool: right-censored (capped) runs
+    censor_times: np.ndarray    # for censored runs: the time known to be exceeded
+    cutoffs: np.ndarray | None  # per run, as given
+
+
+def validate_runs(runtimes: Any, *, solved: Any, cutoff: Any, status: Any,
+                  failures_as_capped: bool, owner: str) -> Runs:
+    """Check one algorithm's runs (``owner`` names the caller in errors) and find the capped ones."""
+    times = _runs_array(runtimes, "runtimes", owner)
+    n = times.shape[0]
+    if n == 0:
+        raise DataError(argument_message("runtimes", owner, "non-empty", "no runs"))
+    bad = first_bad(~(np.isfinite(times) & (times >= 0)))
+    if bad is not None:
+        raise DataError(argument_message(
+            f"runtimes[{bad}]", owner, "a finite nonnegative number of seconds",
+            float(times[bad])))
+
+    cutoffs = None
+    if cutoff is not None:
+        common = np.ndim(cutoff) == 0
+        cutoffs = (np.full(n, _runs_array(cutoff, "cutoff", owner, scalar=True)) if common
+                   else _runs_array(cutoff, "cutoff", owner, n))
+
+        def cutoff_name(i: int) -> str:
+            return "cutoff" if common else f"cutoff[{i}]"
+
+        bad = first_bad(~(cutoffs > 0))  # NaN fails too
+        if bad is not None:
+            raise DataError(argument_message(
+                cutoff_name(bad), owner, "a positive number of seconds", float(cutoffs[bad])))
+
+    statuses = None
+    if status is not None:
+        statuses = _runs_array(status, "status", owner, n, dtype=object)
+        known = np.isin(statuses, STATUSES)
+        bad = first_bad(~known)
+        if bad is not None:
+            raise DataError(argument_message(
+                f"status[{bad}]", owner, f"one of {', '.join(map(repr, STATUSES))}",
+                statuses[bad]))
+    solved_given = None
+    if solved is not None:
+        raw = _runs_array(solved, "solved", owner, n, dtype=object)
+        bad = first_bad(~np.isin(raw, [True, False]))
+        if bad is not None:
+            raise DataError(argument_message(
+                f"solved[{bad}]", owner, "True or False", raw[bad]))
+        solved_given = raw.astype(bool)
+
+    if statuses is not None:
+        is_solved = statuses == "solved"
+        if solved_given is not None:
+            bad = first_bad(is_solved != solved_given)
+            if bad is not None:
+                raise DataError(argument_message(
+                    f"solved[{bad}]", owner, f"consistent with status[{bad}] "
+                    f"({statuses[bad]!r})", bool(solved_given[bad])))
+        failed = np.isin(statuses, FAILURE_STATUSES)
+    elif solved_given is not None:
+        is_solved = solved_given
+        failed = np.zeros(n, bool)
+    elif cutoffs is not None:
+        is_solved = times < cutoffs
+        failed = np.zeros(n, bool)
+    else:
+        is_solved = np.ones(n, bool)
+        failed = np.zeros(n, bool)
+
+    if cutoffs is not None:
+        bad = first_bad(is_solved & (times > cutoffs))
+        if bad is not None:
+            raise DataError(argument_message(
+                cutoff_name(bad), owner, f"at least the runtime of solved run {bad} "
+                f"({float(times[bad])!r})", float(cutoffs[bad]),
+                "Mark the run as unsolved or raise its cutoff."))
+
+    censored = ~is_solved & (~failed | failures_as_capped)
+    # a censored run is known to take longer than the time it stopped
+    stopped = times if cutoffs is None else np.minimum(times, cutoffs)
+    return Runs(times, is_solved, censored, np.where(censored, stopped, np.nan), cutoffs)
+
+
+# ---------------------------------------------------------------------------
+# the long table of many algorithms
+
+DUPLICATE_POLICIES: tuple[str, ...] = ("raise", "mean", "first")
+"""Values of ``duplicates=`` in :func:`maxent_util.ranking.rank` and
+:func:`maxent_util.ranking.cross_utility`."""
+
+MISSING_POLICIES: tuple[str, ...] = ("raise", "unsolved")
+"""Values of ``missing=`` in :func:`maxent_util.ranking.rank` and
+:func:`maxent_util.ranking.cross_utility`."""
+
+# How many duplicated pairs or missing runs an error message lists before "...".
+_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Table:
+    """A validated long table, laid out for aggregation.
+
+    Runs are grouped into *cells*, one per (algorithm, instance) pair; cells
+    are numbered in algorithm order, so an algorithm's cells are contiguous.
+    """
+
+    names: np.ndarray           # algorithms, sorted
+    cells: np.ndarray           # cell index per run
+    cell_algorithm: np.ndarray  # algorithm index per cell
+    runs_per_cell: np.ndarray
+    cells_per_algorithm: np.ndarray
+    runtimes: np.ndarray
+    solved: np.ndarray
+    timeout: np.ndarray
+    cutoffs: np.ndarray | None
+    labels: np.ndarray          # the caller's row label per run (None for an added run)
+
+
+def _policy(value: Any, arg: str, owner: str, allowed: tuple[str, ...]) -> str:
+    if not (isinstance(value, str) and value in allowed):
+        raise DataError(argument_message(arg, owner, f"one of {', '.join(map(repr, allowed))}",
+                                         value))
+    return value
+
+
+def _shown(items: Sequence[Any]) -> str:
+    text = ", ".join(repr(item) for item in items[:_SHOWN])
+    return text + (", ..." if len(items) > _SHOWN else "")
+
+
+def _refuse_duplicates(frame: pd.DataFrame, labels: np.ndarray, owner: str) -> None:
+    repeated = frame.duplicated(["algorithm", "instance"], keep=False).to_numpy()
+    if not repeated.any():
+        return
+    first = int(np.flatnonzero(repeated)[0])
+    pair = (frame["algorithm"].iat[first], frame["instance"].iat[first])
+    same = np.flatnonzero(repeated & (frame["algorithm"].to_numpy() == pair[0])
+                          & (frame["instance"].to_numpy() == pair[1]))
+    n_pairs = int(frame[repeated].drop_duplicates(["algorithm", "instance"]).shape[0])
+    rows = [_plain(labels[i]) for i in same]
+    raise DataError(argument_message(
+        "table", owner, "one run per (algorithm, instance) pair",
+        f"{len(same)} runs of {pair!r} at rows {_shown(rows)}"
+        + (f" ({n_pairs} repeated pairs in all)" if n_pairs > 1 else ""),
+        "Pass duplicates='mean' to average an algorithm's repeated runs on an instance, "
+        "or duplicates='first' to keep the first of them (on the command line, "
+        "--duplicates mean or --duplicates first)."))
+
+
+def _missing_runs(frame: pd.DataFrame, owner: str, policy: str) -> pd.DataFrame:
+    """The runs absent from the (algorithm x instance) grid, as timeouts at the cutoff."""
+    algorithms = np.sort(frame["algorithm"].unique())
+    instances = frame["instance"].unique()  # first-seen order, for the message
+    present = pd.MultiIndex.from_frame(frame[["algorithm", "instance"]])
+    grid = pd.MultiIndex.from_product([algorithms, instances], names=["algorithm", "instance"])
+    absent = grid[~grid.isin(present)]
+    if policy == "raise":
+        algorithm = absent[0][0]
+        lacking = [instance for a, instance in absent if a == algorithm]
+        raise DataError(argument_message(
+            "table", owner, "a run of every algorithm on every instance (the same instances "
+            "for all algorithms)",
+            f"no run of {algorithm!r} on {_shown(lacking)}"
+            + (f" ({len(absent)} missing runs in all)" if len(absent) > len(lacking) else ""),
+            "Pass missing='unsolved' (on the command line, --missing unsolved) to count a "
+            "missing run as a run capped at the cutoff."))
+    if "cutoff" not in frame.columns:
+        raise DataError(argument_message(
+            "missing", owner, "'raise' for a table without a 'cutoff' column (a missing run "
+            "counts as capped at its instance's cutoff)", policy))
+    cutoffs = frame.groupby("instance", sort=False)["cutoff"].agg(["min", "max"])
+    needed = cutoffs.loc[absent.get_level_values("instance").unique()]
+    differ = needed.index[needed["min"] != needed["max"]]
+    if len(differ):
+        instance = differ[0]
+        raise DataError(argument_message(
+            "cutoff", f"{owner}, instance {instance!r}", "one value for all runs on an instance "
+            "that some algorithm lacks (the cutoff a missing run is capped at)",
+            sorted(map(float, frame.loc[frame["instance"] == instance, "cutoff"].unique()))))
+    limit = needed.loc[absent.get_level_values("instance"), "min"].to_numpy(dtype=float)
+    return pd.DataFrame({"algorithm": absent.get_level_values("algorithm"),
+                         "instance": absent.get_level_values("instance"),
+                         "runtime": limit, "status": "timeout", "cutoff": limit})
+
+
+def _cell_keys(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per run an integer naming its (algorithm, instance) pair; algorithms sorted."""
+    codes, names = pd.factorize(frame["algorithm"], sort=True)
+    instance_codes, instances = pd.factorize(frame["instance"])
+    return codes.astype(np.int64) * len(instances) + instance_codes, names, len(instances)
+
+
+def long_table(table: Any, owner: str, duplicates: str = "raise",
+               missing: str = "raise") -> Table:
+    duplicates = _policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
+    missing = _policy(missing, "missing", owner, MISSING_POLICIES)
+    validate_table(table, name="table")
+    if len(table) == 0:
+        raise DataError(argument_message("table", owner, "at least one run", "no rows"))
+    columns = [c for c in ("algorithm", "instance", "runtime", "status", "cutoff")
+               if c in table.columns]
+    frame = table[columns].reset_index(drop=True)
+    labels = table.index.to_numpy(dtype=object)
+    keys, names, n_instances = _cell_keys(frame)
+    cell_keys, first_run, cells, runs_per_cell = np.unique(
+        keys, return_index=True, return_inverse=True, return_counts=True)
+    if runs_per_cell.max() > 1 and duplicates != "mean":
+        if duplicates == "raise":
+            _refuse_duplicates(frame, labels, owner)
+        keep = first_run[cells.ravel()] == np.arange(len(frame))
+        frame, labels = frame[keep].reset_index(drop=True), labels[keep]
+        keys, cell_keys, cells = keys[keep], cell_keys, np.searchsorted(cell_keys, keys[keep])
+        runs_per_cell = np.ones(cell_keys.size, dtype=np.int64)
+    if cell_keys.size < len(names) * n_instances:
+        added = _missing_runs(frame, owner, missing)
+        frame = pd.concat([frame, added], ignore_index=True)
+        labels = np.concatenate([labels, np.full(len(added), None, dtype=object)])
+        keys, names, n_instances = _cell_keys(frame)
+        cell_keys, cells, runs_per_cell = np.unique(keys, return_inverse=True,
+                                                    return_counts=True)
+    cell_algorithm = cell_keys // n_instances
+    status = frame["status"].to_numpy(dtype=object)
+    cutoffs = frame["cutoff"].to_numpy(dtype=float) if "cutoff" in frame.columns else None
+    return Table(names=np.asarray(names, dtype=object), cells=np.ravel(cells),
+                 cell_algorithm=cell_algorithm, runs_per_cell=runs_per_cell,
+                 cells_per_algorithm=np.bincount(cell_algorithm, minlength=len(names)),
+                 runtimes=frame["runtime"].to_numpy(dtype=float),
+                 solved=status == "solved", timeout=status == "timeout", cutoffs=cutoffs,
+                 labels=labels)
