@@ -1,0 +1,272 @@
+"""Utilities for a known captime, and a captime law known in full.
+
+The paper's examples of Section 3.1 as constructors (:func:`step`,
+:func:`linear_compute`, :func:`capped_runtime`, :func:`money`,
+:func:`general`), each ``p(t)`` before the captime ``kappa0`` and 0 after;
+and :class:`KnownCaptime`, the middle row of the paper's summary table,
+whose utility is the expected utility of :mod:`.expected`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy
+import sympy.stats
+
+from .._immutable import Immutable
+from ..constraints import _provably
+from ..errors import UtilityError, argument_message
+from ..symbols import kappa, t
+from .core import Utility, as_function, as_parameter, captime_parameter, require, support_pair
+from .expected import ExpectedUtility, expected_utility
+from .pieces import as_float
+
+
+# ---------------------------------------------------------------------------
+# Known captime: the examples of Section 3.1
+# ---------------------------------------------------------------------------
+
+def _known_captime(kappa0: sympy.Expr, numerator: sympy.Expr, denominator: sympy.Expr, *,
+                   owner: str, name: str, blamed: tuple[str, Any],
+                   blamed_stake: tuple[str, Any]) -> Utility:
+    """``numerator / denominator`` before ``kappa0``, 0 after; validated where numeric.
+
+    ``blamed`` names the argument reported when ``p`` goes negative before
+    the captime, ``blamed_stake`` the one reported for a denominator (the
+    utility at stake) that is not positive.
+    """
+    if denominator.is_positive is False or (denominator.is_number and not denominator.is_finite):
+        raise UtilityError(argument_message(
+            blamed_stake[0], owner, "such that the utility at stake (the denominator of p) is positive",
+            blamed_stake[1], remedy=f"The denominator is {denominator}."))
+    utility = Utility(sympy.Piecewise((numerator / denominator, t < kappa0), (0, True)), name=name)
+    end = as_float(kappa0)
+    if end is not None and not (numerator.free_symbols | denominator.free_symbols) - {t}:
+        grid = end * np.concatenate([np.linspace(0, 1, 1001, endpoint=False),
+                                     1 - np.logspace(-12, -3, 10)])
+        ratio = sympy.lambdify(t, numerator / denominator, modules=["scipy", "numpy"])
+        with np.errstate(all="ignore"):
+            p = np.broadcast_to(np.asarray(ratio(grid), dtype=float), grid.shape)
+        failing = np.flatnonzero(~(p >= -1e-12))
+        if failing.size:
+            i = int(failing[0])
+            raise UtilityError(argument_message(
+                blamed[0], owner, "such that p(t) is a finite number >= 0 on [0, kappa0)", blamed[1],
+                remedy=f"p({grid[i]:.6g}) = {p[i]:.6g}."))
+    return utility
+
+
+def step(kappa0: Any) -> Utility:
+    """The step-function utility for a known captime: 1 before ``kappa0``, 0 after.
+
+    Section 3, Example "Known captime, step-function utility": the score is
+    ``F_A(kappa0)``, the fraction of runs solved within the captime.
+
+    .. math:: p(t) = 1 \\text{ if } t < \\kappa_0, \\; 0 \\text{ otherwise.}
+
+    Parameters
+    ----------
+    kappa0 : the known captime (positive): a number, a sympy expression or a
+        symbol name.
+
+    Examples
+    --------
+    >>> step(60).expr
+    Piecewise((1, t < 60), (0, True))
+    """
+    owner = "step"
+    captime = captime_parameter(kappa0, owner)
+    return Utility(sympy.Piecewise((1, t < captime), (0, True)), name="step")
+
+
+def linear_compute(kappa0: Any, cost_per_second: Any, value: Any) -> Utility:
+    """Linear utility for compute time under a known captime.
+
+    Section 3, Example "Known captime, linear utility for compute time": we
+    pay ``a = cost_per_second`` per second and earn ``v = value`` on solving.
+
+    .. math:: p(t) = \\frac{v + a (\\kappa_0 - t)}{v + a \\kappa_0}
+              \\text{ if } t < \\kappa_0, \\; 0 \\text{ otherwise.}
+
+    Parameters
+    ----------
+    kappa0 : the known captime (positive).
+    cost_per_second : ``a >= 0``, dollars per second of compute.
+    value : ``v >= 0``, dollars earned by solving; ``a kappa0 + v`` must be
+        positive.  Each may be a number, a sympy expression or a symbol name.
+
+    Examples
+    --------
+    >>> linear_compute(10, 1, 5).expr
+    Piecewise((1 - t/15, t < 10), (0, True))
+    """
+    owner = "linear_compute"
+    captime = captime_parameter(kappa0, owner)
+    rate = as_parameter(cost_per_second, "cost_per_second", owner, nonnegative=True)
+    worth = as_parameter(value, "value", owner, nonnegative=True)
+    require(rate, "cost_per_second", owner, "nonnegative", cost_per_second, lambda e: e.is_nonnegative)
+    require(worth, "value", owner, "nonnegative", value, lambda e: e.is_nonnegative)
+    return _known_captime(captime, worth + rate * (captime - t), worth + rate * captime,
+                          owner=owner, name="linear compute",
+                          blamed=("value", value), blamed_stake=("value", value))
+
+
+def capped_runtime(kappa0: Any) -> Utility:
+    """The utility behind capped average runtime: ``1 - t / kappa0`` before ``kappa0``.
+
+    Section 3, after Example "Known captime, linear utility for compute
+    time": the capped average runtime (``u = -t``, or ``-kappa0`` for a
+    capped run) normalises to the linear-compute utility with value ``v = 0``,
+    whatever the cost per second ``a > 0``, since ``a`` cancels:
+
+    .. math:: \\frac{0 + a(\\kappa_0 - t)}{0 + a \\kappa_0} = 1 - \\frac{t}{\\kappa_0}.
+
+    Ranking by capped average runtime thus asserts that solving the problem
+    is worth nothing.  (The same line is the uniform-captime utility of
+    Section 3.2.)
+
+    Examples
+    --------
+    >>> capped_runtime(10).expr == linear_compute(10, 1, 0).expr
+    True
+    """
+    return linear_compute(kappa0, 1, 0).with_name("capped runtime")
+
+
+def money(kappa0: Any, cost: Any, revenue: Any) -> Utility:
+    """Linear utility for money under a known captime.
+
+    Section 3, Example "Known captime, linear utility for money": ``C(t)``
+    dollars are paid for ``t`` seconds of compute and ``R(t)`` earned for an
+    answer found within ``t`` seconds.
+
+    .. math:: p(t) = \\frac{R(t) + C(\\kappa_0) - C(t)}{R(0) + C(\\kappa_0) - C(0)}
+              \\text{ if } t < \\kappa_0, \\; 0 \\text{ otherwise.}
+
+    Parameters
+    ----------
+    kappa0 : the known captime.
+    cost, revenue : sympy expressions (or strings) in ``t``; a number or a
+        single symbol is a constant amount.
+
+    Raises
+    ------
+    UtilityError
+        For an expression in another variable, a non-positive amount at
+        stake, or (with numeric parameters) a cost that makes ``p`` negative
+        before the captime.
+
+    Examples
+    --------
+    >>> money(10, "t", 20).expr
+    Piecewise((1 - t/30, t < 10), (0, True))
+    """
+    owner = "money"
+    captime = captime_parameter(kappa0, owner)
+    requirement = "an expression in `t` (or a constant)"
+    paid = as_function(cost, "cost", owner, variables=(t,), description=requirement)
+    earned = as_function(revenue, "revenue", owner, variables=(t,), description=requirement)
+    numerator = earned + paid.subs(t, captime) - paid
+    denominator = earned.subs(t, 0) + paid.subs(t, captime) - paid.subs(t, 0)
+    return _known_captime(captime, numerator, denominator, owner=owner, name="money",
+                          blamed=("cost", cost), blamed_stake=("revenue", revenue))
+
+
+def general(kappa0: Any, V: Any, W: Any) -> Utility:
+    """General utility under a known captime (timeout).
+
+    Section 3, Example "Known timeout, general utility": ``V(t, kappa)`` is
+    the benefit of spending ``t`` of the ``kappa`` available seconds to solve
+    the problem (``V(0, kappa)`` the benefit of solving it at once) and
+    ``W(kappa)`` the loss of wasting ``kappa`` seconds for nothing.
+
+    .. math:: p(t) = \\frac{V(t, \\kappa_0) + W(\\kappa_0)}{V(0, \\kappa_0) + W(\\kappa_0)}
+              \\text{ if } t < \\kappa_0, \\; 0 \\text{ otherwise.}
+
+    Parameters
+    ----------
+    kappa0 : the known captime.
+    V : expression in ``t`` and :data:`~maxent_util.kappa` (either may be absent).
+    W : expression in :data:`~maxent_util.kappa` (or a constant).
+
+    Examples
+    --------
+    >>> from maxent_util import kappa, t
+    >>> general(10, 5 - t, kappa).expr   # linear compute with a = 1, v = 5
+    Piecewise((1 - t/15, t < 10), (0, True))
+    """
+    owner = "general"
+    captime = captime_parameter(kappa0, owner)
+    benefit = as_function(V, "V", owner, variables=(t, kappa),
+                           description="an expression in `t` and `kappa` (or a constant)")
+    loss = as_function(W, "W", owner, variables=(kappa,),
+                        description="an expression in `kappa` alone (or a constant)")
+    numerator = benefit.subs(kappa, captime) + loss.subs(kappa, captime)
+    denominator = benefit.subs({t: 0, kappa: captime}) + loss.subs(kappa, captime)
+    return _known_captime(captime, numerator, denominator, owner=owner, name="general",
+                          blamed=("V", V), blamed_stake=("W", W))
+
+
+# ---------------------------------------------------------------------------
+# A captime law known in full
+# ---------------------------------------------------------------------------
+
+class KnownCaptime(Immutable):
+    """A captime distribution known in full: the middle row of the paper's
+    summary table ("known distribution: kappa ~ K").
+
+    Its :meth:`utility` is ``1 - F_K(t)`` (the best algorithm "is most likely
+    to solve an instance from K"), and ``expected_utility(p, K)`` takes it for
+    a general per-captime utility ``p``.
+
+    Parameters
+    ----------
+    pdf : sympy expression (or string) in :data:`maxent_util.kappa`.
+    support : ``(lower, upper)``; ``upper`` may be ``oo``.
+    name : optional display name.
+
+    Examples
+    --------
+    >>> import sympy.stats
+    >>> K = KnownCaptime.from_sympy_stats(sympy.stats.Uniform("K", 10, 20))
+    >>> float(K.utility()(15.0))
+    0.5
+    """
+
+    def __init__(self, pdf: Any, support: tuple[Any, Any], *, name: str | None = None) -> None:
+        owner = "KnownCaptime"
+        self.pdf = as_function(pdf, "pdf", owner, variables=(kappa,),
+                                description="an expression in `kappa`")
+        lower, upper = support_pair(support, "support", owner)
+
+        if lower.is_number and not lower.is_finite or _provably(lower >= 0) is False:
+            raise UtilityError(argument_message(
+                "support", owner, "a pair with a finite lower >= 0 (a captime is a duration)", support))
+        if _provably(upper > lower) is False:
+            raise UtilityError(argument_message("support", owner, "a pair with upper > lower", support))
+        self.support = (lower, upper)
+        self.name = name
+
+    @classmethod
+    def from_sympy_stats(cls, variable: Any, *, name: str | None = None) -> "KnownCaptime":
+        """From a continuous ``sympy.stats`` random variable, e.g. ``Uniform("K", 10, 20)``."""
+        try:
+            density = sympy.stats.density(variable)(kappa)
+            domain = variable.pspace.domain.set
+        except (AttributeError, TypeError, ValueError) as error:
+            raise UtilityError(argument_message(
+                "variable", "KnownCaptime.from_sympy_stats", "a continuous sympy.stats random variable",
+                variable)) from error
+        if not isinstance(domain, sympy.Interval):
+            raise UtilityError(argument_message(
+                "variable", "KnownCaptime.from_sympy_stats", "a random variable on an interval", variable))
+        return cls(density, (domain.start, domain.end), name=name or str(variable))
+
+    def utility(self) -> "ExpectedUtility":
+        """``u(t) = 1 - F_K(t)`` (Section 3, "Unknown captime, step-function utility")."""
+        return expected_utility(sympy.Integer(1), self)
+
+    def __repr__(self) -> str:
+        return f"KnownCaptime({self.pdf} on [{self.support[0]}, {self.support[1]}])"

@@ -1,0 +1,123 @@
+"""Reading a utility's expression: time-bounded sympy, Piecewise pieces, a grid of runtimes.
+
+The lowest room of :mod:`maxent_util.utility`: the helpers that the
+utilities (:mod:`.core`) and the theorem's checks (:mod:`.checks`) both read
+an expression with.  Nothing here knows a :class:`~maxent_util.utility.Utility`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import sympy
+
+from .._timing import Deadline as _Deadline
+from .._timing import SymbolicTimeout as _SymbolicTimeout
+from .._timing import run_bounded as _run_bounded
+from ..errors import MaxEntError
+from ..symbols import t
+
+#: Seconds for a symbolic integral or limit, and for one solve or simplification.  A solve
+#: that finds a closed form takes about 1 s on an idle machine (the log-normal inverse);
+#: the limit leaves room for a loaded one, so the route taken does not depend on the load.
+SYMBOLIC_SECONDS = 5.0
+SOLVE_SECONDS = 10.0
+
+
+def try_symbolic(compute: Callable[[], Any], seconds: float | None) -> Any:
+    """``compute()``, or None if sympy fails or runs out of time.
+
+    Bounded on any thread: by SIGALRM on the main thread, otherwise in a
+    worker process killed at the limit (see :func:`maxent_util._timing.run_bounded`).
+    """
+    try:
+        return _run_bounded(compute, deadline=_Deadline(seconds))
+    except _SymbolicTimeout:
+        return None
+    except MaxEntError:
+        raise
+    except Exception:  # sympy signals "cannot do this" with many exception types
+        return None
+
+
+def _upper_bound(condition: Any) -> sympy.Expr | None:
+    """``b`` for a condition ``t < b`` / ``t <= b`` (possibly ``And``-ed with a lower bound)."""
+    if condition is sympy.true:
+        return sympy.oo
+    parts = condition.args if isinstance(condition, sympy.And) else (condition,)
+    bounds = [part.gts for part in parts
+              if isinstance(part, (sympy.StrictLessThan, sympy.LessThan, sympy.StrictGreaterThan,
+                                   sympy.GreaterThan)) and part.lts == t and not part.gts.has(t)]
+    others = [part for part in parts
+              if not (isinstance(part, sympy.core.relational.Relational) and t in (part.lts, part.gts)
+                      and part.lts != part.gts)]
+    if len(bounds) != 1 or others:
+        return None
+    return bounds[0]
+
+
+def pieces_of(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]] | None:
+    """``[(start, end, expression), ...]`` for a utility ordered by increasing ``t``.
+
+    None when the Piecewise is not of the form ``(e1, t < b1), (e2, t < b2),
+    ..., (en, True)``.
+    """
+    if expr.has(sympy.Max, sympy.Min):
+        # sympy writes integrals over a support as Max(kappa0, t); pieces are easier to solve.
+        expr = sympy.piecewise_fold(expr.rewrite(sympy.Piecewise))
+    if not isinstance(expr, sympy.Piecewise):
+        return [(sympy.Integer(0), sympy.oo, expr)]
+    pieces, start = [], sympy.Integer(0)
+    for piece, condition in expr.args:
+        end = _upper_bound(condition)
+        if end is None:
+            return None
+        pieces.append((start, end, piece))
+        start = end
+        if end == sympy.oo:
+            break
+    return pieces if start == sympy.oo else None
+
+
+def captime_of(pieces: list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]]) -> sympy.Expr:
+    """Start of the first piece that is identically zero (infinity if none)."""
+    for start, _, piece in pieces:
+        if piece == 0:
+            return start
+    return sympy.oo
+
+
+def is_zero(expr: sympy.Expr | None) -> bool | None:
+    """Whether ``expr`` is 0; for a number, to within float rounding."""
+    if expr is None:
+        return None
+    if expr.is_number and expr.is_finite:
+        value = complex(expr)
+        return abs(value) <= 1e-12
+    return expr.is_zero
+
+
+def as_float(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number
+
+
+def time_grid(scales: list[float]) -> np.ndarray:
+    """A dense log-spaced grid of runtimes, refined on both sides of each breakpoint."""
+    positive = [s for s in scales if np.isfinite(s) and s > 0]
+    scale = max(positive) if positive else 1.0
+    parts = [np.zeros(1), scale * np.logspace(-9, 9, 1801)]
+    for point in positive:
+        offsets = np.logspace(-12, -1, 23)
+        parts += [np.array([point]), point * (1 - offsets), point * (1 + offsets)]
+    return np.unique(np.concatenate(parts))
+
+
+def breakpoints(expr: sympy.Expr) -> list[float]:
+    """The ends of the pieces of ``expr`` that are numbers (none if it is not piecewise in ``t``)."""
+    points = [as_float(end) for _, end, _ in pieces_of(expr) or []]
+    return [p for p in points if p is not None]
