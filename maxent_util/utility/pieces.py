@@ -89,12 +89,16 @@ def captime_of(pieces: list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]]) -> sympy
 
 
 def is_zero(expr: sympy.Expr | None) -> bool | None:
-    """Whether ``expr`` is 0; for a number, to within float rounding."""
+    """Whether ``expr`` is 0; for a number, to within float rounding.
+
+    The tolerance allows for cancellation: linear_quality(1, 84, 84.01) divides by
+    q1 - q0 = 0.01, which carries 84 times the rounding of q1, so p(0, q1) - 1 = 1.8e-12.
+    """
     if expr is None:
         return None
     if expr.is_number and expr.is_finite:
         value = complex(expr)
-        return abs(value) <= 1e-12
+        return abs(value) <= 1e-9
     return expr.is_zero
 
 
