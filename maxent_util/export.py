@@ -1267,7 +1267,7 @@ def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
     count = len(pdf)
     cdf = reader.exprs(data, "cdf_pieces", where, length=count)
     sf = reader.exprs(data, "sf_pieces", where, length=count)
-    breakpoints = reader.exprs(data, "breakpoints", where)
+    breakpoints = reader.exprs(data, "breakpoints", where, length=count + 1)  # the ends of the pieces
     scales = [None if v is None else reader.tree(v, f"{_join(where, 'scales')}[{i}]")
               for i, v in enumerate(reader.items(data, "scales", where, length=count))]
     multipliers = {}

@@ -308,3 +308,11 @@ def test_the_export_module_evaluates_no_text():
     source = (ROOT / "maxent_util" / "export.py").read_text(encoding="utf-8")
     for pattern in (r"\bsympify\(", r"\beval\(", r"\bexec\(", r"parse_expr", r"\bcompile\(", r"__import__"):
         assert re.search(pattern, source) is None, pattern
+
+
+def test_pieces_and_breakpoints_must_agree(documents):
+    # found by the mutation test: no breakpoints loaded, then the density failed with IndexError
+    data = json.loads(json.dumps(documents["distribution"]))
+    data["breakpoints"] = []
+    with pytest.raises(ExportError, match=r"^`breakpoints` of `from_json` must be a list of \d+ items"):
+        from_json(json.dumps(data))
