@@ -1,0 +1,326 @@
+"""What several exports share: checks of the utility, safe names, escaping, limits, files.
+
+Every name written into generated source passes through here: parameters become
+identifiers (:func:`safe_names`), labels and formulas are escaped for a docstring,
+a C comment or LaTeX text, and anything a code printer would copy by name is
+refused (:func:`check_exportable`).
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import math
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import sympy
+from sympy.codegen.rewriting import expm1_opt, optimize
+
+from ..errors import ExportError, MaxEntError, argument_message
+from ..symbols import q
+from ..distribution import CaptimeDistribution
+from ..utility import QualityUtility, Utility, y as level
+from ..scorer import _complement_erf, _limit, _log1p, make_scorer
+from ..families import FAMILIES
+from .. import families
+
+
+oo = sympy.oo
+
+
+def short(value: Any) -> Any:
+    text = repr(value)
+    return value if len(text) <= 80 else text[:77] + "..."
+
+
+def escape_text(text: str) -> str:
+    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+               "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
+    return "".join(special.get(c, c) for c in str(text))
+
+
+def utility_of(utility: Any, owner: str) -> Any:
+    """A Utility from a Utility, a distribution (its step utility) or an expression in t."""
+
+    if isinstance(utility, CaptimeDistribution):
+        utility = utility.utility()
+    if isinstance(utility, sympy.Expr):
+        utility = Utility(utility)
+    if not isinstance(utility, Utility):
+        raise ExportError(argument_message(
+            "utility", owner, "a Utility, a CaptimeDistribution or a sympy expression in t",
+            short(utility)))
+    if isinstance(utility, QualityUtility) or q in utility.expr.free_symbols:
+        raise ExportError(argument_message(
+            "utility", owner, "a utility of the runtime alone", short(utility),
+            "Utilities of solution quality are not exported; substitute a quality first."))
+    if utility.expr.has(sympy.Integral):
+        raise ExportError(argument_message(
+            "utility", owner, "a closed form (no unevaluated integral)", short(utility),
+            "Export a utility whose expectation over the captime sympy could integrate."))
+    check_exportable(utility.expr, owner)
+    return utility
+
+
+_EXPORTABLE_NODES = (sympy.Number, sympy.NumberSymbol, sympy.logic.boolalg.BooleanAtom, sympy.Add,
+                     sympy.Mul, sympy.Pow, sympy.Piecewise, sympy.core.relational.Relational,
+                     sympy.And, sympy.Or, sympy.Not, sympy.functions.elementary.piecewise.ExprCondPair)
+
+
+def check_exportable(expr: sympy.Basic, owner: str) -> None:
+    """Refuse what a code printer would copy into the source as raw text.
+
+    Generated code may contain only numbers, operators, the runtime, the
+    parameters (renamed to identifiers) and sympy's own functions: a sum's
+    bound variable, an undefined ``Function("...")``, a function class made
+    outside sympy or a matrix symbol would be printed by name, and a name can
+    be any string.
+    """
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Symbol):
+            if isinstance(node, sympy.Dummy) or node not in expr.free_symbols:
+                raise ExportError(argument_message(
+                    "utility", owner, "an expression with no bound or dummy variables", str(node),
+                    "Sums, products and lambdas are not exported; write the closed form."))
+            continue
+        if isinstance(node, _EXPORTABLE_NODES):
+            continue
+        if (isinstance(node, sympy.Function) and not isinstance(node, sympy.core.function.AppliedUndef)
+                and type(node).__module__.startswith("sympy.")):
+            continue  # one of sympy's functions: the printer knows it or refuses it
+        kind = ("an undefined function" if isinstance(node, sympy.core.function.AppliedUndef)
+                else f"a {short(type(node).__name__)}")
+        raise ExportError(argument_message(
+            "utility", owner, "made of numbers, t, named parameters, arithmetic, comparisons and "
+            "sympy's own functions", short(str(node)), f"It holds {kind}, which is not exported."))
+
+
+def bind_defaults(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
+                   *, required: bool) -> tuple[sympy.Expr, list[tuple[sympy.Symbol, float | None]]]:
+    """The utility's parameters, each with its default value (None: none given).
+
+    With ``required``, a parameter without a default raises ExportError.
+    """
+    parameters = list(utility.parameters)
+    by_name = {s.name: s for s in parameters}
+    defaults = dict(defaults or {})
+    for name, value in defaults.items():
+        if name not in by_name:
+            raise ExportError(argument_message(
+                name, owner, f"one of the utility's parameters ({', '.join(by_name) or 'none'})",
+                value))
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not math.isfinite(number):
+            raise ExportError(argument_message(name, owner, "a finite number (a default value)", value))
+        defaults[name] = number
+    missing = [name for name in by_name if name not in defaults]
+    if required and missing:
+        raise ExportError(argument_message(
+            "defaults", owner, f"a value for every unresolved symbol ({', '.join(missing)})",
+            dict(defaults),
+            f"Pass defaults={{{', '.join(repr(m) + ': ...' for m in missing)}}} or substitute "
+            "numbers with `utility.subs(...)` first."))
+    return utility.expr, [(by_name[name], defaults.get(name)) for name in by_name]
+
+
+def portable_stable(expr: sympy.Expr) -> sympy.Expr:
+    """The scorer's cancellation-free rewrites that numpy and C99 both provide.
+
+    ``c - c*erf(z)`` -> ``c*erfc(z)``, ``log(1 + x)`` -> ``log1p(x)``,
+    ``exp(x) - 1`` -> ``expm1(x)``; scipy's ``powm1`` has no C99 counterpart
+    and is left out.
+    """
+
+    expr = _log1p(expr)
+    if expr.has(sympy.exp):
+        expr = optimize(expr, [expm1_opt])
+    return _complement_erf(expr)
+
+
+def limits(expr: sympy.Expr) -> tuple[sympy.Expr | None, sympy.Expr | None]:
+    """lim u(t) as t -> 0+ and as t -> oo (None when sympy cannot tell)."""
+
+    def guarded(point: sympy.Expr) -> sympy.Expr | None:
+        try:
+            return _limit(expr, point)
+        except (RecursionError, Exception):  # sympy's gruntz can recurse without end on power laws
+            return None
+
+    return guarded(sympy.S.Zero), guarded(oo)
+
+
+def safe_names(parameters: list[sympy.Symbol], reserved: frozenset[str], owner: str,
+                language: str) -> dict[sympy.Symbol, str]:
+    names: dict[sympy.Symbol, str] = {}
+    for symbol in parameters:
+        name = symbol.name
+        if not name.isidentifier() or not name.isascii():
+            raise ExportError(argument_message(
+                "utility", owner, f"parameters named as {language} identifiers", name,
+                "Rename the symbol (e.g. with `expr.subs(old, sympy.Symbol('new', positive=True))`)."))
+        if keyword.iskeyword(name) or name in reserved or name.startswith("_"):
+            name = name.strip("_") + "_"
+        while name in names.values():
+            name += "_"
+        names[symbol] = name
+    return names
+
+
+def doc_safe(text: str) -> str:
+    """Text for a triple-quoted docstring that cannot close it or break the file.
+
+    Backslashes are doubled and every double quote is escaped, so no ``\"\"\"``
+    can form; a line break, NUL or any other unprintable character becomes its
+    escape sequence (``\\n``, ``\\x00``), so the text stays on its line.
+    """
+    out = []
+    for char in str(text):
+        if char == "\\":
+            out.append("\\\\")
+        elif char == '"':
+            out.append('\\"')
+        elif char.isprintable():
+            out.append(char)
+        else:
+            out.append(char.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def c_comment(text: str) -> str:
+    """Text for inside a C block comment: printable ASCII only, and no ``*/`` or ``/*``.
+
+    Anything else is written as an escape (``\\n``, ``\\x00``, ``\\u00e9``), so the
+    text can neither end the comment nor start a line of code.
+    """
+    escaped = []
+    for char in str(text):
+        if " " <= char <= "~":
+            escaped.append(char)
+        else:
+            escaped.append(char.encode("unicode_escape").decode("ascii"))
+    out = "".join(escaped)
+    while "*/" in out or "/*" in out:
+        out = out.replace("*/", "* /").replace("/*", "/ *")
+    return out
+
+
+def writable(path: Any, owner: str, *, overwrite: bool = False, parents: bool = False) -> Path:
+    """The file to write, checked before the work: not a directory, not an existing file unless asked."""
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)",
+                                           short(path))) from None
+    if not isinstance(text, str) or "\x00" in text:
+        raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)", short(path)))
+    target = Path(text)
+    if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or target.is_dir():
+        raise ExportError(argument_message("path", owner, "a file path, not a directory", text))
+    if target.exists() and not overwrite:
+        raise ExportError(argument_message("path", owner, "a file that does not exist yet", text,
+                                           "Pass overwrite=True to replace it."))
+    if not target.parent.is_dir():
+        if not parents or target.parent.exists():
+            raise ExportError(argument_message(
+                "path", owner, "in an existing directory", text,
+                f"Create {str(target.parent)!r} first, or pass parents=True."))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ExportError(argument_message(
+                "path", owner, "in a directory that can be created", text,
+                f"({error.strerror or error})")) from None
+    return target
+
+
+def write(target: Path, text: str, owner: str, *, overwrite: bool = False) -> None:
+    try:
+        # "x" also refuses a file that appeared since writable looked
+        with open(target, "w" if overwrite else "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        raise ExportError(argument_message("path", owner, "a file that does not exist yet", str(target),
+                                           "Pass overwrite=True to replace it.")) from None
+    except OSError as error:
+        raise ExportError(argument_message(
+            "path", owner, "a writable file", str(target), f"({error.strerror or error})")) from None
+
+
+def _preset_label(label: Any) -> tuple[str, list[float]] | None:
+    """``("pareto", [24.0, 1.0])`` from a preset's name such as ``"pareto(24, 1)"``, else None."""
+
+    if not isinstance(label, str) or len(label) > 200:
+        return None
+    try:
+        node = ast.parse(label.strip(), mode="eval").body  # parsed, never evaluated
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.keywords:
+        return None
+    family = node.func.id
+    if family not in FAMILIES or len(node.args) != len(FAMILIES[family]):
+        return None
+
+    def number(item: ast.AST) -> float:
+        # literals, signs and fractions only: a name is a symbol, not a number
+        if isinstance(item, ast.Constant) and isinstance(item.value, (int, float)) \
+                and not isinstance(item.value, bool):
+            return float(item.value)
+        if isinstance(item, ast.UnaryOp) and isinstance(item.op, ast.USub):
+            return -number(item.operand)
+        if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Div):
+            return number(item.left) / number(item.right)
+        raise ValueError(item)
+
+    try:
+        return family, [number(argument) for argument in node.args]
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:
+    """The symbolic preset behind a utility built with numbers, its numbers, and a checked inverse."""
+
+    distribution = getattr(utility, "distribution", None)
+    label = getattr(distribution, "name", None) or utility.name
+    parsed = _preset_label(label)
+    if parsed is None:
+        raise ExportError(argument_message(
+            "utility", owner, "a preset's utility built with numbers, e.g. pareto(24, 1), when "
+            "keep_parameters=True", label if label is not None else short(utility),
+            "Export the utility itself, or pass its symbolic form with `defaults`."))
+    family, numbers = parsed
+    names = FAMILIES[family]
+    symbolic = Utility(getattr(families, family)(*names).utility().expr, name=label)
+    defaults = dict(zip(names, numbers))
+    # the symbolic law must reproduce the utility it stands for
+    grid = np.geomspace(1e-6, 1e6, 200) * max(abs(numbers[0]), 1e-300)
+    general = make_scorer(symbolic)(grid, **defaults)
+    specific = make_scorer(utility)(grid)
+    if not np.allclose(general, specific, rtol=1e-9, atol=1e-300, equal_nan=True):
+        raise ExportError(argument_message(
+            "utility", owner, f"the utility of `{label}`", short(utility),
+            "Its formula no longer matches the preset; export it with keep_parameters=False."))
+    inverse = symbolic.inverse_expr
+    if inverse is not None:
+        # keep the symbolic inverse only if it is complete: it must invert u at the preset's numbers
+        levels = np.linspace(0.01, 0.99, 99)
+        try:
+            times = utility.inverse(levels)
+            function = sympy.lambdify(level, inverse.subs({s: v for s, v in zip(
+                sorted(inverse.free_symbols - {level}, key=lambda s: s.name),
+                [defaults[s.name] for s in sorted(inverse.free_symbols - {level}, key=lambda s: s.name)])}),
+                modules=["scipy", "numpy"])
+            with np.errstate(all="ignore"):
+                found = np.broadcast_to(np.asarray(function(levels), dtype=float), levels.shape)
+            if not np.allclose(found, times, rtol=1e-9):
+                inverse = None
+        except (MaxEntError, KeyError, TypeError, ValueError):
+            inverse = None
+    return symbolic, defaults, inverse

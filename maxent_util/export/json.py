@@ -1,0 +1,414 @@
+"""JSON documents of a derived law or a utility: :func:`to_json` and :func:`from_json`."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import sympy
+
+from ..constraints import Constraint, constraint_kinds
+from ..errors import ExportError, MaxEntError, argument_message
+from ..expressions import as_expression, from_tree, to_tree
+from ..distribution import CaptimeDistribution
+from ..utility import ExpectedUtility, QualityUtility, Utility
+from ..maxent import Derivation
+from .common import short
+
+
+# A document is data: a header ({"format": "maxent_util", "version": 2}), plain
+# JSON fields, and expressions as operator trees (maxent_util.expressions.to_tree).
+# Reading it looks every node up in closed tables and calls constructors
+# directly; no string is ever evaluated.  docs/json-format.md describes it.
+
+
+#: the ``"format"`` header of documents written by :func:`to_json`
+JSON_FORMAT = "maxent_util"
+#: the ``"version"`` header: the layout read by :func:`from_json` (bumped on incompatible changes)
+JSON_VERSION = 2
+
+#: largest document read by :func:`from_json`, in characters
+MAX_JSON_LENGTH = 10_000_000
+#: most items in any list of a document (pieces, terms, constraints, ...)
+_MAX_ITEMS = 1000
+#: longest plain string field (a name, a method, a constraint option)
+_MAX_TEXT = 1000
+
+
+class _Document:
+    """Typed access to a parsed document; every failure is an ExportError naming the field's path."""
+
+    owner = "from_json"
+
+    @staticmethod
+    def fail(where: str, requirement: str, value: Any, remedy: str | None = None) -> ExportError:
+        return ExportError(argument_message(where, "from_json", requirement, short(value), remedy))
+
+    def field(self, data: Any, key: str, where: str) -> Any:
+        if not isinstance(data, dict):
+            raise self.fail(where or "document", "an object", data)
+        if key not in data:
+            raise self.fail(_join(where, key), "present", "nothing",
+                            "The document is incomplete; write it again with maxent_util.to_json.")
+        return data[key]
+
+    def expr(self, data: Any, key: str, where: str, *, kind: str = "expression",
+             optional: bool = False) -> Any:
+        value = self.field(data, key, where)
+        if optional and value is None:
+            return None
+        return self.tree(value, _join(where, key), kind=kind)
+
+    def tree(self, value: Any, where: str, *, kind: str = "expression") -> Any:
+        built = from_tree(value, where=where, owner="from_json", error=ExportError)
+        if kind == "expression" and not isinstance(built, sympy.Expr):
+            raise self.fail(where, "an expression", str(built))
+        if kind == "symbol" and not isinstance(built, sympy.Symbol):
+            raise self.fail(where, "a symbol", str(built))
+        if kind == "relation" and not isinstance(built, (sympy.Basic,)):
+            raise self.fail(where, "a relation", str(built))
+        return built
+
+    def items(self, data: Any, key: str, where: str, *, length: int | None = None) -> list:
+        value = self.field(data, key, where)
+        path = _join(where, key)
+        if not isinstance(value, list) or len(value) > _MAX_ITEMS:
+            raise self.fail(path, f"a list of at most {_MAX_ITEMS} items", value)
+        if length is not None and len(value) != length:
+            raise self.fail(path, f"a list of {length} items", value)
+        return value
+
+    def exprs(self, data: Any, key: str, where: str, *, length: int | None = None,
+              kind: str = "expression") -> list:
+        path = _join(where, key)
+        return [self.tree(v, f"{path}[{i}]", kind=kind)
+                for i, v in enumerate(self.items(data, key, where, length=length))]
+
+    def text(self, data: Any, key: str, where: str, *, optional: bool = False) -> str | None:
+        value = self.field(data, key, where)
+        if optional and value is None:
+            return None
+        if not isinstance(value, str) or len(value) > _MAX_TEXT or "\x00" in value:
+            raise self.fail(_join(where, key), f"a string of at most {_MAX_TEXT} characters"
+                            + (" or null" if optional else ""), value)
+        return value
+
+    def flag(self, data: Any, key: str, where: str) -> bool:
+        value = self.field(data, key, where)
+        if not isinstance(value, bool):
+            raise self.fail(_join(where, key), "true or false", value)
+        return value
+
+    def number(self, data: Any, key: str, where: str) -> float:
+        value = self.field(data, key, where)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                isinstance(value, float) or abs(value) < 10 ** 15) or not math.isfinite(value) or value <= 0:
+            raise self.fail(_join(where, key), "a positive finite number", value)
+        return float(value)
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _tree(value: Any, where: str) -> Any:
+    try:
+        return to_tree(value)
+    except TypeError as error:
+        raise ExportError(argument_message(
+            "obj", "to_json", "made of expressions the JSON format has operators for", where,
+            f"Found {str(error).replace('no tree form for ', '')}, which has no operator; "
+            "see docs/json-format.md.")) from None
+
+
+def _trees(values: Any, where: str) -> list:
+    return [_tree(as_expression(v, arg=where, owner="to_json", error=ExportError)
+                  if not isinstance(v, sympy.Basic) else v, f"{where}[{i}]")
+            for i, v in enumerate(values)]
+
+
+def _encode_constraint(constraint: Constraint, where: str) -> dict:
+    arguments = constraint.arguments
+    options: dict[str, Any] = {}
+    for name in constraint.option_names:
+        value = arguments.get(name)
+        if value is None or isinstance(value, str):
+            options[name] = value
+        elif isinstance(value, (tuple, list)):
+            options[name] = _trees(value, f"{where}.options.{name}")
+        else:
+            raise ExportError(argument_message(
+                name, "to_json", "None, a string or a tuple of expressions (a constraint option)",
+                short(value)))
+    return {"kind": type(constraint).__name__,
+            "arguments": {name: _tree(arguments[name], f"{where}.arguments.{name}")
+                          for name in constraint.argument_names},
+            "options": options,
+            # for people reading the file; ignored when loading
+            "readable": repr(constraint)}
+
+
+def _decode_constraint(reader: _Document, data: Any, where: str) -> Constraint:
+    kinds = constraint_kinds()
+    kind = reader.field(data, "kind", where)
+    if not isinstance(kind, str) or kind not in kinds:
+        raise reader.fail(_join(where, "kind"), f"a known constraint kind ({', '.join(kinds)})", kind)
+    cls = kinds[kind]
+    arguments = reader.field(data, "arguments", where)
+    options = reader.field(data, "options", where)
+    if not isinstance(arguments, dict) or not set(arguments) <= set(cls.argument_names):
+        raise reader.fail(_join(where, "arguments"), f"an object with keys among "
+                          f"{', '.join(cls.argument_names) or 'none'}", arguments)
+    if not isinstance(options, dict) or not set(options) <= set(cls.option_names):
+        raise reader.fail(_join(where, "options"), f"an object with keys among "
+                          f"{', '.join(cls.option_names) or 'none'}", options)
+    values: dict[str, Any] = {name: reader.tree(value, f"{where}.arguments.{name}")
+                              for name, value in arguments.items()}
+    for name, value in options.items():
+        path = f"{where}.options.{name}"
+        if value is None:
+            values[name] = None
+        elif isinstance(value, str) and len(value) <= _MAX_TEXT:
+            values[name] = value  # e.g. side="above"; the constraint's check() accepts or refuses it
+        elif isinstance(value, list) and len(value) <= _MAX_ITEMS:
+            values[name] = tuple(reader.tree(v, f"{path}[{i}]") for i, v in enumerate(value))
+        else:
+            raise reader.fail(path, "null, a string or a list of expressions", value)
+    try:
+        return cls(**values)
+    except MaxEntError as error:
+        raise reader.fail(where, f"a valid {kind} constraint", values, f"({error})") from None
+
+
+def _distribution_payload(dist: Any) -> dict:
+    record = dist.derivation
+    terms = []
+    for index, (multiplier, feature, region, value, constraint) in enumerate(record.terms):
+        where = f"derivation.terms[{index}]"
+        # a continuity condition has no target value: sympy's nan, written as null
+        terms.append({"multiplier": _tree(multiplier, f"{where}.multiplier"),
+                      "feature": _tree(feature, f"{where}.feature"),
+                      "region": _trees(region, f"{where}.region"),
+                      "value": None if value is sympy.nan else _tree(value, f"{where}.value"),
+                      "constraint": _encode_constraint(constraint, f"{where}.constraint")})
+    return {
+        "name": getattr(dist, "name", None),
+        "constraints": [_encode_constraint(c, f"constraints[{i}]") for i, c in enumerate(dist.constraints)],
+        "support": _trees(dist.support, "support"),
+        "breakpoints": _trees(dist.breakpoints, "breakpoints"),
+        "pdf_pieces": _trees(dist._pdf_pieces, "pdf_pieces"),
+        "cdf_pieces": _trees(dist._cdf_pieces, "cdf_pieces"),
+        "sf_pieces": _trees(dist._sf_pieces, "sf_pieces"),
+        "scales": [None if s is None else _tree(s, f"scales[{i}]") for i, s in enumerate(dist._scales)],
+        "multipliers": [[_tree(k, "multipliers"), _tree(v, f"multipliers.{k}")]
+                        for k, v in dist.multipliers.items()],
+        "closed_form": bool(dist.closed_form),
+        "timeout": float(dist._timeout),
+        "derivation": {
+            "support": _trees(record.support, "derivation.support"),
+            "terms": terms,
+            "breakpoints": _trees(record.breakpoints, "derivation.breakpoints"),
+            "stationary_density": _tree(record.stationary_density, "derivation.stationary_density"),
+            "partition": None if record.partition is None else _tree(record.partition, "derivation.partition"),
+            "equations": [_tree(eq, f"derivation.equations[{i}]") for i, eq in enumerate(record.equations)],
+            "method": record.method,
+        },
+        # for people reading the file; ignored when loading
+        "readable": {"pdf": str(dist.pdf), "cdf": str(dist.cdf),
+                     "multipliers": {str(k): str(v) for k, v in dist.multipliers.items()}},
+    }
+
+
+def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
+
+    record_where = _join(where, "derivation")
+    record_data = reader.field(data, "derivation", where)
+    terms = []
+    for index, term in enumerate(reader.items(record_data, "terms", record_where)):
+        path = f"{record_where}.terms[{index}]"
+        value = reader.field(term, "value", path)
+        terms.append((reader.expr(term, "multiplier", path, kind="symbol"),
+                      reader.expr(term, "feature", path),
+                      tuple(reader.exprs(term, "region", path, length=2)),
+                      sympy.nan if value is None else reader.tree(value, _join(path, "value")),
+                      _decode_constraint(reader, reader.field(term, "constraint", path),
+                                         _join(path, "constraint"))))
+    equations = [reader.tree(v, f"{record_where}.equations[{i}]", kind="relation")
+                 for i, v in enumerate(reader.items(record_data, "equations", record_where))]
+    method = reader.text(record_data, "method", record_where)
+    record = Derivation(
+        support=tuple(reader.exprs(record_data, "support", record_where, length=2)),
+        terms=terms,
+        breakpoints=reader.exprs(record_data, "breakpoints", record_where),
+        stationary_density=reader.expr(record_data, "stationary_density", record_where),
+        partition=reader.expr(record_data, "partition", record_where, optional=True),
+        equations=equations, method=method)
+
+    pdf = reader.exprs(data, "pdf_pieces", where)
+    if not pdf:
+        raise reader.fail(_join(where, "pdf_pieces"), "a list of at least one piece", pdf)
+    count = len(pdf)
+    cdf = reader.exprs(data, "cdf_pieces", where, length=count)
+    sf = reader.exprs(data, "sf_pieces", where, length=count)
+    breakpoints = reader.exprs(data, "breakpoints", where, length=count + 1)  # the ends of the pieces
+    scales = [None if v is None else reader.tree(v, f"{_join(where, 'scales')}[{i}]")
+              for i, v in enumerate(reader.items(data, "scales", where, length=count))]
+    multipliers = {}
+    for index, pair in enumerate(reader.items(data, "multipliers", where)):
+        path = f"{_join(where, 'multipliers')}[{index}]"
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise reader.fail(path, "a [symbol, value] pair", pair)
+        multipliers[reader.tree(pair[0], path, kind="symbol")] = reader.tree(pair[1], path)
+    constraints = tuple(_decode_constraint(reader, c, f"{_join(where, 'constraints')}[{i}]")
+                        for i, c in enumerate(reader.items(data, "constraints", where)))
+    dist = CaptimeDistribution(
+        constraints=constraints, support=tuple(reader.exprs(data, "support", where, length=2)),
+        pdf_pieces=pdf, cdf_pieces=cdf, sf_pieces=sf, breakpoints=breakpoints,
+        multipliers=multipliers, closed_form=reader.flag(data, "closed_form", where),
+        derivation=record, timeout=reader.number(data, "timeout", where), scales=scales)
+    name = reader.text(data, "name", where, optional=True)
+    if name is not None:
+        dist.name = name
+    return dist
+
+
+def _utility_payload(utility: Any) -> dict:
+
+    payload: dict[str, Any] = {"class": type(utility).__name__, "name": utility.name,
+                               "expr": _tree(utility.expr, "expr"), "readable": str(utility.expr)}
+    if isinstance(utility, QualityUtility):
+        payload["q0"], payload["q1"] = _tree(utility.q0, "q0"), _tree(utility.q1, "q1")
+    elif isinstance(utility, ExpectedUtility):
+        payload["per_captime"] = _tree(utility.per_captime, "per_captime")
+        payload["captime_pdf"] = _tree(utility.captime_pdf, "captime_pdf")
+        payload["captime_support"] = _trees(utility.captime_support, "captime_support")
+        payload["method"] = utility.method
+    distribution = getattr(utility, "distribution", None)
+    payload["distribution"] = None if distribution is None else _distribution_payload(distribution)
+    return payload
+
+
+def _load_utility(reader: _Document, data: dict) -> Any:
+
+    kind = reader.field(data, "class", "")
+    expr = reader.expr(data, "expr", "")
+    name = reader.text(data, "name", "", optional=True)
+    try:
+        if kind == "QualityUtility":
+            utility = QualityUtility(expr, q0=reader.expr(data, "q0", ""), q1=reader.expr(data, "q1", ""),
+                                     name=name)
+        elif kind == "ExpectedUtility":
+            utility = ExpectedUtility(
+                expr, per_captime=reader.expr(data, "per_captime", ""),
+                captime_pdf=reader.expr(data, "captime_pdf", ""),
+                captime_support=tuple(reader.exprs(data, "captime_support", "", length=2)),
+                method=reader.text(data, "method", ""), name=name)
+        elif kind == "Utility":
+            utility = Utility(expr, name=name)
+        else:
+            raise reader.fail("class", "'Utility', 'QualityUtility' or 'ExpectedUtility'", kind)
+    except ExportError:
+        raise
+    except MaxEntError as error:
+        raise reader.fail("expr", f"a valid {kind}", str(expr), f"({error})") from None
+    distribution = reader.field(data, "distribution", "")
+    if distribution is not None:
+        utility.distribution = _load_distribution(reader, distribution, "distribution")
+    return utility
+
+
+def to_json(obj: Any, *, indent: int | None = 2) -> str:
+    """A derived captime law or a utility as JSON text, to store and load without deriving again.
+
+    The document is data, not code: a header ``{"format": "maxent_util",
+    "version": 2}``, plain fields, and every expression as a tree of
+    operators and leaves (:func:`maxent_util.expressions.to_tree`): exact,
+    so rationals stay rational and floats keep their precision.  A
+    distribution keeps its constraints, pieces, multipliers, derivation
+    record and name; a utility keeps its expression, name and, when it came
+    from :meth:`utility`, its distribution.  The same object gives the same
+    bytes in every process.  The layout is described in ``docs/json-format.md``.
+
+    Raises
+    ------
+    ExportError
+        For an object that is neither a CaptimeDistribution nor a Utility, or
+        one holding an expression the format has no operator for.
+
+    Examples
+    --------
+    >>> from maxent_util import pareto
+    >>> utility = from_json(to_json(pareto(24, 1).utility()))
+    >>> utility(48.0), utility.distribution.multipliers
+    (0.5, {lambda_0: -1 + log(24), lambda_1: 2})
+    """
+
+    header = {"format": JSON_FORMAT, "version": JSON_VERSION}
+    if isinstance(obj, CaptimeDistribution):
+        payload = {**header, "kind": "distribution", **_distribution_payload(obj)}
+    elif isinstance(obj, Utility):
+        payload = {**header, "kind": "utility", **_utility_payload(obj)}
+    else:
+        raise ExportError(argument_message("obj", "to_json", "a CaptimeDistribution or a Utility", short(obj)))
+    return json.dumps(payload, indent=indent, allow_nan=False)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ExportError(argument_message("text", "from_json", "JSON without NaN or Infinity", name))
+
+
+def from_json(text: str | bytes) -> Any:
+    """Load what :func:`to_json` wrote: a CaptimeDistribution or a Utility.
+
+    The text is read as data: expressions are rebuilt node by node from the
+    closed list of operators of :func:`maxent_util.expressions.from_tree`,
+    nothing is evaluated as code, no file is touched and nothing is derived
+    again.  Only version 2 documents are read (the earlier ``srepr`` layout,
+    ``"format": "maxent_util/1"``, is refused: write the object again).
+
+    Raises
+    ------
+    ExportError
+        For text that is not a document written by :func:`to_json`: not JSON,
+        an unknown format or version, a missing or mistyped field, an unknown
+        operator or constraint kind, a number of more than
+        :data:`~maxent_util.expressions.MAX_DIGITS` digits, or an expression
+        nested deeper than :data:`~maxent_util.expressions.MAX_DEPTH`.  The
+        message names the field, e.g. ``derivation.terms[0].feature``.
+    """
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise ExportError(argument_message("text", "from_json", "a JSON string", short(text)))
+    if len(text) > MAX_JSON_LENGTH:
+        raise ExportError(argument_message("text", "from_json", f"at most {MAX_JSON_LENGTH} characters",
+                                           f"{len(text)} characters"))
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except ExportError:
+        raise
+    except (ValueError, RecursionError, MemoryError) as error:
+        # ValueError covers bad JSON, bad UTF-8 and integers longer than Python converts
+        detail = str(error) if not isinstance(error, RecursionError) else "nested too deeply"
+        raise ExportError(argument_message("text", "from_json", "valid JSON", short(text),
+                                           f"({short(detail)})")) from None
+    if not isinstance(data, dict):
+        raise ExportError(argument_message("text", "from_json", "a JSON object written by to_json",
+                                           short(data)))
+    found = data.get("format")
+    if found != JSON_FORMAT:
+        remedy = ("Documents of the old srepr layout are not read (they could run code); "
+                  "write the object again with maxent_util.to_json." if found == "maxent_util/1"
+                  else "The text was not written by maxent_util.export.to_json.")
+        raise ExportError(argument_message("format", "from_json", repr(JSON_FORMAT), short(found), remedy))
+    version = data.get("version")
+    if isinstance(version, bool) or version != JSON_VERSION:
+        raise ExportError(argument_message(
+            "version", "from_json", f"{JSON_VERSION} (the version this maxent_util reads)", short(version),
+            "A newer maxent_util may read it."))
+    reader = _Document()
+    kind = data.get("kind")
+    if kind == "distribution":
+        return _load_distribution(reader, data, "")
+    if kind == "utility":
+        return _load_utility(reader, data)
+    raise ExportError(argument_message("kind", "from_json", "'distribution' or 'utility'", short(kind)))
