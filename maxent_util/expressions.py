@@ -78,14 +78,10 @@ _CONSTANTS = {"pi": sympy.pi, "E": sympy.E}
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
-def _log(*args: sympy.Expr) -> sympy.Expr:
-    return sympy.log(*args)
-
-
 #: the functions a text may call, with how many arguments each takes
 FUNCTIONS: dict[str, tuple[Callable[..., sympy.Expr], tuple[int, ...]]] = {
     "exp": (sympy.exp, (1,)),
-    "log": (_log, (1, 2)),
+    "log": (sympy.log, (1, 2)),
     "ln": (sympy.log, (1,)),
     "sqrt": (sympy.sqrt, (1,)),
     "erf": (sympy.erf, (1,)),
@@ -165,8 +161,6 @@ def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
             estimate = abs(exponent.p) * math.log10(magnitude) / (exponent.q if exponent.q > 1 else 1)
             if estimate > MAX_DIGITS:
                 raise _Refused(f"a power with at most {MAX_DIGITS} digits (write it as a float, e.g. 1e300)")
-    if isinstance(exponent, sympy.Float) and isinstance(base, (sympy.Rational, sympy.Float)):
-        return sympy.Pow(base, exponent)
     return sympy.Pow(base, exponent)
 
 
@@ -316,7 +310,7 @@ class _Reader:
                 if not (isinstance(argument, ast.Tuple) and len(argument.elts) == 2):
                     raise _Refused("Piecewise of (expression, condition) pairs")
                 value = self.node(argument.elts[0], depth + 2)
-                condition = _Reader.condition(self, argument.elts[1], depth + 2)
+                condition = self.condition(argument.elts[1], depth + 2)
                 pieces.append((value, condition))
             return sympy.Piecewise(*pieces)
         args = [self.node(argument, depth + 1) for argument in node.args]
@@ -427,9 +421,8 @@ def _check_value(value: sympy.Basic, shown: Any, arg: str, owner: str, error: ty
 def read_number(text: Any, *, arg: str = "value", owner: str = "maxent_util", exact: str = "float",
                 allow_infinity: bool = False, error: type[MaxEntError] = MaxEntError) -> sympy.Expr:
     """A real number (no names) read from text, e.g. ``"1/3"``, ``"1e-4"``, ``"oo"``."""
-    value = read_expression(text, arg=arg, owner=owner, new_symbol=None, exact=exact,
-                            allow_infinity=allow_infinity, error=error)
-    return value
+    return read_expression(text, arg=arg, owner=owner, new_symbol=None, exact=exact,
+                           allow_infinity=allow_infinity, error=error)
 
 
 def as_expression(value: Any, *, arg: str = "value", owner: str = "maxent_util",

@@ -32,12 +32,6 @@ def _value(value: Any, name: str, owner: str) -> sympy.Expr:
     return to_sympy(value, arg=name, owner=owner)
 
 
-def _named(distribution: CaptimeDistribution, label: str) -> CaptimeDistribution:
-    # derive returns a cached object shared by equal constraint sets (log_laplace(24, 2) and
-    # generalized_log_laplace(24, 2, 2) are one law): name a copy, not the shared one
-    return distribution.with_name(label)
-
-
 def _label(name: str, *values: Any) -> str:
     return f"{name}({', '.join(str(v) for v in values)})"
 
@@ -134,7 +128,9 @@ def figure_spec(name: str) -> str:
 def _preset(name: str) -> Callable[..., CaptimeDistribution]:
     def build(*args: Any, timeout: float | None = None) -> CaptimeDistribution:
         keywords = {} if timeout is None else {"timeout": timeout}
-        return _named(derive(*_CONSTRAINTS[name](*args), **keywords), _label(name, *args))
+        # one cached law may serve several presets (log_laplace(24, 2) is
+        # generalized_log_laplace(24, 2, 2)): each gets a named copy
+        return derive(*_CONSTRAINTS[name](*args), **keywords).with_name(_label(name, *args))
     build.__name__ = name
     return build
 

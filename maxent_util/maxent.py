@@ -1131,21 +1131,20 @@ def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: s
     # integration and solving share one deadline; with numbers, half of it is kept for numerics
     symbolic = (deadline if free or timeout is None or method == "symbolic"
                 else deadline.within(_SYMBOLIC_SHARE * timeout))
-    try:
-        if method == "numeric":
-            raise _SymbolicTimeout()  # the caller asked to skip the symbolic attempt
-        with time_limit(symbolic):
-            parts = _symbolic_partition(pieces, terms)
-            if parts is not None:
-                partition = sympy.Add(*parts)
-                equations = _equations(terms, partition, pieces)
-                solution = _solve_symbolic(terms, equations)
-    except _SymbolicTimeout:
-        pass
-    except MaxEntError:
-        raise
-    except Exception:  # sympy raises many kinds when it cannot integrate or solve
-        pass
+    if method != "numeric":  # method="numeric" skips the symbolic attempt
+        try:
+            with time_limit(symbolic):
+                parts = _symbolic_partition(pieces, terms)
+                if parts is not None:
+                    partition = sympy.Add(*parts)
+                    equations = _equations(terms, partition, pieces)
+                    solution = _solve_symbolic(terms, equations)
+        except _SymbolicTimeout:
+            pass
+        except MaxEntError:
+            raise
+        except Exception:  # sympy raises many kinds when it cannot integrate or solve
+            pass
 
     notes: list[str] = []
     if solution is not None and parts is not None:
