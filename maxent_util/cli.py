@@ -384,12 +384,12 @@ def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: 
 def _cap(table: Any, cutoff: float, label: str) -> Any:
     """The table as if every run had been stopped at ``cutoff`` seconds.
 
-    Solved runs that took ``cutoff`` or longer become timeouts (the SAT
-    Competition's rule for values at the time limit); timeouts stop at the
+    Solved runs that took ``cutoff`` or longer become capped runs (the SAT
+    Competition's rule for values at the time limit); capped runs stop at the
     cutoff; failures stay failures, with their runtime capped too.
 
     A cutoff can only be lowered: a run stopped earlier (its own cutoff, or
-    a timeout's runtime when there is no cutoff column) says nothing about
+    a capped run's runtime when there is no cutoff column) says nothing about
     the time up to ``cutoff``, so such a table is refused.
     """
     from .errors import DataError, argument_message
@@ -400,8 +400,8 @@ def _cap(table: Any, cutoff: float, label: str) -> Any:
         what = "its cutoff"
     else:
         stated = table["runtime"].to_numpy(dtype=float)
-        earlier = (table["status"] == "timeout").to_numpy() & (stated < cutoff)
-        what = "the runtime of its timeout"
+        earlier = (table["status"] == "capped").to_numpy() & (stated < cutoff)
+        what = "the runtime of its capped run"
     if earlier.any():
         row = int(earlier.argmax())
         raise DataError(argument_message(
@@ -411,7 +411,7 @@ def _cap(table: Any, cutoff: float, label: str) -> Any:
     table = table.copy()
     over = table["runtime"].to_numpy(dtype=float) >= cutoff
     solved = (table["status"] == "solved").to_numpy()
-    table.loc[over & solved, "status"] = "timeout"
+    table.loc[over & solved, "status"] = "capped"
     table.loc[over, "runtime"] = cutoff
     if "cutoff" in table.columns:
         table["cutoff"] = table["cutoff"].astype(float).clip(upper=cutoff)
@@ -838,7 +838,7 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
                                               "classic rules.")
     _add_ranking_inputs(ranking, default_note="Default: " + ", ".join(TOUR_UTILITIES) + " and PAR-2.")
     ranking.add_argument("--bounds", action="store_true",
-                         help="also give each utility's score with timeouts counting u(cutoff) "
+                         help="also give each utility's score with capped runs counting u(cutoff) "
                               "(upper) and 0 (lower)")
     formats = ranking.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true", help="print the full table as CSV")

@@ -113,7 +113,7 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
         The time limit, common or per run. A capped run is censored at its
         runtime or its cutoff, whichever is smaller.
     status : array_like of str, optional, keyword-only
-        One of ``"solved"``, ``"timeout"`` (capped), ``"memout"``,
+        One of ``"solved"``, ``"capped"`` (stopped at its cutoff), ``"memout"``,
         ``"crash"``, ``"unverified"`` (failures, utility 0) per run.
     failures_as_capped : bool, keyword-only
         Treat failures as capped runs instead of as utility 0.

@@ -192,18 +192,18 @@ def _row_of(runs: Table, mask: np.ndarray) -> str:
 
 def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Per run: u at a solved runtime (else 0), and u where a timeout stopped (else as before).
+    """Per run: u at a solved runtime (else 0), and u where a capped run stopped (else as before).
 
     ``u`` is evaluated once on the distinct times, which also checks that it is
     a utility there: a number in [0, 1], non-increasing in t.
     """
     stopped = runs.runtimes if runs.cutoffs is None else np.minimum(runs.runtimes, runs.cutoffs)
-    times = np.unique(np.concatenate([runs.runtimes[runs.solved], stopped[runs.timeout]]))
+    times = np.unique(np.concatenate([runs.runtimes[runs.solved], stopped[runs.capped]]))
     at = evaluate_rule(u, times, owner, f"rule {name!r}: ")
 
     def where(value: float) -> str:
         return _row_of(runs, (runs.solved & (runs.runtimes == value))
-                       | (runs.timeout & (stopped == value)))
+                       | (runs.capped & (stopped == value)))
 
     tolerance = 1e-12
     bad = first_bad(~((at >= -tolerance) & (at <= 1.0 + tolerance)))  # NaN fails too
@@ -223,7 +223,7 @@ def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str
     lower = np.zeros(runs.runtimes.shape)
     lower[runs.solved] = at[np.searchsorted(times, runs.runtimes[runs.solved])]
     upper = lower.copy()
-    upper[runs.timeout] = at[np.searchsorted(times, stopped[runs.timeout])]
+    upper[runs.capped] = at[np.searchsorted(times, stopped[runs.capped])]
     return lower, upper
 
 
@@ -277,9 +277,9 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
         must have no free parameters, and on the table's runtimes take values
         in ``[0, 1]`` and not increase with the runtime.
     bounds : bool, keyword-only
-        Also report, for utilities, the score with timeouts counting
+        Also report, for utilities, the score with capped runs counting
         :math:`u(\\text{cutoff})` (``"{name} upper"``) next to the score with
-        timeouts counting 0 (``"{name} lower"``). Classic rules have no
+        capped runs counting 0 (``"{name} lower"``). Classic rules have no
         uncertainty: their lower and upper equal the score.
     duplicates : {"raise", "mean", "first"}, keyword-only
         What to do with several runs of one algorithm on one instance
@@ -289,7 +289,7 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
     missing : {"raise", "unsolved"}, keyword-only
         What to do when algorithms were not all run on the same instances:
         refuse (default), or count each missing run as a run capped at its
-        instance's cutoff (status ``"timeout"``, runtime the cutoff; needs a
+        instance's cutoff (status ``"capped"``, runtime the cutoff; needs a
         ``cutoff`` column, one value per such instance).
 
     Returns
@@ -321,7 +321,7 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
     >>> runs = pd.DataFrame({"algorithm": ["a", "a", "b", "b"],
     ...                      "instance": ["i", "j", "i", "j"],
     ...                      "runtime": [1.0, 100.0, 10.0, 20.0],
-    ...                      "status": ["solved", "timeout", "solved", "solved"],
+    ...                      "status": ["solved", "capped", "solved", "solved"],
     ...                      "cutoff": 100.0})
     >>> rank(runs, {"exp": sympy.exp(-t / 10), "PAR-2": PAR(2)}).round(3)
     ... # doctest: +NORMALIZE_WHITESPACE
@@ -376,7 +376,7 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
     missing : {"raise", "unsolved"}, keyword-only
         What to do when algorithms were not all run on the same instances:
         refuse (default), or count each missing run as a run capped at its
-        instance's cutoff (status ``"timeout"``, runtime the cutoff; needs a
+        instance's cutoff (status ``"capped"``, runtime the cutoff; needs a
         ``cutoff`` column, one value per such instance).
 
     Returns
@@ -401,7 +401,7 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
     >>> runs = pd.DataFrame({"algorithm": ["a", "a", "b", "b"],
     ...                      "instance": ["i", "j", "i", "j"],
     ...                      "runtime": [1.0, 100.0, 10.0, 20.0],
-    ...                      "status": ["solved", "timeout", "solved", "solved"],
+    ...                      "status": ["solved", "capped", "solved", "solved"],
     ...                      "cutoff": 100.0})
     >>> cross = cross_utility(runs, {"exp": sympy.exp(-t / 10), "PAR-2": PAR(2)})
     >>> cross.attrs["picked"]

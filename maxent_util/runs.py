@@ -204,7 +204,7 @@ class Table:
     cells_per_algorithm: np.ndarray
     runtimes: np.ndarray
     solved: np.ndarray
-    timeout: np.ndarray
+    capped: np.ndarray
     cutoffs: np.ndarray | None
     labels: np.ndarray          # the caller's row label per run (None for an added run)
 
@@ -241,7 +241,7 @@ def _refuse_duplicates(frame: pd.DataFrame, labels: np.ndarray, owner: str) -> N
 
 
 def _missing_runs(frame: pd.DataFrame, owner: str, policy: str) -> pd.DataFrame:
-    """The runs absent from the (algorithm x instance) grid, as timeouts at the cutoff."""
+    """The runs absent from the (algorithm x instance) grid, as capped runs at the cutoff."""
     algorithms = np.sort(frame["algorithm"].unique())
     instances = frame["instance"].unique()  # first-seen order, for the message
     present = pd.MultiIndex.from_frame(frame[["algorithm", "instance"]])
@@ -273,7 +273,7 @@ def _missing_runs(frame: pd.DataFrame, owner: str, policy: str) -> pd.DataFrame:
     limit = needed.loc[absent.get_level_values("instance"), "min"].to_numpy(dtype=float)
     return pd.DataFrame({"algorithm": absent.get_level_values("algorithm"),
                          "instance": absent.get_level_values("instance"),
-                         "runtime": limit, "status": "timeout", "cutoff": limit})
+                         "runtime": limit, "status": "capped", "cutoff": limit})
 
 
 def _cell_keys(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
@@ -318,5 +318,5 @@ def long_table(table: Any, owner: str, duplicates: str = "raise",
                  cell_algorithm=cell_algorithm, runs_per_cell=runs_per_cell,
                  cells_per_algorithm=np.bincount(cell_algorithm, minlength=len(names)),
                  runtimes=frame["runtime"].to_numpy(dtype=float),
-                 solved=status == "solved", timeout=status == "timeout", cutoffs=cutoffs,
+                 solved=status == "solved", capped=status == "capped", cutoffs=cutoffs,
                  labels=labels)

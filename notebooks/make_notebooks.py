@@ -272,8 +272,8 @@ distinct = parallel_podiums.apply(tuple, axis=1).nunique()
 print(f"{distinct} different top-three rankings among {len(rules)} rules")
 """),
     md(r"""
-Capped runs leave each utility score uncertain between a lower bound (timeouts
-count 0) and an upper bound (timeouts count $u(5000)$). With these utilities
+Capped runs leave each utility score uncertain between a lower bound (capped runs
+count 0) and an upper bound (capped runs count $u(5000)$). With these utilities
 $u(5000)$ is small, so the intervals are narrow and the orders are settled by the
 data, not by the cutoff:
 """),

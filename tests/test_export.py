@@ -534,14 +534,14 @@ def test_cost_function_counts_runs_as_the_paper_does(figure_laws):
     utility = figure_laws["pareto"].utility()      # u = 1 before 24, 24/t after (paper, Section 3)
     cost = cost_function(utility)
     runtimes = np.array([1.0, 48.0, 96.0, 300.0, 10.0, 10.0, 10.0])
-    status = ["solved", "solved", "solved", "timeout", "crash", "memout", "unverified"]
+    status = ["solved", "solved", "solved", "capped", "crash", "memout", "unverified"]
     np.testing.assert_allclose(cost(runtimes, status, 300.0), [0, 0.5, 0.75, 1, 1, 1, 1], rtol=1e-15)
     # a timeout counted at its cutoff: u(300) = 24/300
-    optimistic = cost_function(utility, timeouts="cutoff")
+    optimistic = cost_function(utility, capped="cutoff")
     np.testing.assert_allclose(optimistic(runtimes, status, 300.0), [0, 0.5, 0.75, 1 - 24 / 300, 1, 1, 1],
                                rtol=1e-15)
     # without a cutoff a timeout's runtime is the time it was stopped
-    assert optimistic(96.0, "timeout") == pytest.approx(0.75, rel=1e-15)
+    assert optimistic(96.0, "capped") == pytest.approx(0.75, rel=1e-15)
     assert cost(48.0) == 0.5 and isinstance(cost(48.0), float)
     # SMAC-style names and enum members
     import enum
@@ -549,7 +549,7 @@ def test_cost_function_counts_runs_as_the_paper_does(figure_laws):
     np.testing.assert_allclose(cost([48.0] * 4, [StatusType.SUCCESS, "TIMEOUT", "CRASHED", StatusType.MEMORYOUT]),
                                [0.5, 1, 1, 1])
     # vectorised and broadcast against per-run cutoffs
-    costs = optimistic(np.array([[48.0], [96.0]]), "timeout", np.array([48.0, 96.0]))
+    costs = optimistic(np.array([[48.0], [96.0]]), "capped", np.array([48.0, 96.0]))
     np.testing.assert_allclose(costs, [[0.5, 0.75], [0.5, 0.75]])
     # the exact ends and a NaN runtime (numbers never raise)
     assert cost(0.0) == 0.0 and cost(np.inf) == 1.0 and math.isnan(cost(math.nan))
@@ -568,10 +568,10 @@ def test_cost_function_refuses_bad_input():
                                           r"unresolved symbol \(mu\)"):
         cost_function(symbolic)
     assert cost_function(symbolic, defaults={"mu": 24})(24.0) == pytest.approx(1 - math.exp(-1), rel=1e-15)
-    with pytest.raises(ExportError, match=r"`timeouts` of `cost_function` must be 'zero' or 'cutoff'; got 'half'"):
-        cost_function(symbolic, timeouts="half", defaults={"mu": 1})
+    with pytest.raises(ExportError, match=r"`capped` of `cost_function` must be 'zero' or 'cutoff'; got 'half'"):
+        cost_function(symbolic, capped="half", defaults={"mu": 1})
     cost = cost_function(families.exponential(24))
-    with pytest.raises(DataError, match=r"`status` of `cost` must be one of 'solved', 'timeout', .*; got 'lost'"):
+    with pytest.raises(DataError, match=r"`status` of `cost` must be one of 'solved', 'capped', .*; got 'lost'"):
         cost([1.0, 2.0], ["solved", "lost"])
 
 

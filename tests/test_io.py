@@ -53,12 +53,12 @@ def expected_runs_from_csv(name: str, limit: float) -> dict[tuple[str, str], tup
             try:
                 seconds = float(cell)
             except ValueError:
-                expected[header[j], row[file_column]] = (limit, cell)
+                expected[header[j], row[file_column]] = (limit, "capped" if cell == "timeout" else cell)
                 continue
             if seconds < limit:
                 expected[header[j], row[file_column]] = (seconds, "solved")
             else:
-                expected[header[j], row[file_column]] = (limit, "timeout")
+                expected[header[j], row[file_column]] = (limit, "capped")
     return expected
 
 
@@ -85,7 +85,7 @@ def test_satcomp2021_counts_match_source_notes(track, n_solvers, timeouts, failu
     assert runs["algorithm"].nunique() == n_solvers
     assert runs["instance"].nunique() == 400
     counts = runs["status"].value_counts().to_dict()
-    assert counts.pop("timeout") == timeouts
+    assert counts.pop("capped") == timeouts
     assert counts.pop("solved") == n_solvers * 400 - timeouts - sum(failures.values())
     assert counts == failures
     assert (runs["cutoff"] == LIMIT).all()
@@ -179,7 +179,7 @@ def test_read_satcomp_small_fixture():
         "instance": ["one.cnf", "two.cnf", "three.cnf", "four.cnf"] * 3,
         "runtime": [10.5, LIMIT, LIMIT, LIMIT, LIMIT, 100.0, 0.0, 7.5, 4999.99, 100.0, 120.25,
                     100.0],
-        "status": ["solved", "memout", "unverified", "timeout", "timeout", "solved", "solved",
+        "status": ["solved", "memout", "unverified", "capped", "capped", "solved", "solved",
                    "solved", "solved", "solved", "solved", "solved"],
         "cutoff": [LIMIT] * 12,
     })
@@ -192,7 +192,7 @@ def test_read_satcomp_limit_is_exclusive():
     solved = runs[runs["status"] == "solved"]
     assert sorted(solved["runtime"]) == [0.0, 7.5, 10.5]
     assert (runs.loc[runs["status"] != "solved", "runtime"] == 100.0).all()
-    assert (runs["status"] == "timeout").sum() == 2 + 5
+    assert (runs["status"] == "capped").sum() == 2 + 5
 
 
 def test_read_satcomp_other_limit_on_bundled_data():
@@ -208,7 +208,7 @@ def test_read_satcomp_falls_back_to_hash(tmp_path):
     path = write(tmp_path, "hashes.csv", "hash,s1,s2\nabc,1,2\ndef,timeout,3\n")
     runs = read_satcomp(path)
     assert runs["instance"].tolist() == ["abc", "def", "abc", "def"]
-    assert runs["status"].tolist() == ["solved", "timeout", "solved", "solved"]
+    assert runs["status"].tolist() == ["solved", "capped", "solved", "solved"]
 
 
 def test_read_satcomp_header_only_gives_empty_table(tmp_path):
@@ -304,7 +304,7 @@ def test_read_long_fixture():
         "algorithm": ["kissat", "kissat", "cadical", "cadical", "cadical", "minisat"],
         "instance": ["a.cnf", "b.cnf", "a.cnf", "NA", "b.cnf", "null"],
         "runtime": [12.5, 60.0, 3.0, 59.5, 0.0, 60.0],
-        "status": ["solved", "timeout", "solved", "memout", "crash", "unverified"],
+        "status": ["solved", "capped", "solved", "memout", "crash", "unverified"],
         "cutoff": [60.0] * 6,
         "seed": ["1", "1", "2", "2", "", "3"],
     })
@@ -324,7 +324,7 @@ def test_read_long_strips_whitespace(tmp_path):
     path = write(tmp_path, "spaces.csv", "algorithm, instance, runtime, status\n a , i 1 , 2 , "
                                          "Timeout \n")
     runs = read_long(path)
-    assert runs.iloc[0].tolist() == ["a", "i 1", 2.0, "timeout"]
+    assert runs.iloc[0].tolist() == ["a", "i 1", 2.0, "capped"]
 
 
 def test_read_long_missing_column(tmp_path):
@@ -347,7 +347,7 @@ def test_read_long_bad_runtime(tmp_path, value):
 def test_read_long_unknown_status(tmp_path):
     path = write(tmp_path, "st.csv", "algorithm,instance,runtime,status\na,i,1,ok\n")
     with pytest.raises(DataError, match=r"^`status` of `.*st\.csv, data row 1` must be one of "
-                                        r"'solved', 'timeout', 'memout', 'crash', 'unverified'; "
+                                        r"'solved', 'capped', 'memout', 'crash', 'unverified'; "
                                         r"got 'ok'\.$"):
         read_long(path)
 
@@ -360,7 +360,7 @@ def test_read_long_bad_cutoff_and_solved_beyond_cutoff(tmp_path):
     path = write(tmp_path, "late.csv", "algorithm,instance,runtime,cutoff\na,i,11,10\n")
     with pytest.raises(DataError, match=r"^`runtime` of `.*late\.csv, data row 1` must be at most "
                                         r"the cutoff 10\.0 for a solved run; got '11'\. Mark the "
-                                        r"run as 'timeout' or raise its cutoff\.$"):
+                                        r"run as 'capped' or raise its cutoff\.$"):
         read_long(path)
     # a capped run may stop after its cutoff (the time at which it stopped)
     path = write(tmp_path, "capped.csv", "algorithm,instance,runtime,status,cutoff\n"
@@ -447,7 +447,7 @@ def test_read_aslib_fixture_with_description():
                      "inst/b, with comma.cnf", 'inst/c "quoted".cnf', 'inst/c "quoted".cnf',
                      "inst/d.cnf", "inst/d.cnf", "inst/d.cnf", "inst/a.cnf"],
         "runtime": [1.5, 0.25, 100.0, 100.0, 100.0, 42.0, 100.0, 7.0, 100.0, 99.99],
-        "status": ["solved", "solved", "timeout", "timeout", "timeout", "memout", "crash",
+        "status": ["solved", "solved", "capped", "capped", "capped", "memout", "crash",
                    "crash", "crash", "solved"],
         "cutoff": [100.0] * 10,
     })
@@ -459,7 +459,7 @@ def test_read_aslib_cutoff_keyword_overrides_description():
     runs = read_aslib(DATA / "aslib_scenario" / "algorithm_runs.arff", cutoff=50)
     # 99.99 'ok' is now beyond the cutoff; memout at 42 s stays below it
     assert runs["runtime"].tolist() == [1.5, 0.25, 50.0, 50.0, 50.0, 42.0, 50.0, 7.0, 50.0, 50.0]
-    assert runs["status"].tolist()[-1] == "timeout"
+    assert runs["status"].tolist()[-1] == "capped"
     assert (runs["cutoff"] == 50.0).all()
 
 
@@ -479,7 +479,7 @@ def test_read_aslib_par10_without_cutoff():
         "algorithm": ["solverA", "solverB", "solverA", "solverB"],
         "instance": ["x1", "x1", "x2", "x2"],
         "runtime": [12.0, 3000.0, 0.5, 3000.0],
-        "status": ["solved", "timeout", "solved", "memout"],
+        "status": ["solved", "capped", "solved", "memout"],
     })
     pd.testing.assert_frame_equal(runs, expected)
     # with the cutoff, the PAR10 penalty (10 x 300 s) is undone
@@ -632,7 +632,7 @@ def test_read_runs_error_is_a_library_error(tmp_path):
 
 def small_table(**changes):
     table = pd.DataFrame({"algorithm": ["a", "b"], "instance": ["i", "j"],
-                          "runtime": [1.0, 5.0], "status": ["solved", "timeout"],
+                          "runtime": [1.0, 5.0], "status": ["solved", "capped"],
                           "cutoff": [5.0, 5.0]}, index=[10, 11])
     for column, values in changes.items():
         table[column] = values
@@ -656,7 +656,7 @@ def test_validate_table_accepts_valid_tables():
     (dict(runtime=[True, False]), r"`runtime` of `table, row 10` must be a number of seconds; "
                                   r"got True\.$"),
     (dict(status=["solved", "ok"]), r"`status` of `table, row 11` must be one of 'solved', "
-                                    r"'timeout', 'memout', 'crash', 'unverified'; got 'ok'\.$"),
+                                    r"'capped', 'memout', 'crash', 'unverified'; got 'ok'\.$"),
     # pandas 3 stores None in a string column as nan
     (dict(status=["solved", None]), r"`status` of `table, row 11` .*; got (None|nan)\.$"),
     (dict(algorithm=["a", ""]), r"`algorithm` of `table, row 11` must be a non-empty string; "
@@ -668,7 +668,7 @@ def test_validate_table_accepts_valid_tables():
     (dict(cutoff=[5.0, 0.0]), r"`cutoff` of `table, row 11` must be a positive finite number "
                               r"of seconds; got 0\.0\.$"),
     (dict(cutoff=[0.5, 5.0]), r"`runtime` of `table, row 10` must be at most the cutoff 0\.5 for "
-                              r"a solved run; got 1\.0\. Mark the run as 'timeout' or raise its "
+                              r"a solved run; got 1\.0\. Mark the run as 'capped' or raise its "
                               r"cutoff\.$"),
 ])
 def test_validate_table_rejects_bad_values(changes, message):
@@ -698,7 +698,7 @@ def test_random_tables_survive_an_arff_round_trip(tmp_path, table, quote_all):
     table = table[~table["algorithm"].str.contains("[\n\r]") & ~table["instance"].str.contains(
         "[\n\r]")].reset_index(drop=True)
     cutoff = 1e6 + 1
-    status_names = {"solved": "ok", "timeout": "timeout", "memout": "memout",
+    status_names = {"solved": "ok", "capped": "timeout", "memout": "memout",
                     "crash": "crash", "unverified": None}
     table = table[table["status"] != "unverified"].reset_index(drop=True)
     lines = [ARFF_HEAD.rstrip("\n")]

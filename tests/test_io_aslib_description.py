@@ -65,7 +65,7 @@ def test_runtime_column_comes_from_description(tmp_path):
     runs = read_aslib(path)
     # by hand from the rows: the 'time' attribute, timeouts at the 100 s cutoff
     assert runs["runtime"].tolist() == [3.5, 70.0, 100.0, 12.25]
-    assert runs["status"].tolist() == ["solved", "solved", "timeout", "solved"]
+    assert runs["status"].tolist() == ["solved", "solved", "capped", "solved"]
     assert (runs["cutoff"] == 100.0).all()
     pd.testing.assert_frame_equal(read_runs(path.parent), runs)
 
@@ -89,7 +89,7 @@ def test_objective_scenario_is_refused_unless_named(tmp_path):
     assert "cutoff" not in runs.columns
     runs = read_aslib(path, performance="objective", cutoff=400)
     assert runs["runtime"].tolist() == [400.0, 398.0, 77.0, 90.0]
-    assert runs["status"].tolist() == ["timeout", "solved", "timeout", "solved"]
+    assert runs["status"].tolist() == ["capped", "solved", "capped", "solved"]
 
 
 @pytest.mark.parametrize("text, message", [

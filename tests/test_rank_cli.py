@@ -79,7 +79,7 @@ def test_cutoff_above_a_timeout_without_cutoff_column(capsys, tmp_path):
     path = tmp_path / "runs.csv"
     path.write_text("algorithm,instance,runtime,status\na,x,60,timeout\nb,x,3,crash\n")
     status, _, err = run(capsys, "rank", str(path), "--par", "2", "--cutoff", "100")
-    assert_one_line_error(status, err, "must be at most the runtime of its timeout in row 0")
+    assert_one_line_error(status, err, "must be at most the runtime of its capped run in row 0")
     # a crash at 3 s is no obstacle: by hand PAR-2 of a = 2 * 60, b = 2 * 60
     status, out, _ = run(capsys, "rank", str(path), "--par", "2", "--cutoff", "60", "--json")
     assert status == 0

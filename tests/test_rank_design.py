@@ -27,7 +27,7 @@ def table(rows, cutoff=100.0):
 
 def grid():
     """Two solvers on two instances, cutoff 100 s."""
-    return table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "timeout"),
+    return table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "capped"),
                   ("b", "i", 10.0, "solved"), ("b", "j", 20.0, "solved")])
 
 
@@ -53,7 +53,7 @@ def par2_value(row):
 
 def with_repeats():
     frame = grid()
-    extra = table([("a", "i", 5.0, "solved"), ("b", "j", 100.0, "timeout")])
+    extra = table([("a", "i", 5.0, "solved"), ("b", "j", 100.0, "capped")])
     return pd.concat([frame, extra], ignore_index=True).rename(index=lambda i: f"r{i}")
 
 
@@ -102,7 +102,7 @@ def test_duplicates_first_keeps_the_first_run_in_table_order():
 
 def unbalanced():
     return table([("a", "i", 1.0, "solved"), ("a", "j", 3.0, "solved"),
-                  ("a", "k", 100.0, "timeout"), ("b", "i", 10.0, "solved")])
+                  ("a", "k", 100.0, "capped"), ("b", "i", 10.0, "solved")])
 
 
 def test_missing_runs_are_refused_naming_them():
@@ -118,8 +118,8 @@ def test_missing_unsolved_counts_a_capped_run_at_the_cutoff():
     frame = unbalanced()
     ranking = rank(frame, {"exp": EXP10, "PAR-2": PAR(2)}, missing="unsolved", bounds=True)
     # reference: the table completed by hand with timeouts at the 100 s cutoff
-    completed = pd.concat([frame, table([("b", "j", 100.0, "timeout"),
-                                         ("b", "k", 100.0, "timeout")])], ignore_index=True)
+    completed = pd.concat([frame, table([("b", "j", 100.0, "capped"),
+                                         ("b", "k", 100.0, "capped")])], ignore_index=True)
     exp = reference(completed, exp_value)
     par2 = reference(completed, par2_value)
     for algorithm in "ab":
@@ -135,7 +135,7 @@ def test_missing_unsolved_needs_a_cutoff_per_instance():
                                         r"without a 'cutoff' column"):
         rank(unbalanced().drop(columns="cutoff"), {"PAR-2": PAR(2)}, missing="unsolved")
     frame = unbalanced()
-    frame = pd.concat([frame, table([("c", "j", 50.0, "timeout")], cutoff=50.0),
+    frame = pd.concat([frame, table([("c", "j", 50.0, "capped")], cutoff=50.0),
                        table([("c", "i", 1.0, "solved"), ("c", "k", 1.0, "solved")])],
                       ignore_index=True)
     with pytest.raises(DataError, match=r"^`cutoff` of `rank, instance 'j'` must be one value "
@@ -213,7 +213,7 @@ def test_a_bounds_like_name_is_fine_without_bounds():
 def test_ties_get_the_min_rank_as_pandas():
     # four solvers; b and c solve the same instances in the same times, d solves nothing
     frame = table([(s, i, 100.0 if s == "d" or (s == "a" and i == "y") else 7.0,
-                    "timeout" if s == "d" or (s == "a" and i == "y") else "solved")
+                    "capped" if s == "d" or (s == "a" and i == "y") else "solved")
                    for s in "abcd" for i in "xyz"])
     ranking = rank(frame, {"solved": Solved(), "exp": EXP10, "PAR-2": PAR(2)})
     for rule, higher in (("solved", True), ("exp", True), ("PAR-2", False)):
@@ -225,7 +225,7 @@ def test_ties_get_the_min_rank_as_pandas():
 
 
 def test_cross_utility_averages_over_a_tie_for_first():
-    frame = table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "timeout"),
+    frame = table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "capped"),
                    ("b", "i", 50.0, "solved"), ("b", "j", 60.0, "solved"),
                    ("c", "i", 90.0, "solved"), ("c", "j", 2.0, "solved")])
     cross = cross_utility(frame, {"solved": Solved(), "PAR-2": PAR(2)})

@@ -364,7 +364,7 @@ def test_no_censoring_gives_equal_bounds():
 def test_failures_count_zero_unless_censored():
     u = EXPONENTIAL.subs(kappa0, 10)
     runtimes = [1.0, 30.0, 100.0]
-    status = ["solved", "memout", "timeout"]
+    status = ["solved", "memout", "capped"]
     s = score(runtimes, u, status=status, cutoff=100.0)
     assert s.n_capped == 1
     assert s.estimate == pytest.approx(math.exp(-0.1) / 3)
@@ -392,7 +392,7 @@ def test_kaplan_meier_when_cutoffs_differ():
     assert s.lower <= s.kaplan_meier <= s.upper
     # a failure stays at risk forever: with one more (memout) run the mass it keeps
     # beyond the last event counts u(oo) = 0. By hand: S = 4/5, 4/5*2/3, 4/5*2/3*1/2.
-    f = score([1.0, 2.0, 3.0, 4.0, 4.5], u, status=["solved", "timeout", "solved", "solved",
+    f = score([1.0, 2.0, 3.0, 4.0, 4.5], u, status=["solved", "capped", "solved", "solved",
                                                        "memout"],
               cutoff=[10.0, 2.0, 10.0, 10.0, 10.0])
     s1, s3, s4 = 4 / 5, 4 / 5 * 2 / 3, 4 / 5 * 2 / 3 * 1 / 2
@@ -426,11 +426,11 @@ def test_score_input_messages():
     with pytest.raises(DataError, match=r"`cutoff\[0\]` of `score` must be a positive number"):
         score([1.0], u, cutoff=[0.0])
     with pytest.raises(DataError, match=r"`status\[0\]` of `score` must be one of 'solved', "
-                                        r"'timeout', 'memout', 'crash', 'unverified'; got 'ok'"):
+                                        r"'capped', 'memout', 'crash', 'unverified'; got 'ok'"):
         score([1.0], u, status=["ok"])
     with pytest.raises(DataError, match=r"`solved\[0\]` of `score` must be consistent with "
-                                        r"status\[0\] \('timeout'\); got True\."):
-        score([1.0], u, status=["timeout"], solved=[True])
+                                        r"status\[0\] \('capped'\); got True\."):
+        score([1.0], u, status=["capped"], solved=[True])
     with pytest.raises(DataError, match=r"`solved\[0\]` of `score` must be True or False; got 2"):
         score([1.0], u, solved=[2])
     with pytest.raises(DataError, match=r"`level` of `score` must be a number in \(0, 1\); "
@@ -485,9 +485,9 @@ def test_rule_messages():
 def small_table():
     """Three solvers on three instances, cutoff 100 s."""
     rows = [
-        ("a", "i1", 1.0, "solved"), ("a", "i2", 100.0, "timeout"), ("a", "i3", 2.0, "solved"),
+        ("a", "i1", 1.0, "solved"), ("a", "i2", 100.0, "capped"), ("a", "i3", 2.0, "solved"),
         ("b", "i1", 10.0, "solved"), ("b", "i2", 20.0, "solved"), ("b", "i3", 30.0, "solved"),
-        ("c", "i1", 100.0, "timeout"), ("c", "i2", 50.0, "memout"), ("c", "i3", 5.0, "solved"),
+        ("c", "i1", 100.0, "capped"), ("c", "i2", 50.0, "memout"), ("c", "i3", 5.0, "solved"),
     ]
     table = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
     table["cutoff"] = 100.0

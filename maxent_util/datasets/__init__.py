@@ -11,7 +11,7 @@ Examples
 >>> runs.shape
 (3600, 5)
 >>> runs["status"].value_counts().to_dict()
-{'solved': 2656, 'timeout': 815, 'memout': 129}
+{'solved': 2656, 'capped': 815, 'memout': 129}
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def satcomp2021(track: str = "parallel") -> pd.DataFrame:
 
     Notes
     -----
-    Values at or above 5000 s (13 in the parallel track) count as timeouts
+    Values at or above 5000 s (13 in the parallel track) count as capped runs
     with runtime 5000; ``memout`` and ``unverified`` runs are failures, also
     with runtime 5000. See ``SOURCE.md`` next to the data for the source and
     citation (Balyo et al., Proceedings of SAT Competition 2021).

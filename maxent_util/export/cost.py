@@ -16,11 +16,11 @@ from .common import bind_defaults, utility_of
 #: names configurators use for a run's outcome -> the library's status
 _STATUS_ALIASES = {"success": "solved", "ok": "solved", "sat": "solved", "unsat": "solved",
                    "crashed": "crash", "memoryout": "memout", "memory_out": "memout",
-                   "memorylimit": "memout"}
+                   "memorylimit": "memout", "timeout": "capped"}
 
 
 def _status_codes(status: Any, shape: tuple) -> np.ndarray:
-    """0 solved, 1 timeout, 2 failure (u = 0)."""
+    """0 solved, 1 capped, 2 failure (u = 0)."""
 
     def normalise(value: Any) -> str:
         if hasattr(value, "name") and not isinstance(value, str):  # an enum such as SMAC's StatusType
@@ -32,12 +32,12 @@ def _status_codes(status: Any, shape: tuple) -> np.ndarray:
         name = normalise(value)
         if name == "solved":
             return 0
-        if name == "timeout":
+        if name == "capped":
             return 1
         if name in FAILURE_STATUSES:
             return 2
         raise DataError(argument_message(
-            "status", "cost", f"one of 'solved', 'timeout', {', '.join(map(repr, FAILURE_STATUSES))}",
+            "status", "cost", f"one of 'solved', 'capped', {', '.join(map(repr, FAILURE_STATUSES))}",
             value, "SMAC-style names (SUCCESS, TIMEOUT, CRASHED, MEMORYOUT) are accepted too."))
 
     values = np.asarray(status)
@@ -53,15 +53,15 @@ def _status_codes(status: Any, shape: tuple) -> np.ndarray:
     return np.broadcast_to(codes, shape)
 
 
-def cost_function(utility: Any, *, timeouts: str = "zero",
+def cost_function(utility: Any, *, capped: str = "zero",
                   defaults: Mapping[str, Any] | None = None) -> Callable[..., Any]:
     """The cost ``1 - u`` that minimising configurators expect, from a utility.
 
     Parameters
     ----------
     utility : Utility, CaptimeDistribution (its step utility) or sympy expression in t
-    timeouts : {"zero", "cutoff"}, keyword-only
-        How a capped run (status ``"timeout"``) counts: ``"zero"`` (default,
+    capped : {"zero", "cutoff"}, keyword-only
+        How a capped run (status ``"capped"``, or SMAC's ``TIMEOUT``) counts: ``"zero"`` (default,
         the paper's estimate: u = 0, cost 1) or ``"cutoff"`` (u(cutoff), the
         most it could be worth: an optimistic cost).
     defaults : dict of str to float, keyword-only
@@ -71,7 +71,7 @@ def cost_function(utility: Any, *, timeouts: str = "zero",
     -------
     cost(runtime, status="solved", cutoff=None)
         Vectorised over runtimes, statuses and cutoffs (broadcast). A
-        solved run costs ``1 - u(runtime)``; a timeout as chosen above
+        solved run costs ``1 - u(runtime)``; a capped run as chosen above
         (``cutoff`` defaults to the runtime, the time the run was stopped);
         ``"memout"``, ``"crash"`` and ``"unverified"`` cost 1 (u = 0).
         Statuses may be SMAC3's names (``SUCCESS``, ``TIMEOUT``, ``CRASHED``,
@@ -80,7 +80,7 @@ def cost_function(utility: Any, *, timeouts: str = "zero",
     Raises
     ------
     ExportError
-        For an unknown ``timeouts`` or a parameter without a value.
+        For an unknown ``capped`` or a parameter without a value.
     DataError
         From ``cost`` for an unknown status.
 
@@ -119,13 +119,13 @@ def cost_function(utility: Any, *, timeouts: str = "zero",
     --------
     >>> from maxent_util import exponential
     >>> cost = cost_function(exponential(24))
-    >>> cost([0.0, 24.0, 300.0, 5.0], ["solved", "solved", "timeout", "crash"], 300.0).round(4)
+    >>> cost([0.0, 24.0, 300.0, 5.0], ["solved", "solved", "capped", "crash"], 300.0).round(4)
     array([0.    , 0.6321, 1.    , 1.    ])
     """
 
     owner = "cost_function"
-    if timeouts not in ("zero", "cutoff"):
-        raise ExportError(argument_message("timeouts", owner, "'zero' or 'cutoff'", timeouts))
+    if capped not in ("zero", "cutoff"):
+        raise ExportError(argument_message("capped", owner, "'zero' or 'cutoff'", capped))
     utility = utility_of(utility, owner)
     expr, parameters = bind_defaults(utility, defaults, owner, required=True)
     expr = expr.xreplace({s: sympy.Float(v, 17) for s, v in parameters})
@@ -138,14 +138,14 @@ def cost_function(utility: Any, *, timeouts: str = "zero",
         codes = _status_codes(status, shape)
         runtimes = np.broadcast_to(runtimes, shape)
         value = np.asarray(scorer(runtimes), dtype=float)
-        if timeouts == "cutoff":
-            capped = np.asarray(scorer(np.broadcast_to(cutoffs, shape)), dtype=float)
-            value = np.where(codes == 1, capped, value)
+        if capped == "cutoff":
+            at_cutoff = np.asarray(scorer(np.broadcast_to(cutoffs, shape)), dtype=float)
+            value = np.where(codes == 1, at_cutoff, value)
         else:
             value = np.where(codes == 1, 0.0, value)
         value = np.where(codes == 2, 0.0, value)
         out = 1.0 - value
         return float(out) if out.ndim == 0 else out
 
-    cost.__doc__ = f"1 - u(runtime) for u(t) = {expr}; timeouts count {timeouts!r}."
+    cost.__doc__ = f"1 - u(runtime) for u(t) = {expr}; capped runs count {capped!r}."
     return cost

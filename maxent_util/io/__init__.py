@@ -11,7 +11,7 @@ with one row per run and the columns
     for a solved run the time it took; for any other run the time at which it
     stopped, normally its cutoff (never NaN);
 ``status`` (str)
-    one of :data:`STATUSES`: ``"solved"``, ``"timeout"`` (a capped,
+    one of :data:`STATUSES`: ``"solved"``, ``"capped"`` (a capped,
     right-censored run), or a failure ``"memout"``, ``"crash"``,
     ``"unverified"`` (utility 0);
 ``cutoff`` (float, seconds, optional)
@@ -113,8 +113,8 @@ def read_runs(path: PathLike, *, format: str | None = None, **options: Any) -> p
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "wide.csv").write_text("hash,filename,kissat\\nab12,x.cnf,timeout\\n")
     >>> read_runs(folder / "wide.csv", cutoff=100)
-      algorithm instance  runtime   status  cutoff
-    0    kissat    x.cnf    100.0  timeout   100.0
+      algorithm instance  runtime  status  cutoff
+    0    kissat    x.cnf    100.0  capped   100.0
     """
     if not (format is None or isinstance(format, str) and format in _READERS):
         raise DataError(argument_message(

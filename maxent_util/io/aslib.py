@@ -18,7 +18,7 @@ __all__ = ["read_aslib"]
 
 _ASLIB_STATUS = {
     "ok": "solved",
-    "timeout": "timeout",
+    "timeout": "capped",
     "memout": "memout",
     "not_applicable": "crash",
     "crash": "crash",
@@ -229,7 +229,7 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
     -----
     ``runstatus`` maps ``ok`` to ``"solved"``, ``timeout`` and ``memout`` to
     themselves, and ``crash``, ``other``, ``not_applicable`` to ``"crash"``.
-    With a cutoff, an ``ok`` run at or above it becomes a ``"timeout"`` (the
+    With a cutoff, an ``ok`` run at or above it becomes ``"capped"`` (the
     same rule as :func:`read_satcomp`), and an unsuccessful run stops at
     ``min(recorded value, cutoff)``, or at the cutoff when its value is
     missing (``?``); this also undoes PAR10 penalties. Without a cutoff an
@@ -250,9 +250,9 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
     ...     "a.cnf,1,minisat,3.5,ok\\n"
     ...     "'b c.cnf',1,minisat,?,timeout\\n")
     >>> read_aslib(folder / "algorithm_runs.arff", cutoff=60)
-      algorithm instance  runtime   status  cutoff
-    0   minisat    a.cnf      3.5   solved    60.0
-    1   minisat  b c.cnf     60.0  timeout    60.0
+      algorithm instance  runtime  status  cutoff
+    0   minisat    a.cnf      3.5  solved    60.0
+    1   minisat  b c.cnf     60.0  capped    60.0
     """
     owner = "read_aslib"
     source = _check_path(path, owner)
@@ -385,7 +385,7 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
                 raise DataError(argument_message(
                     performance_name, where, "a number of seconds for an 'ok' run", recorded))
             if limit is not None and seconds >= limit:
-                run_status, seconds = "timeout", limit
+                run_status, seconds = "capped", limit
         elif limit is not None:
             seconds = limit if math.isnan(seconds) else min(seconds, limit)
         elif math.isnan(seconds):

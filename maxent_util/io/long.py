@@ -46,9 +46,9 @@ def read_long(path: PathLike) -> pd.DataFrame:
     ...     "kissat,a.cnf,12.5,solved,60\\n"
     ...     "kissat,b.cnf,60,timeout,60\\n")
     >>> read_long(folder / "runs.csv")
-      algorithm instance  runtime   status  cutoff
-    0    kissat    a.cnf     12.5   solved    60.0
-    1    kissat    b.cnf     60.0  timeout    60.0
+      algorithm instance  runtime  status  cutoff
+    0    kissat    a.cnf     12.5  solved    60.0
+    1    kissat    b.cnf     60.0  capped    60.0
     """
     header, body = _read_csv_cells(path, "read_long")
     required = ("algorithm", "instance", "runtime")
@@ -76,6 +76,8 @@ def read_long(path: PathLike) -> pd.DataFrame:
     if "status" in header:
         raw_status = column("status")
         status = np.char.lower(raw_status.astype(str)).astype(object) if n_rows else raw_status
+        # files written before the vocabulary settled on "capped" say "timeout"
+        status[status == "timeout"] = "capped"
         bad = _first(~pd.Series(status, dtype=object).isin(STATUSES).to_numpy())
         if bad is not None:
             raise DataError(argument_message(
@@ -98,7 +100,7 @@ def read_long(path: PathLike) -> pd.DataFrame:
             raise DataError(argument_message(
                 "runtime", _where(path, int(rows[bad])),
                 f"at most the cutoff {plain(cutoff[bad])!r} for a solved run", raw_runtime[bad],
-                "Mark the run as 'timeout' or raise its cutoff."))
+                "Mark the run as 'capped' or raise its cutoff."))
 
     table = _long_frame(algorithm, instance, runtime, status, cutoff)
     for j, name in enumerate(header):

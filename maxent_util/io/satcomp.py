@@ -52,7 +52,7 @@ def read_satcomp(path: PathLike, *, cutoff: float = 5000.0) -> pd.DataFrame:
     Notes
     -----
     A numeric cell at or above ``cutoff`` is a run that did not finish
-    within the limit: it becomes ``"timeout"`` with runtime ``cutoff``.
+    within the limit: it becomes ``"capped"`` with runtime ``cutoff``.
     (r_parallel.csv of 2021 holds 13 such values, up to 19358.83 s.)
     ``memout`` and ``unverified`` cells keep their status, also with runtime
     ``cutoff``, so that no runtime is ever NaN.
@@ -66,11 +66,11 @@ def read_satcomp(path: PathLike, *, cutoff: float = 5000.0) -> pd.DataFrame:
     ...     "ab12,sat,x.cnf,12.5,memout\\n"
     ...     "cd34,unsat,y.cnf,timeout,5012.3\\n")
     >>> read_satcomp(folder / "track.csv", cutoff=5000)
-      algorithm instance  runtime   status  cutoff
-    0    kissat    x.cnf     12.5   solved  5000.0
-    1    kissat    y.cnf   5000.0  timeout  5000.0
-    2   cadical    x.cnf   5000.0   memout  5000.0
-    3   cadical    y.cnf   5000.0  timeout  5000.0
+      algorithm instance  runtime  status  cutoff
+    0    kissat    x.cnf     12.5  solved  5000.0
+    1    kissat    y.cnf   5000.0  capped  5000.0
+    2   cadical    x.cnf   5000.0  memout  5000.0
+    3   cadical    y.cnf   5000.0  capped  5000.0
     """
     owner = "read_satcomp"
     limit = _check_time_option(cutoff, "cutoff", owner)
@@ -113,7 +113,7 @@ def read_satcomp(path: PathLike, *, cutoff: float = 5000.0) -> pd.DataFrame:
 
     solved = numeric & (seconds < limit)
     runtime = np.where(solved, seconds, limit)
-    status = np.where(solved, "solved", np.where(numeric, "timeout", lowered)).astype(object)
+    status = np.where(solved, "solved", np.where(numeric | (lowered == "timeout"), "capped", lowered)).astype(object)
 
     # transpose so that rows run solver by solver
     n_solvers = len(solvers)

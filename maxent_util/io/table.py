@@ -24,11 +24,11 @@ __all__ = [
     "validate_table",
 ]
 
-STATUSES: tuple[str, ...] = ("solved", "timeout", "memout", "crash", "unverified")
+STATUSES: tuple[str, ...] = ("solved", "capped", "memout", "crash", "unverified")
 """Allowed values of the ``status`` column."""
 
 FAILURE_STATUSES: tuple[str, ...] = ("memout", "crash", "unverified")
-"""Statuses of runs that failed outright (utility 0), as opposed to timeouts."""
+"""Statuses of runs that failed outright (utility 0), as opposed to capped runs."""
 
 LONG_COLUMNS: tuple[str, ...] = ("algorithm", "instance", "runtime", "status", "cutoff")
 """Columns of the long table, in order; ``cutoff`` is optional."""
@@ -257,4 +257,4 @@ def validate_table(table: Any, *, name: str = "table") -> None:
         bad = _first((status == "solved") & (runtime > cutoff))
         if bad is not None:
             fail("runtime", bad, f"at most the cutoff {plain(cutoff[bad])!r} for a solved run",
-                 "Mark the run as 'timeout' or raise its cutoff.")
+                 "Mark the run as 'capped' or raise its cutoff.")
