@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 import sympy
-from scipy import stats
+# scipy loads a submodule on first attribute access: `import maxent_util` and the
+# command line start without paying for scipy.stats until it is used
+import scipy
 
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import time_limit
@@ -56,7 +58,7 @@ def make_rv(distribution: Any) -> Any:
     if inverses is not None:
         ppf_pieces = [sympy.lambdify(_level, inverse, "scipy") for inverse in inverses]
 
-    class _MaxEnt(stats.rv_continuous):
+    class _MaxEnt(scipy.stats.rv_continuous):
         def _pdf(self, x: np.ndarray) -> np.ndarray:
             return pdf(x)
 

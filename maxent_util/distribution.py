@@ -87,6 +87,9 @@ class CaptimeDistribution(Immutable):
     constraints : the constraints it was derived from.
     support : (lower, upper).
     derivation : the intermediate steps (see :class:`maxent_util.maxent.Derivation`).
+    preset : ``(family, arguments)`` when a preset of :mod:`maxent_util.families` built the law,
+        e.g. ``("pareto", (24, 1))``; None otherwise. Provenance is kept here, never read back
+        from the display name.
     notes : remarks on the answer (e.g. that the stationary conditions had several solutions and
         the one of largest entropy was kept); empty for most laws.
     """
@@ -107,15 +110,20 @@ class CaptimeDistribution(Immutable):
         # per piece, the s of the substitution kappa = s exp(y) (None: integrate in kappa)
         self._scales = list(scales) if scales is not None else [None] * len(self._pdf_pieces)
         self._frozen = None
+        self.preset = None
 
     #: equal constraint sets give the same law: compare by what it was derived from
-    _not_compared = frozenset({"breakpoints", "multipliers", "closed_form", "derivation"})
+    _not_compared = frozenset({"breakpoints", "multipliers", "closed_form", "derivation", "preset"})
 
     def with_name(self, name: str | None) -> "CaptimeDistribution":
         """The same law under another display name (distributions are immutable)."""
         named = self._evolve(name=name)
         named._frozen = None  # its scipy view carries the name
         return named
+
+    def with_preset(self, family: str, arguments: tuple) -> "CaptimeDistribution":
+        """The same law, recorded as built by the preset ``family(*arguments)``."""
+        return self._evolve(preset=(family, tuple(arguments)))
 
     # -- construction ----------------------------------------------------
     @classmethod

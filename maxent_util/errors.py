@@ -84,3 +84,10 @@ def argument_message(arg: str, owner: str, requirement: str, value: Any,
     if remedy:
         message += f" {remedy}"
     return message
+
+
+def short(value: Any) -> Any:
+    """A value as an error message shows it: its repr cut to 80 characters (a
+    hostile file can hold megabytes in one cell)."""
+    text = repr(value)
+    return value if len(text) <= 80 else text[:77] + "..."

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from scipy import stats
+# scipy loads a submodule on first attribute access: `import maxent_util` and the
+# command line start without paying for scipy.stats until it is used
+import scipy
 
 from .errors import DataError, UtilityError, argument_message
 from .runs import Runs, first_bad, real, validate_runs
@@ -260,7 +262,7 @@ def _kaplan_meier_mean(runs: Runs, u: Callable[[Any], Any]) -> float:
     if n_failed:
         beyond = 2.0 * float(max(runs.runtimes.max(), right.max(initial=0.0))) + 1.0
         right = np.concatenate([right, np.full(n_failed, beyond)])
-    survival = stats.ecdf(stats.CensoredData(uncensored=events, right=right)).sf
+    survival = scipy.stats.ecdf(scipy.stats.CensoredData(uncensored=events, right=right)).sf
     times = survival.quantiles
     s = survival.probabilities
     drops = np.concatenate([[1.0], s[:-1]]) - s

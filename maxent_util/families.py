@@ -9,6 +9,9 @@ gives the symbolic Pareto law.
 from __future__ import annotations
 
 import ast
+import json
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable
 
 import sympy
@@ -18,7 +21,8 @@ from .constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
 from .maxent import derive
 from .distribution import CaptimeDistribution
 from .utility import Utility
-from .errors import ConstraintError, UtilityError, argument_message
+from .documents import from_json, to_json
+from .errors import ConstraintError, MaxEntError, UtilityError, argument_message
 from .expressions import MAX_LENGTH
 from .constraints import _provably
 
@@ -125,12 +129,57 @@ def figure_spec(name: str) -> str:
     return _label(name, *(float(v) if not v.is_Integer else int(v) for v in FIGURE_PARAMETERS[name]))
 
 
+#: the presets' symbolic laws, derived once and shipped in the safe JSON format
+#: (regenerate with ``python tools/write_presets.py``; a test checks they are current)
+PRESETS_FILE = Path(__file__).with_name("presets.json")
+
+
+@lru_cache(maxsize=None)
+def _shipped_documents() -> dict[str, Any]:
+    return json.loads(PRESETS_FILE.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def symbolic_preset(name: str) -> CaptimeDistribution:
+    """The preset ``name`` with its parameters as positive symbols, e.g. ``pareto(kappa0, alpha)``,
+    loaded from the shipped closed forms (no derivation)."""
+    return from_json(json.dumps(_shipped_documents()[name]))
+
+
+def preset_documents() -> str:
+    """The JSON of every preset derived with symbolic parameters: the content of :data:`PRESETS_FILE`."""
+    documents = {name: json.loads(to_json(_PRESETS[name](*parameters))) for name, parameters in FAMILIES.items()}
+    return json.dumps(documents, indent=1, sort_keys=True) + "\n"
+
+
+@lru_cache(maxsize=256)
+def _from_shipped(name: str, values: tuple, constraints: tuple) -> CaptimeDistribution | None:
+    """The shipped symbolic law at numeric values, or None where it does not apply.
+
+    Substituting into the general closed form gives the law that deriving with the
+    numbers gives (``subs`` refuses values for which the general form is no density);
+    anything it refuses is left to :func:`derive`, which then explains why.
+    """
+    try:
+        law = symbolic_preset(name).subs(**dict(zip(FAMILIES[name], values)))
+    except MaxEntError:
+        return None
+    return law if law.constraints == constraints else None
+
+
 def _preset(name: str) -> Callable[..., CaptimeDistribution]:
     def build(*args: Any, timeout: float | None = None) -> CaptimeDistribution:
         keywords = {} if timeout is None else {"timeout": timeout}
-        # one cached law may serve several presets (log_laplace(24, 2) is
+        constraints = _CONSTRAINTS[name](*args)  # checks the arguments
+        values = tuple(_value(value, parameter, name) for value, parameter in zip(args, FAMILIES[name]))
+        law = None
+        if all(not value.free_symbols for value in values):
+            law = _from_shipped(name, values, constraints)
+        if law is None:
+            law = derive(*constraints, **keywords)
+        # one law may serve several presets (log_laplace(24, 2) is
         # generalized_log_laplace(24, 2, 2)): each gets a named copy
-        return derive(*_CONSTRAINTS[name](*args), **keywords).with_name(_label(name, *args))
+        return law.with_name(_label(name, *args)).with_preset(name, values)
     build.__name__ = name
     return build
 

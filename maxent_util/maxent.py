@@ -52,9 +52,9 @@ from .errors import (ConstraintError, InfeasibleError, MaxEntError, MaximumNotAt
 from .problem import (Piece, Term, build_pieces, check_ranges, integrate_piece, is_unusable, make_terms,
                       stationary_density, support_of)
 from .symbols import kappa
-from scipy.optimize import minimize_scalar
-from scipy.optimize import brentq
-from scipy.optimize import linprog
+# scipy loads a submodule on first attribute access: `import maxent_util` and the
+# command line start without paying for scipy.optimize until it is used
+import scipy
 from .distribution import CaptimeDistribution
 
 __all__ = ["derive", "Derivation", "DEFAULT_TIMEOUT"]
@@ -325,7 +325,7 @@ class _NumericProblem:
             raise ZeroDivisionError("the density vanishes or overflows on a piece")
         left, right = float(grid[max(i - 1, 0)]), float(grid[min(i + 1, grid.size - 1)])
         # the grid may straddle a narrow peak (a log-normal with sigma = 0.01): find its top
-        found = minimize_scalar(lambda u: -float(log_density(np.array([u]))[0]), bounds=(left, right),
+        found = scipy.optimize.minimize_scalar(lambda u: -float(log_density(np.array([u]))[0]), bounds=(left, right),
                                 method="bounded", options={"xatol": 1e-12 * max(1.0, abs(right - left))})
         if np.isfinite(found.fun) and -found.fun > peak_value:
             peak_u, peak_value = float(found.x), float(-found.fun)
@@ -536,7 +536,7 @@ class _NumericProblem:
             elif before[2] * after[2] < 0:
                 state["point"] = before[1]
                 try:
-                    logit = brentq(lambda x: gap(*solve_at(x)), before[0], after[0], xtol=1e-13)
+                    logit = scipy.optimize.brentq(lambda x: gap(*solve_at(x)), before[0], after[0], xtol=1e-13)
                     roots.append(solve_at(logit))
                 except (_Unsolved, NotNormalizableError, ZeroDivisionError, ValueError, RuntimeError):
                     continue
@@ -664,7 +664,7 @@ class _NumericProblem:
         # the top of the peak between grid points, and its width: tanh-sinh needs to be told
         # where a narrow peak sits
         l_u, r_u = grid[max(peak - 1, 0)], grid[min(peak + 1, len(grid) - 1)]
-        found = minimize_scalar(lambda u: -value_at(u), bounds=(l_u, r_u), method="bounded",
+        found = scipy.optimize.minimize_scalar(lambda u: -value_at(u), bounds=(l_u, r_u), method="bounded",
                                 options={"xatol": 1e-12 * max(1.0, abs(r_u - l_u))})
         top = float(found.x) if math.isfinite(found.fun) else grid[peak]
         step = 1e-4 * max(abs(r_u - l_u), 1e-300)
@@ -860,7 +860,7 @@ def _moments_reachable(problem: _NumericProblem) -> bool:
     size = np.maximum(np.abs(values), 1.0)
     a_eq = np.vstack([table / size[:, None], np.ones(table.shape[1])])
     b_eq = np.concatenate([values / size, [1.0]])
-    result = linprog(np.zeros(table.shape[1]), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+    result = scipy.optimize.linprog(np.zeros(table.shape[1]), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
     if result.status != 0:
         return False
     weights = np.clip(result.x, 0, None)

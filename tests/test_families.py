@@ -15,6 +15,8 @@ import math
 import numpy as np
 import pytest
 import sympy
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from conftest import same_expression
 
 from maxent_util import families
@@ -266,32 +268,38 @@ def test_piecewise_multipliers():
 # At the figure's numbers
 # ---------------------------------------------------------------------------
 
-def paper_utility_numpy(name: str, times: np.ndarray) -> np.ndarray:
-    """Section 3's utilities at the figure's parameters, written with numpy/math (no sympy)."""
-    k0 = 24.0
+def paper_utility_at(name: str, parameters: tuple, times: np.ndarray) -> np.ndarray:
+    """Section 3's utilities, written with numpy/math (no sympy), at any parameters."""
+    k0 = float(parameters[0])
     with np.errstate(divide="ignore", over="ignore"):
         if name == "uniform":
             return np.where(times < k0, 1 - times / k0, 0.0)
         if name == "exponential":
             return np.exp(-times / k0)
         if name == "pareto":
-            return np.where(times < k0, 1.0, k0 / np.maximum(times, 1e-300))
+            a = float(parameters[1])
+            return np.where(times < k0, 1.0, (k0 / np.maximum(times, 1e-300)) ** a)
         if name == "log_laplace":
-            a = 2.0
+            a = float(parameters[1])
             return np.where(times < k0, 1 - (times / k0) ** a / 2, (k0 / np.maximum(times, 1e-300)) ** a / 2)
         if name == "generalized_log_laplace":
-            a, b = 2.0, 5.0
+            a, b = float(parameters[1]), float(parameters[2])
             return np.where(times < k0, 1 - a / (a + b) * (times / k0) ** b,
                             b / (a + b) * (k0 / np.maximum(times, 1e-300)) ** a)
         if name == "log_normal":
-            s = 0.5
+            s = float(parameters[1])
             return np.array([0.5 * math.erfc(math.log(x / k0) / (math.sqrt(2) * s)) if x > 0 else 1.0
                              for x in times])
         if name == "piecewise":
-            k1, d = 12.0, 0.3
+            k1, d = float(parameters[1]), float(parameters[2])
             return np.where(times < k1, 1 - d * times / k1,
                             np.where(times < k0, (1 - d) * (k0 - times) / (k0 - k1), 0.0))
     raise KeyError(name)
+
+
+def paper_utility_numpy(name: str, times: np.ndarray) -> np.ndarray:
+    """Section 3's utilities at the figure's parameters."""
+    return paper_utility_at(name, NUMERIC[name], times)
 
 
 TIMES = np.concatenate([[0.0, 1e-6, 0.5, 1, 6, 11.999, 12, 12.001, 23.999, 24, 24.001, 30, 48, 100, 1e4],
@@ -341,6 +349,53 @@ def test_presets_with_equal_constraints_keep_their_names():
     assert first.name == "log_laplace(24, 2)"
     assert second.name == "generalized_log_laplace(24, 2, 2)"
     assert sympy.simplify(first.pdf - second.pdf) == 0
+
+
+def test_shipped_presets_are_current():
+    # the presets at numbers are the shipped symbolic laws with the numbers put in: the file
+    # must be what deriving them today gives (regenerate with tools/write_presets.py)
+    assert families.PRESETS_FILE.read_text(encoding="utf-8") == families.preset_documents()
+
+
+def test_presets_with_numbers_do_not_derive(monkeypatch):
+    def no_derivation(*constraints, **keywords):
+        raise AssertionError(f"derived {constraints}")
+
+    monkeypatch.setattr(families, "derive", no_derivation)
+    families._from_shipped.cache_clear()
+    law = families.pareto(7, 3)
+    assert law.preset == ("pareto", (7, 3)) and law.name == "pareto(7, 3)"
+    assert float(law.utility()(14.0)) == pytest.approx(1 / 8, rel=1e-15)  # (7/14)**3
+
+
+def _decimal(low: float, high: float):
+    # short decimals, as people write parameters; the reader keeps them exact
+    return st.integers(int(low * 100), int(high * 100)).map(lambda n: n / 100)
+
+
+@st.composite
+def _preset_calls(draw):
+    name = draw(st.sampled_from(sorted(families.FAMILIES)))
+    k0 = draw(_decimal(0.5, 500))
+    rest = {"uniform": (), "exponential": (), "pareto": (draw(_decimal(0.2, 5)),),
+            "log_laplace": (draw(_decimal(0.2, 5)),),
+            "generalized_log_laplace": (draw(_decimal(0.2, 5)), draw(_decimal(0.2, 5))),
+            "log_normal": (draw(_decimal(0.1, 3)),),
+            "piecewise": (round(k0 * draw(_decimal(0.05, 0.95)), 2) or 0.01, draw(_decimal(0.01, 0.99)))}
+    return name, (k0,) + rest[name]
+
+
+@settings(max_examples=40, deadline=None)
+@given(_preset_calls())
+def test_every_preset_at_any_numbers_is_the_papers_utility(call):
+    # reference: Section 3's formulas in numpy (paper_utility_at), not the engine
+    name, parameters = call
+    assume(name != "piecewise" or parameters[1] < parameters[0])
+    law = getattr(families, name)(*parameters)
+    assert law.preset[0] == name and law.parameters == ()
+    times = np.concatenate([[0.0], np.geomspace(1e-3, 1e3, 25) * parameters[0]])
+    np.testing.assert_allclose(np.asarray(law.utility()(times), dtype=float),
+                               paper_utility_at(name, parameters, times), rtol=1e-10, atol=1e-14)
 
 
 # ---------------------------------------------------------------------------

@@ -27,15 +27,17 @@ limits of ``u`` (computed symbolically at export time), and a floating-point
 breakdown at an extreme runtime gets the limit at the nearer end.
 
 The package has one module per output, over the helpers they share:
-``latex``, ``python``, ``c``, ``json`` and ``cost``, above ``common``.
+``latex``, ``python``, ``c`` and ``cost``, above ``common``; the JSON format
+lives lower, in :mod:`maxent_util.documents`, so that the presets can ship
+their closed forms in it.
 """
 
 from __future__ import annotations
 
 from .c import export_c
 from .cost import cost_function
-from .json import JSON_FORMAT, JSON_VERSION, from_json, to_json
-from .json import MAX_JSON_LENGTH  # noqa: F401  (importable from here as before; not in __all__)
+from ..documents import JSON_FORMAT, JSON_VERSION, from_json, to_json
+from ..documents import MAX_JSON_LENGTH  # noqa: F401  (importable from here as before; not in __all__)
 from .latex import derivation, to_latex
 from .python import export_python
 

@@ -8,9 +8,9 @@ import sympy
 from sympy.printing.c import C99CodePrinter
 
 from .._version import __version__
-from ..errors import ExportError, argument_message
+from ..errors import ExportError, argument_message, short
 from ..symbols import t
-from .common import bind_defaults, c_comment, limits, portable_stable, safe_names, short, utility_of
+from .common import bind_defaults, c_comment, limits, portable_stable, safe_names, utility_of
 
 
 _C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern

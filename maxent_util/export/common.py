@@ -8,7 +8,6 @@ refused (:func:`check_exportable`).
 
 from __future__ import annotations
 
-import ast
 import keyword
 import math
 import os
@@ -19,21 +18,15 @@ import numpy as np
 import sympy
 from sympy.codegen.rewriting import expm1_opt, optimize
 
-from ..errors import ExportError, MaxEntError, argument_message
+from ..errors import ExportError, MaxEntError, argument_message, short
 from ..symbols import q
 from ..distribution import CaptimeDistribution
 from ..utility import QualityUtility, Utility, y as level
 from ..scorer import _complement_erf, _limit, _log1p, make_scorer
-from ..families import FAMILIES
-from .. import families
+from ..families import FAMILIES, symbolic_preset
 
 
 oo = sympy.oo
-
-
-def short(value: Any) -> Any:
-    text = repr(value)
-    return value if len(text) <= 80 else text[:77] + "..."
 
 
 def escape_text(text: str) -> str:
@@ -252,52 +245,21 @@ def write(target: Path, text: str, owner: str, *, overwrite: bool = False) -> No
             "path", owner, "a writable file", str(target), f"({error.strerror or error})")) from None
 
 
-def _preset_label(label: Any) -> tuple[str, list[float]] | None:
-    """``("pareto", [24.0, 1.0])`` from a preset's name such as ``"pareto(24, 1)"``, else None."""
-
-    if not isinstance(label, str) or len(label) > 200:
-        return None
-    try:
-        node = ast.parse(label.strip(), mode="eval").body  # parsed, never evaluated
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.keywords:
-        return None
-    family = node.func.id
-    if family not in FAMILIES or len(node.args) != len(FAMILIES[family]):
-        return None
-
-    def number(item: ast.AST) -> float:
-        # literals, signs and fractions only: a name is a symbol, not a number
-        if isinstance(item, ast.Constant) and isinstance(item.value, (int, float)) \
-                and not isinstance(item.value, bool):
-            return float(item.value)
-        if isinstance(item, ast.UnaryOp) and isinstance(item.op, ast.USub):
-            return -number(item.operand)
-        if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Div):
-            return number(item.left) / number(item.right)
-        raise ValueError(item)
-
-    try:
-        return family, [number(argument) for argument in node.args]
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
 def preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:
     """The symbolic preset behind a utility built with numbers, its numbers, and a checked inverse."""
 
     distribution = getattr(utility, "distribution", None)
     label = getattr(distribution, "name", None) or utility.name
-    parsed = _preset_label(label)
-    if parsed is None:
+    preset = getattr(distribution, "preset", None)
+    if preset is None or preset[0] not in FAMILIES or any(v.free_symbols for v in preset[1]):
         raise ExportError(argument_message(
             "utility", owner, "a preset's utility built with numbers, e.g. pareto(24, 1), when "
             "keep_parameters=True", label if label is not None else short(utility),
             "Export the utility itself, or pass its symbolic form with `defaults`."))
-    family, numbers = parsed
+    family, values = preset
     names = FAMILIES[family]
-    symbolic = Utility(getattr(families, family)(*names).utility().expr, name=label)
+    numbers = [float(v) for v in values]
+    symbolic = Utility(symbolic_preset(family).utility().expr, name=label)
     defaults = dict(zip(names, numbers))
     # the symbolic law must reproduce the utility it stands for
     grid = np.geomspace(1e-6, 1e6, 200) * max(abs(numbers[0]), 1e-300)

@@ -9,12 +9,12 @@ import sympy
 from .._printing import interval_latex as _interval_latex
 from .._printing import latex as _latex
 from ..constraints import Constraint, ContinuousAt, Support
-from ..errors import ExportError, argument_message
+from ..errors import ExportError, argument_message, short
 from ..expressions import as_expression
 from ..distribution import CaptimeDistribution
 from ..utility import Utility
 from ..maxent import derive
-from .common import escape_text, short
+from .common import escape_text
 
 
 def _constraint_latex(constraint: Constraint) -> str:

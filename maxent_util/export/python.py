@@ -9,10 +9,10 @@ import sympy
 from sympy.printing.numpy import SciPyPrinter
 
 from .._version import __version__
-from ..errors import ExportError, MaxEntError, argument_message
+from ..errors import ExportError, MaxEntError, argument_message, short
 from ..symbols import t
 from ..utility import y as level
-from .common import (bind_defaults, doc_safe, limits, portable_stable, preset_form, safe_names, short,
+from .common import (bind_defaults, doc_safe, limits, portable_stable, preset_form, safe_names,
                      utility_of, writable, write)
 
 

@@ -17,7 +17,9 @@ from typing import Any, Callable
 
 import numpy as np
 import sympy
-from scipy import optimize
+# scipy loads a submodule on first attribute access: `import maxent_util` and the
+# command line start without paying for scipy.optimize until it is used
+import scipy
 
 from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
@@ -347,7 +349,7 @@ class Utility(Immutable):
                 continue  # the utility stays above this level: reported by the caller
             gap = lambda s, level=level: float(self._values(np.array([s]))[0]) - level
             try:
-                found[i] = b if gap(b) == 0 else optimize.brentq(
+                found[i] = b if gap(b) == 0 else scipy.optimize.brentq(
                     gap, a, b, xtol=1e-14 * max(b, 1.0), rtol=4 * np.finfo(float).eps)
             except ValueError:  # NaN utilities: no sign change to follow
                 continue

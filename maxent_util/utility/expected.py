@@ -13,7 +13,9 @@ from typing import Any, Callable
 
 import numpy as np
 import sympy
-from scipy import integrate as scipy_integrate
+# scipy loads a submodule on first attribute access: `import maxent_util` and the
+# command line start without paying for scipy.integrate until it is used
+import scipy
 
 from .._timing import check_timeout as _check_timeout
 from ..errors import NoClosedFormError, UtilityError, argument_message
@@ -94,7 +96,7 @@ class ExpectedUtility(Utility):
                 return np.where(np.isfinite(values), values, 0.0)
 
             end = 1.0 if np.isfinite(upper) else np.inf
-            values, _ = scipy_integrate.quad_vec(integrand, 0.0, end, epsabs=1e-12, epsrel=1e-10,
+            values, _ = scipy.integrate.quad_vec(integrand, 0.0, end, epsabs=1e-12, epsrel=1e-10,
                                                  norm="max", limit=2000)
             result[inside] = np.clip(values, 0.0, 1.0)[index]
         return float(result) if result.ndim == 0 else result

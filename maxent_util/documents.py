@@ -8,13 +8,12 @@ from typing import Any
 
 import sympy
 
-from ..constraints import Constraint, constraint_kinds
-from ..errors import ExportError, MaxEntError, argument_message
-from ..expressions import as_expression, from_tree, to_tree
-from ..distribution import CaptimeDistribution
-from ..utility import ExpectedUtility, QualityUtility, Utility
-from ..maxent import Derivation
-from .common import short
+from .constraints import Constraint, constraint_kinds
+from .errors import ExportError, MaxEntError, argument_message, short
+from .expressions import as_expression, from_tree, to_tree
+from .distribution import CaptimeDistribution
+from .utility import ExpectedUtility, QualityUtility, Utility
+from .maxent import Derivation
 
 
 # A document is data: a header ({"format": "maxent_util", "version": 2}), plain
@@ -194,6 +193,8 @@ def _distribution_payload(dist: Any) -> dict:
                       "constraint": _encode_constraint(constraint, f"{where}.constraint")})
     return {
         "name": getattr(dist, "name", None),
+        "preset": None if dist.preset is None else {
+            "family": dist.preset[0], "arguments": _trees(dist.preset[1], "preset.arguments")},
         "constraints": [_encode_constraint(c, f"constraints[{i}]") for i, c in enumerate(dist.constraints)],
         "support": _trees(dist.support, "support"),
         "breakpoints": _trees(dist.breakpoints, "breakpoints"),
@@ -270,6 +271,12 @@ def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
     name = reader.text(data, "name", where, optional=True)
     if name is not None:
         dist.name = name
+    preset = data.get("preset") if isinstance(data, dict) else None
+    if preset is not None:
+        # the family is checked against the catalogue by whoever uses it (export's preset form)
+        path = _join(where, "preset")
+        family = reader.text(preset, "family", path)
+        dist = dist.with_preset(family, tuple(reader.exprs(preset, "arguments", path)))
     return dist
 
 
