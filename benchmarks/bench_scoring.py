@@ -4,7 +4,7 @@ Run ``python benchmarks/bench_scoring.py`` (10**7 runtimes) or with
 ``--quick`` (10**5 runtimes, as the test suite does). Prints times and
 ratios measured in the same run; asserts nothing about speed.
 
-1. Scorer throughput: ``make_scorer(u)`` against the same utility written by
+1. Scorer throughput: ``compile_scorer(u)`` against the same utility written by
    hand in numpy and against the survival function of the matching
    ``scipy.stats`` distribution (exponential: ``expon``; log-normal:
    ``lognorm``; generalized log-Laplace with alpha = beta: ``loglaplace``).
@@ -25,7 +25,7 @@ import pandas as pd
 import sympy
 from scipy import special, stats
 
-from maxent_util.scorer import make_scorer
+from maxent_util.scorer import compile_scorer
 from maxent_util.ranking import PAR, rank
 from maxent_util.symbols import t
 
@@ -65,7 +65,7 @@ def scorer_rows(n: int, repeat: int) -> list[tuple[str, float, float, float, flo
     ]
     rows = []
     for name, expr, params, by_hand, with_scipy in cases:
-        scorer = make_scorer(expr)
+        scorer = compile_scorer(expr)
         ours = scorer(runtimes, **params)  # also warms up: compiling is not timed
         agreement = np.max(np.abs(ours - by_hand(runtimes)))
         agreement = max(agreement, np.max(np.abs(ours - with_scipy(runtimes))))

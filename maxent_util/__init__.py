@@ -28,7 +28,7 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["Utility", "ExpectedUtility", "QualityUtility", "UtilityCheck", "step",
                      "linear_compute", "capped_runtime", "money", "general", "expected_utility",
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
-    **dict.fromkeys(["make_scorer", "Scorer"], "scorer"),
+    **dict.fromkeys(["compile_scorer", "Scorer"], "scorer"),
     **dict.fromkeys(["score", "Score"], "estimate"),
     **dict.fromkeys(["PAR", "Solved", "rank", "cross_utility"], "ranking"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
@@ -41,6 +41,8 @@ _LOCATIONS: dict[str, str] = {
                      "MaximumNotAttainedError", "MissingExtraError"], "errors"),
 }
 _SUBPACKAGES = ("datasets",)
+#: former names, still importable (they warn) but not exported
+_DEPRECATED: dict[str, str] = {"make_scorer": "scorer"}
 
 __all__ = ["__version__", *_LOCATIONS, *_SUBPACKAGES]
 
@@ -50,6 +52,8 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(f".{_LOCATIONS[name]}", __name__), name)
     elif name in _SUBPACKAGES:
         value = importlib.import_module(f".{name}", __name__)
+    elif name in _DEPRECATED:
+        return getattr(importlib.import_module(f".{_DEPRECATED[name]}", __name__), name)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value  # the next look-up is an ordinary attribute
@@ -78,7 +82,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .plots import plot_ranking, plot_utilities
     from .ranking import PAR, Solved, cross_utility, rank
     from .sampling import Plan, plan, simulate_plan
-    from .scorer import Scorer, make_scorer
+    from .scorer import Scorer, compile_scorer
     from .symbols import kappa, q, t
     from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck,
                           capped_runtime, expected_utility, general, linear_compute, linear_quality,

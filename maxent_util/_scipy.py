@@ -13,7 +13,7 @@ import scipy
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import time_limit
 from .problem import float_stand_ins
-from .scorer import make_scorer
+from .scorer import compile_scorer
 from .symbols import kappa, t
 
 __all__ = ["make_rv"]
@@ -46,8 +46,8 @@ def _closed_form_ppf(distribution: Any, timeout: float) -> list | None:
 def make_rv(distribution: Any) -> Any:
     """A frozen ``scipy.stats.rv_continuous`` with the closed forms of ``distribution``."""
     lower, upper = (float(v) for v in distribution.support)
-    pdf = make_scorer(distribution.pdf.subs(kappa, t))
-    cdf = make_scorer(distribution.cdf.subs(kappa, t))
+    pdf = compile_scorer(distribution.pdf.subs(kappa, t))
+    cdf = compile_scorer(distribution.cdf.subs(kappa, t))
     sf = distribution.utility()
     mean = distribution.mean()
     entropy = distribution.entropy()

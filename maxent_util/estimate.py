@@ -26,7 +26,7 @@ import scipy
 
 from .errors import DataError, UtilityError, argument_message
 from .runs import Runs, first_bad, real, validate_runs
-from .scorer import _parameters, _utility_expr, make_scorer
+from .scorer import _parameters, _utility_expr, compile_scorer
 from .symbols import q
 from .utility import Utility
 
@@ -93,7 +93,7 @@ def fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray]
     if isinstance(utility, Utility):
         # its own call: a subclass may evaluate differently (e.g. by quadrature)
         return utility
-    return make_scorer(expr)
+    return compile_scorer(expr)
 
 
 def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None,

@@ -1,12 +1,12 @@
 """Compile a utility's expression into a fast vectorised scorer.
 
-:func:`make_scorer` turns a sympy expression in ``t`` (and ``q``) into a
+:func:`compile_scorer` turns a sympy expression in ``t`` (and ``q``) into a
 numpy function; it sees expressions only, never a ``Utility``, so the
 utility layer above builds on it.
 
 Design notes
 ------------
-*Scorers.* :func:`make_scorer` turns a sympy utility into a vectorised numpy
+*Scorers.* :func:`compile_scorer` turns a sympy utility into a vectorised numpy
 function. sympy's own printing of ``Piecewise`` evaluates every branch on
 every runtime and then selects, so a branch that is invalid where it is not
 used (``(kappa0/t)**alpha`` at ``t = 0``) raises warnings and can leak NaN.
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from functools import lru_cache
 from importlib.util import find_spec
 from keyword import iskeyword
@@ -54,7 +55,7 @@ from .symbols import q, t
 from sympy.codegen.cfunctions import expm1
 from sympy.codegen.scipy_nodes import powm1
 
-__all__ = ["BACKENDS", "CHUNK_SIZE", "Scorer", "make_scorer"]
+__all__ = ["BACKENDS", "CHUNK_SIZE", "Scorer", "compile_scorer"]
 
 BACKENDS: tuple[str, ...] = ("numpy", "jax", "torch")
 """Array libraries a scorer can be generated for (``numpy`` is always installed)."""
@@ -426,7 +427,7 @@ def _owner_label(expr: sympy.Expr) -> str:
 
 
 class Scorer:
-    """A vectorised numpy function ``u(t, **parameters)`` made by :func:`make_scorer`.
+    """A vectorised numpy function ``u(t, **parameters)`` made by :func:`compile_scorer`.
 
     Call it as ``scorer(t, *parameters, **parameters)``: positional
     parameters follow :attr:`parameters`; keywords use the symbols' names.
@@ -451,7 +452,7 @@ class Scorer:
         self._owner = _owner_label(expr)
         if expr.has(sympy.Integral):
             raise NoClosedFormError(argument_message(
-                "utility", "make_scorer", "a closed form (no unevaluated Integral)", expr,
+                "utility", "compile_scorer", "a closed form (no unevaluated Integral)", expr,
                 "Call the Utility itself, which integrates numerically, or find the integral."))
         symbols = _parameters(expr, self._owner)
         if q in expr.free_symbols:
@@ -467,7 +468,7 @@ class Scorer:
             self._root = _compile(expr.xreplace(self._mapping), self._args, self._runtime)
         except Exception as error:  # sympy printers raise a zoo of types
             raise UtilityError(argument_message(
-                "utility", "make_scorer", "made of functions with a numpy or scipy equivalent",
+                "utility", "compile_scorer", "made of functions with a numpy or scipy equivalent",
                 expr, f"({type(error).__name__}: {error})")) from None
         self._limits: dict[str, Callable[..., Any]] = {}
         names_are_identifiers = all(name.isidentifier() and not iskeyword(name)
@@ -664,7 +665,7 @@ def _cached_scorer(expr: sympy.Expr, backend: str) -> Any:
     return _LambdifiedScorer(expr, backend)
 
 
-def make_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
+def compile_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
     """A fast vectorised function ``f(t, **parameters)`` evaluating a utility.
 
     Parameters
@@ -711,7 +712,7 @@ def make_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
     >>> from maxent_util import t
     >>> kappa0, alpha = sympy.symbols("kappa0 alpha", positive=True)
     >>> pareto = sympy.Piecewise((1, t < kappa0), ((kappa0 / t) ** alpha, True))
-    >>> f = make_scorer(pareto)
+    >>> f = compile_scorer(pareto)
     >>> f.parameters
     ('alpha', 'kappa0')
     >>> f([0.0, 0.5, 4.0, float("inf")], kappa0=1.0, alpha=1.0)
@@ -721,12 +722,20 @@ def make_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
     """
     if backend not in BACKENDS:
         raise UtilityError(argument_message(
-            "backend", "make_scorer", f"one of {', '.join(map(repr, BACKENDS))}", backend))
+            "backend", "compile_scorer", f"one of {', '.join(map(repr, BACKENDS))}", backend))
     installed = _installed_backends()
     if backend not in installed:
         raise UtilityError(argument_message(
-            "backend", "make_scorer",
+            "backend", "compile_scorer",
             f"an installed backend (installed: {', '.join(map(repr, installed))})", backend,
             f"Install {backend} to use it."))
-    expr = _utility_expr(utility, "make_scorer")
+    expr = _utility_expr(utility, "compile_scorer")
     return _cached_scorer(expr, backend)
+
+
+def make_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
+    """Deprecated: the former name of :func:`compile_scorer` (scikit-learn has a
+    ``make_scorer`` of its own, which returns something else)."""
+    warnings.warn("maxent_util.make_scorer is now maxent_util.compile_scorer; the old name will be "
+                  "removed in 0.3", DeprecationWarning, stacklevel=2)
+    return compile_scorer(utility, backend=backend)

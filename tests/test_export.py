@@ -10,7 +10,7 @@ Reference values:
   kappa0 = 24, Pareto alpha = 1, log-Laplace alpha = 2, generalized
   log-Laplace alpha = 2 and beta = 5, sigma = 0.5, kappa1 = 12, delta = 0.3.
 * Generated scorers are compared with the library's own numpy scorer
-  (:func:`maxent_util.scorer.make_scorer`), which test_scoring.py checks
+  (:func:`maxent_util.scorer.compile_scorer`), which test_scoring.py checks
   against mpmath; the closed-form utilities of Section 3 are checked here too.
 """
 
@@ -35,7 +35,7 @@ from maxent_util.constraints import LogMoment, Mean, Moment, Support, TailProbab
 from maxent_util.errors import DataError, ExportError, MaxEntError
 from maxent_util.export import (JSON_FORMAT, JSON_VERSION, cost_function, derivation, export_c, export_python,
                                 from_json, to_json, to_latex)
-from maxent_util.scorer import make_scorer
+from maxent_util.scorer import compile_scorer
 from maxent_util.symbols import kappa, t
 from maxent_util.utility import Utility
 
@@ -297,7 +297,7 @@ def test_exported_modules_run_without_sympy_and_match_the_scorer(tmp_path, figur
     assert result.returncode == 0, result.stderr
     for name, utility in utilities.items():
         exported = np.load(tmp_path / f"{name}_u.npy")
-        expected = make_scorer(utility)(runtimes)
+        expected = compile_scorer(utility)(runtimes)
         np.testing.assert_allclose(exported, expected, rtol=1e-12, atol=1e-300, err_msg=name)
         # exact ends: u(0) = 1 and u(inf) = 0 for every captime law (the main theorem's shape)
         assert exported[runtimes == 0.0][0] == 1.0 and exported[runtimes == np.inf][0] == 0.0
@@ -337,11 +337,11 @@ def test_exported_parameters_are_keywords_with_defaults(tmp_path):
     # the paper: u = 1 before kappa0, (kappa0/t)^alpha after
     np.testing.assert_array_equal(module["utility"](x), [1, 1, 1, 0.5, 0.25, 0])
     np.testing.assert_allclose(module["utility"](x, alpha=2.0, kappa0=12.0),
-                               make_scorer(utility)(x, alpha=2.0, kappa0=12.0), rtol=1e-15)
+                               compile_scorer(utility)(x, alpha=2.0, kappa0=12.0), rtol=1e-15)
     # broadcasting over parameters, as the library's scorer does
     alphas = np.array([[1.0], [2.0], [3.0]])
     np.testing.assert_allclose(module["utility"](x, alpha=alphas),
-                               make_scorer(utility)(x, alpha=alphas, kappa0=24.0), rtol=1e-15)
+                               compile_scorer(utility)(x, alpha=alphas, kappa0=24.0), rtol=1e-15)
     assert module["inverse"](0.5, alpha=2.0, kappa0=12.0) == pytest.approx(12 * math.sqrt(2), rel=1e-15)
 
 
@@ -413,7 +413,7 @@ def test_c_export_matches_the_scorer(tmp_path, figure_laws):
     runtimes = _runtimes()
     for name, law in figure_laws.items():
         exported = _array_function(library, f"u_{name}", 0)(runtimes)
-        expected = make_scorer(law.utility())(runtimes)
+        expected = compile_scorer(law.utility())(runtimes)
         np.testing.assert_allclose(exported, expected, rtol=1e-12, atol=1e-300, err_msg=name)
         single = getattr(library, f"u_{name}")
         single.argtypes, single.restype = [ctypes.c_double], ctypes.c_double
@@ -421,9 +421,9 @@ def test_c_export_matches_the_scorer(tmp_path, figure_laws):
     # one double per unbound parameter, in name order: alpha, beta, kappa0
     assert "double u_gll(double t, double alpha, double beta, double kappa0)" in sources[-1]
     exported = _array_function(library, "u_gll", 3)(runtimes, 2.0, 5.0, 24.0)
-    np.testing.assert_allclose(exported, make_scorer(symbolic)(runtimes, alpha=2.0, beta=5.0, kappa0=24.0),
+    np.testing.assert_allclose(exported, compile_scorer(symbolic)(runtimes, alpha=2.0, beta=5.0, kappa0=24.0),
                                rtol=1e-12, atol=1e-300)
-    np.testing.assert_allclose(exported, make_scorer(figure_laws["generalized_log_laplace"].utility())(runtimes),
+    np.testing.assert_allclose(exported, compile_scorer(figure_laws["generalized_log_laplace"].utility())(runtimes),
                                rtol=1e-12, atol=1e-300)
 
 
@@ -559,7 +559,7 @@ def test_cost_function_counts_runs_as_the_paper_does(figure_laws):
 def test_cost_is_one_minus_the_scorer(name, figure_laws):
     utility = figure_laws[name].utility()
     x = _runtimes(1000)
-    np.testing.assert_array_equal(cost_function(utility)(x), 1.0 - make_scorer(utility)(x))
+    np.testing.assert_array_equal(cost_function(utility)(x), 1.0 - compile_scorer(utility)(x))
 
 
 def test_cost_function_refuses_bad_input():
@@ -582,9 +582,9 @@ def test_cost_function_refuses_bad_input():
 def test_unknown_backend_is_refused():
     from maxent_util.errors import UtilityError
 
-    with pytest.raises(UtilityError, match=r"`backend` of `make_scorer` must be one of 'numpy', 'jax', 'torch'; "
+    with pytest.raises(UtilityError, match=r"`backend` of `compile_scorer` must be one of 'numpy', 'jax', 'torch'; "
                                            r"got 'tensorflow'"):
-        make_scorer(families.exponential(24).utility(), backend="tensorflow")
+        compile_scorer(families.exponential(24).utility(), backend="tensorflow")
 
 
 DIFFERENTIABLE = ["exponential", "pareto", "log_laplace", "log_normal"]
@@ -594,10 +594,10 @@ DIFFERENTIABLE = ["exponential", "pareto", "log_laplace", "log_normal"]
 def test_torch_scorer_agrees_and_is_differentiable(name, figure_laws):
     torch = pytest.importorskip("torch")
     utility = figure_laws[name].utility()
-    scorer = make_scorer(utility, backend="torch")
+    scorer = compile_scorer(utility, backend="torch")
     x = np.geomspace(0.5, 500, 101)
     values = scorer(torch.tensor(x, dtype=torch.float64))
-    np.testing.assert_allclose(values.detach().numpy(), make_scorer(utility)(x), rtol=1e-12)
+    np.testing.assert_allclose(values.detach().numpy(), compile_scorer(utility)(x), rtol=1e-12)
     # d u / d t by autograd against sympy's derivative
     point = torch.tensor(36.0, dtype=torch.float64, requires_grad=True)
     scorer(point).backward()
@@ -608,7 +608,7 @@ def test_torch_scorer_agrees_and_is_differentiable(name, figure_laws):
 def test_torch_scorer_is_differentiable_in_a_parameter():
     torch = pytest.importorskip("torch")
     # d/dmu exp(-t/mu) = t exp(-t/mu)/mu^2, by hand
-    scorer = make_scorer(families.exponential("mu").utility(), backend="torch")
+    scorer = compile_scorer(families.exponential("mu").utility(), backend="torch")
     mu = torch.tensor(24.0, dtype=torch.float64, requires_grad=True)
     scorer(torch.tensor(12.0, dtype=torch.float64), mu=mu).backward()
     assert mu.grad.item() == pytest.approx(12 * math.exp(-0.5) / 24 ** 2, rel=1e-12)
@@ -619,9 +619,9 @@ def test_jax_scorer_agrees_and_is_differentiable(name, figure_laws):
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     utility = figure_laws[name].utility()
-    scorer = make_scorer(utility, backend="jax")
+    scorer = compile_scorer(utility, backend="jax")
     x = np.geomspace(0.5, 500, 101)
-    np.testing.assert_allclose(np.asarray(scorer(jax.numpy.asarray(x))), make_scorer(utility)(x), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(scorer(jax.numpy.asarray(x))), compile_scorer(utility)(x), rtol=1e-12)
     gradient = jax.grad(lambda s: scorer(s))(36.0)
     expected = float(sympy.diff(utility.expr, t).subs(t, 36))
     assert float(gradient) == pytest.approx(expected, rel=1e-10)
@@ -662,7 +662,7 @@ def exported_gll(tmp_path_factory):
 def test_generated_module_matches_the_scorer_for_any_parameters(exported_gll, alpha, beta, kappa0, runtime):
     utility, exported = exported_gll
     value = exported(runtime, alpha=alpha, beta=beta, kappa0=kappa0)
-    expected = make_scorer(utility)(runtime, alpha=alpha, beta=beta, kappa0=kappa0)
+    expected = compile_scorer(utility)(runtime, alpha=alpha, beta=beta, kappa0=kappa0)
     assert value == pytest.approx(expected, rel=1e-12, abs=1e-300)
     assert 0.0 <= value <= 1.0
 
@@ -679,12 +679,12 @@ def test_keep_parameters_exports_the_presets_formula_with_its_numbers(tmp_path, 
         names = families.FAMILIES[name]
         assert module["PARAMETERS"] == {n: float(v) for n, v in sorted(zip(names, FIGURE[name]))}
         # the defaults reproduce the preset built with numbers
-        np.testing.assert_allclose(module["utility"](x), make_scorer(utility)(x), rtol=1e-12, atol=1e-15,
+        np.testing.assert_allclose(module["utility"](x), compile_scorer(utility)(x), rtol=1e-12, atol=1e-15,
                                    err_msg=name)
         # other numbers reproduce the preset derived at those numbers
         changed = getattr(families, name)(*other).utility()
         values = {n: float(v) for n, v in zip(names, other)}
-        np.testing.assert_allclose(module["utility"](x, **values), make_scorer(changed)(x),
+        np.testing.assert_allclose(module["utility"](x, **values), compile_scorer(changed)(x),
                                    rtol=1e-12, atol=1e-15, err_msg=name)
         levels = np.linspace(0.05, 0.95, 19)
         np.testing.assert_allclose(module["inverse"](levels, **values), changed.inverse(levels), rtol=1e-10)

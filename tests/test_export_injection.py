@@ -23,7 +23,7 @@ import sympy
 from maxent_util import families
 from maxent_util.errors import ExportError
 from maxent_util.export import cost_function, export_c, export_python
-from maxent_util.scorer import make_scorer
+from maxent_util.scorer import compile_scorer
 from maxent_util.symbols import t
 from maxent_util.utility import Utility
 
@@ -55,7 +55,7 @@ print(json.dumps({"names": sorted(k for k in namespace if not k.startswith("__")
 
 
 def test_labels_cannot_leave_the_python_docstring(tmp_path):
-    reference = make_scorer(families.pareto(24, 2).utility())(RUNTIMES)
+    reference = compile_scorer(families.pareto(24, 2).utility())(RUNTIMES)
     labels = LABELS + [_sentinel_label(tmp_path)]
     for index, label in enumerate(labels):
         path = export_python(_hostile_utility(label), tmp_path / f"m{index}.py")
@@ -109,7 +109,7 @@ int main(void)
     lines = run.stdout.split("\n")
     assert lines[len(RUNTIMES)] == "7"
     values = np.array([[float(v) for v in line.split()] for line in lines[:len(RUNTIMES)]])
-    reference = make_scorer(families.pareto(24, 2).utility())(RUNTIMES)
+    reference = compile_scorer(families.pareto(24, 2).utility())(RUNTIMES)
     for column in range(3):
         np.testing.assert_allclose(values[:, column], reference, rtol=1e-13, atol=1e-300)
 

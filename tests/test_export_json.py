@@ -26,7 +26,7 @@ from maxent_util.distribution import CaptimeDistribution
 from maxent_util.errors import ExportError
 from maxent_util.export import from_json, to_json
 from maxent_util.expressions import MAX_DEPTH, from_tree, to_tree
-from maxent_util.scorer import make_scorer
+from maxent_util.scorer import compile_scorer
 from maxent_util.symbols import t
 from maxent_util.utility import Utility
 
@@ -75,7 +75,7 @@ def test_every_preset_and_its_utility_round_trip(name, args):
     if not law.parameters:
         # independent check: the loaded utility scores like the original at many runtimes
         runtimes = 24.0 * np.geomspace(1e-6, 1e6, 500)
-        np.testing.assert_array_equal(make_scorer(utility)(runtimes), make_scorer(law.utility())(runtimes))
+        np.testing.assert_array_equal(compile_scorer(utility)(runtimes), compile_scorer(law.utility())(runtimes))
 
 
 _DUMP = r"""

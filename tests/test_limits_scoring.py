@@ -11,7 +11,7 @@ import pytest
 import sympy
 from scipy.integrate import quad
 
-from maxent_util import expected_utility, exponential, log_laplace, log_normal, make_scorer, pareto, t
+from maxent_util import expected_utility, exponential, log_laplace, log_normal, compile_scorer, pareto, t
 from maxent_util.scorer import _float_constants, _minus_one
 
 
@@ -59,7 +59,7 @@ def test_minus_one_rewrites_need_no_factor():
 def test_expm1_keeps_digits_at_tiny_runtimes():
     # 1 - exp(-t/x) at t = 1e-12: mpmath reference at 50 digits; the plain form keeps ~4 digits
     x = sympy.Symbol("x", positive=True)
-    scorer = make_scorer(1 - sympy.exp(-t / x))
+    scorer = compile_scorer(1 - sympy.exp(-t / x))
     with mpmath.workdps(50):
         reference = float(1 - mpmath.exp(-mpmath.mpf("1e-12") / 3))
     assert scorer(1e-12, x=3.0) == pytest.approx(reference, rel=1e-14)
@@ -94,7 +94,7 @@ def test_jax_scorer_of_the_log_normal_takes_arrays():
     import jax.numpy as jnp
 
     utility = log_normal(1, 1).utility()
-    scorer = make_scorer(utility, backend="jax")
+    scorer = compile_scorer(utility, backend="jax")
     runtimes = [0.5, 1.0, 100.0]
     values = np.asarray(scorer(jnp.array(runtimes)))
     for value, runtime in zip(values, runtimes):

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maxent_util.errors import DataError, MaxEntError, NoClosedFormError, UtilityError
-from maxent_util.scorer import Scorer, make_scorer
+from maxent_util.scorer import Scorer, compile_scorer
 from maxent_util.estimate import Score, score
 from maxent_util.ranking import PAR, Solved, cross_utility, rank
 from maxent_util.symbols import t
@@ -89,7 +89,7 @@ def runtime_grid(params, count, rng):
 @pytest.mark.parametrize("name", list(PAPER_UTILITIES))
 def test_scorer_agrees_with_mpmath(name):
     expr, settings_list = PAPER_UTILITIES[name]
-    scorer = make_scorer(expr)
+    scorer = compile_scorer(expr)
     rng = np.random.default_rng(1)
     checked = 0
     for params in settings_list:
@@ -106,7 +106,7 @@ def test_scorer_agrees_with_mpmath(name):
 @pytest.mark.parametrize("name", list(PAPER_UTILITIES))
 def test_limits_at_the_ends(name):
     expr, settings_list = PAPER_UTILITIES[name]
-    scorer = make_scorer(expr)
+    scorer = compile_scorer(expr)
     for params in settings_list:
         ends = np.array([0.0, 1e-300, 1e300, np.inf])
         got = scorer(ends, **params)
@@ -124,12 +124,12 @@ def test_limits_at_the_ends(name):
 def test_limit_used_where_floats_break_down():
     # (1 + t/k) exp(-t/k) is the survival function of a Gamma(2) captime: at t = inf
     # numpy computes inf * 0 = NaN; the limit is 0 (by hand: exponential beats linear).
-    gamma2 = make_scorer((1 + t / kappa0) * sympy.exp(-t / kappa0))
+    gamma2 = compile_scorer((1 + t / kappa0) * sympy.exp(-t / kappa0))
     assert gamma2(np.inf, kappa0=2.0) == 0.0
     assert gamma2(1e308, kappa0=1e-5) == 0.0
     # t log(1 + 1/t) -> 1 as t -> oo (by hand, log(1 + x) ~ x), and -> 0 as t -> 0;
     # at t = 0 numpy gives 0 * inf = NaN.
-    odd = make_scorer(1 / (1 + t * sympy.log(1 + 1 / t)))
+    odd = compile_scorer(1 / (1 + t * sympy.log(1 + 1 / t)))
     assert odd(0.0) == 1.0
     assert odd(np.inf) == 0.5
     assert odd(1e300) == pytest.approx(0.5, rel=1e-15)  # log1p keeps 1/t from vanishing
@@ -141,7 +141,7 @@ def test_erf_tails_keep_relative_accuracy():
     runtimes = np.array([0.5, 2.0, 5.0, 9.0])
     for expr in (sympy.Rational(1, 2) - sympy.erf(t + 3) / 2,
                  sympy.Rational(1, 2) + sympy.erf(t - 12) / 2):
-        got = make_scorer(expr)(runtimes)
+        got = compile_scorer(expr)(runtimes)
         expected = mpmath_reference(expr, runtimes, {})
         assert min(expected) < 1e-20
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
@@ -149,15 +149,15 @@ def test_erf_tails_keep_relative_accuracy():
 
 def test_negative_and_nan_runtimes():
     # documented rule: t <= 0 gets u(0+), NaN stays NaN; numbers never raise
-    scorer = make_scorer(PARETO)
+    scorer = compile_scorer(PARETO)
     got = scorer([-5.0, -np.inf, np.nan, 2.0], kappa0=1.0, alpha=1.0)
     assert got[0] == 1.0 and got[1] == 1.0 and math.isnan(got[2]) and got[3] == 0.5
-    lognormal = make_scorer(LOG_NORMAL)
+    lognormal = compile_scorer(LOG_NORMAL)
     assert lognormal(-1.0, kappa0=1.0, sigma=1.0) == 1.0
 
 
 def test_invalid_parameters_never_raise():
-    scorer = make_scorer(PARETO)
+    scorer = compile_scorer(PARETO)
     with np.errstate(all="raise"):  # the scorer silences floating-point errors itself
         values = scorer([0.5, 2.0], kappa0=-1.0, alpha=np.nan)
     assert values.shape == (2,)
@@ -166,26 +166,26 @@ def test_invalid_parameters_never_raise():
 def test_piecewise_branches_do_not_leak():
     # at t = 0 the Pareto branch (kappa0/t)**alpha is inf and the log-Laplace one 0**-alpha;
     # neither is used there, so neither may surface
-    scorer = make_scorer(GENERALIZED_LOG_LAPLACE)
+    scorer = compile_scorer(GENERALIZED_LOG_LAPLACE)
     values = scorer(np.array([0.0, 1e-320, 1.0]), kappa0=1.0, alpha=2.0, beta=3.0)
     assert np.all(np.isfinite(values))
     # an expensive branch (special function) nested in a Piecewise: values checked by mpmath
     nested = sympy.Piecewise(
         (sympy.Piecewise((1, t < 1), (sympy.erfc(t - 1), True)), t < 5), (0, True))
     runtimes = np.array([0.0, 0.5, 1.0, 2.0, 4.9, 5.0, 1e10])
-    got = make_scorer(nested)(runtimes)
+    got = compile_scorer(nested)(runtimes)
     expected = mpmath_reference(nested, runtimes, {})
     np.testing.assert_allclose(got, expected, rtol=1e-14, atol=0)
 
 
 def test_uncovered_piecewise_is_nan_as_in_sympy():
-    scorer = make_scorer(sympy.Piecewise((1, t < 2)))
+    scorer = compile_scorer(sympy.Piecewise((1, t < 2)))
     values = scorer([1.0, 3.0])
     assert values[0] == 1.0 and math.isnan(values[1])
 
 
 def test_shapes_and_broadcasting():
-    scorer = make_scorer(PARETO)
+    scorer = compile_scorer(PARETO)
     assert isinstance(scorer(2.0, kappa0=1.0, alpha=1.0), float)
     assert scorer([1.0, 2.0, 4.0], kappa0=1.0, alpha=1.0).tolist() == [1.0, 0.5, 0.25]
     grid = scorer(np.array([[2.0], [4.0]]), kappa0=np.array([1.0, 2.0]), alpha=1.0)
@@ -206,7 +206,7 @@ def test_long_arrays_cross_chunk_boundaries():
     runtimes = np.linspace(0.0, 20.0, 3 * CHUNK_SIZE + 17)
     runtimes[CHUNK_SIZE] = np.inf
     runtimes[2 * CHUNK_SIZE + 3] = np.nan
-    got = make_scorer(EXPONENTIAL)(runtimes, kappa0=3.0)
+    got = compile_scorer(EXPONENTIAL)(runtimes, kappa0=3.0)
     with np.errstate(invalid="ignore"):
         expected = np.exp(-runtimes / 3.0)  # exp(-inf) = 0 and NaN agree here
     # the scorer multiplies by 1/kappa0 rather than dividing: a rounding or two apart
@@ -215,22 +215,22 @@ def test_long_arrays_cross_chunk_boundaries():
 
 def test_keeps_symbol_names_and_accepts_utilities_and_plain_symbols():
     lam = sympy.Symbol("lambda", positive=True)  # a Python keyword as parameter name
-    scorer = make_scorer(sympy.exp(-lam * t))
+    scorer = compile_scorer(sympy.exp(-lam * t))
     assert scorer.parameters == ("lambda",)
     assert scorer(1.0, **{"lambda": 2.0}) == math.exp(-2.0)
     # a user's own Symbol("t") (no assumptions) is the runtime
-    plain = make_scorer(sympy.exp(-sympy.Symbol("t")))
+    plain = compile_scorer(sympy.exp(-sympy.Symbol("t")))
     assert plain(1.0) == math.exp(-1.0)
     utility = Utility(PARETO, name="pareto")
-    assert make_scorer(utility) is make_scorer(PARETO)  # cached per expression
+    assert compile_scorer(utility) is compile_scorer(PARETO)  # cached per expression
     assert utility(4.0, kappa0=1.0, alpha=1.0) == 0.25
 
 
 def test_scipy_special_functions():
     # uppergamma(2, t)/Gamma(2) = (1 + t) e^{-t} by hand; erfc and gamma go to scipy.special
     expr = sympy.uppergamma(2, t) / sympy.gamma(2)
-    assert make_scorer(expr)(3.0) == pytest.approx(4 * math.exp(-3.0), rel=1e-14)
-    assert make_scorer(sympy.erfc(t))(2.0) == pytest.approx(math.erfc(2.0), rel=1e-15)
+    assert compile_scorer(expr)(3.0) == pytest.approx(4 * math.exp(-3.0), rel=1e-14)
+    assert compile_scorer(sympy.erfc(t))(2.0) == pytest.approx(math.erfc(2.0), rel=1e-15)
 
 
 @settings(max_examples=60, deadline=None)
@@ -244,13 +244,13 @@ def test_scipy_special_functions():
 def test_generalized_log_laplace_property(runtime, k, a, b):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        value = make_scorer(GENERALIZED_LOG_LAPLACE)(runtime, kappa0=k, alpha=a, beta=b)
+        value = compile_scorer(GENERALIZED_LOG_LAPLACE)(runtime, kappa0=k, alpha=a, beta=b)
     if math.isnan(runtime):
         assert math.isnan(value)
         return
     assert 0.0 <= value <= 1.0
     # non-increasing: compare with a runtime 10% longer
-    later = make_scorer(GENERALIZED_LOG_LAPLACE)(max(runtime, 0) * 1.1, kappa0=k, alpha=a, beta=b)
+    later = compile_scorer(GENERALIZED_LOG_LAPLACE)(max(runtime, 0) * 1.1, kappa0=k, alpha=a, beta=b)
     assert later <= value + 1e-15
     if 0 < runtime < math.inf:
         (expected,) = mpmath_reference(GENERALIZED_LOG_LAPLACE, [runtime],
@@ -263,7 +263,7 @@ def test_generalized_log_laplace_property(runtime, k, a, b):
 
 
 def test_scorer_misuse_messages():
-    scorer = make_scorer(PARETO)
+    scorer = compile_scorer(PARETO)
     with pytest.raises(UtilityError, match=r"`gamma` of `scorer of .*` must be one of its "
                                            r"parameters \('alpha', 'kappa0'\); got 'gamma'\."):
         scorer(1.0, alpha=1.0, kappa0=1.0, gamma=2.0)
@@ -281,31 +281,31 @@ def test_scorer_misuse_messages():
 
 
 def test_make_scorer_argument_messages():
-    with pytest.raises(UtilityError, match=r"`backend` of `make_scorer` must be one of "
+    with pytest.raises(UtilityError, match=r"`backend` of `compile_scorer` must be one of "
                                            r"'numpy', 'jax', 'torch'; got 'tensorflow'\."):
-        make_scorer(EXPONENTIAL, backend="tensorflow")
-    with pytest.raises(UtilityError, match=r"`utility` of `make_scorer` must be a number, a sympy "
+        compile_scorer(EXPONENTIAL, backend="tensorflow")
+    with pytest.raises(UtilityError, match=r"`utility` of `compile_scorer` must be a number, a sympy "
                                            r"expression or a text; got <object"):
-        make_scorer(object())
-    with pytest.raises(UtilityError, match=r"`utility` of `make_scorer` must be made of "
+        compile_scorer(object())
+    with pytest.raises(UtilityError, match=r"`utility` of `compile_scorer` must be made of "
                                            r"functions with a numpy or scipy equivalent"):
-        make_scorer(sympy.Function("mystery")(t))
+        compile_scorer(sympy.Function("mystery")(t))
     kappa = sympy.Symbol("kappa", positive=True)
-    with pytest.raises(NoClosedFormError, match=r"`utility` of `make_scorer` must be a closed "
+    with pytest.raises(NoClosedFormError, match=r"`utility` of `compile_scorer` must be a closed "
                                                 r"form \(no unevaluated Integral\)"):
-        make_scorer(sympy.Integral(sympy.exp(-kappa * (1 + t)), (kappa, 0, sympy.oo)))
+        compile_scorer(sympy.Integral(sympy.exp(-kappa * (1 + t)), (kappa, 0, sympy.oo)))
 
 
 @pytest.mark.parametrize("backend", ["jax", "torch"])
 def test_missing_backend_names_installed_choices(backend):
     if find_spec(backend) is not None:
-        scorer = make_scorer(EXPONENTIAL, backend=backend)
+        scorer = compile_scorer(EXPONENTIAL, backend=backend)
         assert float(scorer(0.0, kappa0=1.0)) == 1.0
         return
-    with pytest.raises(UtilityError, match=rf"`backend` of `make_scorer` must be an installed "
+    with pytest.raises(UtilityError, match=rf"`backend` of `compile_scorer` must be an installed "
                                            rf"backend \(installed: 'numpy'.*\); got '{backend}'\. "
                                            rf"Install {backend} to use it\."):
-        make_scorer(EXPONENTIAL, backend=backend)
+        compile_scorer(EXPONENTIAL, backend=backend)
 
 
 # ---------------------------------------------------------------------------
@@ -653,7 +653,7 @@ def test_symbolic_log_laplace_scorer_takes_exact_limits():
     # the scorer must still give u(0) = 1 and u(inf) = 0 (Section 3, log-Laplace).
     from maxent_util import log_laplace
 
-    scorer = make_scorer(log_laplace("kappa0", "alpha").utility())
+    scorer = compile_scorer(log_laplace("kappa0", "alpha").utility())
     values = scorer(np.array([0.0, 24.0, np.inf]), alpha=2.0, kappa0=24.0)
     assert values.tolist() == [1.0, 0.5, 0.0]
 
@@ -699,3 +699,11 @@ def test_score_refuses_a_utility_that_cannot_be_evaluated():
     with pytest.raises(UtilityError, match=r"^`utility` of `score` must be a real number at every "
                                            r"runtime of the runs"):
         score([1.0, 2.0], (t - 5) ** sympy.Rational(1, 3))
+
+
+def test_make_scorer_is_the_deprecated_name_of_compile_scorer():
+    import maxent_util
+    with pytest.warns(DeprecationWarning, match="compile_scorer"):
+        old = maxent_util.make_scorer(sympy.exp(-t / 10))
+    np.testing.assert_array_equal(old([0.0, 10.0]), compile_scorer(sympy.exp(-t / 10))([0.0, 10.0]))
+    assert "make_scorer" not in maxent_util.__all__

@@ -22,7 +22,7 @@ from ..errors import ExportError, MaxEntError, argument_message, short
 from ..symbols import q
 from ..distribution import CaptimeDistribution
 from ..utility import QualityUtility, Utility, y as level
-from ..scorer import _complement_erf, _limit, _log1p, make_scorer
+from ..scorer import _complement_erf, _limit, _log1p, compile_scorer
 from ..families import FAMILIES, symbolic_preset
 
 
@@ -263,8 +263,8 @@ def preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:
     defaults = dict(zip(names, numbers))
     # the symbolic law must reproduce the utility it stands for
     grid = np.geomspace(1e-6, 1e6, 200) * max(abs(numbers[0]), 1e-300)
-    general = make_scorer(symbolic)(grid, **defaults)
-    specific = make_scorer(utility)(grid)
+    general = compile_scorer(symbolic)(grid, **defaults)
+    specific = compile_scorer(utility)(grid)
     if not np.allclose(general, specific, rtol=1e-9, atol=1e-300, equal_nan=True):
         raise ExportError(argument_message(
             "utility", owner, f"the utility of `{label}`", short(utility),

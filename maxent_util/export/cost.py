@@ -8,7 +8,7 @@ import numpy as np
 import sympy
 
 from ..errors import DataError, ExportError, argument_message
-from ..scorer import make_scorer
+from ..scorer import compile_scorer
 from ..io import FAILURE_STATUSES
 from .common import bind_defaults, utility_of
 
@@ -129,7 +129,7 @@ def cost_function(utility: Any, *, capped: str = "zero",
     utility = utility_of(utility, owner)
     expr, parameters = bind_defaults(utility, defaults, owner, required=True)
     expr = expr.xreplace({s: sympy.Float(v, 17) for s, v in parameters})
-    scorer = make_scorer(expr)
+    scorer = compile_scorer(expr)
 
     def cost(runtime: Any, status: Any = "solved", cutoff: Any = None) -> Any:
         runtimes = np.asarray(runtime, dtype=float)

@@ -3,7 +3,7 @@
 :class:`Utility` is a sympy expression in :data:`~maxent_util.t` (and
 :data:`~maxent_util.q`) with its inverse (:meth:`Utility.inverse`), its
 substitution (:meth:`Utility.subs`) and its call, through the scorer
-(:func:`maxent_util.scorer.make_scorer`).  Its check of the main theorem's
+(:func:`maxent_util.scorer.compile_scorer`).  Its check of the main theorem's
 shape (:meth:`Utility.check`) is done in :mod:`.checks`.
 
 The argument readers (:func:`expression`, :func:`as_parameter`,
@@ -24,7 +24,7 @@ import scipy
 from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
 from ..expressions import as_expression
-from ..scorer import make_scorer
+from ..scorer import compile_scorer
 from ..symbols import kappa, q, t
 from .checks import UtilityCheck, check_utility
 from .pieces import SOLVE_SECONDS, breakpoints, pieces_of, try_symbolic
@@ -216,7 +216,7 @@ class Utility(Immutable):
     # -- evaluation ------------------------------------------------------------
     def __call__(self, runtimes: Any, *args: Any, **params: Any):
         if self._scorer is None:
-            self._scorer = make_scorer(self)
+            self._scorer = compile_scorer(self)
         return self._scorer(runtimes, *args, **params)
 
     def _values(self, runtimes: np.ndarray) -> np.ndarray:
