@@ -30,11 +30,12 @@ _LOCATIONS: dict[str, str] = {
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
     **dict.fromkeys(["compile_scorer", "Scorer"], "scorer"),
     **dict.fromkeys(["score", "Score"], "estimate"),
-    **dict.fromkeys(["PAR", "Solved", "rank", "cross_utility"], "ranking"),
+    **dict.fromkeys(["PAR", "Solved", "parse_rule", "rank", "cross_utility"], "ranking"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     **dict.fromkeys(["plot_utilities", "plot_ranking"], "plots"),
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
                      "cost_function"], "export"),
+    **dict.fromkeys(["cap_runs"], "runs"),
     **dict.fromkeys(["read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table"], "io"),
     **dict.fromkeys(["MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError",
                      "NoClosedFormError", "UtilityError", "DataError", "ExportError", "TimeLimitError",
@@ -80,7 +81,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
     from .maxent import derive
     from .plots import plot_ranking, plot_utilities
-    from .ranking import PAR, Solved, cross_utility, rank
+    from .ranking import PAR, Solved, cross_utility, parse_rule, rank
+    from .runs import cap_runs
     from .sampling import Plan, plan, simulate_plan
     from .scorer import Scorer, compile_scorer
     from .symbols import kappa, q, t

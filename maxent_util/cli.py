@@ -326,43 +326,9 @@ def _command_family(arguments: argparse.Namespace, out: Any) -> int:
 # utilities and runtime data
 
 
-def parse_rule(spec: str) -> Any:
-    """A utility from a preset spec (``"pareto(5, 3)"``) or an expression in ``t``
-    (``"exp(-t/10)"``); ``"PAR-2"``/``"par(2)"`` and ``"solved"`` give the classic rules."""
-    from .families import parse_utility
-    from .ranking import PAR, Solved
-    from .utility import Utility
-
-    text = spec.strip()
-    classic = re.fullmatch(r"(?i)par(?:-|\(\s*)([0-9.eE+]+)\s*\)?", text)
-    if classic:
-        try:
-            return PAR(float(classic.group(1)))
-        except ValueError:
-            pass
-    if text.lower() == "solved":
-        return Solved()
-    if _mentions_runtime(text):
-        # an expression in t: preset parameters never involve the runtime
-        return Utility(text, name=text)
-    return parse_utility(text)
-
-
-def _mentions_runtime(text: str) -> bool:
-    """Whether ``text`` reads (safely) as an expression in the runtime ``t``."""
-    from .errors import MaxEntError
-    from .expressions import read_expression
-    from .symbols import t
-
-    try:
-        return t in read_expression(text, allow_infinity=True).free_symbols
-    except MaxEntError:
-        return False
-
-
 def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: bool | None
            ) -> dict[str, Any]:
-    from .ranking import PAR, Solved
+    from .ranking import PAR, Solved, parse_rule
 
     rules: dict[str, Any] = {}
     show = _show_progress(progress, len(specs))
@@ -381,47 +347,9 @@ def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: 
     return rules
 
 
-def _cap(table: Any, cutoff: float, label: str) -> Any:
-    """The table as if every run had been stopped at ``cutoff`` seconds.
-
-    Solved runs that took ``cutoff`` or longer become capped runs (the SAT
-    Competition's rule for values at the time limit); capped runs stop at the
-    cutoff; failures stay failures, with their runtime capped too.
-
-    A cutoff can only be lowered: a run stopped earlier (its own cutoff, or
-    a capped run's runtime when there is no cutoff column) says nothing about
-    the time up to ``cutoff``, so such a table is refused.
-    """
-    from .errors import DataError, argument_message
-
-    if "cutoff" in table.columns:
-        stated = table["cutoff"].to_numpy(dtype=float)
-        earlier = stated < cutoff
-        what = "its cutoff"
-    else:
-        stated = table["runtime"].to_numpy(dtype=float)
-        earlier = (table["status"] == "capped").to_numpy() & (stated < cutoff)
-        what = "the runtime of its capped run"
-    if earlier.any():
-        row = int(earlier.argmax())
-        raise DataError(argument_message(
-            "--cutoff", f"{PROG} {label}", f"at most {what} in row {table.index[row]!r} of the "
-            f"runs ({float(stated[row])!r} s: the run was stopped there)", cutoff,
-            "A cutoff can re-cap runs at a lower time, never extend them."))
-    table = table.copy()
-    over = table["runtime"].to_numpy(dtype=float) >= cutoff
-    solved = (table["status"] == "solved").to_numpy()
-    table.loc[over & solved, "status"] = "capped"
-    table.loc[over, "runtime"] = cutoff
-    if "cutoff" in table.columns:
-        table["cutoff"] = table["cutoff"].astype(float).clip(upper=cutoff)
-    else:
-        table["cutoff"] = cutoff
-    return table
-
-
 def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
     from .io import read_runs
+    from .runs import cap_runs
 
     if arguments.dataset is not None and arguments.file is not None:
         raise CommandLineError("give either a runtime FILE or --dataset, not both")
@@ -458,7 +386,7 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
         raise CommandLineError("give a runtime FILE or --dataset "
                                f"({' or '.join(DATASETS)})")
     if cutoff is not None:
-        table = _cap(table, cutoff, label)
+        table = cap_runs(table, cutoff, arg="--cutoff", owner=f"{PROG} {label}")
     return table, label
 
 
@@ -541,6 +469,7 @@ def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
 
 
 def _command_plan(arguments: argparse.Namespace, out: Any) -> int:
+    from .ranking import parse_rule
     from .sampling import plan
 
     utility = parse_rule(arguments.utility)
@@ -609,6 +538,7 @@ def _write_text(target: Path, text: str, *, force: bool, flag: str) -> None:
 
 
 def _command_export(arguments: argparse.Namespace, out: Any) -> int:
+    from .ranking import parse_rule
     try:
         from . import export
     except ImportError as error:  # pragma: no cover - the module ships with the package
@@ -667,6 +597,7 @@ def _save(figure: Any, target: Path, *, force: bool = False, flag: str = "--outp
 
 
 def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
+    from .ranking import parse_rule
     from . import plots
 
     target = _figure_target(arguments.output or ("ranking.png" if arguments.ranking else "utilities.png"),

@@ -12,6 +12,7 @@ one rule earns under the others (the paper's Figure 2).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
@@ -19,14 +20,19 @@ import numpy as np
 import pandas as pd
 import sympy
 
-from .errors import DataError, UtilityError, argument_message
+from .errors import DataError, MaxEntError, UtilityError, argument_message
 from .estimate import evaluate_rule, fixed_scorer
+from .expressions import read_expression
+from .families import parse_utility
 from .io.table import plain as _plain
 from .runs import Runs, Table, first_bad, long_table, real, validate_runs
+from .symbols import t
+from .utility import Utility
 
 __all__ = [
     "PAR",
     "Solved",
+    "parse_rule",
     "rank",
     "cross_utility",
 ]
@@ -116,6 +122,60 @@ class Solved:
         """Count of solved runs."""
         runs = _rule_runs(runtimes, solved, cutoff, self.name)
         return int(runs.solved.sum())
+
+
+def parse_rule(spec: str) -> "Utility | PAR | Solved":
+    """The rule a short text names, as the command line's ``--utility`` reads it.
+
+    Parameters
+    ----------
+    spec : str
+        A preset call (``"pareto(5, 3)"``), an expression in the runtime ``t``
+        (``"exp(-t/10)"``), ``"PAR-k"`` or ``"par(k)"``, or ``"solved"``
+        (case-insensitive). Read by the library's safe reader: nothing in it is
+        evaluated as code.
+
+    Returns
+    -------
+    Utility, PAR or Solved
+        A utility named by ``spec`` (a preset's step utility), or a classic rule.
+
+    Raises
+    ------
+    UtilityError
+        If ``spec`` is none of these, or a preset's arguments are invalid.
+
+    Examples
+    --------
+    >>> parse_rule("PAR-2")
+    PAR(k=2.0, cutoff=None)
+    >>> float(parse_rule("pareto(5, 3)")(10.0))
+    0.125
+    """
+    if not isinstance(spec, str):
+        raise UtilityError(argument_message(
+            "spec", "parse_rule", "a string such as 'pareto(5, 3)', 'exp(-t/10)', 'PAR-2' or 'solved'", spec))
+    text = spec.strip()
+    classic = re.fullmatch(r"(?i)par(?:-|\(\s*)([0-9.eE+]+)\s*\)?", text)
+    if classic:
+        try:
+            return PAR(float(classic.group(1)))
+        except ValueError:
+            pass  # not a number after all: read as an expression below
+    if text.lower() == "solved":
+        return Solved()
+    if _mentions_runtime(text):
+        # an expression in t: preset parameters never involve the runtime
+        return Utility(text, name=text)
+    return parse_utility(text)
+
+
+def _mentions_runtime(text: str) -> bool:
+    """Whether ``text`` reads (safely) as an expression in the runtime ``t``."""
+    try:
+        return t in read_expression(text, allow_infinity=True).free_symbols
+    except MaxEntError:
+        return False
 
 
 

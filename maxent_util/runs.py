@@ -24,6 +24,7 @@ from .io import FAILURE_STATUSES, STATUSES, validate_table
 from .io.table import plain as _plain
 
 __all__ = [
+    "cap_runs",
     "DUPLICATE_POLICIES",
     "MISSING_POLICIES",
 ]
@@ -320,3 +321,68 @@ def long_table(table: Any, owner: str, duplicates: str = "raise",
                  runtimes=frame["runtime"].to_numpy(dtype=float),
                  solved=status == "solved", capped=status == "capped", cutoffs=cutoffs,
                  labels=labels)
+
+
+def cap_runs(table: pd.DataFrame, cutoff: float, *, arg: str = "cutoff",
+             owner: str = "cap_runs") -> pd.DataFrame:
+    """The runs as if every one had been stopped at ``cutoff`` seconds.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A long runtime table (``runtime``, ``status``, optional ``cutoff``).
+    cutoff : float
+        The new time limit in seconds; at most every run's own cutoff.
+    arg, owner : str, keyword-only
+        How error messages name the cutoff and the caller (the command line
+        names its ``--cutoff`` flag).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy: solved runs that took ``cutoff`` or longer become ``"capped"``
+        (the SAT Competition's rule for a value at the time limit), their
+        runtime and every longer runtime become ``cutoff``, failures stay
+        failures, and the ``cutoff`` column is at most ``cutoff``.
+
+    Raises
+    ------
+    DataError
+        If a run was stopped before ``cutoff`` (its own cutoff, or a capped
+        run's runtime where there is no cutoff column): a cutoff can re-cap
+        runs at a lower time, never extend them.
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a"], "instance": ["i", "j"],
+    ...                      "runtime": [12.0, 700.0], "status": ["solved", "solved"],
+    ...                      "cutoff": 1000.0})
+    >>> cap_runs(runs, 600.0)[["runtime", "status", "cutoff"]]
+       runtime  status  cutoff
+    0     12.0  solved   600.0
+    1    600.0  capped   600.0
+    """
+    if "cutoff" in table.columns:
+        stated = table["cutoff"].to_numpy(dtype=float)
+        earlier = stated < cutoff
+        what = "its cutoff"
+    else:
+        stated = table["runtime"].to_numpy(dtype=float)
+        earlier = (table["status"] == "capped").to_numpy() & (stated < cutoff)
+        what = "the runtime of its capped run"
+    if earlier.any():
+        row = int(earlier.argmax())
+        raise DataError(argument_message(
+            arg, owner, f"at most {what} in row {table.index[row]!r} of the "
+            f"runs ({float(stated[row])!r} s: the run was stopped there)", cutoff,
+            "A cutoff can re-cap runs at a lower time, never extend them."))
+    table = table.copy()
+    over = table["runtime"].to_numpy(dtype=float) >= cutoff
+    solved = (table["status"] == "solved").to_numpy()
+    table.loc[over & solved, "status"] = "capped"
+    table.loc[over, "runtime"] = cutoff
+    if "cutoff" in table.columns:
+        table["cutoff"] = table["cutoff"].astype(float).clip(upper=cutoff)
+    else:
+        table["cutoff"] = cutoff
+    return table

@@ -27,7 +27,8 @@ from hypothesis import given, settings, strategies as st
 from maxent_util import (PAR, Mean, Moment, Solved, Support, TailProbability, derive, kappa, plan,
                          rank, t)
 from maxent_util import families
-from maxent_util.cli import TOUR_UTILITIES, _flag_name, main, parse_rule
+from maxent_util.cli import TOUR_UTILITIES, _flag_name, main
+from maxent_util.ranking import parse_rule
 from maxent_util.constraints import constraint_kinds
 from maxent_util.datasets import satcomp2021
 
