@@ -148,16 +148,31 @@ def symbolic_preset(name: str) -> CaptimeDistribution:
 
 def preset_documents() -> str:
     """The JSON of every preset derived with symbolic parameters: the content of :data:`PRESETS_FILE`."""
-    documents = {name: json.loads(to_json(_PRESETS[name](*parameters))) for name, parameters in FAMILIES.items()}
+    documents = {}
+    for name, parameters in FAMILIES.items():
+        values = tuple(_value(p, p, name) for p in parameters)
+        law = derive(*_CONSTRAINTS[name](*parameters)).with_name(_label(name, *parameters))
+        documents[name] = json.loads(to_json(law.with_preset(name, values)))
     return json.dumps(documents, indent=1, sort_keys=True) + "\n"
+
+
+def _substitutable(name: str, values: tuple) -> bool:
+    """Whether the shipped law can stand for ``name(*values)``: every value a number, or a
+    positive symbol that is no other parameter's name (substitution is one name at a time)."""
+    for parameter, value in zip(FAMILIES[name], values):
+        if value.free_symbols and not (
+                value.is_Symbol and value.is_positive
+                and (value.name == parameter or value.name not in FAMILIES[name])):
+            return False
+    return True
 
 
 @lru_cache(maxsize=256)
 def _from_shipped(name: str, values: tuple, constraints: tuple) -> CaptimeDistribution | None:
-    """The shipped symbolic law at numeric values, or None where it does not apply.
+    """The shipped symbolic law at these values, or None where it does not apply.
 
     Substituting into the general closed form gives the law that deriving with the
-    numbers gives (``subs`` refuses values for which the general form is no density);
+    values gives (``subs`` refuses values for which the general form is no density);
     anything it refuses is left to :func:`derive`, which then explains why.
     """
     try:
@@ -172,9 +187,7 @@ def _preset(name: str) -> Callable[..., CaptimeDistribution]:
         keywords = {} if timeout is None else {"timeout": timeout}
         constraints = _CONSTRAINTS[name](*args)  # checks the arguments
         values = tuple(_value(value, parameter, name) for value, parameter in zip(args, FAMILIES[name]))
-        law = None
-        if all(not value.free_symbols for value in values):
-            law = _from_shipped(name, values, constraints)
+        law = _from_shipped(name, values, constraints) if _substitutable(name, values) else None
         if law is None:
             law = derive(*constraints, **keywords)
         # one law may serve several presets (log_laplace(24, 2) is

@@ -324,9 +324,20 @@ class _NumericProblem:
         if not np.isfinite(peak_value):
             raise ZeroDivisionError("the density vanishes or overflows on a piece")
         left, right = float(grid[max(i - 1, 0)]), float(grid[min(i + 1, grid.size - 1)])
-        # the grid may straddle a narrow peak (a log-normal with sigma = 0.01): find its top
-        found = scipy.optimize.minimize_scalar(lambda u: -float(log_density(np.array([u]))[0]), bounds=(left, right),
-                                method="bounded", options={"xatol": 1e-12 * max(1.0, abs(right - left))})
+        # the grid may straddle a narrow peak (a log-normal with sigma = 0.01): find its top,
+        # on scalars (this runs for every piece at every step of the solver)
+        exponent, log = self.compiled["numpy"][0][index], self.log_space[index]
+
+        def depth(u: float) -> float:
+            try:
+                with np.errstate(all="ignore"):
+                    value = float(exponent(math.exp(u) if log else u, *point)) + (u if log else 0.0)
+            except (OverflowError, ZeroDivisionError, ValueError):  # Python floats raise where numpy gives inf/nan
+                return math.inf
+            return math.inf if math.isnan(value) else -value
+
+        found = scipy.optimize.minimize_scalar(depth, bounds=(left, right), method="bounded",
+                                               options={"xatol": 1e-12 * max(1.0, abs(right - left))})
         if np.isfinite(found.fun) and -found.fun > peak_value:
             peak_u, peak_value = float(found.x), float(-found.fun)
         drop = 60.0

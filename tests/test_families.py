@@ -368,6 +368,23 @@ def test_presets_with_numbers_do_not_derive(monkeypatch):
     assert float(law.utility()(14.0)) == pytest.approx(1 / 8, rel=1e-15)  # (7/14)**3
 
 
+def test_symbolic_presets_come_from_the_shipped_laws_unless_names_cross(monkeypatch):
+    # other positive names substitute one for one; names that cross (kappa0 given as alpha)
+    # cannot be substituted one at a time, so those are derived
+    reference = derive(*families.family_constraints("pareto", "k", "a"))
+    derived = []
+    monkeypatch.setattr(families, "derive", lambda *c, **kw: derived.append(c) or derive(*c, **kw))
+    families._from_shipped.cache_clear()
+    law = families.pareto("k", "a")
+    assert derived == [] and same_expression(law.pdf, reference.pdf)
+    crossed = families.pareto("alpha", "kappa0")
+    assert len(derived) == 1
+    alpha_, kappa0_ = sympy.symbols("alpha kappa0", positive=True)
+    # the Pareto density alpha k0^alpha / k^(alpha+1) above k0, with the roles swapped by hand
+    assert same_expression(crossed.pdf.subs(kappa, 2 * alpha_),
+                           kappa0_ * alpha_ ** kappa0_ / (2 * alpha_) ** (kappa0_ + 1))
+
+
 def _decimal(low: float, high: float):
     # short decimals, as people write parameters; the reader keeps them exact
     return st.integers(int(low * 100), int(high * 100)).map(lambda n: n / 100)
