@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from typing import Any, Sequence
 
@@ -649,7 +650,10 @@ def to_svg(figure: Any, *, id_prefix: str = "figure") -> str:
 
     buffer = io.StringIO()
     # text stays text (smaller, selectable); a fixed salt gives the same ids on every run
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": id_prefix}):
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": id_prefix}), \
+            warnings.catch_warnings():
+        # matplotlib only measures the text here; the browser draws it, with its own fonts
+        warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
         figure.savefig(buffer, format="svg", bbox_inches="tight",
                        metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     text = buffer.getvalue()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from html.parser import HTMLParser
 
 import numpy as np
@@ -398,3 +399,18 @@ def test_cli_bad_input_is_one_line(capsys, tmp_path, monkeypatch, argv, pattern)
     assert len(err.splitlines()) == 1 and err.startswith("maxent-util: error: "), err
     assert pattern in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1,
+               max_size=16).filter(lambda s: s.strip() == s and s != "b"))
+def test_svg_property_any_name_is_drawn_as_written(name):
+    table = long_table([(name, "i", 1.0, "solved", 5.0), ("b", "i", 2.0, "solved", 5.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no glyph warning reaches the caller
+        svg = to_svg(plot_cactus(table), id_prefix="p")
+    tags = Tags()
+    tags.feed(svg)
+    # the legend shows the name (a leading '_' behind a zero-width space that keeps it shown)
+    assert ("\u200b" + name if name.startswith("_") else name) in tags.texts
+    assert all(i.startswith("p-") for i in tags.ids) and set(tags.references) <= set(tags.ids)
