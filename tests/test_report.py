@@ -6,14 +6,12 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import sympy
