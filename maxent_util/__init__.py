@@ -32,7 +32,8 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["score", "Score"], "estimate"),
     **dict.fromkeys(["PAR", "Solved", "parse_rule", "rank", "cross_utility"], "ranking"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
-    **dict.fromkeys(["plot_utilities", "plot_ranking"], "plots"),
+    **dict.fromkeys(["plot_utilities", "plot_ranking", "plot_cactus", "plot_survival"], "plots"),
+    **dict.fromkeys(["report_html", "write_report"], "report"),
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
                      "cost_function"], "export"),
     **dict.fromkeys(["cap_runs"], "runs"),
@@ -80,8 +81,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
                            log_normal, pareto, parse_family, parse_utility, piecewise, uniform)
     from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
     from .maxent import derive
-    from .plots import plot_ranking, plot_utilities
+    from .plots import plot_cactus, plot_ranking, plot_survival, plot_utilities
     from .ranking import PAR, Solved, cross_utility, parse_rule, rank
+    from .report import report_html, write_report
     from .runs import cap_runs
     from .sampling import Plan, plan, simulate_plan
     from .scorer import Scorer, compile_scorer

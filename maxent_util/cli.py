@@ -2,8 +2,9 @@
 
 Subcommands: ``derive`` (constraints -> captime law and utility), ``family``
 (the paper's presets), ``rank`` (runtime data -> rankings), ``plan``
-(sampling plans), ``export`` (Python, C or LaTeX), ``plot`` (figures) and
-``tour`` (all of it on the bundled SAT Competition 2021 data).
+(sampling plans), ``export`` (Python, C or LaTeX), ``plot`` (figures),
+``tour`` (all of it on the bundled SAT Competition 2021 data) and ``report``
+(one HTML page about runtime data).
 
 The flags of ``derive`` are made from the registry of constraint kinds: a
 kind ``TailProbability`` with ``argument_names = ("kappa1", "delta")``
@@ -597,9 +598,10 @@ def _save(figure: Any, target: Path, *, force: bool = False, flag: str = "--outp
 
 
 def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
-    from .ranking import parse_rule
     from . import plots
 
+    if arguments.cactus or arguments.survival:
+        return _plot_runs(arguments, out)
     target = _figure_target(arguments.output or ("ranking.png" if arguments.ranking else "utilities.png"),
                             flag="--output", force=arguments.force, parents=arguments.parents)
     if arguments.ranking:
@@ -611,20 +613,100 @@ def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
             raise CommandLineError("a runtime FILE or --dataset only goes with --ranking")
         if arguments.par or arguments.solved or arguments.cutoff is not None:
             raise CommandLineError("--par, --solved and --cutoff only go with --ranking")
-        specs = arguments.utility or list(plots.PAPER_UTILITIES)
-        show = _show_progress(arguments.progress, len(specs))
-        utilities = {}
-        for index, spec in enumerate(specs, start=1):
-            _progress(show, f"[{index}/{len(specs)}] deriving {spec.strip()}")
-            rule = parse_rule(spec)
-            if not hasattr(rule, "expr"):
-                raise CommandLineError(f"argument --utility: cannot draw the classic rule {spec!r}")
-            utilities[spec.strip()] = rule
+        utilities = _overlay_utilities(arguments.utility or list(plots.PAPER_UTILITIES), arguments.progress)
         t_max = arguments.t_max
         if t_max is None and not arguments.utility:
             t_max = _PAPER_T_MAX
         figure = plots.plot_utilities(utilities, t_max=t_max, log_x=arguments.log_x)
         _save(figure, target, force=arguments.force)
+    print(f"wrote {target}", file=out)
+    return 0
+
+
+def _overlay_utilities(specs: Sequence[str], progress: bool | None) -> dict[str, Any]:
+    """The utilities of --utility SPEC to draw (classic rules are no curve)."""
+    from .ranking import parse_rule
+
+    show = _show_progress(progress, len(specs))
+    utilities = {}
+    for index, spec in enumerate(specs, start=1):
+        _progress(show, f"[{index}/{len(specs)}] deriving {spec.strip()}")
+        rule = parse_rule(spec)
+        if not hasattr(rule, "expr"):
+            raise CommandLineError(f"argument --utility: cannot draw the classic rule {spec!r}")
+        utilities[spec.strip()] = rule
+    return utilities
+
+
+def _plot_runs(arguments: argparse.Namespace, out: Any) -> int:
+    """``plot --cactus`` and ``plot --survival``: the runs of a runtime file or data set."""
+    from . import plots
+
+    kind = "cactus" if arguments.cactus else "survival"
+    target = _figure_target(arguments.output or f"{kind}.png", flag="--output",
+                            force=arguments.force, parents=arguments.parents)
+    if arguments.par or arguments.solved:
+        raise CommandLineError(f"--par and --solved only go with --ranking; --{kind} overlays "
+                               "the utilities given with --utility")
+    if arguments.t_max is not None or arguments.log_x:
+        raise CommandLineError(f"--t-max and --log-x only go with utility figures, not --{kind}")
+    table, label = _runtime_table(arguments)
+    utilities = _overlay_utilities(arguments.utility or [], arguments.progress)
+    if kind == "cactus":
+        figure = plots.plot_cactus(table, utility=utilities or None, title=f"Cactus plot of {label}")
+    else:
+        figure = plots.plot_survival(table, utility=utilities or None,
+                                     title=f"Runs still running, {label}")
+    _save(figure, target, force=arguments.force)
+    print(f"wrote {target}", file=out)
+    return 0
+
+
+def _data_source(arguments: argparse.Namespace) -> tuple[Any, str | None, list[str]]:
+    """The file behind the runtime table, its format, and what was done to it (for the report)."""
+    notes = []
+    if arguments.dataset is not None:
+        from importlib import resources
+
+        from . import datasets
+
+        track = DATASETS[arguments.dataset]
+        # the bundled file itself, so that its sha256 is on the page
+        resource = resources.files(datasets).joinpath("data", datasets._SATCOMP2021_FILES[track])
+        source: Any = Path(str(resource)) if Path(str(resource)).is_file() else None
+        fmt: str | None = "satcomp"
+        notes.append(f"The bundled data set {arguments.dataset}: the SAT Competition 2021 "
+                     f"{track} track, read with a {datasets.SATCOMP2021_CUTOFF:g} s cutoff "
+                     "(see maxent_util/datasets/data/SOURCE.md for the source and citation).")
+    else:
+        from .io import guess_format
+
+        source = Path(arguments.file)
+        fmt = arguments.format
+        if fmt is None:
+            fmt = "aslib" if source.is_dir() else guess_format(source)
+    if arguments.cutoff is not None:
+        notes.append(f"Every run re-capped at {arguments.cutoff:g} s (--cutoff): runs at or past "
+                     "it count as capped.")
+    return source, fmt, notes
+
+
+def _command_report(arguments: argparse.Namespace, out: Any) -> int:
+    from .report import write_report
+
+    target = _target(arguments.output, flag="--output", force=arguments.force,
+                     parents=arguments.parents)
+    _fix_greedy_file(arguments)
+    table, label = _runtime_table(arguments)
+    specs = list(arguments.utility or [])
+    pars = list(arguments.par or [])
+    if not specs and not pars and not arguments.solved:
+        specs, pars = list(TOUR_UTILITIES), [2.0]
+    rules = _rules(specs, pars, arguments.solved, arguments.progress)
+    source, fmt, notes = _data_source(arguments)
+    write_report(table, target, rules=rules, overwrite=arguments.force, source=source,
+                 label=label, format=fmt, notes=notes, title=arguments.title,
+                 duplicates=arguments.duplicates, missing=arguments.missing)
     print(f"wrote {target}", file=out)
     return 0
 
@@ -793,14 +875,24 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
     _file_flags(export)
     export.set_defaults(handler=_command_export)
 
-    plot = commands.add_parser("plot", help="draw utilities, or a bump chart of rankings",
+    plot = commands.add_parser("plot", help="draw utilities, a bump chart of rankings, or the runs",
                                description="Draw utility curves (default: the paper's seven families "
                                            "with kappa0 = 24), or with --ranking a bump chart of the "
-                                           "ranks of algorithms under each rule.")
-    plot.add_argument("--ranking", action="store_true", help="draw ranks instead of utilities")
+                                           "ranks of algorithms under each rule, or with --cactus or "
+                                           "--survival the runs of a runtime FILE or --dataset.")
+    kinds = plot.add_mutually_exclusive_group()
+    kinds.add_argument("--ranking", action="store_true", help="draw ranks instead of utilities")
+    kinds.add_argument("--cactus", action="store_true",
+                       help="draw each algorithm's solved runs, sorted by runtime (the SAT "
+                            "Competition's cactus plot); --utility SPEC overlays utilities")
+    kinds.add_argument("--survival", action="store_true",
+                       help="draw the fraction of each algorithm's runs still running against "
+                            "time (log axis; Kaplan-Meier where cutoffs differ); --utility SPEC "
+                            "overlays utilities")
     _add_ranking_inputs(plot, default_note="Default: the paper's figure.")
     plot.add_argument("-o", "--output", metavar="FILE.png",
-                      help="where to write (default utilities.png or ranking.png)")
+                      help="where to write (default utilities.png, ranking.png, cactus.png or "
+                           "survival.png; .svg and .pdf too)")
     plot.add_argument("--t-max", type=_positive_float, default=None, metavar="SECONDS",
                       help="right end of the runtime axis")
     plot.add_argument("--log-x", action="store_true", help="logarithmic runtime axis")
@@ -815,12 +907,25 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
                       help="folder for the figures (default: maxent_util_tour)")
     _file_flags(tour)
     tour.set_defaults(handler=_command_tour)
+
+    report = commands.add_parser(
+        "report", help="one self-contained HTML page: rankings, figures, utilities, provenance",
+        description="Write one HTML page about runtime data: the rankings under each rule with "
+                    "lower and upper scores, the bump chart, the cactus and survival plots, each "
+                    "utility's formula and constraints, and the data's provenance (file, sha256, "
+                    "counts, cutoff, version, date). The page loads nothing from the network.")
+    _add_ranking_inputs(report, default_note="Default: " + ", ".join(TOUR_UTILITIES) + " and PAR-2.")
+    report.add_argument("-o", "--output", default="report.html", metavar="FILE.html",
+                        help="where to write (default report.html)")
+    report.add_argument("--title", default=None, help="the page's title")
+    _file_flags(report)
+    report.set_defaults(handler=_command_report)
     return parser
 
 
 def _after_plot_defaults(arguments: argparse.Namespace) -> None:
-    if arguments.command == "plot" and arguments.ranking and arguments.file is None \
-            and arguments.dataset is None:
+    if arguments.command == "plot" and (arguments.ranking or arguments.cactus or arguments.survival) \
+            and arguments.file is None and arguments.dataset is None:
         _fix_greedy_file(arguments)
         if arguments.file is None:
             arguments.dataset = "satcomp2021-parallel"

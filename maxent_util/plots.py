@@ -1,34 +1,50 @@
-"""Figures: utility curves and bump charts of rankings.
+"""Figures: utility curves, bump charts of rankings, cactus and survival plots of runs.
 
 The figures are built on :class:`matplotlib.figure.Figure` objects with an
 Agg canvas, never through ``pyplot``, so drawing them changes no global
 matplotlib state (a notebook's backend stays as it was) and works on a
 machine without a display.  Each function draws on a given ``ax`` or on a
 new figure, and returns the figure.
+
+Names from data (solvers, rules) are drawn as they are written: a ``$`` is
+not read as the start of matplotlib's math text, and a leading ``_`` does not
+hide a solver from the legend.
 """
 
 from __future__ import annotations
 
+import io
+import math
+import re
+import warnings
 from collections.abc import Mapping
 from typing import Any, Sequence
 
 from importlib.util import find_spec
 
 import numpy as np
+import pandas as pd
+import sympy
+from scipy import stats
 
-from .errors import MissingExtraError, UtilityError, argument_message
-from .families import FIGURE_PARAMETERS, figure_spec
 from .distribution import CaptimeDistribution
-from .families import parse_utility
+from .errors import DataError, MissingExtraError, UtilityError, argument_message
+from .families import FIGURE_PARAMETERS, figure_spec, parse_utility
+from .io import validate_table
+from .runs import Runs, validate_runs
 from .utility import Utility
 
-__all__ = ["PAPER_UTILITIES", "plot_utilities", "plot_ranking"]
+__all__ = ["PAPER_UTILITIES", "plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
+           "survival_curve", "to_svg"]
 
 #: The paper's figure of utilities (Section 3): the seven families with kappa0 = 24.
 PAPER_UTILITIES: tuple[str, ...] = tuple(figure_spec(name) for name in FIGURE_PARAMETERS)
 
 # Seven curves share one panel: colour alone is not enough to tell them apart in print.
 _LINE_STYLES = ("-", "--", "-.", ":")
+
+# Utilities drawn over runs: black, told apart from the solid solver lines by their dashes.
+_UTILITY_STYLES = ("--", ":", "-.", (0, (6, 2, 1, 2, 1, 2)))
 
 # Runtimes scanned for the default horizontal range (seconds, far beyond any
 # practical captime at both ends).
@@ -55,8 +71,9 @@ def _new_axes(ax: Any, size: tuple[float, float]) -> tuple[Any, Any]:
     return figure, figure.add_subplot()
 
 
-def _named_utilities(utilities: Any) -> list[tuple[str, Any]]:
-    if isinstance(utilities, (str, Utility, CaptimeDistribution)):
+def _named_utilities(utilities: Any, arg: str = "utilities", owner: str = "plot_utilities"
+                     ) -> list[tuple[str, Any]]:
+    if isinstance(utilities, (str, Utility, CaptimeDistribution, sympy.Basic)):
         utilities = [utilities]
     if isinstance(utilities, Mapping):
         items = list(utilities.items())
@@ -64,9 +81,9 @@ def _named_utilities(utilities: Any) -> list[tuple[str, Any]]:
         items = [(None, value) for value in utilities]
     else:
         raise UtilityError(argument_message(
-            "utilities", "plot_utilities", "a sequence or a mapping of utilities", utilities))
+            arg, owner, "a sequence or a mapping of utilities", utilities))
     if not items:
-        raise UtilityError(argument_message("utilities", "plot_utilities", "non-empty", utilities))
+        raise UtilityError(argument_message(arg, owner, "non-empty", utilities))
     named = []
     for name, value in items:
         if isinstance(value, str):
@@ -217,13 +234,13 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, title: str | None = None) -
         ax.plot(positions, ranks[row], color=colour, linewidth=2.2, marker="o", markersize=7,
                 solid_capstyle="round")
         # the ranks are written next to the names, so no y axis competes with the left labels
-        ax.annotate(f"{name}  {ranks[row, 0]:g}", (positions[0], ranks[row, 0]), xytext=(-10, 0),
+        ax.annotate(f"{_text(name)}  {ranks[row, 0]:g}", (positions[0], ranks[row, 0]), xytext=(-10, 0),
                     textcoords="offset points", ha="right", va="center", color=colour,
                     fontsize="small")
-        ax.annotate(f"{ranks[row, -1]:g}  {name}", (positions[-1], ranks[row, -1]), xytext=(10, 0),
+        ax.annotate(f"{ranks[row, -1]:g}  {_text(name)}", (positions[-1], ranks[row, -1]), xytext=(10, 0),
                     textcoords="offset points", ha="left", va="center", color=colour,
                     fontsize="small")
-    ax.set_xticks(positions, rules, rotation=20 if len(rules) > 4 else 0,
+    ax.set_xticks(positions, [_text(rule) for rule in rules], rotation=20 if len(rules) > 4 else 0,
                   ha="right" if len(rules) > 4 else "center")
     ax.set_yticks([])
     ax.set_ylim(count + 0.6, 0.4)  # rank 1 at the top
@@ -245,3 +262,412 @@ def _colours(count: int) -> list[Any]:
         return [palette(i % palette.N) for i in range(count)]
     # More algorithms than a qualitative palette holds: spread them over a continuous map.
     return [colormaps["turbo"](x) for x in np.linspace(0.05, 0.95, count)]
+
+
+# ---------------------------------------------------------------------------
+# runs: cactus and survival plots
+
+
+def _text(name: Any) -> str:
+    """A name from data as matplotlib should draw it: literally.
+
+    A ``$`` would start math text (and a stray ``\\frac`` in it would fail to
+    parse); a leading ``_`` keeps a label out of the legend.
+    """
+    text = str(name).replace("$", r"\$")
+    return "\u200b" + text if text.startswith("_") else text
+
+
+def _algorithm_runs(table: Any, owner: str) -> list[tuple[str, Runs]]:
+    """The runs of each algorithm of a long table, validated as :func:`maxent_util.score` does."""
+    if not isinstance(table, pd.DataFrame):
+        raise DataError(argument_message("table", owner, "a long runtime table (a pandas "
+                                         "DataFrame)", type(table).__name__))
+    validate_table(table, name=f"table of {owner}")
+    if len(table) == 0:
+        raise DataError(argument_message("table", owner, "at least one run", "no rows"))
+    has_cutoff = "cutoff" in table.columns
+    runs = []
+    for name, rows in table.groupby("algorithm", sort=True):
+        runs.append((str(name), validate_runs(
+            rows["runtime"].to_numpy(dtype=float), solved=None,
+            cutoff=rows["cutoff"].to_numpy(dtype=float) if has_cutoff else None,
+            status=rows["status"].to_numpy(dtype=object), failures_as_capped=False,
+            owner=f"{owner}, algorithm {name!r}")))
+    return runs
+
+
+def _last_time(runs: Runs) -> float:
+    """The latest time the runs say anything about: a runtime or a cutoff."""
+    last = float(runs.runtimes.max())
+    if runs.cutoffs is not None:
+        last = max(last, float(runs.cutoffs.max()))
+    return last
+
+
+def _style(index: int, count: int) -> str:
+    # many lines share a palette: the dash pattern tells neighbouring colours apart
+    return _LINE_STYLES[index % len(_LINE_STYLES)] if count > 10 else "-"
+
+
+def _solver_legend(figure: Any, ax: Any, created: bool, count: int) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    columns = max(1, math.ceil(count / 28))
+    size = "small" if count <= 12 else "x-small"
+    if created:  # outside the axes, to the right; constrained layout makes room for it
+        figure.legend(handles, labels, loc="outside right upper", fontsize=size, ncols=columns,
+                      title="algorithm", title_fontsize=size)
+    else:
+        ax.legend(handles, labels, loc="best", fontsize=size, ncols=columns)
+
+
+def _overlay(utility: Any, owner: str) -> list[tuple[str, Any]]:
+    named = _named_utilities(utility, "utility", owner)
+    for label, value in named:
+        if value.parameters:
+            raise UtilityError(argument_message(
+                "utility", owner, "free of unset parameters",
+                tuple(s.name for s in value.parameters),
+                f"(utility {label!r}) Give them values first, e.g. utility.subs(kappa0=60)."))
+    return named
+
+
+def _draw_utilities(ax: Any, named: list[tuple[str, Any]], runtimes: np.ndarray, *,
+                    time_on_x: bool) -> None:
+    for index, (label, utility) in enumerate(named):
+        values = np.asarray(utility(runtimes), dtype=float)
+        x, y = (runtimes, values) if time_on_x else (values, runtimes)
+        ax.plot(x, y, color="0.15", linewidth=1.4, label=f"u(t) = {_text(label)}",
+                linestyle=_UTILITY_STYLES[index % len(_UTILITY_STYLES)])
+    ax.legend(loc="lower right" if time_on_x else "upper left", fontsize="small",
+              title="utility", title_fontsize="small")
+
+
+def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
+                log_y: bool = False, title: str | None = None) -> Any:
+    """Cactus plot: each algorithm's solved runs, sorted by runtime.
+
+    The standard figure of the SAT Competition's results pages: the
+    horizontal axis counts solved instances, the vertical one gives the
+    runtime; an algorithm's line passes through ``(k, t_k)`` where ``t_k`` is
+    its ``k``-th shortest solved runtime, so a line further right solves
+    more, and a lower one solves faster. Capped runs and failures
+    (``"memout"``, ``"crash"``, ``"unverified"``) are left out: an algorithm's
+    line ends at its number of solved runs.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A long runtime table (``algorithm``, ``instance``, ``runtime``,
+        ``status``, optional ``cutoff``). With one run per instance, as in a
+        competition, solved runs are solved instances; repeated runs count
+        one point each.
+    ax : matplotlib Axes, optional
+        Draw here; by default on a new figure, with the legend outside the
+        axes.
+    utility : utility, spec, or a sequence or mapping of them, optional, keyword-only
+        Utilities drawn against the same runtime axis on a secondary
+        horizontal axis at the top (u(t) from 0 to 1): reading across at a
+        runtime gives what a run of that length is worth. Specs such as
+        ``"pareto(5, 3)"`` are read with :func:`~maxent_util.parse_utility`.
+    log_y : bool, keyword-only
+        Logarithmic runtime axis.
+    title : str, optional, keyword-only
+        Title of the panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One line per algorithm on ``figure.axes[0]``, labelled with its
+        name, most solved first (ties by name), coloured as in
+        :func:`plot_survival` (by the algorithm's place in name order); the
+        utilities, if any, on ``figure.axes[1]``.
+
+    Raises
+    ------
+    DataError
+        If ``table`` is not a valid long table.
+    UtilityError
+        If a utility cannot be read or has free parameters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a", "a", "b", "b", "b"],
+    ...                      "instance": ["i", "j", "k"] * 2,
+    ...                      "runtime": [30.0, 5.0, 100.0, 7.0, 100.0, 2.0],
+    ...                      "status": ["solved", "solved", "capped", "solved", "memout",
+    ...                                 "solved"], "cutoff": 100.0})
+    >>> figure = plot_cactus(runs)
+    >>> [(line.get_label(), line.get_xdata().tolist(), line.get_ydata().tolist())
+    ...  for line in figure.axes[0].get_lines()]
+    [('a', [1, 2], [5.0, 30.0]), ('b', [1, 2], [2.0, 7.0])]
+    """
+    owner = "plot_cactus"
+    runs = _algorithm_runs(table, owner)
+    named = _overlay(utility, owner) if utility is not None else []
+    created = ax is None
+    count = len(runs)
+    figure, ax = _new_axes(ax, (9.0 if count <= 28 else 10.5, 5.5))
+    # colour and dashes by the place in name order, as in plot_survival
+    place = {name: index for index, (name, _) in enumerate(runs)}
+    colours = _colours(count)
+    order = sorted(runs, key=lambda item: (-int(item[1].solved.sum()), item[0]))
+    for name, one in order:
+        index = place[name]
+        colour = colours[index]
+        times = np.sort(one.runtimes[one.solved])
+        ax.plot(np.arange(1, times.size + 1), times, color=colour, linewidth=1.5,
+                linestyle=_style(index, count), marker="." if times.size <= 60 else None,
+                markersize=4, label=_text(name))
+    top = max(_last_time(one) for _, one in runs)
+    if log_y:
+        ax.set_yscale("log")
+        solved = np.concatenate([one.runtimes[one.solved] for _, one in runs])
+        positive = solved[solved > 0]
+        bottom = float(positive.min()) if positive.size else top / 1e4
+        runtimes = np.logspace(np.log10(bottom), np.log10(top), 501)
+    else:
+        ax.set_ylim(0.0, top * 1.02)
+        runtimes = np.linspace(0.0, top, 501)
+    ax.set_xlim(left=0)
+    ax.set_xlabel("solved instances")
+    ax.set_ylabel("runtime t (s)")
+    ax.grid(True, alpha=0.3)
+    if named:
+        twin = ax.twiny()
+        _draw_utilities(twin, named, runtimes, time_on_x=False)
+        twin.set_xlim(0.0, 1.02)
+        twin.set_xlabel("utility u(t)")
+    _solver_legend(figure, ax, created, count)
+    if title:
+        ax.set_title(title)
+    return figure
+
+
+def survival_curve(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
+    """Where the runs' Kaplan-Meier survival function steps, and its value after each step.
+
+    Solved runs are events; capped runs are right-censored where they
+    stopped (their runtime or cutoff, whichever is smaller); failures never
+    solve, so they stay at risk at every time (censored beyond the last
+    one). With one common cutoff this is the fraction of runs not solved by
+    ``t``; with cutoffs that differ it is the Kaplan-Meier estimate (through
+    :func:`scipy.stats.ecdf`).
+
+    Parameters
+    ----------
+    runs : Runs
+        One algorithm's validated runs (:func:`maxent_util.runs.validate_runs`).
+
+    Returns
+    -------
+    times, survival : numpy.ndarray
+        The distinct solved runtimes, increasing, and the estimate of
+        :math:`P(T > t)` at each of them (empty arrays when nothing was
+        solved: the survival is 1 throughout).
+
+    Examples
+    --------
+    >>> from maxent_util.runs import validate_runs
+    >>> runs = validate_runs([1.0, 4.0, 4.0, 10.0], solved=None, cutoff=10.0,
+    ...                      status=["solved", "solved", "crash", "capped"],
+    ...                      failures_as_capped=False, owner="example")
+    >>> times, survival = survival_curve(runs)
+    >>> times.tolist(), survival.tolist()
+    ([1.0, 4.0], [0.75, 0.5])
+    """
+    events = runs.runtimes[runs.solved]
+    if events.size == 0:
+        return np.empty(0), np.empty(0)
+    right = runs.censor_times[runs.censored]
+    failed = int((~runs.solved & ~runs.censored).sum())
+    if failed:
+        # at risk throughout and never an event: censored after every observed time
+        beyond = 2.0 * max(float(runs.runtimes.max()), float(right.max(initial=0.0))) + 1.0
+        right = np.concatenate([right, np.full(failed, beyond)])
+    times = np.unique(events)
+    if right.size == 0:
+        survival = 1.0 - np.searchsorted(np.sort(events), times, side="right") / events.size
+        return times, survival
+    estimate = stats.ecdf(stats.CensoredData(uncensored=events, right=right)).sf
+    return times, np.asarray(estimate.evaluate(times), dtype=float)
+
+
+def _left_end(runs: list[tuple[str, Runs]]) -> float:
+    """A round runtime (a power of ten) below every positive time of the table."""
+    times = np.concatenate([one.runtimes for _, one in runs])
+    positive = times[times > 0]
+    smallest = float(positive.min()) if positive.size else 1.0
+    # a subnormal runtime would round the power of ten to 0, which no log axis shows
+    return max(float(10.0 ** (math.ceil(math.log10(smallest)) - 1)), float(np.finfo(float).tiny))
+
+
+def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
+                  title: str | None = None) -> Any:
+    """Survival plot: the fraction of each algorithm's runs still running at time t.
+
+    One step curve per algorithm of :math:`S(t) = P(T > t)`, the
+    probability that a run takes longer than ``t`` (the complement of the
+    runtime distribution), on a logarithmic runtime axis. Solved runs end
+    at their runtime. Capped runs are right-censored at their cutoff: when
+    runs had different cutoffs the curve is the Kaplan-Meier estimate
+    (:func:`survival_curve`), which uses a capped run while it was known to
+    be running and no longer. **Failures** (``"memout"``, ``"crash"``,
+    ``"unverified"``) **count as never solved**: they keep running for ever
+    as far as the curve is concerned, as in :func:`maxent_util.score`,
+    where they are worth 0. Each curve ends at the latest runtime or cutoff
+    of its algorithm: beyond it the data say nothing.
+
+    With a utility overlaid, an algorithm's expected utility is
+    :math:`E[u(T)] = \\int u \\,d(1 - S)`: the more a curve falls
+    where ``u`` is still high, the better the algorithm scores.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A long runtime table (``algorithm``, ``instance``, ``runtime``,
+        ``status``, optional ``cutoff``); every run counts, repetitions too.
+    ax : matplotlib Axes, optional
+        Draw here; by default on a new figure, with the legend outside the
+        axes.
+    utility : utility, spec, or a sequence or mapping of them, optional, keyword-only
+        Utilities drawn over the same runtimes on a secondary vertical axis
+        at the right (u(t) from 0 to 1).
+    title : str, optional, keyword-only
+        Title of the panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One step line per algorithm on ``figure.axes[0]`` (``steps-post``),
+        in name order, labelled with the name: its data start at a power of
+        ten below every positive runtime of the table, with the survival
+        there (1 unless runs solved at ``t = 0``), then each distinct
+        solved runtime with the survival just after it, and end at the
+        algorithm's last runtime or cutoff. The utilities, if any, are on
+        ``figure.axes[1]``.
+
+    Raises
+    ------
+    DataError
+        If ``table`` is not a valid long table.
+    UtilityError
+        If a utility cannot be read or has free parameters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a"] * 4, "instance": list("ijkl"),
+    ...                      "runtime": [2.0, 8.0, 50.0, 20.0],
+    ...                      "status": ["solved", "solved", "capped", "memout"],
+    ...                      "cutoff": [100.0, 100.0, 50.0, 100.0]})
+    >>> line = plot_survival(runs).axes[0].get_lines()[0]
+    >>> line.get_xdata().tolist(), line.get_ydata().tolist()
+    ([1.0, 2.0, 8.0, 100.0], [1.0, 0.75, 0.5, 0.5])
+    """
+    owner = "plot_survival"
+    runs = _algorithm_runs(table, owner)
+    named = _overlay(utility, owner) if utility is not None else []
+    created = ax is None
+    count = len(runs)
+    figure, ax = _new_axes(ax, (9.0 if count <= 28 else 10.5, 5.5))
+    left = _left_end(runs)
+    colours = _colours(count)
+    right = left
+    for index, ((name, one), colour) in enumerate(zip(runs, colours)):
+        times, survival = survival_curve(one)
+        shown = times > left  # runs solved at t = 0 are in the value at the left end
+        start = float(survival[~shown][-1]) if (~shown).any() else 1.0
+        end = _last_time(one)
+        right = max(right, end)
+        x = np.concatenate([[left], times[shown], [end]])
+        y = np.concatenate([[start], survival[shown], [survival[-1] if survival.size else 1.0]])
+        ax.plot(x, y, drawstyle="steps-post", color=colour, linewidth=1.5,
+                linestyle=_style(index, count), label=_text(name))
+    ax.set_xscale("log")
+    ax.set_xlim(left, right)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("runtime t (s)")
+    ax.set_ylabel("fraction of runs still running, S(t)")
+    ax.grid(True, alpha=0.3)
+    if named:
+        twin = ax.twinx()
+        _draw_utilities(twin, named, np.logspace(np.log10(left), np.log10(right), 801),
+                        time_on_x=True)
+        twin.set_ylim(-0.02, 1.02)
+        twin.set_ylabel("utility u(t)")
+    _solver_legend(figure, ax, created, count)
+    if title:
+        ax.set_title(title)
+    return figure
+
+
+# ---------------------------------------------------------------------------
+# figures inside other documents
+
+
+def to_svg(figure: Any, *, id_prefix: str = "figure") -> str:
+    """A figure as an ``<svg>`` element to place inside an HTML page.
+
+    Unlike a standalone SVG file it has no XML prolog, no namespace
+    declarations (HTML supplies them) and no global ``<style>``; text stays
+    text (``svg.fonttype`` ``"none"``), escaped by matplotlib's SVG writer;
+    every ``id`` and the references to it start with ``id_prefix``, so
+    several figures can share a page without their clip paths and markers
+    clashing; and the ids are the same on every run.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure (drawn with ``bbox_inches="tight"``).
+    id_prefix : str, keyword-only
+        Letters, digits and ``-``, starting with a letter; one per figure on
+        a page.
+
+    Returns
+    -------
+    str
+        The ``<svg ...>...</svg>`` element.
+
+    Raises
+    ------
+    UtilityError
+        If ``id_prefix`` is not made of letters, digits and ``-``.
+
+    Examples
+    --------
+    >>> svg = to_svg(plot_utilities(["uniform(24)"], t_max=48), id_prefix="u")
+    >>> svg.startswith("<svg"), "xmlns" in svg, 'id="u-figure_1"' in svg
+    (True, False, True)
+    """
+    if not (isinstance(id_prefix, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9-]*", id_prefix)):
+        raise UtilityError(argument_message("id_prefix", "to_svg", "letters, digits and '-', "
+                                            "starting with a letter", id_prefix))
+    require_matplotlib()
+    import matplotlib
+
+    buffer = io.StringIO()
+    # text stays text (smaller, selectable); a fixed salt gives the same ids on every run
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": id_prefix}), \
+            warnings.catch_warnings():
+        # matplotlib only measures the text here; the browser draws it, with its own fonts
+        warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
+        figure.savefig(buffer, format="svg", bbox_inches="tight",
+                       metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]
+    text = re.sub(r'\s+xmlns(?::xlink)?="[^"]*"', "", text, count=2)
+    # the standalone file's global stroke style would reach the whole page: leave it to the page
+    text = re.sub(r"<defs>\s*<style[^>]*>[^<]*</style>\s*</defs>", "", text, count=1)
+
+    def scoped(match: re.Match) -> str:
+        # tags only: text drawn from data has its "<" escaped, so it never looks like a tag
+        tag = match.group(0)
+        tag = re.sub(r'\bid="([^"]*)"', lambda m: f'id="{id_prefix}-{m.group(1)}"', tag)
+        tag = re.sub(r'href="#([^"]*)"', lambda m: f'href="#{id_prefix}-{m.group(1)}"', tag)
+        return re.sub(r"url\(#([^)]*)\)", lambda m: f"url(#{id_prefix}-{m.group(1)})", tag)
+
+    return re.sub(r"<[^>]*>", scoped, text).strip()

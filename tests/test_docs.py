@@ -23,7 +23,7 @@ DOCS = ROOT / "docs"
 # Modules whose API page the site must carry (each skipped while it does not exist).
 API_MODULES = ["maxent", "problem", "scorer", "distribution", "families", "utility", "runs", "estimate", "ranking",
                "sampling", "io",
-               "datasets", "errors", "export", "plots"]
+               "datasets", "errors", "export", "plots", "report"]
 
 
 def _module_exists(name: str) -> bool:
@@ -184,7 +184,7 @@ def test_command_examples_parse() -> None:
 
 
 @pytest.mark.parametrize("page", ["getting-started.md", "recipes/organiser.md",
-                                  "recipes/configurator.md"])
+                                  "recipes/configurator.md", "recipes/report.md"])
 def test_python_examples_run(page: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Each page's blocks run in order in one namespace, as a reader would paste them.
     monkeypatch.setenv("MPLBACKEND", "Agg")

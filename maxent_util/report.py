@@ -1,0 +1,707 @@
+"""One self-contained HTML page about a runtime table: rankings, figures, utilities, provenance.
+
+:func:`report_html` builds the page and :func:`write_report` writes it. The
+page needs nothing from elsewhere: figures are inline SVG, styles are inline,
+there is no script, and a Content-Security-Policy forbids the browser to load
+anything, so it can be mailed, archived and opened offline as it is.
+
+Everything that comes from data (algorithm, instance and rule names, file
+names, notes, formulas) is escaped with :func:`html.escape`; figures are
+written by matplotlib's SVG writer, which escapes the text it draws.
+
+The page is a list of *sections*, each made by one function that receives
+the :class:`ReportData` (the table, the rules, the ranking, the provenance)
+and returns an HTML fragment, or None to leave the section out. A function
+decorated with :func:`section` joins :data:`SECTIONS` in the order of
+definition; nothing else needs to change for a new section to appear on the
+page and in its table of contents.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import html
+import inspect
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import sympy
+
+from . import plots
+from ._version import __version__
+from .distribution import CaptimeDistribution
+from .errors import DataError, UtilityError, argument_message
+from .export.common import writable, write
+from .io import FAILURE_STATUSES, validate_table
+from .ranking import PAR, Solved, parse_rule, rank
+from .utility import Utility
+
+__all__ = ["FORMAT_NOTES", "ReportData", "SECTIONS", "Section", "report_html", "section",
+           "write_report"]
+
+#: What each reader did to the published file, shown with the data's provenance.
+FORMAT_NOTES: dict[str, str] = {
+    "satcomp": "Read as a SAT Competition results table (one column per solver): 'timeout' "
+               "cells and times at or above the cutoff are capped runs with runtime the "
+               "cutoff; 'memout' and 'unverified' cells are failures, also with runtime the "
+               "cutoff.",
+    "long": "Read as a long CSV (one row per run: algorithm, instance, runtime, status, "
+            "cutoff); a 'timeout' status counts as 'capped', a missing status as 'solved'.",
+    "aslib": "Read as an ASlib algorithm_runs.arff: runstatus 'ok' is solved ('ok' at or above "
+             "the cutoff is capped), 'timeout' is capped, 'memout' a failure, 'crash', "
+             "'other' and 'not_applicable' are crashes; repetitions are runs of their own.",
+}
+
+# Suffixes of rank()'s columns for one rule, in the order the page shows them, with headers.
+_RULE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("", "score"), (" lower", "lower"), (" upper", "upper"), (" ci low", "CI low"),
+    (" ci high", "CI high"), (" rank", "rank"))
+
+# Numeric multipliers carry 30+ digits; a dozen is plenty to read (the LaTeX keeps them all).
+_DIGITS = 12
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
+       max-width: 72rem; padding: 0 1rem; color: #1a1a1a; line-height: 1.45; }
+h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
+h2 { font-size: 1.3rem; border-bottom: 1px solid #ccc; padding-bottom: 0.2rem; margin-top: 2.2rem; }
+h3 { font-size: 1.1rem; margin-bottom: 0.3rem; }
+nav ol { columns: 2; }
+table { border-collapse: collapse; font-size: 0.85rem; margin: 0.8rem 0; }
+th, td { border: 1px solid #d0d0d0; padding: 0.15rem 0.45rem; }
+thead th { background: #f0f0f0; position: sticky; top: 0; }
+tbody tr:nth-child(even) { background: #fafafa; }
+td.number { text-align: right; font-variant-numeric: tabular-nums; }
+th[scope=row] { text-align: left; font-weight: normal; }
+.scroll { overflow-x: auto; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+pre.formula { font-size: 0.9rem; line-height: 1.0; background: #f7f7f7; padding: 0.5rem;
+              overflow-x: auto; }
+code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+figure { margin: 1rem 0; }
+figure svg { max-width: 100%; height: auto; }
+figure svg * { stroke-linejoin: round; stroke-linecap: butt; }
+figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
+.note { color: #444; font-size: 0.9rem; }
+"""
+
+# The page loads nothing: no script, no font, no image, no connection.
+_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def _e(value: Any) -> str:
+    """Text from anywhere, made safe for HTML text and quoted attribute values."""
+    return html.escape(str(value), quote=True)
+
+
+# ---------------------------------------------------------------------------
+# the data every section reads
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """What the sections of a report are made from.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        The long runtime table.
+    rules : tuple of (str, object)
+        The rules, by display name, as given to :func:`maxent_util.rank`.
+    ranking : pandas.DataFrame
+        ``rank(table, rules, bounds=True, ...)``: per rule the score, its
+        lower and upper bounds, its rank (and whatever other columns that
+        call returns, such as confidence intervals).
+    label : str
+        How the data are named on the page.
+    provenance : tuple of (str, str)
+        Facts about the data and the run, as plain text (escaped when shown).
+    notes : tuple of str
+        What the reader and the caller did to the data.
+    """
+
+    table: pd.DataFrame
+    rules: tuple[tuple[str, Any], ...]
+    ranking: pd.DataFrame
+    label: str
+    provenance: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...]
+
+    @property
+    def utilities(self) -> list[tuple[str, Utility]]:
+        """The rules that are utilities (not PAR or Solved), as :class:`Utility` objects."""
+        return [(name, rule if isinstance(rule, Utility) else Utility(rule, name=name))
+                for name, rule in self.rules if not isinstance(rule, (PAR, Solved))]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of the page: an anchor, a heading, and the function that writes its body."""
+
+    id: str
+    title: str
+    render: Callable[[ReportData], str | None]
+
+
+#: The page's sections, in order; :func:`section` adds to it.
+SECTIONS: list[Section] = []
+
+
+def section(id: str, title: str) -> Callable[[Callable[[ReportData], str | None]],
+                                             Callable[[ReportData], str | None]]:
+    """Register a function as a section of the report, after the ones already registered.
+
+    The function receives the :class:`ReportData` and returns the section's
+    body as HTML (everything taken from data escaped with :func:`html.escape`),
+    or None to leave the section out of this page.
+
+    Parameters
+    ----------
+    id : str
+        The section's anchor (letters, digits and ``-``), unique.
+    title : str
+        Its heading, also shown in the table of contents.
+
+    Returns
+    -------
+    callable
+        A decorator that registers the function and returns it unchanged.
+
+    Raises
+    ------
+    UtilityError
+        If ``id`` is not an anchor or is taken.
+
+    Examples
+    --------
+    >>> @section("runs-per-status", "Runs per status")
+    ... def _statuses(data):
+    ...     counts = data.table["status"].value_counts()
+    ...     return "<ul>" + "".join(f"<li>{_e(s)}: {n}</li>" for s, n in counts.items()) + "</ul>"
+    >>> SECTIONS[-1].title
+    'Runs per status'
+    >>> _ = SECTIONS.pop()  # (the example leaves the report as it was)
+    """
+    if not (isinstance(id, str) and re.fullmatch(r"[A-Za-z][A-Za-z0-9-]*", id)):
+        raise UtilityError(argument_message("id", "section", "an anchor of letters, digits and "
+                                            "'-', starting with a letter", id))
+    if any(existing.id == id for existing in SECTIONS):
+        raise UtilityError(argument_message("id", "section", "not yet taken by another section",
+                                            id))
+
+    def register(render: Callable[[ReportData], str | None]) -> Callable[[ReportData], str | None]:
+        SECTIONS.append(Section(id, str(title), render))
+        return render
+
+    return register
+
+
+# ---------------------------------------------------------------------------
+# pieces of HTML
+
+
+def _svg(figure: Any, prefix: str, label: str) -> str:
+    """A figure as an inline ``<svg>`` element, labelled for screen readers."""
+    text = plots.to_svg(figure, id_prefix=prefix)
+    return text.replace("<svg", f'<svg role="img" aria-label="{_e(label)}"', 1)
+
+
+def _figure(figure: Any, prefix: str, label: str, caption: str) -> str:
+    return f"<figure>{_svg(figure, prefix, label)}<figcaption>{caption}</figcaption></figure>"
+
+
+def _short(expr: Any) -> Any:
+    floats = expr.atoms(sympy.Float) if isinstance(expr, sympy.Basic) else set()
+    return expr.xreplace({f: sympy.Float(f, _DIGITS) for f in floats}) if floats else expr
+
+
+def _pretty(expr: Any, name: str | None = None, variable: Any = None) -> str:
+    """sympy's two-dimensional rendering, as ``name(variable) = expr`` when a name is given."""
+    expr = _short(expr)
+    if name is not None:
+        expr = sympy.Eq(sympy.Function(name)(variable), expr, evaluate=False)
+    return sympy.pretty(expr, use_unicode=True, wrap_line=False)
+
+
+def _number(value: Any, rule: Any, suffix: str) -> str:
+    value = float(value)
+    if not np.isfinite(value):
+        return "n/a"
+    if suffix == " rank":
+        return f"{value:.0f}"
+    if isinstance(rule, PAR):
+        return f"{value:.1f}"
+    if isinstance(rule, Solved):
+        return f"{value:g}"
+    return f"{value:.4f}"
+
+
+def _facts(items: Sequence[tuple[str, str]]) -> str:
+    rows = "".join(f"<dt>{_e(key)}</dt><dd>{_e(value)}</dd>" for key, value in items)
+    return f'<dl class="facts">{rows}</dl>'
+
+
+# ---------------------------------------------------------------------------
+# the sections, in page order
+
+
+@section("data", "Data")
+def _data_section(data: ReportData) -> str:
+    notes = "".join(f"<li>{_e(note)}</li>" for note in data.notes)
+    return _facts(data.provenance) + (f"<h3>Notes</h3><ul>{notes}</ul>" if notes else "")
+
+
+def _ranking_columns(data: ReportData) -> tuple[list[tuple[str, Any, list[tuple[str, str]]]],
+                                                 list[str]]:
+    """Per rule, the ranking's columns that belong to it (known suffixes, in page order);
+    then the columns no rule claims."""
+    frame = data.ranking
+    claimed: set[str] = set()
+    groups = []
+    for name, rule in data.rules:
+        columns = [(name + suffix, header) for suffix, header in _RULE_COLUMNS
+                   if name + suffix in frame.columns]
+        claimed.update(column for column, _ in columns)
+        if isinstance(rule, (PAR, Solved)):  # a classic rule's bounds are its score
+            columns = [(c, h) for c, h in columns if c not in (name + " lower", name + " upper")]
+        groups.append((name, rule, columns))
+    return groups, [str(c) for c in frame.columns if c not in claimed]
+
+
+@section("rankings", "Rankings")
+def _rankings_section(data: ReportData) -> str:
+    groups, others = _ranking_columns(data)
+    frame = data.ranking
+    top = ['<th rowspan="2" scope="col">algorithm</th>']
+    bottom = []
+    for name, _, columns in groups:
+        top.append(f'<th colspan="{len(columns)}" scope="colgroup">{_e(name)}</th>')
+        bottom += [f'<th scope="col">{_e(header)}</th>' for _, header in columns]
+    top += [f'<th rowspan="2" scope="col">{_e(column)}</th>' for column in others]
+    rows = []
+    for algorithm, row in frame.iterrows():
+        cells = [f'<th scope="row">{_e(algorithm)}</th>']
+        for name, rule, columns in groups:
+            for column, _ in columns:
+                value = row[column]
+                suffix = column[len(name):]
+                cells.append(f'<td class="number" data-column="{_e(column)}" '
+                             f'data-value="{_e(repr(float(value)))}">'
+                             f"{_e(_number(value, rule, suffix))}</td>")
+        for column in others:
+            value = row[column]
+            shown = repr(float(value)) if isinstance(value, (int, float, np.number)) else value
+            cells.append(f'<td data-column="{_e(column)}" data-value="{_e(shown)}">{_e(value)}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    first = data.rules[0][0]
+    intro = (
+        "<p>Each algorithm's <em>score</em> under a utility is its mean utility u(t) over its "
+        "instances; a capped run or a failure counts 0 (<em>lower</em>), and <em>upper</em> "
+        "counts a capped run as u(cutoff), what it would be worth had it finished just after "
+        "the cutoff. PAR-k is the mean penalised runtime (a run's time, or k times the cutoff "
+        "if unsolved; lower is better) and 'solved' counts solved instances: they have no bounds. "
+        "Rank 1 is best; equal "
+        f"scores share a rank. Rows are ordered by the rank under {_e(first)}.</p>")
+    return (f'{intro}<div class="scroll"><table class="ranking"><thead><tr>{"".join(top)}</tr>'
+            f'<tr>{"".join(bottom)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+@section("bump-chart", "Ranks under each rule")
+def _bump_section(data: ReportData) -> str:
+    figure = plots.plot_ranking(data.ranking)
+    return _figure(figure, "bump", "bump chart of the ranks under each rule",
+                   "Each line joins an algorithm's ranks under the rules, left to right in the "
+                   "order of the table above; rank 1 at the top. Crossing lines are algorithms "
+                   "that the rules order differently.")
+
+
+@section("cactus", "Cactus plot")
+def _cactus_section(data: ReportData) -> str:
+    figure = plots.plot_cactus(data.table)
+    return _figure(figure, "cactus", "cactus plot of solved instances against runtime",
+                   "The SAT Competition's figure: an algorithm's k-th shortest solved runtime "
+                   "against k. Further right solves more; lower solves faster. Capped runs "
+                   "and failures are left out.")
+
+
+@section("survival", "Runs still running")
+def _survival_section(data: ReportData) -> str:
+    utilities = data.utilities
+    figure = plots.plot_survival(data.table, utility=dict(utilities) if utilities else None)
+    overlay = (" The dashed black curves (right axis) are the utilities: an algorithm "
+               "scores well under a utility when its curve falls early, while u(t) is still "
+               "high." if utilities else "")
+    return _figure(figure, "survival", "fraction of runs still running against runtime",
+                   "The fraction of each algorithm's runs not yet solved at time t (log axis). "
+                   "Capped runs count until their cutoff (a Kaplan-Meier estimate where "
+                   "cutoffs differ); failures count as never solved." + overlay)
+
+
+def _origin(utility: Utility) -> str:
+    distribution = getattr(utility, "distribution", None)
+    if not isinstance(distribution, CaptimeDistribution):
+        return ("<p>Given as a formula in the runtime t; no constraints on the captime are "
+                "recorded with it.</p>")
+    items = "".join(f"<li>{_constraint(c)}</li>" for c in distribution.constraints)
+    how = ("the Lagrange multipliers in closed form" if distribution.closed_form
+           else "the Lagrange multipliers solved numerically")
+    law = f" ({_e(distribution.name)})" if getattr(distribution, "name", None) else ""
+    return (f"<p>The survival function u(t) = 1 - F(t) of the maximum-entropy captime law"
+            f"{law} under the constraints below, with {how}:</p><ul>{items}</ul>"
+            f'<p>Its density:</p><pre class="formula">'
+            f"{_e(_pretty(distribution.pdf, 'f', sympy.Symbol('kappa')))}</pre>")
+
+
+def _constraint(constraint: Any) -> str:
+    statement = constraint.statement()
+    shown = ("" if isinstance(statement, sympy.logic.boolalg.BooleanAtom)
+             else f'<pre class="formula">{_e(_pretty(statement))}</pre>')
+    return (f"<code>{_e(repr(constraint))}</code>{shown}"
+            f"<details><summary>LaTeX</summary><pre><code>{_e(constraint.latex())}</code></pre>"
+            "</details>")
+
+
+def _at_cutoff(data: ReportData, utility: Utility) -> str:
+    if "cutoff" not in data.table.columns:
+        return ""
+    cutoffs = np.unique(data.table["cutoff"].to_numpy(dtype=float))
+    if cutoffs.size != 1:
+        return ""
+    value = float(np.asarray(utility(cutoffs), dtype=float)[0])
+    return (f"<p>u({cutoffs[0]:g}) = {value:.4g} at the cutoff: a capped run counts between "
+            f"0 and this.</p>")
+
+
+@section("utilities", "Rules and utilities")
+def _utilities_section(data: ReportData) -> str:
+    parts = []
+    for name, rule in data.rules:
+        parts.append(f"<h3>{_e(name)}</h3>")
+        if isinstance(rule, PAR):
+            parts.append(f"<p>Penalised average runtime: a solved run counts its runtime, any "
+                         f"other run {float(rule.k):g} times its cutoff; the mean over "
+                         "instances, lower is better. A classic rule, not an expected "
+                         "utility.</p>")
+            continue
+        if isinstance(rule, Solved):
+            parts.append("<p>The number of solved instances; higher is better. The expected "
+                         "utility of the step function 1 before the cutoff, 0 after, times "
+                         "the number of instances.</p>")
+            continue
+        utility = rule if isinstance(rule, Utility) else Utility(rule, name=name)
+        parts.append(f'<pre class="formula">{_e(_pretty(utility.expr, "u", sympy.Symbol("t")))}</pre>')
+        parts.append("<details><summary>LaTeX</summary>"
+                     f"<pre><code>u(t) = {_e(sympy.latex(utility.expr))}</code></pre></details>")
+        parts.append(_at_cutoff(data, utility))
+        parts.append(_origin(utility))
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# building the page
+
+
+def _rules(rules: Any, owner: str) -> tuple[tuple[str, Any], ...]:
+    if isinstance(rules, Mapping):
+        items = list(rules.items())
+    elif isinstance(rules, (str, Utility, PAR, Solved, CaptimeDistribution, sympy.Basic)):
+        items = [(None, rules)]
+    elif isinstance(rules, Sequence):
+        items = [(None, rule) for rule in rules]
+    else:
+        raise UtilityError(argument_message(
+            "rules", owner, "a mapping from names to rules, or a sequence of rules", rules))
+    if not items:
+        raise UtilityError(argument_message("rules", owner, "non-empty", rules))
+    named = []
+    for name, rule in items:
+        if isinstance(rule, str):
+            rule = parse_rule(rule)
+        elif isinstance(rule, CaptimeDistribution):
+            rule = rule.utility()
+        if name is None:
+            name = getattr(rule, "name", None) or str(getattr(rule, "expr", rule))
+        named.append((str(name), rule))
+    return tuple(named)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _source_file(source: Any, owner: str) -> Path | None:
+    if source is None:
+        return None
+    if not isinstance(source, (str, os.PathLike)):
+        raise DataError(argument_message("source", owner, "a file path (str or os.PathLike)",
+                                         source))
+    path = Path(source)
+    if path.is_dir() and (path / "algorithm_runs.arff").is_file():
+        path = path / "algorithm_runs.arff"  # an ASlib scenario folder, as read_runs reads it
+    if not path.is_file():
+        raise DataError(argument_message("source", owner, "an existing file (the data's input)",
+                                         os.fspath(source)))
+    return path
+
+
+def _when(date: Any, owner: str) -> str:
+    if date is None:
+        date = datetime.datetime.now(datetime.timezone.utc)
+    if isinstance(date, datetime.datetime):
+        return date.isoformat(timespec="seconds")
+    if isinstance(date, str):
+        return date
+    raise DataError(argument_message("date", owner, "a datetime, a string or None", date))
+
+
+def _cutoff_fact(table: pd.DataFrame) -> str:
+    if "cutoff" not in table.columns:
+        return "none recorded (no cutoff column)"
+    cutoffs = np.unique(table["cutoff"].to_numpy(dtype=float))
+    if cutoffs.size == 1:
+        return f"{cutoffs[0]:g} s"
+    return f"from {cutoffs[0]:g} s to {cutoffs[-1]:g} s ({cutoffs.size} values)"
+
+
+def _provenance(table: pd.DataFrame, label: str, path: Path | None, format: str | None,
+                date: str) -> tuple[tuple[str, str], ...]:
+    statuses = table["status"].value_counts()
+    counts = ", ".join(f"{int(statuses[s])} {s}" for s in ("solved", "capped", *FAILURE_STATUSES)
+                       if s in statuses.index)
+    facts = [("data", label)]
+    if path is not None:
+        facts += [("file", path.name), ("sha256", _sha256(path))]
+    facts += [
+        ("format", format if format is not None else "a table given in Python"),
+        ("algorithms", str(table["algorithm"].nunique())),
+        ("instances", str(table["instance"].nunique())),
+        ("runs", f"{len(table)} ({counts})"),
+        ("cutoff", _cutoff_fact(table)),
+        ("maxent_util", __version__),
+        ("date", date),
+    ]
+    return tuple(facts)
+
+
+def _notes(table: pd.DataFrame, format: str | None, notes: Any, owner: str) -> tuple[str, ...]:
+    if isinstance(notes, str):
+        notes = [notes]
+    try:
+        given = [str(note) for note in notes]
+    except TypeError:
+        raise DataError(argument_message("notes", owner, "a sequence of strings", notes)) from None
+    attached = table.attrs.get("notes", ())
+    attached = [attached] if isinstance(attached, str) else list(attached)
+    found = [FORMAT_NOTES[format]] if format in FORMAT_NOTES else []
+    return tuple(dict.fromkeys(found + [str(note) for note in attached] + given))
+
+
+def _ranking(table: pd.DataFrame, rules: tuple[tuple[str, Any], ...], ci: float | None,
+             duplicates: str, missing: str, owner: str) -> pd.DataFrame:
+    options: dict[str, Any] = {}
+    if ci is not None:
+        # intervals come with a rank() that computes them; until then, say so
+        if "ci" not in inspect.signature(rank).parameters:
+            raise UtilityError(argument_message(
+                "ci", owner, "None: this version's rank() computes no confidence intervals", ci))
+        options["ci"] = ci
+    return rank(table, dict(rules), bounds=True, duplicates=duplicates, missing=missing,
+                **options)
+
+
+def _chosen_sections(sections: Any, owner: str) -> list[Section]:
+    if sections is None:
+        return list(SECTIONS)
+    known = {s.id: s for s in SECTIONS}
+    wanted = [sections] if isinstance(sections, str) else list(sections)
+    for name in wanted:
+        if name not in known:
+            raise UtilityError(argument_message(
+                "sections", owner, f"section ids among {', '.join(map(repr, known))}", name))
+    return [s for s in SECTIONS if s.id in wanted]
+
+
+def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any],
+                source: str | os.PathLike | None = None, label: str | None = None,
+                format: str | None = None, notes: Sequence[str] = (), title: str | None = None,
+                date: datetime.datetime | str | None = None, ci: float | None = None,
+                duplicates: str = "raise", missing: str = "raise",
+                sections: Sequence[str] | None = None) -> str:
+    """A self-contained HTML report on a runtime table.
+
+    The page holds, in :data:`SECTIONS` order: the data's provenance (file,
+    format, counts, cutoff, reader notes, sha256, version, date); the
+    rankings under each rule with lower and upper scores
+    (:func:`~maxent_util.rank` with ``bounds=True``); the bump chart of the
+    ranks (:func:`~maxent_util.plots.plot_ranking`); the cactus plot
+    (:func:`~maxent_util.plots.plot_cactus`); the survival plot with the
+    utilities overlaid (:func:`~maxent_util.plots.plot_survival`); and each
+    rule's formula, its LaTeX source and the constraints it was derived
+    from.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The long runtime table, as for :func:`~maxent_util.rank`.
+    rules : mapping of str to rule, or sequence of rules, keyword-only
+        Utilities (:class:`~maxent_util.Utility`, a captime distribution, a
+        sympy expression in ``t``, or a preset spec such as
+        ``"pareto(5, 3)"``), :class:`~maxent_util.PAR` or
+        :class:`~maxent_util.Solved`; a mapping gives the display names. Rows
+        are ordered by the first rule.
+    source : str or os.PathLike, optional, keyword-only
+        The file the table was read from: its name and sha256 go on the page.
+    label : str, optional, keyword-only
+        How to name the data (default: the file's name, else "runtime table").
+    format : str, optional, keyword-only
+        The format it was read in (``"satcomp"``, ``"long"``, ``"aslib"``
+        add the reader's note from :data:`FORMAT_NOTES`).
+    notes : sequence of str, keyword-only
+        More notes on the data (e.g. how it was re-capped); notes in
+        ``table.attrs["notes"]`` are shown too.
+    title : str, optional, keyword-only
+        The page's title (default: "Runtime report: " and the label).
+    date : datetime or str, optional, keyword-only
+        The date shown (default: now, in UTC); fix it for a reproducible page.
+    ci : float, optional, keyword-only
+        Confidence level of intervals on the scores, passed to
+        :func:`~maxent_util.rank` when it computes them.
+    duplicates, missing : str, keyword-only
+        Policies for repeated and missing runs, as in :func:`~maxent_util.rank`.
+    sections : sequence of str, optional, keyword-only
+        Only these section ids (see :data:`SECTIONS`), in page order;
+        default all.
+
+    Returns
+    -------
+    str
+        The page, ``<!DOCTYPE html>`` to ``</html>``.
+
+    Raises
+    ------
+    DataError
+        If the table is not a valid long table, ``source`` is not a file, or
+        as :func:`~maxent_util.rank`.
+    UtilityError
+        If a rule is not one, as :func:`~maxent_util.rank`; for an unknown
+        section id; for ``ci`` without a ``rank`` that computes intervals.
+    MissingExtraError
+        If matplotlib (the ``plot`` extra) is missing and a figure is asked for.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from maxent_util import PAR
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a", "<b>", "<b>"],
+    ...                      "instance": ["i", "j", "i", "j"],
+    ...                      "runtime": [1.0, 100.0, 10.0, 20.0],
+    ...                      "status": ["solved", "capped", "solved", "solved"],
+    ...                      "cutoff": 100.0})
+    >>> page = report_html(runs, rules={"PAR-2": PAR(2)}, sections=["rankings"], date="today")
+    >>> page.startswith("<!DOCTYPE html>"), "&lt;b&gt;" in page, "<b>" in page
+    (True, True, False)
+    """
+    owner = "report_html"
+    if not isinstance(table, pd.DataFrame):
+        raise DataError(argument_message("table", owner, "a long runtime table (a pandas "
+                                         "DataFrame)", type(table).__name__))
+    validate_table(table, name="table")
+    chosen = _chosen_sections(sections, owner)
+    named = _rules(rules, owner)
+    path = _source_file(source, owner)
+    if label is None:
+        label = path.name if path is not None else "runtime table"
+    when = _when(date, owner)
+    data = ReportData(
+        table=table, rules=named, ranking=_ranking(table, named, ci, duplicates, missing, owner),
+        label=str(label), provenance=_provenance(table, str(label), path, format, when),
+        notes=_notes(table, format, notes, owner))
+    heading = str(title) if title is not None else f"Runtime report: {label}"
+    bodies = []
+    for part in chosen:
+        body = part.render(data)
+        if body is not None:
+            bodies.append((part, body))
+    contents = "".join(f'<li><a href="#{part.id}">{_e(part.title)}</a></li>' for part, _ in bodies)
+    sections_html = "".join(f'<section id="{part.id}"><h2>{_e(part.title)}</h2>{body}</section>'
+                            for part, body in bodies)
+    algorithms = table["algorithm"].nunique()
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="generator" content="maxent_util {_e(__version__)}">'
+        f"<title>{_e(heading)}</title><style>{_CSS}</style></head>\n<body>"
+        f"<header><h1>{_e(heading)}</h1><p class=\"note\">{algorithms} algorithms, "
+        f"{table['instance'].nunique()} instances, {len(table)} runs; ranked under "
+        f"{len(named)} rules by maxent_util {_e(__version__)} on {_e(when)}.</p>"
+        f"<nav><ol>{contents}</ol></nav></header>\n<main>{sections_html}</main>\n"
+        "</body></html>\n")
+
+
+def write_report(table: pd.DataFrame, path: str | os.PathLike, *,
+                 rules: Mapping[str, Any] | Sequence[Any], overwrite: bool = False,
+                 parents: bool = False, **options: Any) -> Path:
+    """Write :func:`report_html` to a file.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The long runtime table.
+    path : str or os.PathLike
+        Where to write the page (e.g. ``report.html``).
+    rules : mapping or sequence, keyword-only
+        As in :func:`report_html`.
+    overwrite : bool, keyword-only
+        Replace an existing file; by default an existing file is refused
+        (checked before any work, and again when writing).
+    parents : bool, keyword-only
+        Create missing folders of ``path``.
+    **options
+        The other keyword options of :func:`report_html`.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    ExportError
+        If ``path`` is a directory, exists (without ``overwrite``), lies in a
+        missing folder (without ``parents``) or cannot be written.
+    DataError, UtilityError, MissingExtraError
+        As :func:`report_html`.
+
+    Examples
+    --------
+    >>> import pandas as pd, pathlib, tempfile
+    >>> from maxent_util import Solved
+    >>> runs = pd.DataFrame({"algorithm": ["a", "b"], "instance": ["i", "i"],
+    ...                      "runtime": [1.0, 5.0], "status": ["solved", "capped"]})
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "report.html"
+    >>> write_report(runs, target, rules=[Solved()], sections=["data", "rankings"]) == target
+    True
+    >>> write_report(runs, target, rules=[Solved()])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    maxent_util.errors.ExportError: `path` of `write_report` must be a file that does not exist yet; got '...report.html'. Pass overwrite=True to replace it.
+    """
+    owner = "write_report"
+    target = writable(path, owner, overwrite=overwrite, parents=parents)
+    text = report_html(table, rules=rules, **options)
+    write(target, text, owner, overwrite=overwrite)
+    return target
