@@ -666,13 +666,11 @@ def _data_source(arguments: argparse.Namespace) -> tuple[Any, str | None, list[s
     """The file behind the runtime table, its format, and what was done to it (for the report)."""
     notes = []
     if arguments.dataset is not None:
-        from importlib import resources
-
         from . import datasets
 
         track = DATASETS[arguments.dataset]
         # the bundled file itself, so that its sha256 is on the page
-        resource = resources.files(datasets).joinpath("data", datasets._SATCOMP2021_FILES[track])
+        resource = datasets.satcomp2021_file(track)
         source: Any = Path(str(resource)) if Path(str(resource)).is_file() else None
         fmt: str | None = "satcomp"
         notes.append(f"The bundled data set {arguments.dataset}: the SAT Competition 2021 "

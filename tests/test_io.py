@@ -718,3 +718,13 @@ def test_random_tables_survive_an_arff_round_trip(tmp_path, table, quote_all):
     expected.loc[expected["status"] != "solved", "runtime"] = cutoff
     expected["cutoff"] = cutoff
     pd.testing.assert_frame_equal(runs, expected)
+
+
+@pytest.mark.parametrize("track", ["parallel", "main"])
+def test_bundled_file_is_the_data_set_as_published(track):
+    # the file satcomp2021_file names, read afresh, is the bundled data set
+    path = datasets.satcomp2021_file(track)
+    pd.testing.assert_frame_equal(read_satcomp(path, cutoff=5000.0), datasets.satcomp2021(track))
+    with pytest.raises(DataError, match=r"^`track` of `satcomp2021_file` must be one of 'parallel', "
+                                        r"'main'; got 'Main'\.$"):
+        datasets.satcomp2021_file("Main")

@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 from importlib import resources
 
 import pandas as pd
@@ -24,7 +25,7 @@ import pandas as pd
 from ..errors import DataError, argument_message
 from ..io import read_satcomp
 
-__all__ = ["SATCOMP2021_TRACKS", "SATCOMP2021_CUTOFF", "satcomp2021", "list_datasets"]
+__all__ = ["SATCOMP2021_TRACKS", "SATCOMP2021_CUTOFF", "satcomp2021", "satcomp2021_file", "list_datasets"]
 
 SATCOMP2021_CUTOFF = 5000.0
 """Time limit of the SAT Competition 2021 main and parallel tracks, in seconds."""
@@ -35,9 +36,31 @@ SATCOMP2021_TRACKS: tuple[str, ...] = ("parallel", "main")
 _SATCOMP2021_FILES = {"parallel": "r_parallel.csv", "main": "r_main.csv"}
 
 
+def satcomp2021_file(track: str = "parallel") -> resources.abc.Traversable:
+    """The bundled CSV of a SAT Competition 2021 track, as published.
+
+    Parameters
+    ----------
+    track : {"parallel", "main"}
+
+    Returns
+    -------
+    importlib.resources.abc.Traversable
+        The file inside the installed package (a real path unless the package
+        is imported from a zip; ``importlib.resources.as_file`` gives one).
+
+    Raises
+    ------
+    DataError
+        If ``track`` is not one of :data:`SATCOMP2021_TRACKS`.
+    """
+    _check_track(track, "satcomp2021_file")
+    return resources.files(__name__).joinpath("data", _SATCOMP2021_FILES[track])
+
+
 @lru_cache(maxsize=None)
 def _load_satcomp2021(track: str) -> pd.DataFrame:
-    resource = resources.files(__name__).joinpath("data", _SATCOMP2021_FILES[track])
+    resource = satcomp2021_file(track)
     # as_file gives a real path even when the package is imported from a zip
     with resources.as_file(resource) as path:
         return read_satcomp(path, cutoff=SATCOMP2021_CUTOFF)
@@ -78,10 +101,14 @@ def satcomp2021(track: str = "parallel") -> pd.DataFrame:
     >>> main["algorithm"].nunique(), main["instance"].nunique()
     (46, 400)
     """
-    if track not in _SATCOMP2021_FILES:
-        raise DataError(argument_message(
-            "track", "satcomp2021", f"one of {', '.join(map(repr, SATCOMP2021_TRACKS))}", track))
+    _check_track(track, "satcomp2021")
     return _load_satcomp2021(track).copy()
+
+
+def _check_track(track: Any, owner: str) -> None:
+    if not isinstance(track, str) or track not in _SATCOMP2021_FILES:
+        raise DataError(argument_message(
+            "track", owner, f"one of {', '.join(map(repr, SATCOMP2021_TRACKS))}", track))
 
 
 def list_datasets() -> dict[str, str]:
