@@ -30,7 +30,11 @@ _LOCATIONS: dict[str, str] = {
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
     **dict.fromkeys(["make_scorer", "Scorer"], "scorer"),
     **dict.fromkeys(["score", "Score"], "estimate"),
-    **dict.fromkeys(["PAR", "Solved", "rank", "cross_utility"], "ranking"),
+    **dict.fromkeys(["PAR", "Solved", "rank", "cross_utility", "per_instance", "rank_stability"],
+                    "ranking"),
+    **dict.fromkeys(["bootstrap_means", "bootstrap_intervals", "rank_probabilities"], "bootstrap"),
+    **dict.fromkeys(["Comparison", "compare", "pairwise", "holm_adjusted", "virtual_best",
+                     "single_best", "gap_closed"], "comparison"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     **dict.fromkeys(["plot_utilities", "plot_ranking"], "plots"),
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
@@ -76,7 +80,10 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
     from .maxent import derive
     from .plots import plot_ranking, plot_utilities
-    from .ranking import PAR, Solved, cross_utility, rank
+    from .bootstrap import bootstrap_intervals, bootstrap_means, rank_probabilities
+    from .comparison import (Comparison, compare, gap_closed, holm_adjusted, pairwise, single_best,
+                             virtual_best)
+    from .ranking import PAR, Solved, cross_utility, per_instance, rank, rank_stability
     from .sampling import Plan, plan, simulate_plan
     from .scorer import Scorer, make_scorer
     from .symbols import kappa, q, t
