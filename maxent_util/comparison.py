@@ -11,8 +11,12 @@ and reports
 - the Wilcoxon signed-rank test (``scipy.stats.wilcoxon`` with scipy's
   defaults: ``zero_method="wilcox"`` drops instances where the two are
   equal, such as both solving at once or both failing, before ranking;
-  ``method="auto"``, exact for up to 50 nonzero differences without ties,
-  else the normal approximation);
+  ``method="auto"``: up to 50 instances, the exact distribution without
+  ties or zeros, an exact sign-flip permutation test with them up to 13
+  instances, else the normal approximation, as it is from 51 instances on.
+  scipy runs that permutation test one sign pattern at a time, about a
+  second a pair; it is computed here over all patterns at once, and the
+  tests check it against scipy);
 - the sign test (``scipy.stats.binomtest`` of the number of instances where
   ``a - b > 0`` among the nonzero differences, against 1/2).
 
@@ -201,6 +205,11 @@ class Comparison:
 # there are more instances than this; then one vectorised call equals a call per column.
 _WILCOXON_EXACT_MAX = 50
 
+# Up to this many instances, with ties or zeros among the differences, scipy's route is an
+# exact sign-flip permutation test that evaluates the statistic once per sign pattern (about
+# a second a pair); the same test is computed here over all patterns at once.
+_WILCOXON_PERMUTATION_MAX = 13
+
 
 def _wilcoxon(differences: np.ndarray) -> np.ndarray:
     """Per column, scipy.stats.wilcoxon's two-sided p-value with its defaults (1 if all zero)."""
@@ -209,10 +218,31 @@ def _wilcoxon(differences: np.ndarray) -> np.ndarray:
     if differences.shape[0] > _WILCOXON_EXACT_MAX:
         if some.size:
             p[some] = stats.wilcoxon(differences[:, some], axis=0).pvalue
-    else:  # the exact, permutation or normal route is chosen per column
-        for j in some:
-            p[j] = stats.wilcoxon(differences[:, j]).pvalue
+        return p
+    for j in some:  # the exact, permutation or normal route is chosen per column
+        column = differences[:, j]
+        nonzero = np.abs(column[column != 0])
+        if differences.shape[0] <= _WILCOXON_PERMUTATION_MAX and (
+                nonzero.size < column.size or np.unique(nonzero).size < nonzero.size):
+            p[j] = _sign_flip_p(column)
+        else:
+            p[j] = stats.wilcoxon(column).pvalue
     return p
+
+
+def _sign_flip_p(differences: np.ndarray) -> float:
+    """Two-sided p-value of the signed-rank sum over all sign patterns of the nonzero
+    differences: scipy.stats.wilcoxon's permutation route (scipy.stats.permutation_test with
+    permutation_type="samples", exact), with its tolerance for equal sums."""
+    nonzero = differences[differences != 0]
+    ranks = stats.rankdata(np.abs(nonzero))
+    observed = float(ranks[nonzero > 0].sum())
+    patterns = (np.arange(2**nonzero.size)[:, None] >> np.arange(nonzero.size)) & 1
+    null = patterns @ ranks
+    gamma = abs(np.finfo(np.float64).eps * 100 * observed)
+    less = np.count_nonzero(null <= observed + gamma) / null.size
+    greater = np.count_nonzero(null >= observed - gamma) / null.size
+    return float(min(1.0, 2 * min(less, greater)))
 
 
 def _sign_test(positive: np.ndarray, nonzero: np.ndarray) -> np.ndarray:
