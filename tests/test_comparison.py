@@ -358,6 +358,49 @@ def test_gap_closed_property(table):
     assert gap[gap.attrs["single best"]] == 0.0
 
 
+@st.composite
+def small_tables(draw):
+    """Two to four algorithms on one to eight instances, runs solved or capped at 100 s."""
+    k = draw(st.integers(2, 4))
+    n = draw(st.integers(1, 8))
+    runtimes = draw(st.lists(st.sampled_from([0.5, 2.0, 7.0, 30.0, 99.0, 100.0]),
+                             min_size=k * n, max_size=k * n))
+    return pd.DataFrame({"algorithm": np.repeat([f"s{i}" for i in range(k)], n),
+                         "instance": np.tile([f"i{j}" for j in range(n)], k),
+                         "runtime": runtimes,
+                         "status": ["solved" if r < 100 else "capped" for r in runtimes],
+                         "cutoff": 100.0})
+
+
+@SETTINGS
+@given(small_tables(), st.sampled_from(["PAR", "solved", "exp"]))
+def test_pairwise_property(table, which):
+    rule = {"PAR": PAR(2), "solved": Solved(), "exp": sympy.exp(-t / 10)}[which]
+    frame = pairwise(table, rule, resamples=50, seed=0)
+    k = table["algorithm"].nunique()
+    assert len(frame) == k * (k - 1) // 2
+    assert (frame["wilcoxon p holm"] >= frame["wilcoxon p"]).all()
+    assert (frame["sign p holm"] >= frame["sign p"]).all()
+    assert frame[["wilcoxon p", "sign p", "wilcoxon p holm", "sign p holm"]].le(1).all().all()
+    # a is ranked above b: its mean is at least as good
+    better = frame["difference"] >= -1e-12 if which != "PAR" else frame["difference"] <= 1e-12
+    assert better.all()
+    assert (frame["ci low"] <= frame["ci high"]).all()
+
+
+@SETTINGS
+@given(small_tables(), st.sampled_from(["PAR", "solved", "exp"]))
+def test_virtual_best_bounds_every_algorithm(table, which):
+    rule = {"PAR": PAR(2), "solved": Solved(), "exp": sympy.exp(-t / 10)}[which]
+    scores = rank(table, {"r": rule})["r"]
+    best = virtual_best(table, rule)
+    chosen = single_best(table, rule)
+    if which == "PAR":
+        assert best <= scores.min() + 1e-9 and scores[chosen] == scores.min()
+    else:
+        assert best >= scores.max() - 1e-9 and scores[chosen] == scores.max()
+
+
 # ---------------------------------------------------------------------------
 # per_instance
 
@@ -374,6 +417,23 @@ def test_per_instance_is_what_rank_averages(parallel):
                        ranked["PAR-2"], rtol=1e-12)
     assert (per_instance(parallel, Solved()).sum().loc[ranked.index]
             == ranked["solved"]).all()
+
+
+@SETTINGS
+@given(small_tables(), st.sampled_from(["PAR", "solved", "exp"]))
+def test_per_instance_property(table, which):
+    rule = {"PAR": PAR(2), "solved": Solved(), "exp": sympy.exp(-t / 10)}[which]
+    values = per_instance(table, rule)
+    ranked = rank(table, {"r": rule}, ci=0.9, resamples=50, seed=0)
+    totals = values.sum() if which == "solved" else values.mean()
+    assert np.allclose(totals.loc[ranked.index], ranked["r"], rtol=1e-12, atol=1e-12)
+    # the interval of a score lies between the worst and the best instance
+    scale = len(values) if which == "solved" else 1
+    assert (ranked["r ci low"] >= values.min().loc[ranked.index] * scale - 1e-9).all()
+    assert (ranked["r ci high"] <= values.max().loc[ranked.index] * scale + 1e-9).all()
+    # the rows' order does not matter
+    shuffled = per_instance(table.sample(frac=1, random_state=0), rule)
+    pd.testing.assert_frame_equal(shuffled.loc[values.index, values.columns], values)
 
 
 def test_per_instance_policies():
