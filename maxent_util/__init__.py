@@ -30,7 +30,11 @@ _LOCATIONS: dict[str, str] = {
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
     **dict.fromkeys(["compile_scorer", "Scorer"], "scorer"),
     **dict.fromkeys(["score", "Score"], "estimate"),
-    **dict.fromkeys(["PAR", "Solved", "parse_rule", "rank", "cross_utility"], "ranking"),
+    **dict.fromkeys(["PAR", "Solved", "parse_rule", "rank", "cross_utility", "per_instance",
+                     "rank_stability"], "ranking"),
+    **dict.fromkeys(["bootstrap_means", "bootstrap_intervals", "rank_probabilities"], "bootstrap"),
+    **dict.fromkeys(["Comparison", "compare", "pairwise", "holm_adjusted", "virtual_best",
+                     "single_best", "gap_closed"], "comparison"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     **dict.fromkeys(["plot_utilities", "plot_ranking", "plot_cactus", "plot_survival"], "plots"),
     **dict.fromkeys(["report_html", "write_report"], "report"),
@@ -81,8 +85,11 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
                            log_normal, pareto, parse_family, parse_utility, piecewise, uniform)
     from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
     from .maxent import derive
+    from .bootstrap import bootstrap_intervals, bootstrap_means, rank_probabilities
+    from .comparison import (Comparison, compare, gap_closed, holm_adjusted, pairwise, single_best,
+                             virtual_best)
     from .plots import plot_cactus, plot_ranking, plot_survival, plot_utilities
-    from .ranking import PAR, Solved, cross_utility, parse_rule, rank
+    from .ranking import PAR, Solved, cross_utility, parse_rule, per_instance, rank, rank_stability
     from .report import report_html, write_report
     from .runs import cap_runs
     from .sampling import Plan, plan, simulate_plan

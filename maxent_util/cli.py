@@ -1,10 +1,11 @@
 """The ``maxent-util`` command line.
 
 Subcommands: ``derive`` (constraints -> captime law and utility), ``family``
-(the paper's presets), ``rank`` (runtime data -> rankings), ``plan``
-(sampling plans), ``export`` (Python, C or LaTeX), ``plot`` (figures),
-``tour`` (all of it on the bundled SAT Competition 2021 data) and ``report``
-(one HTML page about runtime data).
+(the paper's presets), ``rank`` (runtime data -> rankings), ``compare``
+(is one algorithm really ahead of another?), ``plan`` (sampling plans),
+``export`` (Python, C or LaTeX), ``plot`` (figures), ``tour`` (all of it on
+the bundled SAT Competition 2021 data) and ``report`` (one HTML page about
+runtime data).
 
 The flags of ``derive`` are made from the registry of constraint kinds: a
 kind ``TailProbability`` with ``argument_names = ("kappa1", "delta")``
@@ -83,6 +84,35 @@ def _number(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a confidence level between 0 and 1 such as "
+                                         f"0.95; got {text!r}")
+    return value
+
+
+def _count(text: str, *, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = least - 1
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected an integer of at least {least}; got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    return _count(text, least=1)
+
+
+def _nonnegative_int(text: str) -> int:
+    return _count(text, least=0)
 
 
 def _unicode_output(stream: Any) -> bool:
@@ -410,8 +440,22 @@ def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
     if not specs and not pars and not arguments.solved:
         specs, pars = list(TOUR_UTILITIES), [2.0]
     rules = _rules(specs, pars, arguments.solved, arguments.progress)
+    ci = getattr(arguments, "ci", None)
+    if ci is None and (getattr(arguments, "resamples", None) is not None
+                       or getattr(arguments, "seed", None) is not None):
+        raise CommandLineError("--resamples and --seed go with --ci (e.g. --ci 0.95)")
     return rank(table, rules, bounds=getattr(arguments, "bounds", False),
-                duplicates=arguments.duplicates, missing=arguments.missing), label
+                duplicates=arguments.duplicates, missing=arguments.missing,
+                **_bootstrap_options(arguments)), label
+
+
+def _bootstrap_options(arguments: argparse.Namespace) -> dict[str, Any]:
+    """``ci``, ``resamples`` and ``seed`` for the library, where the command line gave them."""
+    options: dict[str, Any] = {}
+    for name in ("ci", "resamples", "seed"):
+        if getattr(arguments, name, None) is not None:
+            options[name] = getattr(arguments, name)
+    return options
 
 
 def _records(frame: Any) -> list[dict[str, Any]]:
@@ -437,6 +481,9 @@ def _ranking_text(frame: Any) -> str:
         if f"{rule} lower" in frame.columns:
             cells = [f"{cell} [{lo:.{decimals}f}, {hi:.{decimals}f}]" for cell, lo, hi in
                      zip(cells, frame[f"{rule} lower"], frame[f"{rule} upper"])]
+        if f"{rule} ci low" in frame.columns:
+            cells = [f"{cell} ci [{lo:.{decimals}f}, {hi:.{decimals}f}]" for cell, lo, hi in
+                     zip(cells, frame[f"{rule} ci low"], frame[f"{rule} ci high"])]
         shown[rule] = cells
     import pandas as pd
 
@@ -465,7 +512,123 @@ def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
     else:
         print(f"ranking of {label}: score (rank) per rule; utilities count unsolved runs as 0, "
               f"PAR-k is the mean penalised runtime (lower is better)", file=out)
+        if arguments.ci is not None:
+            print(f"ci [low, high]: {_percent(arguments.ci)} paired bootstrap interval of the "
+                  f"score, resampling instances", file=out)
         print(_ranking_text(frame), file=out)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# compare
+
+
+def _percent(level: float) -> str:
+    return f"{100 * level:.10g}%"
+
+
+def _comparison_inputs(arguments: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
+    """The table, its label and the rules of ``compare``; the algorithms in arguments.solvers."""
+    if arguments.dataset is not None and arguments.file is not None:
+        # with --dataset every positional word names an algorithm
+        arguments.solvers = [arguments.file, *arguments.solvers]
+        arguments.file = None
+    if arguments.all and arguments.solvers:
+        raise CommandLineError("compare --all takes no algorithm names; got "
+                               + " ".join(map(repr, arguments.solvers)))
+    if not arguments.all and len(arguments.solvers) != 2:
+        raise CommandLineError("compare needs two algorithms A B after the FILE (or --all); got "
+                               + (" ".join(map(repr, arguments.solvers)) or "none"))
+    _fix_greedy_file(arguments)
+    if not (arguments.utility or arguments.par or arguments.solved):
+        raise CommandLineError("compare needs a rule: --utility SPEC (or --par K, --solved)")
+    table, label = _runtime_table(arguments)
+    rules = _rules(list(arguments.utility or []), list(arguments.par or []), arguments.solved,
+                   arguments.progress)
+    return table, label, rules
+
+
+def _p_value(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _comparison_lines(result: Any) -> list[str]:
+    a, b = result.a, result.b
+    lines = [result.sentence,
+             f"  mean {result.rule}: {a} {result.mean_a:.6g}, {b} {result.mean_b:.6g}",
+             f"  difference {a} - {b}: {result.difference:.6g}, {_percent(result.level)} "
+             f"interval [{result.ci_low:.6g}, {result.ci_high:.6g}] ({result.resamples} "
+             "paired bootstrap resamples of the instances)",
+             f"  instances: {a} better on {result.a_better}, {b} better on {result.b_better}, "
+             f"equal on {result.equal}",
+             f"  Wilcoxon signed-rank test: p = {_p_value(result.wilcoxon_p)} (the {result.equal} "
+             "equal instances left out, scipy's zero_method='wilcox')",
+             f"  sign test: p = {_p_value(result.sign_p)} (binomial test of the "
+             f"{result.a_better + result.b_better} instances where they differ)"]
+    return lines
+
+
+def _pairwise_text(frame: Any) -> str:
+    import pandas as pd
+
+    view = pd.DataFrame(index=frame.index)
+    for column in ("mean a", "mean b", "difference", "ci low", "ci high"):
+        view[column] = [f"{value:.4g}" for value in frame[column]]
+    for column in ("wilcoxon p", "sign p", "wilcoxon p holm", "sign p holm"):
+        view[column] = [_p_value(value) for value in frame[column]]
+    view["significant"] = ["yes" if flag else "no" for flag in frame["significant"]]
+    return view.to_string()
+
+
+def _command_compare(arguments: argparse.Namespace, out: Any) -> int:
+    from .comparison import compare, pairwise
+
+    table, label, rules = _comparison_inputs(arguments)
+    options = dict(_bootstrap_options(arguments), duplicates=arguments.duplicates,
+                   missing=arguments.missing)
+    level = options.get("ci", 0.95)
+    if arguments.all:
+        frames = {name: pairwise(table, {name: rule}, **options) for name, rule in rules.items()}
+        if arguments.json:
+            records = []
+            for name, frame in frames.items():
+                for (a, b), row in frame.iterrows():
+                    records.append({"rule": name, "a": str(a), "b": str(b),
+                                    **{column: (bool(value) if column == "significant"
+                                                else float(value))
+                                       for column, value in row.items()}})
+            json.dump(records, out, indent=2)
+            out.write("\n")
+        elif arguments.csv:
+            import pandas as pd
+
+            pd.concat(frames, names=["rule"]).to_csv(out)
+        else:
+            for name, frame in frames.items():
+                print(f"all pairs of {label} under {name} ({len(frame)} pairs, a ranked above "
+                      f"b): mean difference a - b and its {_percent(level)} paired bootstrap "
+                      "interval; Wilcoxon signed-rank and sign-test p-values, also Holm-adjusted "
+                      f"over the pairs; significant: Holm-adjusted Wilcoxon p < "
+                      f"{1 - level:.10g}", file=out)
+                print(_pairwise_text(frame), file=out)
+        return 0
+    first, second = arguments.solvers
+    results = [compare(table, first, second, {name: rule}, **options)
+               for name, rule in rules.items()]
+    if arguments.json:
+        json.dump([result.to_dict() for result in results], out, indent=2)
+        out.write("\n")
+    elif arguments.csv:
+        import pandas as pd
+
+        pd.DataFrame([result.to_dict() for result in results]).to_csv(out, index=False)
+    else:
+        print(f"{first} against {second} on {label} ({results[0].instances} instances):",
+              file=out)
+        for result in results:
+            print(file=out)
+            for line in _comparison_lines(result):
+                print(line, file=out)
     return 0
 
 
@@ -704,7 +867,8 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
     source, fmt, notes = _data_source(arguments)
     write_report(table, target, rules=rules, overwrite=arguments.force, source=source,
                  label=label, format=fmt, notes=notes, title=arguments.title,
-                 duplicates=arguments.duplicates, missing=arguments.missing)
+                 duplicates=arguments.duplicates, missing=arguments.missing,
+                 **_bootstrap_options(arguments))
     print(f"wrote {target}", file=out)
     return 0
 
@@ -796,6 +960,21 @@ def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -
     _progress_flags(parser)
 
 
+def _bootstrap_flags(parser: argparse.ArgumentParser, *, ci: float | None, resamples: int = 10_000,
+                     seed: str = "fresh") -> None:
+    if ci is None:
+        parser.add_argument("--ci", type=_level, default=None, metavar="LEVEL",
+                            help="add a paired bootstrap interval of every score at this "
+                                 "confidence level, e.g. 0.95 (resampling instances)")
+    else:
+        parser.add_argument("--ci", type=_level, default=ci, metavar="LEVEL",
+                            help=f"confidence level of the intervals and tests (default {ci:g})")
+    parser.add_argument("--resamples", type=_positive_int, default=None, metavar="N",
+                        help=f"bootstrap resamples (default {resamples})")
+    parser.add_argument("--seed", type=_nonnegative_int, default=None, metavar="S",
+                        help=f"seed of the resamples, for results that repeat (default: {seed})")
+
+
 def _progress_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", action="store_true", default=None,
                         help="report each derivation on stderr (default: when stderr is a "
@@ -851,10 +1030,27 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
     ranking.add_argument("--bounds", action="store_true",
                          help="also give each utility's score with capped runs counting u(cutoff) "
                               "(upper) and 0 (lower)")
+    _bootstrap_flags(ranking, ci=None)
     formats = ranking.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true", help="print the full table as CSV")
     formats.add_argument("--json", action="store_true", help="print the full table as JSON records")
     ranking.set_defaults(handler=_command_rank)
+
+    comparing = commands.add_parser(
+        "compare", help="is one algorithm really ahead of another? (paired tests, bootstrap)",
+        description="Compare two algorithms A and B instance by instance under each rule: the "
+                    "mean difference with a paired bootstrap interval, the Wilcoxon signed-rank "
+                    "and sign tests, in one sentence and in numbers; with --all, every pair, "
+                    "with Holm-adjusted p-values. Put FILE A B before the options.")
+    _add_ranking_inputs(comparing, default_note="Give at least one rule.")
+    comparing.add_argument("solvers", nargs="*", metavar="A B",
+                           help="the two algorithms (with --dataset, the only positional words)")
+    comparing.add_argument("--all", action="store_true", help="compare every pair of algorithms")
+    _bootstrap_flags(comparing, ci=0.95)
+    formats = comparing.add_mutually_exclusive_group()
+    formats.add_argument("--csv", action="store_true", help="print the results as CSV")
+    formats.add_argument("--json", action="store_true", help="print the results as JSON records")
+    comparing.set_defaults(handler=_command_compare)
 
     planning = commands.add_parser("plan", help="runs and captime to estimate a score within epsilon",
                                    description="The estimation theorem's sampling plan (Section 4).")
@@ -909,13 +1105,16 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
     report = commands.add_parser(
         "report", help="one self-contained HTML page: rankings, figures, utilities, provenance",
         description="Write one HTML page about runtime data: the rankings under each rule with "
-                    "lower and upper scores, the bump chart, the cactus and survival plots, each "
+                    "lower and upper scores and paired bootstrap intervals, every pair of "
+                    "algorithms compared under the first rule (Wilcoxon and sign tests, "
+                    "Holm-adjusted), the bump chart, the cactus and survival plots, each "
                     "utility's formula and constraints, and the data's provenance (file, sha256, "
                     "counts, cutoff, version, date). The page loads nothing from the network.")
     _add_ranking_inputs(report, default_note="Default: " + ", ".join(TOUR_UTILITIES) + " and PAR-2.")
     report.add_argument("-o", "--output", default="report.html", metavar="FILE.html",
                         help="where to write (default report.html)")
     report.add_argument("--title", default=None, help="the page's title")
+    _bootstrap_flags(report, ci=0.95, resamples=2000, seed="0")
     _file_flags(report)
     report.set_defaults(handler=_command_report)
     return parser

@@ -1,4 +1,4 @@
-"""Classic rules and rankings: PAR, Solved, rank, cross_utility.
+"""Classic rules and rankings: PAR, Solved, rank, cross_utility, per_instance, rank_stability.
 
 A *rule* scores an algorithm from its runs: a utility (its mean over the
 runs, :mod:`maxent_util.estimate`), or a classic rule, :class:`PAR` or
@@ -7,6 +7,13 @@ runs, :mod:`maxent_util.estimate`), or a classic rule, :class:`PAR` or
 algorithms of a long runtime table (:mod:`maxent_util.runs`) under several
 rules; :func:`cross_utility` reports what picking the best algorithm under
 one rule earns under the others (the paper's Figure 2).
+
+How sure a ranking is: :func:`per_instance` gives one rule's value of every
+algorithm on every instance (the values :func:`rank` averages), ``rank(...,
+ci=0.95)`` adds paired bootstrap intervals of the scores, and
+:func:`rank_stability` the probability of each rank
+(:mod:`maxent_util.bootstrap`); :mod:`maxent_util.comparison` compares two
+algorithms, or all pairs.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ import numpy as np
 import pandas as pd
 import sympy
 
+from .bootstrap import (check_level, check_resamples, generator, interval_from, rank_counts,
+                        resampled_means)
 from .errors import DataError, MaxEntError, UtilityError, argument_message
 from .estimate import evaluate_rule, fixed_scorer
 from .expressions import read_expression
@@ -35,6 +44,8 @@ __all__ = [
     "parse_rule",
     "rank",
     "cross_utility",
+    "per_instance",
+    "rank_stability",
 ]
 
 # ---------------------------------------------------------------------------
@@ -210,9 +221,22 @@ def _rules(utilities: Any, owner: str) -> list[tuple[str, Any]]:
     return rules
 
 
-def _result_columns(rules: list[tuple[str, Any]], bounds: bool, owner: str) -> None:
+def _one_rule(rule: Any, owner: str) -> tuple[str, Any]:
+    """A single rule (a one-entry mapping names it), validated as by :func:`rank`."""
+    if isinstance(rule, Mapping):
+        if len(rule) != 1:
+            raise UtilityError(argument_message(
+                "rule", owner, "one rule (or a mapping from one name to it)",
+                f"a mapping of {len(rule)} rules"))
+        return _rules(rule, owner)[0]
+    return _rules([rule], owner)[0]
+
+
+def _result_columns(rules: list[tuple[str, Any]], bounds: bool, owner: str,
+                    ci: bool = False) -> None:
     """Refuse rule names whose columns would collide (``"a"`` next to ``"a rank"``)."""
-    suffixes = ("", " rank") + ((" lower", " upper") if bounds else ())
+    suffixes = (("", " rank") + ((" lower", " upper") if bounds else ())
+                + ((" ci low", " ci high") if ci else ()))
     taken = {"algorithm": "the index"}
     for name, _ in rules:
         for suffix in suffixes:
@@ -225,19 +249,27 @@ def _result_columns(rules: list[tuple[str, Any]], bounds: bool, owner: str) -> N
             taken[column] = f"rule {name!r}"
 
 
-def _aggregate(runs: Table, values: np.ndarray, aggregate: str) -> np.ndarray:
+def _cell_values(runs: Table, values: np.ndarray) -> np.ndarray:
+    """Per (algorithm, instance) cell: the mean of its runs' values (cells in the table's order,
+    an algorithms x instances grid when reshaped)."""
+    if runs.cells.size == runs.runs_per_cell.size:  # one run per cell: nothing to average
+        cell_values = np.empty(runs.cells.size)
+        cell_values[runs.cells] = values
+        return cell_values
+    grouped = np.lexsort((values, runs.cells))
+    starts = np.concatenate([[0], np.cumsum(runs.runs_per_cell)[:-1]])
+    return np.add.reduceat(values[grouped], starts) / runs.runs_per_cell
+
+
+def _aggregate(runs: Table, values: np.ndarray, aggregate: str,
+               cell_values: np.ndarray | None = None) -> np.ndarray:
     """Per algorithm: mean of the runs in each cell, then mean (or sum) over its cells.
 
     Summing in sorted order makes equal multisets of runs give bit-identical
     scores, so exact ties do not depend on row order.
     """
-    if runs.cells.size == runs.runs_per_cell.size:  # one run per cell: nothing to average
-        cell_values = np.empty(runs.cells.size)
-        cell_values[runs.cells] = values
-    else:
-        grouped = np.lexsort((values, runs.cells))
-        starts = np.concatenate([[0], np.cumsum(runs.runs_per_cell)[:-1]])
-        cell_values = np.add.reduceat(values[grouped], starts) / runs.runs_per_cell
+    if cell_values is None:
+        cell_values = _cell_values(runs, values)
     grouped = np.lexsort((cell_values, runs.cell_algorithm))
     starts = np.concatenate([[0], np.cumsum(runs.cells_per_algorithm)[:-1]])
     sums = np.add.reduceat(cell_values[grouped], starts)
@@ -287,32 +319,90 @@ def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str
     return lower, upper
 
 
-def _score_matrix(runs: Table, rules: list[tuple[str, Any]], bounds: bool, owner: str
-                  ) -> dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray | None, bool]]:
+def _run_values(runs: Table, name: str, rule: Any, owner: str
+                ) -> tuple[np.ndarray, np.ndarray, str, bool]:
+    """Per run: the rule's value and its value with capped runs at u(cutoff) (the same for
+    classic rules); how scores aggregate the instances ("sum" for Solved, else "mean"); and
+    whether higher is better."""
+    if isinstance(rule, (PAR, Solved)):
+        cutoffs = runs.cutoffs
+        if cutoffs is None and isinstance(rule, PAR) and rule.cutoff is not None:
+            cutoffs = np.full(runs.runtimes.shape, float(rule.cutoff))
+        values = rule.per_run(runs.runtimes, runs.solved, cutoffs)
+        return values, values, "sum" if isinstance(rule, Solved) else "mean", \
+            rule.higher_is_better
+    values, upper_values = _utility_values(runs, name, rule, owner)
+    return values, upper_values, "mean", True
+
+
+def _score_matrix(runs: Table, rules: list[tuple[str, Any]], bounds: bool, owner: str,
+                  cells: bool = False
+                  ) -> dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray | None, bool,
+                                       np.ndarray | None]]:
+    """Per rule: scores, lower and upper (with ``bounds``), whether higher is better, and
+    (with ``cells``) the instances x algorithms matrix of per-instance values."""
     results = {}
     for name, rule in rules:
-        if isinstance(rule, (PAR, Solved)):
-            cutoffs = runs.cutoffs
-            if cutoffs is None and isinstance(rule, PAR) and rule.cutoff is not None:
-                cutoffs = np.full(runs.runtimes.shape, float(rule.cutoff))
-            values = rule.per_run(runs.runtimes, runs.solved, cutoffs)
-            aggregate = "sum" if isinstance(rule, Solved) else "mean"
-            scores = _aggregate(runs, values, aggregate)
-            lower = upper = scores if bounds else None
-            higher = rule.higher_is_better
-        else:
-            values, upper_values = _utility_values(runs, name, rule, owner)
-            scores = _aggregate(runs, values, "mean")
-            lower = scores if bounds else None
-            upper = _aggregate(runs, upper_values, "mean") if bounds else None
-            higher = True
+        values, upper_values, aggregate, higher = _run_values(runs, name, rule, owner)
+        cell_values = _cell_values(runs, values)
+        scores = _aggregate(runs, values, aggregate, cell_values)
+        lower = scores if bounds else None
+        upper = None
+        if bounds:
+            upper = scores if upper_values is values else _aggregate(runs, upper_values, "mean")
         bad = first_bad(~np.isfinite(scores))
         if bad is not None:
             raise UtilityError(argument_message(
                 "utilities", owner, "rules giving every algorithm a finite score",
                 float(scores[bad]), f"(rule {name!r}, algorithm {runs.names[bad]!r})"))
-        results[name] = (scores, lower, upper, higher)
+        matrix = _instance_matrix(runs, cell_values) if cells else None
+        results[name] = (scores, lower, upper, higher, matrix)
     return results
+
+
+def _instance_matrix(runs: Table, cell_values: np.ndarray) -> np.ndarray:
+    """The cells as an instances x algorithms matrix (the grid is full: long_table sees to it)."""
+    return cell_values.reshape(runs.names.size, runs.instances.size).T
+
+
+@dataclass(frozen=True)
+class InstanceValues:
+    """One rule's value of every algorithm on every instance of a validated long table.
+
+    ``values[i, j]`` is the value on ``instances[i]`` of ``algorithms[j]``:
+    the mean over its runs there of the rule's per-run value (a utility with
+    capped runs counting 0, a penalised runtime, 1 or 0 for solved). An
+    algorithm's score under the rule is the mean of its column, or its sum
+    when ``total`` (Solved counts instances).
+    """
+
+    name: str
+    values: np.ndarray
+    algorithms: np.ndarray
+    instances: np.ndarray
+    higher_is_better: bool
+    total: bool
+
+    def scores(self, values: np.ndarray | None = None) -> np.ndarray:
+        """Scores from column means of ``values`` (default: the observed ones)."""
+        means = (self.values if values is None else values).mean(axis=0)
+        return means * self.instances.size if self.total else means
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.values, index=pd.Index(self.instances, name="instance"),
+                            columns=pd.Index(self.algorithms, name="algorithm"))
+
+
+def instance_values(table: pd.DataFrame, rule: Any, owner: str, duplicates: str = "raise",
+                    missing: str = "raise") -> InstanceValues:
+    """The one route from a table and a rule to per-instance values (see :func:`per_instance`)."""
+    runs = long_table(table, owner, duplicates, missing)
+    name, checked = _one_rule(rule, owner)
+    _, _, _, higher, matrix = _score_matrix(runs, [(name, checked)], False, owner,
+                                            cells=True)[name]
+    return InstanceValues(name=name, values=matrix, algorithms=runs.names,  # type: ignore[arg-type]
+                          instances=runs.instances, higher_is_better=higher,
+                          total=isinstance(checked, Solved))
 
 
 def _ranks(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
@@ -322,7 +412,8 @@ def _ranks(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
 
 
 def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
-         bounds: bool = False, duplicates: str = "raise", missing: str = "raise"
+         bounds: bool = False, duplicates: str = "raise", missing: str = "raise",
+         ci: float | None = None, resamples: int = 10_000, seed: Any = None
          ) -> pd.DataFrame:
     """Score and rank algorithms under several utilities or classic rules.
 
@@ -351,6 +442,18 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
         refuse (default), or count each missing run as a run capped at its
         instance's cutoff (status ``"capped"``, runtime the cutoff; needs a
         ``cutoff`` column, one value per such instance).
+    ci : float or None, keyword-only
+        A confidence level such as 0.95: also report a paired bootstrap
+        percentile interval of every score (``"{name} ci low"``,
+        ``"{name} ci high"``), resampling instances with replacement
+        (:mod:`maxent_util.bootstrap`). Every rule sees the same resamples.
+        For Solved the interval is that of the number of solved instances
+        (the mean's interval times the number of instances). None (default)
+        computes no interval and costs nothing.
+    resamples : int, keyword-only
+        Number of bootstrap resamples (used with ``ci``).
+    seed : None, int or numpy.random.Generator, keyword-only
+        Fixes the resamples (used with ``ci``); None draws fresh entropy.
 
     Returns
     -------
@@ -360,15 +463,17 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
         algorithm's instances, with unsolved runs counting 0; mean penalised
         runtime for PAR; number of solved instances for Solved) and
         ``"{name} rank"`` (1 = best; algorithms with equal scores share the
-        best of their ranks, as ``pandas.Series.rank(method="min")``), and
-        with ``bounds`` ``"{name} lower"`` and ``"{name} upper"``.
+        best of their ranks, as ``pandas.Series.rank(method="min")``), with
+        ``bounds`` ``"{name} lower"`` and ``"{name} upper"``, and with
+        ``ci`` ``"{name} ci low"`` and ``"{name} ci high"``.
 
     Raises
     ------
     DataError
         If the table is not a valid long table, repeats an (algorithm,
         instance) pair or lacks one (naming the rows or the runs) and no
-        policy says what to do, or a policy is unknown.
+        policy says what to do, a policy is unknown, or ``ci``,
+        ``resamples`` or ``seed`` is invalid.
     UtilityError
         If a rule is not a utility, PAR or Solved, has free parameters, is
         NaN, outside ``[0, 1]`` or increasing on the table's runtimes, or its
@@ -394,21 +499,49 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
 
     >>> rank(runs.iloc[[0, 2]], {"solved": Solved()})["solved rank"].to_dict()
     {'a': 1, 'b': 1}
+
+    With ``ci``, each score gets a bootstrap interval over the instances
+    (two instances make a wide one):
+
+    >>> rank(runs, {"PAR-2": PAR(2)}, ci=0.9, resamples=1000, seed=0)
+    ... # doctest: +NORMALIZE_WHITESPACE
+               PAR-2  PAR-2 rank  PAR-2 ci low  PAR-2 ci high
+    algorithm
+    b           15.0           1          10.0           20.0
+    a          100.5           2           1.0          200.0
     """
     owner = "rank"
+    level = None if ci is None else check_level(ci, owner)
+    resamples = check_resamples(resamples, owner)
+    rng = None if level is None else generator(seed, owner)
     runs = long_table(table, owner, duplicates, missing)
     rules = _rules(utilities, owner)
-    _result_columns(rules, bounds, owner)
-    results = _score_matrix(runs, rules, bounds, owner)
+    _result_columns(rules, bounds, owner, ci=level is not None)
+    results = _score_matrix(runs, rules, bounds, owner, cells=level is not None)
     columns: dict[str, Any] = {}
-    for name, (scores, lower, upper, higher) in results.items():
+    for name, (scores, lower, upper, higher, _) in results.items():
         columns[name] = scores
         columns[f"{name} rank"] = _ranks(scores, higher)
         if bounds:
             columns[f"{name} lower"] = lower
             columns[f"{name} upper"] = upper
+    if level is not None:
+        _score_intervals(columns, runs, rules, results, level, resamples, rng)
     frame = pd.DataFrame(columns, index=pd.Index(runs.names, name="algorithm"))
     return frame.sort_values(f"{rules[0][0]} rank", kind="stable")
+
+
+def _score_intervals(columns: dict[str, Any], runs: Table, rules: list[tuple[str, Any]],
+                     results: dict[str, Any], level: float, resamples: int,
+                     rng: np.random.Generator) -> None:
+    """Add every rule's ci columns: all rules' per-instance values resampled together."""
+    k = runs.names.size
+    stacked = np.hstack([results[name][4] for name, _ in rules])
+    low, high = interval_from(resampled_means(stacked, resamples, rng), stacked, ci=level)
+    for index, (name, rule) in enumerate(rules):
+        scale = runs.instances.size if isinstance(rule, Solved) else 1
+        columns[f"{name} ci low"] = low[index * k:(index + 1) * k] * scale
+        columns[f"{name} ci high"] = high[index * k:(index + 1) * k] * scale
 
 
 def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
@@ -481,12 +614,12 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
     matrix = np.empty((len(names), len(names)))
     with np.errstate(divide="ignore", invalid="ignore"):
         for i, row in enumerate(names):
-            scores, _, _, higher = results[row]
+            scores, _, _, higher, _ = results[row]
             best = np.flatnonzero(_ranks(scores, higher) == 1)
             chosen = [str(name) for name in runs.names[best]]
             picked[row] = chosen[0] if len(chosen) == 1 else tuple(chosen)
             for j, column in enumerate(names):
-                column_scores, _, _, column_higher = results[column]
+                column_scores, _, _, column_higher, _ = results[column]
                 values = column_scores[best]
                 if column_higher:
                     top = column_scores.max()
@@ -499,3 +632,123 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
                          columns=pd.Index(names, name="scored by"))
     frame.attrs["picked"] = picked
     return frame
+
+
+# ---------------------------------------------------------------------------
+# per-instance values and how stable a ranking is
+
+
+def per_instance(table: pd.DataFrame, rule: Any, *, duplicates: str = "raise",
+                 missing: str = "raise") -> pd.DataFrame:
+    """One rule's value of every algorithm on every instance: the values :func:`rank` averages.
+
+    Per-instance values are paired across algorithms (the same instances),
+    which is what the paired bootstrap (:mod:`maxent_util.bootstrap`) and
+    the paired tests of :mod:`maxent_util.comparison` start from.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The long runtime table, as in :func:`rank`.
+    rule : Utility, sympy.Expr, PAR or Solved, or a one-entry mapping
+        The rule (a mapping ``{name: rule}`` names it), as in :func:`rank`.
+    duplicates : {"raise", "mean", "first"}, keyword-only
+        As in :func:`rank`: with ``"mean"``, an instance's value is the
+        mean of the rule's values over its runs.
+    missing : {"raise", "unsolved"}, keyword-only
+        As in :func:`rank`: with ``"unsolved"``, a missing run counts as a
+        run capped at its instance's cutoff.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Instances (index ``"instance"``, in first-seen order) x algorithms
+        (columns ``"algorithm"``, sorted). A utility's value is
+        :math:`u(t)` for a solved run and 0 for a capped or failed one (as
+        in :func:`rank`); PAR's the runtime, or ``k`` times the cutoff if
+        unsolved; Solved's 1 or 0. Column means are :func:`rank`'s scores
+        (for Solved, column sums).
+
+    Raises
+    ------
+    DataError, UtilityError
+        As :func:`rank`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a", "b", "b"],
+    ...                      "instance": ["i", "j", "i", "j"],
+    ...                      "runtime": [1.0, 100.0, 10.0, 20.0],
+    ...                      "status": ["solved", "capped", "solved", "solved"],
+    ...                      "cutoff": 100.0})
+    >>> per_instance(runs, PAR(2))  # doctest: +NORMALIZE_WHITESPACE
+    algorithm      a     b
+    instance
+    i            1.0  10.0
+    j          200.0  20.0
+    """
+    return instance_values(table, rule, "per_instance", duplicates, missing).frame()
+
+
+def rank_stability(table: pd.DataFrame, rule: Any, *, resamples: int = 10_000,
+                   seed: Any = None, duplicates: str = "raise", missing: str = "raise"
+                   ) -> pd.DataFrame:
+    """The probability that each algorithm takes each rank, resampling the instances.
+
+    Each of ``resamples`` paired resamples draws the instances with
+    replacement and ranks the algorithms by their score on it (1 = best;
+    equal scores share the best of their ranks, as :func:`rank` does); an
+    entry is the share of resamples giving that algorithm that rank
+    (:func:`maxent_util.bootstrap.rank_probabilities`).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The long runtime table, as in :func:`rank`.
+    rule : Utility, sympy.Expr, PAR or Solved, or a one-entry mapping
+        The rule, as in :func:`per_instance`.
+    resamples : int, keyword-only
+        Number of bootstrap resamples.
+    seed : None, int or numpy.random.Generator, keyword-only
+        Fixes the resamples; None draws fresh entropy.
+    duplicates, missing : str, keyword-only
+        As in :func:`rank`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Algorithms (index, in the order of :func:`rank`) x ranks (columns
+        ``1, 2, ...``, named ``"rank"``); each row sums to 1. Ties can
+        leave a rank untaken.
+
+    Raises
+    ------
+    DataError, UtilityError
+        As :func:`rank`; also if ``resamples`` or ``seed`` is invalid.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a", "b", "b"],
+    ...                      "instance": ["i", "j", "i", "j"],
+    ...                      "runtime": [1.0, 100.0, 10.0, 20.0],
+    ...                      "status": ["solved", "capped", "solved", "solved"],
+    ...                      "cutoff": 100.0})
+    >>> rank_stability(runs, Solved(), resamples=20_000, seed=0).round(2)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    rank          1     2
+    algorithm
+    b          1.00  0.00
+    a          0.25  0.75
+    """
+    owner = "rank_stability"
+    resamples = check_resamples(resamples, owner)
+    rng = generator(seed, owner)
+    values = instance_values(table, rule, owner, duplicates, missing)
+    counts = rank_counts(values.values, values.higher_is_better, resamples, rng)
+    order = np.lexsort((values.algorithms.astype(str),
+                        _ranks(values.scores(), values.higher_is_better)))
+    shares = counts[order] / resamples
+    return pd.DataFrame(shares, index=pd.Index(values.algorithms[order], name="algorithm"),
+                        columns=pd.RangeIndex(1, shares.shape[1] + 1, name="rank"))

@@ -22,10 +22,9 @@ from __future__ import annotations
 import datetime
 import hashlib
 import html
-import inspect
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -39,6 +38,7 @@ from .distribution import CaptimeDistribution
 from .errors import DataError, UtilityError, argument_message
 from .export.common import writable, write
 from .io import FAILURE_STATUSES, validate_table
+from .comparison import pairwise
 from .ranking import PAR, Solved, parse_rule, rank
 from .utility import Utility
 
@@ -126,6 +126,9 @@ class ReportData:
         Facts about the data and the run, as plain text (escaped when shown).
     notes : tuple of str
         What the reader and the caller did to the data.
+    options : dict
+        The caller's ``ci``, ``resamples``, ``seed``, ``duplicates`` and
+        ``missing``, for sections that compare algorithms again.
     """
 
     table: pd.DataFrame
@@ -134,6 +137,7 @@ class ReportData:
     label: str
     provenance: tuple[tuple[str, str], ...]
     notes: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def utilities(self) -> list[tuple[str, Utility]]:
@@ -312,6 +316,37 @@ def _rankings_section(data: ReportData) -> str:
         f"scores share a rank. Rows are ordered by the rank under {_e(first)}.</p>")
     return (f'{intro}<div class="scroll"><table class="ranking"><thead><tr>{"".join(top)}</tr>'
             f'<tr>{"".join(bottom)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+@section("pairwise", "Which differences are real")
+def _pairwise_section(data: ReportData) -> str | None:
+    if "ci" not in data.options:
+        return None
+    name, rule = data.rules[0]
+    frame = pairwise(data.table, {name: rule}, **data.options)
+    level = data.options["ci"]
+    headers = ["a", "b", *frame.columns]
+    rows = []
+    for (a, b), row in frame.iterrows():
+        cells = [f"<td>{_e(a)}</td>", f"<td>{_e(b)}</td>"]
+        for column, value in row.items():
+            if column == "significant":
+                cells.append(f'<td data-column="{_e(column)}" data-value="{bool(value)}">'
+                             f"{'yes' if value else 'no'}</td>")
+            else:
+                cells.append(f'<td class="number" data-column="{_e(column)}" '
+                             f'data-value="{_e(repr(float(value)))}">{float(value):.4g}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    intro = (
+        f"<p>Every pair of algorithms under {_e(name)}, the first rule, compared instance by "
+        "instance: the mean of each, the mean difference a - b with its "
+        f"{level:.0%} paired bootstrap interval ({_e(data.options['resamples'])} resamples of the "
+        "instances), the Wilcoxon signed-rank and sign-test p-values, and both adjusted for "
+        "the number of pairs by Holm's method. <em>significant</em>: the Holm-adjusted "
+        f"Wilcoxon p-value is below {1 - level:.3g}.</p>")
+    head = "".join(f'<th scope="col">{_e(h)}</th>' for h in headers)
+    return (f'{intro}<div class="scroll"><table class="pairwise"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
 @section("bump-chart", "Ranks under each rule")
@@ -508,17 +543,9 @@ def _notes(table: pd.DataFrame, format: str | None, notes: Any, owner: str) -> t
     return tuple(dict.fromkeys(found + [str(note) for note in attached] + given))
 
 
-def _ranking(table: pd.DataFrame, rules: tuple[tuple[str, Any], ...], ci: float | None,
-             duplicates: str, missing: str, owner: str) -> pd.DataFrame:
-    options: dict[str, Any] = {}
-    if ci is not None:
-        # intervals come with a rank() that computes them; until then, say so
-        if "ci" not in inspect.signature(rank).parameters:
-            raise UtilityError(argument_message(
-                "ci", owner, "None: this version's rank() computes no confidence intervals", ci))
-        options["ci"] = ci
-    return rank(table, dict(rules), bounds=True, duplicates=duplicates, missing=missing,
-                **options)
+def _ranking(table: pd.DataFrame, rules: tuple[tuple[str, Any], ...], options: Mapping[str, Any]
+             ) -> pd.DataFrame:
+    return rank(table, dict(rules), bounds=True, **options)
 
 
 def _chosen_sections(sections: Any, owner: str) -> list[Section]:
@@ -536,7 +563,8 @@ def _chosen_sections(sections: Any, owner: str) -> list[Section]:
 def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any],
                 source: str | os.PathLike | None = None, label: str | None = None,
                 format: str | None = None, notes: Sequence[str] = (), title: str | None = None,
-                date: datetime.datetime | str | None = None, ci: float | None = None,
+                date: datetime.datetime | str | None = None, ci: float | None = 0.95,
+                resamples: int = 2000, seed: Any = 0,
                 duplicates: str = "raise", missing: str = "raise",
                 sections: Sequence[str] | None = None) -> str:
     """A self-contained HTML report on a runtime table.
@@ -575,9 +603,15 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         The page's title (default: "Runtime report: " and the label).
     date : datetime or str, optional, keyword-only
         The date shown (default: now, in UTC); fix it for a reproducible page.
-    ci : float, optional, keyword-only
-        Confidence level of intervals on the scores, passed to
-        :func:`~maxent_util.rank` when it computes them.
+    ci : float or None, keyword-only
+        Confidence level of the paired bootstrap intervals on the scores
+        (:func:`~maxent_util.rank`) and of the pairwise comparisons
+        (:func:`~maxent_util.pairwise`); None leaves both out.
+    resamples : int, keyword-only
+        Bootstrap resamples of the instances.
+    seed : int, numpy Generator or None, keyword-only
+        Seed of the resamples (default 0: the same page every time; None
+        draws fresh ones).
     duplicates, missing : str, keyword-only
         Policies for repeated and missing runs, as in :func:`~maxent_util.rank`.
     sections : sequence of str, optional, keyword-only
@@ -596,7 +630,7 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         as :func:`~maxent_util.rank`.
     UtilityError
         If a rule is not one, as :func:`~maxent_util.rank`; for an unknown
-        section id; for ``ci`` without a ``rank`` that computes intervals.
+        section id.
     MissingExtraError
         If matplotlib (the ``plot`` extra) is missing and a figure is asked for.
 
@@ -624,10 +658,13 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     if label is None:
         label = path.name if path is not None else "runtime table"
     when = _when(date, owner)
+    options: dict[str, Any] = {"duplicates": duplicates, "missing": missing}
+    if ci is not None:
+        options.update(ci=ci, resamples=resamples, seed=seed)
     data = ReportData(
-        table=table, rules=named, ranking=_ranking(table, named, ci, duplicates, missing, owner),
+        table=table, rules=named, ranking=_ranking(table, named, options),
         label=str(label), provenance=_provenance(table, str(label), path, format, when),
-        notes=_notes(table, format, notes, owner))
+        notes=_notes(table, format, notes, owner), options=options)
     heading = str(title) if title is not None else f"Runtime report: {label}"
     bodies = []
     for part in chosen:

@@ -195,10 +195,14 @@ class Table:
     """A validated long table, laid out for aggregation.
 
     Runs are grouped into *cells*, one per (algorithm, instance) pair; cells
-    are numbered in algorithm order, so an algorithm's cells are contiguous.
+    are numbered in algorithm order, then in ``instances`` order, so an
+    algorithm's cells are contiguous. Every algorithm has a cell on every
+    instance (missing runs are refused or added), so the cells form an
+    algorithms x instances grid.
     """
 
     names: np.ndarray           # algorithms, sorted
+    instances: np.ndarray       # instances, in first-seen order
     cells: np.ndarray           # cell index per run
     cell_algorithm: np.ndarray  # algorithm index per cell
     runs_per_cell: np.ndarray
@@ -277,11 +281,11 @@ def _missing_runs(frame: pd.DataFrame, owner: str, policy: str) -> pd.DataFrame:
                          "runtime": limit, "status": "capped", "cutoff": limit})
 
 
-def _cell_keys(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
+def _cell_keys(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, Any]:
     """Per run an integer naming its (algorithm, instance) pair; algorithms sorted."""
     codes, names = pd.factorize(frame["algorithm"], sort=True)
     instance_codes, instances = pd.factorize(frame["instance"])
-    return codes.astype(np.int64) * len(instances) + instance_codes, names, len(instances)
+    return codes.astype(np.int64) * len(instances) + instance_codes, names, instances
 
 
 def long_table(table: Any, owner: str, duplicates: str = "raise",
@@ -295,7 +299,8 @@ def long_table(table: Any, owner: str, duplicates: str = "raise",
                if c in table.columns]
     frame = table[columns].reset_index(drop=True)
     labels = table.index.to_numpy(dtype=object)
-    keys, names, n_instances = _cell_keys(frame)
+    keys, names, instances = _cell_keys(frame)
+    n_instances = len(instances)
     cell_keys, first_run, cells, runs_per_cell = np.unique(
         keys, return_index=True, return_inverse=True, return_counts=True)
     if runs_per_cell.max() > 1 and duplicates != "mean":
@@ -309,13 +314,15 @@ def long_table(table: Any, owner: str, duplicates: str = "raise",
         added = _missing_runs(frame, owner, missing)
         frame = pd.concat([frame, added], ignore_index=True)
         labels = np.concatenate([labels, np.full(len(added), None, dtype=object)])
-        keys, names, n_instances = _cell_keys(frame)
+        keys, names, instances = _cell_keys(frame)
+        n_instances = len(instances)
         cell_keys, cells, runs_per_cell = np.unique(keys, return_inverse=True,
                                                     return_counts=True)
     cell_algorithm = cell_keys // n_instances
     status = frame["status"].to_numpy(dtype=object)
     cutoffs = frame["cutoff"].to_numpy(dtype=float) if "cutoff" in frame.columns else None
-    return Table(names=np.asarray(names, dtype=object), cells=np.ravel(cells),
+    return Table(names=np.asarray(names, dtype=object),
+                 instances=np.asarray(instances, dtype=object), cells=np.ravel(cells),
                  cell_algorithm=cell_algorithm, runs_per_cell=runs_per_cell,
                  cells_per_algorithm=np.bincount(cell_algorithm, minlength=len(names)),
                  runtimes=frame["runtime"].to_numpy(dtype=float),

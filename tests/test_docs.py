@@ -22,7 +22,7 @@ DOCS = ROOT / "docs"
 
 # Modules whose API page the site must carry (each skipped while it does not exist).
 API_MODULES = ["maxent", "problem", "scorer", "distribution", "families", "utility", "runs", "estimate", "ranking",
-               "sampling", "io",
+               "bootstrap", "comparison", "sampling", "io",
                "datasets", "errors", "export", "plots", "report"]
 
 
@@ -53,7 +53,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_site_builds_strict(site: Path) -> None:
     for page in ["index.html", "getting-started/index.html", "idea/index.html",
                  "constraints/index.html", "cli/index.html", "recipes/organiser/index.html",
-                 "recipes/configurator/index.html", "api/index.html"]:
+                 "recipes/configurator/index.html", "recipes/uncertainty/index.html",
+                 "api/index.html"]:
         assert (site / page).is_file(), page
 
 
@@ -184,7 +185,8 @@ def test_command_examples_parse() -> None:
 
 
 @pytest.mark.parametrize("page", ["getting-started.md", "recipes/organiser.md",
-                                  "recipes/configurator.md", "recipes/report.md"])
+                                  "recipes/configurator.md", "recipes/uncertainty.md",
+                                  "recipes/report.md"])
 def test_python_examples_run(page: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Each page's blocks run in order in one namespace, as a reader would paste them.
     monkeypatch.setenv("MPLBACKEND", "Agg")

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import maxent_util
-from maxent_util import PAR, DataError, ExportError, Solved, UtilityError, rank, t
+from maxent_util import PAR, DataError, ExportError, Solved, UtilityError, pairwise, rank, t
 from maxent_util import report as report_module
 from maxent_util.cli import main
 from maxent_util.report import SECTIONS, report_html, section, write_report
@@ -128,10 +128,14 @@ def shown(value: float, column: str, rule) -> str:
     return f"{value:.4f}"
 
 
+REPORT_BOOTSTRAP = {"ci": 0.95, "resamples": 2000, "seed": 0}
+
+
 def assert_ranking_matches(page: Page, table: pd.DataFrame, rules: dict, **options) -> None:
     """The page's ranking table holds rank(table, rules, bounds=True): same rows in the same
     order, every column (a classic rule's bounds left out: they equal its score), exact values."""
-    reference = rank(table, rules, bounds=True, **options)
+    # report_html's defaults: 95% intervals from 2000 resamples with seed 0
+    reference = rank(table, rules, bounds=True, **{**REPORT_BOOTSTRAP, **options})
     assert [row["name"] for row in page.rows] == list(reference.index)
     classic_bounds = {f"{name} {end}" for name, rule in rules.items()
                       if isinstance(rule, (PAR, Solved)) for end in ("lower", "upper")}
@@ -189,7 +193,7 @@ def test_page_is_self_contained(small_page):
 def test_page_sections_and_figures(small_page):
     page, *_ = small_page
     parsed = parse(page)
-    assert parsed.sections == [s.id for s in SECTIONS] == ["data", "rankings", "bump-chart",
+    assert parsed.sections == [s.id for s in SECTIONS] == ["data", "rankings", "pairwise", "bump-chart",
                                                            "cactus", "survival", "utilities"]
     assert [svg["aria-label"] for svg in parsed.svgs] == [
         "bump chart of the ranks under each rule",
@@ -302,25 +306,28 @@ def test_sections_register_by_one_function(runs):
         section('x" onclick="alert(1)', "bad")
 
 
-def test_ci_columns_are_shown_when_rank_gives_them(runs, monkeypatch):
-    with pytest.raises(UtilityError, match="`ci` of `report_html` must be None: this version's "
-                                           "rank"):
-        report_html(runs, rules=fast_rules(), ci=0.95, sections=["rankings"])
-
-    def rank_with_ci(table, rules, *, bounds=False, duplicates="raise", missing="raise", ci=None):
-        frame = rank(table, rules, bounds=bounds, duplicates=duplicates, missing=missing)
-        for name in rules:  # stand-in intervals, as the coming rank(..., ci=) names them
-            frame[f"{name} ci low"] = frame[name] - 0.25
-            frame[f"{name} ci high"] = frame[name] + 0.25
-        return frame
-
-    monkeypatch.setattr(report_module, "rank", rank_with_ci)
-    parsed = parse(report_html(runs, rules=fast_rules(), ci=0.9, sections=["rankings"]))
+def test_ci_columns_are_rank_s_bootstrap_intervals(runs):
+    # reference: rank() itself with the same level, resamples and seed
+    parsed = parse(report_html(runs, rules=fast_rules(), ci=0.9, resamples=500, seed=3,
+                               sections=["rankings"]))
     assert parsed.headers[4:10] == ["score", "lower", "upper", "CI low", "CI high", "rank"]
-    reference = rank_with_ci(runs, fast_rules(), bounds=True, ci=0.9)
+    reference = rank(runs, fast_rules(), bounds=True, ci=0.9, resamples=500, seed=3)
     first = parsed.rows[0]
     assert float(first["cells"]["PAR-2 ci high"][0]) == reference["PAR-2 ci high"].iloc[0]
     assert first["cells"]["exp(-t/10) ci low"][1] == f"{reference['exp(-t/10) ci low'].iloc[0]:.4f}"
+    without = parse(report_html(runs, rules=fast_rules(), ci=None, sections=["rankings"]))
+    assert "CI low" not in without.headers
+
+
+def test_pairwise_section_holds_pairwise_under_the_first_rule(runs):
+    # reference: maxent_util.pairwise with the page's options
+    page = report_html(runs, rules=fast_rules(), ci=0.9, resamples=400, seed=1,
+                       sections=["pairwise"])
+    name, rule = next(iter(fast_rules().items()))
+    reference = pairwise(runs, {name: rule}, ci=0.9, resamples=400, seed=1)
+    values = [float(v) for v in re.findall(r'data-column="wilcoxon p holm" data-value="([^"]+)"', page)]
+    assert values == reference["wilcoxon p holm"].tolist() and len(values) == len(reference)
+    assert "pairwise" not in report_html(runs, rules=fast_rules(), ci=None, sections=["pairwise"])
 
 
 def test_unknown_columns_are_shown_after_the_rules(runs, monkeypatch):
