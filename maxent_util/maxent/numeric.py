@@ -1,186 +1,26 @@
-"""The maximum-entropy engine: stated constraints -> closed-form density.
+"""The numeric route: the multipliers by Newton's method in double precision, polished with mpmath to the digits asked for."""
 
-Sign conventions follow the paper's Appendix C.  The entropy Lagrangian is
-
-    L[f, lambda] = -int f log f - lambda_0 (int f - 1)
-                   - sum_i lambda_i (int g_i(kappa) 1_i(kappa) f - v_i),
-
-and its stationary point is the exponential-family density
-f = exp(-1 - lambda_0 - sum_i lambda_i g_i 1_i).  Writing
-Z(lambda) = int exp(-sum_i lambda_i g_i 1_i), normalisation gives
-exp(-1 - lambda_0) = 1/Z and every moment condition becomes
--d log Z / d lambda_i = v_i.  A :class:`~maxent_util.constraints.ContinuousAt`
-constraint adds a multiplier on 1{kappa < kappa0} whose equation is that the
-exponent has the same value on both sides of kappa0.
-
-The support and the regions of the features cut the captime axis into
-pieces; on each piece the exponent is smooth.  Each piece is integrated
-symbolically, after the substitution kappa = s exp(y) when every feature on
-it is a function of log(kappa/s) (the paper's log-moment families), which
-turns power laws and log-normals into exponentials and Gaussians in y that
-sympy integrates reliably.
-
-When is the symbolic route abandoned?  Integration and solving run under a
-wall-clock limit (``timeout``, seconds).  If sympy cannot integrate a piece,
-cannot solve the multiplier equations (they are often transcendental, e.g.
-``Support(0, 10), Mean(3)``), or runs out of time, the multipliers are found
-numerically: Newton's method on the moment conditions (the gradient of the
-convex dual when there is no continuity condition) from a start where the
-density is integrable, in double precision and then polished with mpmath to
-``digits`` significant digits.  The density keeps its symbolic form with the
-numeric multipliers, and ``closed_form`` is False.  Symbolic parameters with
-no closed form raise :class:`~maxent_util.errors.NoClosedFormError`.
-"""
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
-from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import mpmath
 import numpy as np
 import sympy
 
-from ._timing import Deadline, alarm_usable, check_timeout, run_bounded, time_limit, timed_out
-from ._timing import SymbolicTimeout as _SymbolicTimeout
-from .constraints import Constraint
-from .errors import (ConstraintError, InfeasibleError, MaxEntError, MaximumNotAttainedError,
-                     NoClosedFormError, NotNormalizableError, argument_message)
-from .problem import (Piece, Term, build_pieces, check_ranges, integrate_piece, is_unusable, make_terms,
-                      stationary_density, support_of)
-from .symbols import kappa
+from ..errors import InfeasibleError, MaximumNotAttainedError, NotNormalizableError
+from ..problem import Piece, Term
+from ..symbols import kappa
 # scipy loads a submodule on first attribute access: `import maxent_util` and the
 # command line start without paying for scipy.optimize until it is used
 import scipy
-from .distribution import CaptimeDistribution
-
-__all__ = ["derive", "Derivation", "DEFAULT_TIMEOUT"]
+from .symbolic import continuity_gap
 
 oo = sympy.oo
 
-#: seconds allowed for a whole derivation (symbolic attempt, numeric fallback, tidying)
-DEFAULT_TIMEOUT = 30.0
-
-#: share of the time limit the symbolic attempt may use when numbers leave a numeric fallback
-_SYMBOLIC_SHARE = 0.5
-
-#: seconds past the deadline allowed for handing the result over (worker process, last step)
-_GRACE = 0.5
-
-#: the most significant digits ``derive`` solves multipliers to: digits=2000 takes seconds,
-#: digits=10**5 does not finish in minutes
-MAX_DIGITS = 1000
-
-@dataclass(frozen=True)
-class Derivation:
-    """Every intermediate object of a derivation, kept for the LaTeX export.
-
-    Attributes
-    ----------
-    support : (lower, upper) of the captime.
-    terms : list of (multiplier symbol, feature expression, region (lower, upper), value, constraint).
-    breakpoints : the sorted points that cut the support into pieces.
-    stationary_density : exp(-1 - lambda_0 - sum lambda_i g_i 1_i), a Piecewise in kappa.
-    partition : Z(lambda) = int exp(-sum lambda_i g_i 1_i) dkappa, or None if numeric only.
-    equations : the multiplier equations as sympy relations (symbolic route), else [].
-    method : how the multipliers were found.
-    notes : remarks on the answer, e.g. that the stationary conditions had several solutions and
-        the one of largest entropy was kept.
-    """
-
-    support: tuple[sympy.Expr, sympy.Expr]
-    terms: list[tuple]
-    breakpoints: list[sympy.Expr]
-    stationary_density: sympy.Expr
-    partition: sympy.Expr | None
-    equations: list[sympy.Basic] = field(default_factory=list)
-    method: str = "symbolic"
-    #: remarks on how the answer was chosen (e.g. which of several stationary points)
-    notes: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        # a derivation is shared through derive's cache: its sequences are tuples, not lists
-        for name in ("terms", "breakpoints", "equations", "notes"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
-        object.__setattr__(self, "support", tuple(self.support))
-
-
-def _partition_pieces(pieces: list[Piece]) -> list[sympy.Expr]:
-    parts = []
-    for piece in pieces:
-        part = sympy.simplify(integrate_piece(sympy.exp(piece.exponent), piece))
-        parts.append(part)
-    return parts
-
-
-def _equations(terms: list[Term], partition: sympy.Expr, pieces: list[Piece]) -> list[sympy.Expr]:
-    """Expressions that vanish at the multipliers."""
-    equations = []
-    for term in terms:
-        if term.is_continuity:
-            equations.append(_continuity_gap(term, pieces))
-        else:
-            equations.append(sympy.diff(partition, term.multiplier) + term.feature.value * partition)
-    return equations
-
-
-def _continuity_gap(term: Term, pieces: list[Piece]) -> sympy.Expr:
-    point = term.constraint.kappa0
-    left = next(p for p in pieces if p.upper == point)
-    right = next(p for p in pieces if p.lower == point)
-    return sympy.expand_log(left.exponent.subs(kappa, point) - right.exponent.subs(kappa, point), force=True)
-
-
-def _solve_symbolic(terms: list[Term], equations: list[sympy.Expr]) -> dict | None:
-    unknowns = [term.multiplier for term in terms]
-    if not unknowns:
-        return {}
-    # Float parameters (a tail exponent 7.56...) can stall sympy's solver for seconds: solve
-    # with symbols of the same sign in their place, then put the numbers back
-    numbers: dict = {}
-    stand_ins: dict = {}
-    for number in set().union(*(eq.atoms(sympy.Float) for eq in equations)):
-        if not number.is_zero:
-            stand_ins[number] = sympy.Dummy("c", positive=True) if number > 0 else sympy.Dummy("c", negative=True)
-    numbers = {dummy: number for number, dummy in stand_ins.items()}
-    simplified = [sympy.simplify(eq.xreplace(stand_ins)) for eq in equations]
-    if _special_in(simplified, set(unknowns)):
-        return None
-    try:
-        solutions = sympy.solve(simplified, unknowns, dict=True)
-    except (NotImplementedError, ValueError, TypeError):
-        return None
-    good = []
-    for solution in solutions:
-        solution = {key: value.xreplace(numbers) for key, value in solution.items()}
-        if set(solution) != set(unknowns):
-            continue
-        if any(value.is_real is False or value.has(sympy.I) for value in solution.values()):
-            continue
-        good.append(solution)
-    if len(good) != 1:
-        return None
-    return good[0]
-
-
-#: functions whose inverse sympy does not know: a multiplier inside one is not solved for
-_SPECIAL_FUNCTIONS = (sympy.erf, sympy.erfc, sympy.erfi, sympy.gamma, sympy.lowergamma, sympy.uppergamma,
-                      sympy.polygamma, sympy.Ei, sympy.expint, sympy.besselk, sympy.besseli)
-
-
-def _special_in(equations: list[sympy.Expr], unknowns: set) -> bool:
-    """Whether a multiplier sits inside erf, gamma and the like: sympy.solve then grinds for
-    seconds and gives up (the truncated normal's erfc(lambda_1/(2 sqrt(lambda_2))))."""
-    return any(call.free_symbols & unknowns
-               for equation in equations for call in equation.atoms(*_SPECIAL_FUNCTIONS))
-
-
-# ---------------------------------------------------------------------------
-# Numeric route
-# ---------------------------------------------------------------------------
 
 #: Gauss-Legendre nodes and weights of one panel of the double-precision quadrature
 _GAUSS = np.polynomial.legendre.leggauss(20)
@@ -197,7 +37,7 @@ def _float_log(value: float) -> float:
     return math.log(value) if value > 0 else -math.inf
 
 
-class _Unsolved(Exception):
+class Unsolved(Exception):
     """The double-precision solve found no root from any start (carries the best residual)."""
 
     def __init__(self, norm: float, boundary: bool):
@@ -206,7 +46,7 @@ class _Unsolved(Exception):
         self.boundary = boundary
 
 
-class _NumericProblem:
+class NumericProblem:
     """Multiplier equations evaluated by quadrature.
 
     ``fixed`` maps the multiplier of a :class:`ContinuousAt` term to a value
@@ -234,7 +74,7 @@ class _NumericProblem:
         # continuity is linear in the multipliers: eliminate one multiplier per condition
         substitution: dict[sympy.Symbol, sympy.Expr] = {}
         for term in continuity_terms:
-            gap = _continuity_gap(term, pieces).subs(substitution)
+            gap = continuity_gap(term, pieces).subs(substitution)
             solved = sympy.solve(gap, term.multiplier)
             if len(solved) != 1:
                 raise InfeasibleError(f"the continuity condition `{term.constraint!r}` cannot be met.")
@@ -498,7 +338,7 @@ class _NumericProblem:
                     return point
                 best_norm, boundary = min(best_norm, norm), boundary or blocked
             if tried_grid:
-                raise _Unsolved(best_norm, boundary)
+                raise Unsolved(best_norm, boundary)
             candidates, tried_grid = self.starts(), True
 
     def entropy(self, point: Sequence) -> float:
@@ -519,9 +359,9 @@ class _NumericProblem:
         Brent's method.  It can have several roots.
         """
         term = self.continuity_terms[0]
-        inner = _NumericProblem(self.pieces, self.terms, fixed={term.multiplier: 0.5})
+        inner = NumericProblem(self.pieces, self.terms, fixed={term.multiplier: 0.5})
         index = [t.multiplier for t in inner.moment_terms].index(term.multiplier)
-        gap = sympy.lambdify(inner.free, _continuity_gap(term, self.pieces), "math")
+        gap = sympy.lambdify(inner.free, continuity_gap(term, self.pieces), "math")
         state: dict = {"point": None}
 
         def solve_at(logit: float) -> np.ndarray:
@@ -534,7 +374,7 @@ class _NumericProblem:
         for logit in np.linspace(-6, 6, 25):
             try:
                 point = solve_at(logit)
-            except (_Unsolved, NotNormalizableError, ZeroDivisionError, ValueError):
+            except (Unsolved, NotNormalizableError, ZeroDivisionError, ValueError):
                 records.append(None)
                 continue
             records.append((logit, point, gap(*point)))
@@ -549,7 +389,7 @@ class _NumericProblem:
                 try:
                     logit = scipy.optimize.brentq(lambda x: gap(*solve_at(x)), before[0], after[0], xtol=1e-13)
                     roots.append(solve_at(logit))
-                except (_Unsolved, NotNormalizableError, ZeroDivisionError, ValueError, RuntimeError):
+                except (Unsolved, NotNormalizableError, ZeroDivisionError, ValueError, RuntimeError):
                     continue
         # the moment conditions may hold for p only on a stretch too short for the grid to bracket
         # a root: Newton on the whole system (continuity included) from every point of the scan
@@ -601,8 +441,8 @@ class _NumericProblem:
             return np.array([found[0][1][m] for m in self.free]), notes
         try:
             return self.float_solve(), notes
-        except _Unsolved as unsolved:
-            if not self.substitution and _moments_reachable(self):
+        except Unsolved as unsolved:
+            if not self.substitution and moments_reachable(self):
                 raise MaximumNotAttainedError(
                     f"the constraints {', '.join(repr(t.constraint) for t in self.terms)} can all hold "
                     "(a distribution concentrated on a few points meets them), but no density of the "
@@ -847,7 +687,7 @@ class _NumericProblem:
         return [t.multiplier for t in self.moment_terms]
 
 
-def _moments_reachable(problem: _NumericProblem) -> bool:
+def moments_reachable(problem: NumericProblem) -> bool:
     """Whether some distribution on the support meets every moment condition: a linear program
     over point masses on a wide grid of captimes (scipy's HiGHS), its answer checked unscaled."""
     columns = []
@@ -876,362 +716,3 @@ def _moments_reachable(problem: _NumericProblem) -> bool:
         return False
     weights = np.clip(result.x, 0, None)
     return bool(np.all(np.abs(table @ weights - values) <= 1e-6 * size) and abs(weights.sum() - 1) < 1e-6)
-
-
-# ---------------------------------------------------------------------------
-# Multipliers at degenerate values: exactly 0, or exactly 1 on kappa**-lambda
-# ---------------------------------------------------------------------------
-
-def _positive_number(value: sympy.Expr) -> bool:
-    """Whether value evaluates to a finite positive real number."""
-    try:
-        number = sympy.N(value, 30)
-    except Exception:  # sympy cannot evaluate it
-        return False
-    return bool(number.is_real and number.is_finite and number > 0 and not number.has(sympy.I))
-
-
-def _degenerate(value: sympy.Expr) -> bool:
-    return bool(value.has(sympy.nan) or value.has(sympy.zoo) or value.has(sympy.oo) or value.has(-sympy.oo))
-
-
-def _integral_at(integrand: sympy.Expr, piece: Piece, timeout: Deadline | float | None) -> sympy.Expr | None:
-    try:
-        with time_limit(timeout):
-            value = integrate_piece(integrand, piece)
-    except _SymbolicTimeout:
-        return None
-    except Exception:  # sympy could not integrate
-        return None
-    # unlike a piece of Z, a moment integral may well be 0 (E[log kappa] on [1/10, 10])
-    return None if (value.has(sympy.Integral) or _degenerate(value)) else value
-
-
-def _parts_at_root(pieces: list[Piece], parts: list[sympy.Expr], solution: dict,
-                   timeout: Deadline | float | None) -> list[sympy.Expr] | None:
-    """Z on each piece at a root.  The generic antiderivative of exp(-lambda g) divides by
-    lambda (or by 1 - lambda for kappa**-lambda), so at lambda = 0 or 1 it is 0/0: those pieces
-    are integrated again with the root put in first, where the integral of kappa**-1 is a log.
-    None when that fails or the root does not satisfy the equations there."""
-    at_root = [part.subs(solution) for part in parts]
-    if not any(_degenerate(part) for part in at_root):
-        return at_root
-    verified = _verify_exact(pieces, _terms_of(pieces), solution, timeout)
-    return verified
-
-
-def _terms_of(pieces: list[Piece]) -> list[Term]:
-    terms: list[Term] = []
-    for piece in pieces:
-        for term in piece.terms:
-            if all(term is not other for other in terms):
-                terms.append(term)
-    return terms
-
-
-def _verify_exact(pieces: list[Piece], terms: list[Term], solution: dict,
-                  timeout: Deadline | float | None) -> list[sympy.Expr] | None:
-    """Z on each piece at exact multipliers, if every multiplier equation holds exactly there."""
-    parts, moments = [], {id(t): sympy.Integer(0) for t in terms}
-    for piece in pieces:
-        density = sympy.exp(piece.exponent.subs(solution))
-        part = _integral_at(density, piece, timeout)
-        if part is None or part == 0:
-            return None
-        parts.append(part)
-        for term in piece.terms:
-            if term.is_continuity:
-                continue
-            moment = _integral_at(term.feature.expr * density, piece, timeout)
-            if moment is None:
-                return None
-            moments[id(term)] += moment
-    total = sympy.Add(*parts)
-    try:
-        with time_limit(timeout):
-            for term in terms:
-                if term.is_continuity:
-                    gap = _continuity_gap(term, pieces).subs(solution)
-                else:
-                    gap = moments[id(term)] - term.feature.value * total
-                if sympy.simplify(gap) != 0:
-                    return None
-    except _SymbolicTimeout:
-        return None
-    return parts
-
-
-def _recognise_exact(problem: "_NumericProblem", pieces: list[Piece], terms: list[Term],
-                     multipliers: dict, digits: int, timeout: Deadline | float | None
-                     ) -> tuple[dict, list | None] | None:
-    """Numeric multipliers that are small fractions (0, 1, -1/2, ...) to all ``digits``, made exact.
-
-    Returns None when none is; else the multipliers with those made exact, and the exact Z on
-    each piece when every multiplier is exact and the equations hold exactly (else None, and
-    the fractions are kept only if the quadrature residual stays below 10**-digits)."""
-    candidate = dict(multipliers)
-    changed = False
-    # a value stated as a double is known to 2**-53 only: a multiplier that far from a fraction
-    # (lambda = -2e-17 for SquaredLogDeviation(1.4142135623730951) on [0, 10], whose exact
-    # sqrt(2) gives 0) is that fraction to the precision of the question
-    floats = [v._prec for v in (t.feature.value for t in problem.moment_terms) if isinstance(v, sympy.Float)]
-    tolerance = mpmath.mpf(10) ** -(digits - 3)
-    if floats:
-        tolerance = max(tolerance, mpmath.mpf(2) ** -(min(floats) - 4))
-    sizes = dict(zip(problem.free, [1.0] * len(problem.free)))
-    for term, size in zip(problem.moment_terms, problem._scales()):
-        if term.multiplier in sizes:
-            sizes[term.multiplier] = float(size)
-    with mpmath.workdps(digits + 10):
-        for multiplier in problem.free:
-            value = mpmath.mpf(sympy.N(multipliers[multiplier], digits + 10))
-            for denominator in range(1, 13):
-                numerator = int(mpmath.nint(value * denominator))
-                if abs(numerator) > 1000 * denominator:
-                    break
-                exact = sympy.Rational(numerator, denominator)
-                distance = abs(value - mpmath.mpf(numerator) / denominator) * sizes[multiplier]
-                if distance <= tolerance * 100 * max(1, abs(exact) * sizes[multiplier]):
-                    candidate[multiplier] = exact
-                    changed = True
-                    break
-    if not changed:
-        return None
-    for multiplier, expression in problem.substitution.items():
-        candidate[multiplier] = expression.subs(candidate)
-    if all(isinstance(value, sympy.Rational) for value in candidate.values()):
-        parts = _verify_exact(pieces, terms, candidate, timeout)
-        if parts is not None:
-            return candidate, parts
-    # not all exact: keep only the values where the generic integrals are 0/0 (0, and 1 on
-    # kappa**-lambda); lambda = 100.000... for Support(0, 10), Mean(0.01) is not 100
-    for multiplier in problem.free:
-        if candidate[multiplier] not in (0, 1) or not isinstance(candidate[multiplier], sympy.Rational):
-            candidate[multiplier] = multipliers[multiplier]
-    if all(candidate[m] == multipliers[m] and type(candidate[m]) is type(multipliers[m]) for m in problem.free):
-        return None
-    for multiplier, expression in problem.substitution.items():
-        candidate[multiplier] = expression.subs(candidate)
-    with mpmath.workdps(digits + 10):
-        try:
-            residual = problem.residual([mpmath.mpf(sympy.N(candidate[m], digits + 10)) for m in problem.free])
-        except (ValueError, ZeroDivisionError, OverflowError):
-            return None
-        scales = problem._scales()
-        if max(abs(r) / s for r, s in zip(residual, scales)) > tolerance:
-            return None
-    return candidate, None
-
-
-
-# ---------------------------------------------------------------------------
-# Entry point
-# ---------------------------------------------------------------------------
-
-#: how the multipliers may be found: both routes, only the closed form, only numerics
-METHODS = ("auto", "symbolic", "numeric")
-
-
-def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: int = 30,
-           method: str = "auto") -> CaptimeDistribution:
-    """Derive the maximum-entropy captime distribution of some constraints.
-
-    Parameters
-    ----------
-    *constraints : :class:`~maxent_util.constraints.Constraint`
-        At most one :class:`Support` (default ``[0, oo)``) and any moment or
-        continuity constraints.
-    timeout : float or None, keyword-only
-        Seconds allowed for the whole derivation, or None for no limit
-        (``inf`` means the same).  One deadline is shared by every step:
-        the symbolic attempt (integration and solving) may use half of it
-        when the constraints are all numbers (the numeric fallback and the
-        simplification of the result get what is left), all of it when they
-        have symbolic parameters (there is no numeric fallback then).  The
-        call returns or raises :class:`~maxent_util.errors.TimeLimitError`
-        within about ``timeout + 0.5`` s on any thread: on the main thread
-        (POSIX) each step is interrupted by SIGALRM; on another thread, or
-        where SIGALRM is missing, the derivation runs in a worker process
-        (``fork`` on Linux, ``spawn`` elsewhere; the result comes back
-        pickled) that is killed when the time is up.  Zero, negative, NaN
-        and non-numbers are refused.
-    digits : int, keyword-only
-        Significant digits of numerically solved multipliers (at least 30).
-    method : {"auto", "symbolic", "numeric"}, keyword-only
-        ``"auto"`` tries the closed form first and falls back to numerics;
-        ``"symbolic"`` raises :class:`~maxent_util.errors.NoClosedFormError`
-        rather than fall back; ``"numeric"`` skips the symbolic attempt (the
-        multipliers still come out exact when they are small fractions such
-        as 0 or 1, checked exactly).
-
-    Returns
-    -------
-    CaptimeDistribution
-
-    Raises
-    ------
-    ConstraintError, InfeasibleError, NotNormalizableError, NoClosedFormError, TimeLimitError
-
-    Examples
-    --------
-    >>> from maxent_util import derive, Support, Mean, kappa
-    >>> derive(Support(0, "oo"), Mean(2)).pdf
-    exp(-kappa/2)/2
-    """
-    for constraint in constraints:
-        if not isinstance(constraint, Constraint):
-            raise ConstraintError(argument_message(
-                "constraints", "derive", "Constraint objects (Support, Mean, LogMoment, ...)", constraint))
-    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)):
-        raise ConstraintError(argument_message("digits", "derive", "an integer (significant digits)", digits))
-    if digits < 15:
-        raise ConstraintError(argument_message("digits", "derive", "at least 15", digits))
-    if digits > MAX_DIGITS:
-        raise ConstraintError(argument_message(
-            "digits", "derive", f"at most {MAX_DIGITS}", digits,
-            "The cost of mpmath's quadratures grows steeply with the precision; beyond this "
-            "they do not finish in reasonable time."))
-    seconds = check_timeout(timeout, arg="timeout", owner="derive", error=ConstraintError)
-    if method not in METHODS:
-        raise ConstraintError(argument_message("method", "derive", "one of 'auto', 'symbolic', 'numeric'",
-                                               method))
-    return _derive_cached(tuple(constraints), seconds, int(max(digits, 30)), method)
-
-
-@functools.lru_cache(maxsize=256)
-def _derive_cached(constraints: tuple, timeout: float | None, digits: int, method: str = "auto"):
-    deadline = Deadline(timeout)
-    if timeout is None or alarm_usable():
-        return _derive_within(constraints, deadline, digits, method)
-    # off the main thread no alarm can interrupt sympy: a worker process that can be killed
-    try:
-        return run_bounded(_derive_within, constraints, deadline, digits, method,
-                           deadline=deadline.extended(_GRACE))
-    except _SymbolicTimeout:
-        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
-
-
-def _derive_within(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
-    """The derivation, every step bounded by ``deadline`` (alarms: call on a main thread)."""
-    timeout = deadline.seconds
-    try:
-        with time_limit(deadline.extended(_GRACE)):
-            return _derive_steps(constraints, deadline, digits, method)
-    except _SymbolicTimeout:
-        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
-
-
-def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
-    timeout = deadline.seconds
-    support = support_of(constraints)
-    terms, interior = make_terms(constraints, support)
-    points, pieces = build_pieces(support, terms, interior)
-    check_ranges(terms, support)
-    stationary = stationary_density(pieces)
-    record_terms = [(t.multiplier, t.feature.expr, (t.feature.lower, t.feature.upper), t.feature.value,
-                     t.constraint) for t in terms]
-    if support[1] == oo and not terms:
-        raise NotNormalizableError(
-            f"the support [{support[0]}, oo) alone has no maximum-entropy density: a constant density "
-            "cannot be normalised on an unbounded interval. Suggestion: add a Mean, a LogMoment or a "
-            "bounded Support.")
-
-    parts = partition = solution = None
-    equations: list = []
-    free = set().union(*(c.free_symbols for c in constraints)) if constraints else set()
-    # integration and solving share one deadline; with numbers, half of it is kept for numerics
-    symbolic = (deadline if free or timeout is None or method == "symbolic"
-                else deadline.within(_SYMBOLIC_SHARE * timeout))
-    if method != "numeric":  # method="numeric" skips the symbolic attempt
-        try:
-            with time_limit(symbolic):
-                parts = _symbolic_partition(pieces, terms)
-                if parts is not None:
-                    partition = sympy.Add(*parts)
-                    equations = _equations(terms, partition, pieces)
-                    solution = _solve_symbolic(terms, equations)
-        except _SymbolicTimeout:
-            pass
-        except MaxEntError:
-            raise
-        except Exception:  # sympy raises many kinds when it cannot integrate or solve
-            pass
-
-    notes: list[str] = []
-    if solution is not None and parts is not None:
-        # a root where the generic integral is 0/0 (lambda = 0, or 1 on kappa**-lambda): check it
-        # with the integrals done at the root itself, else let the numeric route decide
-        at_root = _parts_at_root(pieces, parts, solution, deadline)
-        if at_root is None:
-            solution = None
-        else:
-            parts = at_root
-    if solution is None and method == "symbolic":
-        raise NoClosedFormError(
-            f"no closed form was found for the multipliers of {', '.join(map(repr, constraints))}"
-            + ("" if timeout is None else f" within {timeout:g} s")
-            + ". Suggestion: use method='auto' for the numeric route, or raise `timeout`.")
-    if solution is not None:
-        multipliers, closed_form, method = solution, True, "symbolic"
-    else:
-        if free:
-            within = "" if timeout is None else f" within {timeout:g} s"
-            raise NoClosedFormError(
-                "no closed form was found for the multipliers of "
-                f"{', '.join(map(repr, constraints))}{within}, and the numeric route needs "
-                f"numbers for {', '.join(sorted(s.name for s in free))}. Suggestion: substitute values "
-                "for the parameters, or raise `timeout`.")
-        try:
-            with time_limit(deadline):
-                problem = _NumericProblem(pieces, terms)
-                multipliers, notes = problem.solve(digits, partition=partition)
-        except _SymbolicTimeout:
-            raise timed_out(f"the numeric solution for the multipliers of "
-                            f"{', '.join(map(repr, constraints))}", timeout) from None
-        closed_form = False
-        method = "numeric (closed-form integrals)" if partition is not None else "numeric (quadrature)"
-        recognised = _recognise_exact(problem, pieces, terms, multipliers, digits, deadline)
-        if recognised is not None:
-            multipliers, exact_parts = recognised
-            if exact_parts is not None:
-                parts, closed_form = exact_parts, True
-                method = "symbolic (multipliers recognised from the numeric root, verified exactly)"
-        if parts is not None and not closed_form and not all(
-                _positive_number(part.subs(multipliers)) for part in parts):
-            # the generic closed form can lose everything at a tiny multiplier (exp(1/(4 lambda))
-            # with lambda = -2e-17): quadrature instead
-            parts = None
-        if parts is None:
-            parts = problem.piece_integrals(multipliers, digits)
-    relations = [sympy.Eq(eq, 0) for eq in equations]
-
-    record = Derivation(support, record_terms, points, stationary, partition, relations, method, notes)
-    # the last steps (simplifying, the cdf) get what is left: each gives up its cosmetic work in time
-    return CaptimeDistribution._from_solution(constraints, support, pieces, terms, multipliers, parts,
-                                              closed_form, record, timeout, deadline=deadline)
-
-
-# ``maxent_util.derive`` is this function once the package re-exports it, so its cache is
-# reachable from it: ``derive.cache_clear()`` (benchmarks, tests) and ``derive.cache_info()``
-derive.cache_clear = _derive_cached.cache_clear  # type: ignore[attr-defined]
-derive.cache_info = _derive_cached.cache_info  # type: ignore[attr-defined]
-
-
-def _symbolic_partition(pieces: list[Piece], terms: list[Term]) -> list[sympy.Expr] | None:
-    """Z on each piece in closed form, or None when sympy cannot integrate one."""
-    parts = _partition_pieces(pieces)
-    if any(is_unusable(part) for part in parts):
-        bad = next(p for p, part in zip(pieces, parts) if is_unusable(part))
-        if not bad.terms and (bad.upper == oo):
-            raise NotNormalizableError(
-                f"the density is constant on [{bad.lower}, oo), which cannot be normalised. Suggestion: "
-                "add a constraint whose feature grows there (a Mean or a LogMoment).")
-        if not any(part.has(sympy.Integral) for part in parts) and all(
-                not part.free_symbols - {t.multiplier for t in terms} for part in parts):
-            raise NotNormalizableError(
-                "the maximum-entropy density of "
-                f"{', '.join(repr(t.constraint) for t in terms)} diverges for every value of the "
-                f"Lagrange multipliers on [{pieces[0].lower}, {pieces[-1].upper}]: no distribution of "
-                "maximum entropy meets these constraints.")
-        return None
-    return parts

@@ -1,0 +1,295 @@
+"""The maximum-entropy engine: stated constraints -> closed-form density.
+
+Sign conventions follow the paper's Appendix C.  The entropy Lagrangian is
+
+    L[f, lambda] = -int f log f - lambda_0 (int f - 1)
+                   - sum_i lambda_i (int g_i(kappa) 1_i(kappa) f - v_i),
+
+and its stationary point is the exponential-family density
+f = exp(-1 - lambda_0 - sum_i lambda_i g_i 1_i).  Writing
+Z(lambda) = int exp(-sum_i lambda_i g_i 1_i), normalisation gives
+exp(-1 - lambda_0) = 1/Z and every moment condition becomes
+-d log Z / d lambda_i = v_i.  A :class:`~maxent_util.constraints.ContinuousAt`
+constraint adds a multiplier on 1{kappa < kappa0} whose equation is that the
+exponent has the same value on both sides of kappa0.
+
+The support and the regions of the features cut the captime axis into
+pieces; on each piece the exponent is smooth.  Each piece is integrated
+symbolically, after the substitution kappa = s exp(y) when every feature on
+it is a function of log(kappa/s) (the paper's log-moment families), which
+turns power laws and log-normals into exponentials and Gaussians in y that
+sympy integrates reliably.
+
+When is the symbolic route abandoned?  Integration and solving run under a
+wall-clock limit (``timeout``, seconds).  If sympy cannot integrate a piece,
+cannot solve the multiplier equations (they are often transcendental, e.g.
+``Support(0, 10), Mean(3)``), or runs out of time, the multipliers are found
+numerically: Newton's method on the moment conditions (the gradient of the
+convex dual when there is no continuity condition) from a start where the
+density is integrable, in double precision and then polished with mpmath to
+``digits`` significant digits.  The density keeps its symbolic form with the
+numeric multipliers, and ``closed_form`` is False.  Symbolic parameters with
+no closed form raise :class:`~maxent_util.errors.NoClosedFormError`.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+
+from .._timing import Deadline, alarm_usable, check_timeout, run_bounded, time_limit, timed_out
+from .._timing import SymbolicTimeout as _SymbolicTimeout
+from ..constraints import Constraint
+from ..errors import ConstraintError, MaxEntError, NoClosedFormError, NotNormalizableError, argument_message
+from ..problem import build_pieces, check_ranges, make_terms, stationary_density, support_of
+from ..distribution import CaptimeDistribution
+from .exact import parts_at_root, positive_number, recognise_exact
+from .numeric import NumericProblem
+from .symbolic import multiplier_equations, solve_symbolic, symbolic_partition
+
+__all__ = ["derive", "Derivation", "DEFAULT_TIMEOUT"]
+
+oo = sympy.oo
+
+
+#: seconds allowed for a whole derivation (symbolic attempt, numeric fallback, tidying)
+DEFAULT_TIMEOUT = 30.0
+
+#: share of the time limit the symbolic attempt may use when numbers leave a numeric fallback
+_SYMBOLIC_SHARE = 0.5
+
+#: seconds past the deadline allowed for handing the result over (worker process, last step)
+_GRACE = 0.5
+
+#: the most significant digits ``derive`` solves multipliers to: digits=2000 takes seconds,
+#: digits=10**5 does not finish in minutes
+MAX_DIGITS = 1000
+
+@dataclass(frozen=True)
+class Derivation:
+    """Every intermediate object of a derivation, kept for the LaTeX export.
+
+    Attributes
+    ----------
+    support : (lower, upper) of the captime.
+    terms : list of (multiplier symbol, feature expression, region (lower, upper), value, constraint).
+    breakpoints : the sorted points that cut the support into pieces.
+    stationary_density : exp(-1 - lambda_0 - sum lambda_i g_i 1_i), a Piecewise in kappa.
+    partition : Z(lambda) = int exp(-sum lambda_i g_i 1_i) dkappa, or None if numeric only.
+    equations : the multiplier equations as sympy relations (symbolic route), else [].
+    method : how the multipliers were found.
+    notes : remarks on the answer, e.g. that the stationary conditions had several solutions and
+        the one of largest entropy was kept.
+    """
+
+    support: tuple[sympy.Expr, sympy.Expr]
+    terms: list[tuple]
+    breakpoints: list[sympy.Expr]
+    stationary_density: sympy.Expr
+    partition: sympy.Expr | None
+    equations: list[sympy.Basic] = field(default_factory=list)
+    method: str = "symbolic"
+    #: remarks on how the answer was chosen (e.g. which of several stationary points)
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # a derivation is shared through derive's cache: its sequences are tuples, not lists
+        for name in ("terms", "breakpoints", "equations", "notes"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "support", tuple(self.support))
+
+
+# ---------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------
+
+#: how the multipliers may be found: both routes, only the closed form, only numerics
+METHODS = ("auto", "symbolic", "numeric")
+
+
+def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: int = 30,
+           method: str = "auto") -> CaptimeDistribution:
+    """Derive the maximum-entropy captime distribution of some constraints.
+
+    Parameters
+    ----------
+    *constraints : :class:`~maxent_util.constraints.Constraint`
+        At most one :class:`Support` (default ``[0, oo)``) and any moment or
+        continuity constraints.
+    timeout : float or None, keyword-only
+        Seconds allowed for the whole derivation, or None for no limit
+        (``inf`` means the same).  One deadline is shared by every step:
+        the symbolic attempt (integration and solving) may use half of it
+        when the constraints are all numbers (the numeric fallback and the
+        simplification of the result get what is left), all of it when they
+        have symbolic parameters (there is no numeric fallback then).  The
+        call returns or raises :class:`~maxent_util.errors.TimeLimitError`
+        within about ``timeout + 0.5`` s on any thread: on the main thread
+        (POSIX) each step is interrupted by SIGALRM; on another thread, or
+        where SIGALRM is missing, the derivation runs in a worker process
+        (``fork`` on Linux, ``spawn`` elsewhere; the result comes back
+        pickled) that is killed when the time is up.  Zero, negative, NaN
+        and non-numbers are refused.
+    digits : int, keyword-only
+        Significant digits of numerically solved multipliers (at least 30).
+    method : {"auto", "symbolic", "numeric"}, keyword-only
+        ``"auto"`` tries the closed form first and falls back to numerics;
+        ``"symbolic"`` raises :class:`~maxent_util.errors.NoClosedFormError`
+        rather than fall back; ``"numeric"`` skips the symbolic attempt (the
+        multipliers still come out exact when they are small fractions such
+        as 0 or 1, checked exactly).
+
+    Returns
+    -------
+    CaptimeDistribution
+
+    Raises
+    ------
+    ConstraintError, InfeasibleError, NotNormalizableError, NoClosedFormError, TimeLimitError
+
+    Examples
+    --------
+    >>> from maxent_util import derive, Support, Mean, kappa
+    >>> derive(Support(0, "oo"), Mean(2)).pdf
+    exp(-kappa/2)/2
+    """
+    for constraint in constraints:
+        if not isinstance(constraint, Constraint):
+            raise ConstraintError(argument_message(
+                "constraints", "derive", "Constraint objects (Support, Mean, LogMoment, ...)", constraint))
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)):
+        raise ConstraintError(argument_message("digits", "derive", "an integer (significant digits)", digits))
+    if digits < 15:
+        raise ConstraintError(argument_message("digits", "derive", "at least 15", digits))
+    if digits > MAX_DIGITS:
+        raise ConstraintError(argument_message(
+            "digits", "derive", f"at most {MAX_DIGITS}", digits,
+            "The cost of mpmath's quadratures grows steeply with the precision; beyond this "
+            "they do not finish in reasonable time."))
+    seconds = check_timeout(timeout, arg="timeout", owner="derive", error=ConstraintError)
+    if method not in METHODS:
+        raise ConstraintError(argument_message("method", "derive", "one of 'auto', 'symbolic', 'numeric'",
+                                               method))
+    return _derive_cached(tuple(constraints), seconds, int(max(digits, 30)), method)
+
+
+@functools.lru_cache(maxsize=256)
+def _derive_cached(constraints: tuple, timeout: float | None, digits: int, method: str = "auto"):
+    deadline = Deadline(timeout)
+    if timeout is None or alarm_usable():
+        return _derive_within(constraints, deadline, digits, method)
+    # off the main thread no alarm can interrupt sympy: a worker process that can be killed
+    try:
+        return run_bounded(_derive_within, constraints, deadline, digits, method,
+                           deadline=deadline.extended(_GRACE))
+    except _SymbolicTimeout:
+        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+
+
+def _derive_within(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
+    """The derivation, every step bounded by ``deadline`` (alarms: call on a main thread)."""
+    timeout = deadline.seconds
+    try:
+        with time_limit(deadline.extended(_GRACE)):
+            return _derive_steps(constraints, deadline, digits, method)
+    except _SymbolicTimeout:
+        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+
+
+def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
+    timeout = deadline.seconds
+    support = support_of(constraints)
+    terms, interior = make_terms(constraints, support)
+    points, pieces = build_pieces(support, terms, interior)
+    check_ranges(terms, support)
+    stationary = stationary_density(pieces)
+    record_terms = [(t.multiplier, t.feature.expr, (t.feature.lower, t.feature.upper), t.feature.value,
+                     t.constraint) for t in terms]
+    if support[1] == oo and not terms:
+        raise NotNormalizableError(
+            f"the support [{support[0]}, oo) alone has no maximum-entropy density: a constant density "
+            "cannot be normalised on an unbounded interval. Suggestion: add a Mean, a LogMoment or a "
+            "bounded Support.")
+
+    parts = partition = solution = None
+    equations: list = []
+    free = set().union(*(c.free_symbols for c in constraints)) if constraints else set()
+    # integration and solving share one deadline; with numbers, half of it is kept for numerics
+    symbolic = (deadline if free or timeout is None or method == "symbolic"
+                else deadline.within(_SYMBOLIC_SHARE * timeout))
+    if method != "numeric":  # method="numeric" skips the symbolic attempt
+        try:
+            with time_limit(symbolic):
+                parts = symbolic_partition(pieces, terms)
+                if parts is not None:
+                    partition = sympy.Add(*parts)
+                    equations = multiplier_equations(terms, partition, pieces)
+                    solution = solve_symbolic(terms, equations)
+        except _SymbolicTimeout:
+            pass
+        except MaxEntError:
+            raise
+        except Exception:  # sympy raises many kinds when it cannot integrate or solve
+            pass
+
+    notes: list[str] = []
+    if solution is not None and parts is not None:
+        # a root where the generic integral is 0/0 (lambda = 0, or 1 on kappa**-lambda): check it
+        # with the integrals done at the root itself, else let the numeric route decide
+        at_root = parts_at_root(pieces, parts, solution, deadline)
+        if at_root is None:
+            solution = None
+        else:
+            parts = at_root
+    if solution is None and method == "symbolic":
+        raise NoClosedFormError(
+            f"no closed form was found for the multipliers of {', '.join(map(repr, constraints))}"
+            + ("" if timeout is None else f" within {timeout:g} s")
+            + ". Suggestion: use method='auto' for the numeric route, or raise `timeout`.")
+    if solution is not None:
+        multipliers, closed_form, method = solution, True, "symbolic"
+    else:
+        if free:
+            within = "" if timeout is None else f" within {timeout:g} s"
+            raise NoClosedFormError(
+                "no closed form was found for the multipliers of "
+                f"{', '.join(map(repr, constraints))}{within}, and the numeric route needs "
+                f"numbers for {', '.join(sorted(s.name for s in free))}. Suggestion: substitute values "
+                "for the parameters, or raise `timeout`.")
+        try:
+            with time_limit(deadline):
+                problem = NumericProblem(pieces, terms)
+                multipliers, notes = problem.solve(digits, partition=partition)
+        except _SymbolicTimeout:
+            raise timed_out(f"the numeric solution for the multipliers of "
+                            f"{', '.join(map(repr, constraints))}", timeout) from None
+        closed_form = False
+        method = "numeric (closed-form integrals)" if partition is not None else "numeric (quadrature)"
+        recognised = recognise_exact(problem, pieces, terms, multipliers, digits, deadline)
+        if recognised is not None:
+            multipliers, exact_parts = recognised
+            if exact_parts is not None:
+                parts, closed_form = exact_parts, True
+                method = "symbolic (multipliers recognised from the numeric root, verified exactly)"
+        if parts is not None and not closed_form and not all(
+                positive_number(part.subs(multipliers)) for part in parts):
+            # the generic closed form can lose everything at a tiny multiplier (exp(1/(4 lambda))
+            # with lambda = -2e-17): quadrature instead
+            parts = None
+        if parts is None:
+            parts = problem.piece_integrals(multipliers, digits)
+    relations = [sympy.Eq(eq, 0) for eq in equations]
+
+    record = Derivation(support, record_terms, points, stationary, partition, relations, method, notes)
+    # the last steps (simplifying, the cdf) get what is left: each gives up its cosmetic work in time
+    return CaptimeDistribution._from_solution(constraints, support, pieces, terms, multipliers, parts,
+                                              closed_form, record, timeout, deadline=deadline)
+
+
+# ``maxent_util.derive`` is this function once the package re-exports it, so its cache is
+# reachable from it: ``derive.cache_clear()`` (benchmarks, tests) and ``derive.cache_info()``
+derive.cache_clear = _derive_cached.cache_clear  # type: ignore[attr-defined]
+derive.cache_info = _derive_cached.cache_info  # type: ignore[attr-defined]

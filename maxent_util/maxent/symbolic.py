@@ -1,0 +1,104 @@
+"""The symbolic route: Z(lambda) piece by piece in closed form, and the multiplier equations solved by sympy."""
+
+
+from __future__ import annotations
+
+
+import sympy
+
+from ..errors import NotNormalizableError
+from ..problem import Piece, Term, integrate_piece, is_unusable
+from ..symbols import kappa
+
+oo = sympy.oo
+
+
+def _partition_pieces(pieces: list[Piece]) -> list[sympy.Expr]:
+    parts = []
+    for piece in pieces:
+        part = sympy.simplify(integrate_piece(sympy.exp(piece.exponent), piece))
+        parts.append(part)
+    return parts
+
+
+def multiplier_equations(terms: list[Term], partition: sympy.Expr, pieces: list[Piece]) -> list[sympy.Expr]:
+    """Expressions that vanish at the multipliers."""
+    equations = []
+    for term in terms:
+        if term.is_continuity:
+            equations.append(continuity_gap(term, pieces))
+        else:
+            equations.append(sympy.diff(partition, term.multiplier) + term.feature.value * partition)
+    return equations
+
+
+def continuity_gap(term: Term, pieces: list[Piece]) -> sympy.Expr:
+    point = term.constraint.kappa0
+    left = next(p for p in pieces if p.upper == point)
+    right = next(p for p in pieces if p.lower == point)
+    return sympy.expand_log(left.exponent.subs(kappa, point) - right.exponent.subs(kappa, point), force=True)
+
+
+def solve_symbolic(terms: list[Term], equations: list[sympy.Expr]) -> dict | None:
+    unknowns = [term.multiplier for term in terms]
+    if not unknowns:
+        return {}
+    # Float parameters (a tail exponent 7.56...) can stall sympy's solver for seconds: solve
+    # with symbols of the same sign in their place, then put the numbers back
+    numbers: dict = {}
+    stand_ins: dict = {}
+    for number in set().union(*(eq.atoms(sympy.Float) for eq in equations)):
+        if not number.is_zero:
+            stand_ins[number] = sympy.Dummy("c", positive=True) if number > 0 else sympy.Dummy("c", negative=True)
+    numbers = {dummy: number for number, dummy in stand_ins.items()}
+    simplified = [sympy.simplify(eq.xreplace(stand_ins)) for eq in equations]
+    if _special_in(simplified, set(unknowns)):
+        return None
+    try:
+        solutions = sympy.solve(simplified, unknowns, dict=True)
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    good = []
+    for solution in solutions:
+        solution = {key: value.xreplace(numbers) for key, value in solution.items()}
+        if set(solution) != set(unknowns):
+            continue
+        if any(value.is_real is False or value.has(sympy.I) for value in solution.values()):
+            continue
+        good.append(solution)
+    if len(good) != 1:
+        return None
+    return good[0]
+
+
+#: functions whose inverse sympy does not know: a multiplier inside one is not solved for
+_SPECIAL_FUNCTIONS = (sympy.erf, sympy.erfc, sympy.erfi, sympy.gamma, sympy.lowergamma, sympy.uppergamma,
+                      sympy.polygamma, sympy.Ei, sympy.expint, sympy.besselk, sympy.besseli)
+
+
+def _special_in(equations: list[sympy.Expr], unknowns: set) -> bool:
+    """Whether a multiplier sits inside erf, gamma and the like: sympy.solve then grinds for
+    seconds and gives up (the truncated normal's erfc(lambda_1/(2 sqrt(lambda_2))))."""
+    return any(call.free_symbols & unknowns
+               for equation in equations for call in equation.atoms(*_SPECIAL_FUNCTIONS))
+
+
+
+def symbolic_partition(pieces: list[Piece], terms: list[Term]) -> list[sympy.Expr] | None:
+    """Z on each piece in closed form, or None when sympy cannot integrate one."""
+    parts = _partition_pieces(pieces)
+    if any(is_unusable(part) for part in parts):
+        bad = next(p for p, part in zip(pieces, parts) if is_unusable(part))
+        if not bad.terms and (bad.upper == oo):
+            raise NotNormalizableError(
+                f"the density is constant on [{bad.lower}, oo), which cannot be normalised. Suggestion: "
+                "add a constraint whose feature grows there (a Mean or a LogMoment).")
+        if not any(part.has(sympy.Integral) for part in parts) and all(
+                not part.free_symbols - {t.multiplier for t in terms} for part in parts):
+            raise NotNormalizableError(
+                "the maximum-entropy density of "
+                f"{', '.join(repr(t.constraint) for t in terms)} diverges for every value of the "
+                f"Lagrange multipliers on [{pieces[0].lower}, {pieces[-1].upper}]: no distribution of "
+                "maximum entropy meets these constraints.")
+        return None
+    return parts
