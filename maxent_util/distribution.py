@@ -366,6 +366,9 @@ class CaptimeDistribution(Immutable):
         ConstraintError
             If a name is not a parameter of the law, a value cannot be read, or the values
             leave the constraints' domain (the density is no longer a density).
+        InfeasibleError
+            If the substituted constraints ask for an expectation the feature cannot
+            reach (a Pareto law at ``alpha < 0``).
         """
         by_name = {s.name: s for s in self.parameters}
         unknown = [name for name in values if name not in by_name]

@@ -87,6 +87,11 @@ def satcomp2021(track: str = "parallel") -> pd.DataFrame:
 def list_datasets() -> dict[str, str]:
     """Names of the bundled data sets, each with a one-line description.
 
+    Returns
+    -------
+    dict of str to str
+        Data set name (a function of this module) -> what it holds and how to call it.
+
     Examples
     --------
     >>> list(list_datasets())
