@@ -121,7 +121,7 @@ class CaptimeDistribution(Immutable):
         Parameters
         ----------
         name : str or None
-            The display name (used by plots, tables and the scipy view); None for none.
+            The display name (given to its utility and its scipy view); None for none.
 
         Returns
         -------
