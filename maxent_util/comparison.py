@@ -188,7 +188,13 @@ class Comparison:
                 f"{self.wilcoxon_favours} ({tests}): the mean and the test disagree at {level}.")
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields, ``significant``, ``leader`` and ``sentence``, as plain Python values."""
+        """The comparison as plain Python values (for JSON).
+
+        Returns
+        -------
+        dict
+            Every field, and ``significant``, ``leader`` and ``sentence``.
+        """
         record = asdict(self)
         record.update(significant=self.significant, leader=self.leader, sentence=self.sentence)
         return record

@@ -109,7 +109,14 @@ _registry: dict[str, type["Constraint"]] = {}
 
 
 def constraint_kinds() -> dict[str, type["Constraint"]]:
-    """Every registered constraint kind, by class name (in definition order)."""
+    """Every registered constraint kind, by class name.
+
+    Returns
+    -------
+    dict of str to type
+        Class name -> constraint class, in definition order; a new subclass of
+        :class:`Constraint` registers itself.
+    """
     return dict(_registry)
 
 
@@ -164,10 +171,26 @@ class Constraint:
         raise ConstraintError(f"`{type(self).__name__}` needs the argument `{name}`.")
 
     def check(self) -> None:
-        """Raise :class:`ConstraintError` if an argument is provably invalid."""
+        """Refuse arguments that are provably invalid; the constructor calls it.
+
+        Symbolic arguments pass unless a requirement is provably false.  The base class
+        checks nothing; each kind checks its own arguments.
+
+        Raises
+        ------
+        ConstraintError
+            If an argument provably breaks the kind's requirements.
+        """
 
     def feature(self) -> Feature | None:
-        """The feature whose expectation this constraint fixes (None for none)."""
+        """The feature whose expectation this constraint fixes.
+
+        Returns
+        -------
+        Feature or None
+            The Lagrangian term E[expr(kappa) 1{lower <= kappa < upper}] = value that the
+            constraint adds; None for a constraint that adds no term (:class:`Support`).
+        """
         return None
 
     # -- helpers for checks ----------------------------------------------
@@ -202,7 +225,26 @@ class Constraint:
         return symbols - {kappa}
 
     def subs(self, mapping: dict) -> "Constraint":
-        """A copy with symbols replaced (arguments are checked again)."""
+        """A copy with symbols replaced; the arguments are checked again.
+
+        Parameters
+        ----------
+        mapping : dict
+            sympy symbols -> numbers or sympy expressions, handed to sympy's ``subs``
+            (a key must be the constraint's own symbol, with its assumptions; pass no text
+            values: they are not read by the safe reader).
+
+        Returns
+        -------
+        Constraint
+            A new constraint of the same kind.
+
+        Raises
+        ------
+        ConstraintError
+            If an argument becomes undefined or infinite (``1/alpha`` at ``alpha = 0``) or
+            the new arguments fail the kind's check.
+        """
         new = {k: (v.subs(mapping) if isinstance(v, sympy.Basic) else v)
                for k, v in self._arguments.items()}
         for name, value in new.items():
@@ -231,14 +273,32 @@ class Constraint:
         return f"{type(self).__name__}({', '.join(parts)})"
 
     def statement(self) -> sympy.Basic:
-        """The constraint as a sympy relation (for printing)."""
+        """The constraint as a sympy relation, for printing.
+
+        Returns
+        -------
+        sympy.Basic
+            ``Eq(E(feature), value)`` by default; a kind may state itself otherwise
+            (``Contains`` for :class:`Support`, a limit for :class:`ContinuousAt`).
+
+        Raises
+        ------
+        NotImplementedError
+            For a kind with neither a feature nor a statement of its own.
+        """
         feature = self.feature()
         if feature is None:
             raise NotImplementedError
         return sympy.Eq(_expectation(feature), feature.value)
 
     def latex(self) -> str:
-        """The constraint in LaTeX, as the paper states it (math mode, no ``$``)."""
+        """The constraint in LaTeX, as the paper states it.
+
+        Returns
+        -------
+        str
+            Math-mode LaTeX without ``$``; the kind's name as text when it has no statement.
+        """
         try:
             return latex(self.statement())
         except NotImplementedError:

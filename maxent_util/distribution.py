@@ -116,13 +116,37 @@ class CaptimeDistribution(Immutable):
     _not_compared = frozenset({"breakpoints", "multipliers", "closed_form", "derivation", "preset"})
 
     def with_name(self, name: str | None) -> "CaptimeDistribution":
-        """The same law under another display name (distributions are immutable)."""
+        """The same law under another display name (distributions are immutable).
+
+        Parameters
+        ----------
+        name : str or None
+            The display name (given to its utility and its scipy view); None for none.
+
+        Returns
+        -------
+        CaptimeDistribution
+            A copy carrying ``name``; this one is unchanged.
+        """
         named = self._evolve(name=name)
         named._frozen = None  # its scipy view carries the name
         return named
 
     def with_preset(self, family: str, arguments: tuple) -> "CaptimeDistribution":
-        """The same law, recorded as built by the preset ``family(*arguments)``."""
+        """The same law, recorded as built by the preset ``family(*arguments)``.
+
+        Parameters
+        ----------
+        family : str
+            The preset's name in :mod:`maxent_util.families` (e.g. ``"pareto"``).
+        arguments : tuple
+            The arguments the preset was called with.
+
+        Returns
+        -------
+        CaptimeDistribution
+            A copy whose ``preset`` is ``(family, tuple(arguments))``; this one is unchanged.
+        """
         return self._evolve(preset=(family, tuple(arguments)))
 
     # -- construction ----------------------------------------------------
@@ -225,8 +249,17 @@ class CaptimeDistribution(Immutable):
         return tuple(sorted(free, key=lambda s: s.name))
 
     def utility(self) -> Utility:
-        """The step-function utility u(t) = 1 - F_K(t) (Section 3, "Unknown captime,
-        step-function utility")."""
+        """The step-function utility u(t) = 1 - F_K(t).
+
+        Section 3 of the paper, "Unknown captime, step-function utility": a run of
+        runtime ``t`` is worth the probability that the captime exceeds ``t``.
+
+        Returns
+        -------
+        Utility
+            The survival function written in ``t``, under this law's name; its
+            ``distribution`` attribute is this law.
+        """
         name = getattr(self, "name", None)
         utility = Utility(self._piecewise(self._sf_pieces, t, 1, 0), name=name)
         utility.distribution = self
@@ -238,6 +271,13 @@ class CaptimeDistribution(Immutable):
         Pieces cut by log features are integrated in y = log(kappa/s), as in
         the derivation: sympy cannot integrate a log-normal density times
         kappa over kappa, but it integrates a Gaussian times exp(y).
+
+        Returns
+        -------
+        sympy.Expr
+            The mean: exact for a closed-form law, one Float for numeric multipliers, and an
+            unevaluated ``Integral`` for a piece sympy cannot integrate in time (``oo`` when
+            the mean is infinite, as for a Pareto law with ``alpha <= 1``).
         """
 
         total = sympy.Integer(0)
@@ -273,7 +313,16 @@ class CaptimeDistribution(Immutable):
         return total
 
     def entropy(self) -> sympy.Expr:
-        """Differential entropy, log Z + sum_i lambda_i E[g_i 1_i] (exact, no integration)."""
+        """The differential entropy, from the multipliers (no integration).
+
+        At the maximum the entropy is 1 + lambda_0 + sum_i lambda_i E[g_i 1_i], with the
+        constrained expectations read off the constraints.
+
+        Returns
+        -------
+        sympy.Expr
+            The entropy in nats, simplified (within the law's time limit).
+        """
         record = self.derivation
         lambda_0 = sympy.Symbol("lambda_0", real=True)
         entropy = self.multipliers[lambda_0] + 1
@@ -296,7 +345,31 @@ class CaptimeDistribution(Immutable):
 
     # -- transformations ---------------------------------------------------
     def subs(self, **values: Any) -> "CaptimeDistribution":
-        """A new distribution with parameters (by name) replaced by values."""
+        """A new distribution with parameters (by name) replaced by values.
+
+        The closed forms are substituted, not derived again; the values are then checked:
+        the constraints must still hold and every piece of the density must stay positive.
+
+        Parameters
+        ----------
+        **values : Any
+            Parameter name -> value (a number, a safe expression text or a sympy expression),
+            e.g. ``alpha=2``.
+
+        Returns
+        -------
+        CaptimeDistribution
+            The substituted law; a display name shows the values.
+
+        Raises
+        ------
+        ConstraintError
+            If a name is not a parameter of the law, a value cannot be read, or the values
+            leave the constraints' domain (the density is no longer a density).
+        InfeasibleError
+            If the substituted constraints ask for an expectation the feature cannot
+            reach (a Pareto law at ``alpha < 0``).
+        """
         by_name = {s.name: s for s in self.parameters}
         unknown = [name for name in values if name not in by_name]
         if unknown:
@@ -338,7 +411,19 @@ class CaptimeDistribution(Immutable):
         return new
 
     def to_scipy(self) -> Any:
-        """A frozen scipy.stats continuous distribution (numeric parameters only)."""
+        """A frozen scipy.stats continuous distribution (numeric parameters only).
+
+        Returns
+        -------
+        frozen scipy.stats distribution
+            The law as a frozen scipy distribution (pdf, cdf, sf, ppf, rvs, ...); built once
+            and cached.
+
+        Raises
+        ------
+        NoClosedFormError
+            If the law still has symbolic parameters (substitute them with :meth:`subs`).
+        """
         if self._frozen is not None:
             return self._frozen
         if self.parameters:
@@ -350,6 +435,13 @@ class CaptimeDistribution(Immutable):
 
     # -- display -----------------------------------------------------------
     def latex(self) -> str:
+        """The density in LaTeX.
+
+        Returns
+        -------
+        str
+            sympy's LaTeX of :attr:`pdf` (math mode, no ``$``).
+        """
         return sympy.latex(self.pdf)
 
     def _repr_latex_(self) -> str:

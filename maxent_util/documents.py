@@ -337,6 +337,18 @@ def to_json(obj: Any, *, indent: int | None = 2) -> str:
     from :meth:`utility`, its distribution.  The same object gives the same
     bytes in every process.  The layout is described in ``docs/json-format.md``.
 
+    Parameters
+    ----------
+    obj : CaptimeDistribution or Utility
+        What to store.
+    indent : int or None, keyword-only
+        Spaces per level of indentation; None writes one line.
+
+    Returns
+    -------
+    str
+        The JSON document (no NaN or Infinity), for :func:`from_json`.
+
     Raises
     ------
     ExportError
@@ -373,6 +385,17 @@ def from_json(text: str | bytes) -> Any:
     nothing is evaluated as code, no file is touched and nothing is derived
     again.  Only version 2 documents are read (the earlier ``srepr`` layout,
     ``"format": "maxent_util/1"``, is refused: write the object again).
+
+    Parameters
+    ----------
+    text : str or bytes
+        A document written by :func:`to_json` (at most ``MAX_JSON_LENGTH`` characters).
+
+    Returns
+    -------
+    CaptimeDistribution or Utility
+        The object, as the document's ``kind`` says; a utility keeps the distribution it
+        came from.
 
     Raises
     ------

@@ -125,6 +125,10 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
     Returns
     -------
     Score
+        The estimate (capped runs and failures count 0), the bounds ``lower``/``upper``
+        on the mean over the runs, the Hoeffding interval ``ci_low``/``ci_high`` at
+        ``level``, the counts, and a Kaplan-Meier estimate when the runs were stopped at
+        different times.
 
     Raises
     ------

@@ -198,8 +198,28 @@ def _preset(name: str) -> Callable[..., CaptimeDistribution]:
 
 
 def uniform(kappa0: Any) -> CaptimeDistribution:
-    """Bounded captime in [0, kappa0]: the uniform law, u(t) = 1 - t/kappa0 (Appendix C, "Bounded").
+    """Bounded captime in [0, kappa0]: the uniform law.
 
+    Its utility is u(t) = 1 - t/kappa0 (Appendix C, "Bounded").
+
+    Parameters
+    ----------
+    kappa0 : number, sympy.Expr or str
+        The largest captime; positive.
+
+    Returns
+    -------
+    CaptimeDistribution
+        The maximum-entropy law, named after the call (e.g. ``"uniform(24)"``) and recording the
+        preset; at numeric arguments it comes from the shipped symbolic closed form.
+
+    Raises
+    ------
+    ConstraintError
+        If an argument cannot be read or is provably out of its domain.
+
+    Examples
+    --------
     >>> uniform(24).utility()(12.0)
     0.5
     """
@@ -207,37 +227,167 @@ def uniform(kappa0: Any) -> CaptimeDistribution:
 
 
 def exponential(kappa0: Any) -> CaptimeDistribution:
-    """Captime with mean kappa0: the exponential law, u(t) = exp(-t/kappa0) (Appendix C, "Fixed Expectation")."""
+    """Captime with mean kappa0: the exponential law.
+
+    Its utility is u(t) = exp(-t/kappa0) (Appendix C, "Fixed Expectation").
+
+    Parameters
+    ----------
+    kappa0 : number, sympy.Expr or str
+        The mean captime; positive.
+
+    Returns
+    -------
+    CaptimeDistribution
+        The maximum-entropy law, named after the call (e.g. ``"exponential(24)"``) and recording the
+        preset; at numeric arguments it comes from the shipped symbolic closed form.
+
+    Raises
+    ------
+    ConstraintError
+        If an argument cannot be read or is provably out of its domain.
+    """
     return _preset("exponential")(kappa0)
 
 
 def pareto(kappa0: Any, alpha: Any) -> CaptimeDistribution:
-    """E[log(kappa/kappa0)] = 1/alpha above kappa0: the Pareto law, u(t) = (kappa0/t)^alpha after kappa0
-    (Appendix C, "Fixed order of magnitude")."""
+    """A captime of fixed order of magnitude above kappa0: the Pareto law.
+
+    E[log(kappa/kappa0)] = 1/alpha on the support [kappa0, oo); the utility is 1 up to
+    kappa0 and (kappa0/t)^alpha after it (Appendix C, "Fixed order of magnitude").
+
+    Parameters
+    ----------
+    kappa0 : number, sympy.Expr or str
+        The smallest captime; positive.
+    alpha : number, sympy.Expr or str
+        The tail exponent; positive.
+
+    Returns
+    -------
+    CaptimeDistribution
+        The maximum-entropy law, named after the call (e.g. ``"pareto(24, 1)"``) and recording the
+        preset; at numeric arguments it comes from the shipped symbolic closed form.
+
+    Raises
+    ------
+    ConstraintError
+        If an argument cannot be read or is provably out of its domain.
+    """
     return _preset("pareto")(kappa0, alpha)
 
 
 def log_laplace(kappa0: Any, alpha: Any) -> CaptimeDistribution:
-    """Equal order-of-magnitude tails on both sides of kappa0 with a continuous density: the log-Laplace
-    law (Section 3 and Appendix C)."""
+    """Equal order-of-magnitude tails on both sides of kappa0: the log-Laplace law.
+
+    E[log(kappa0/kappa) | kappa < kappa0] = E[log(kappa/kappa0) | kappa >= kappa0] = 1/alpha
+    with a density continuous at kappa0 (Section 3 and Appendix C); it is
+    :func:`generalized_log_laplace` with ``beta = alpha``.
+
+    Parameters
+    ----------
+    kappa0 : number, sympy.Expr or str
+        The median captime; positive.
+    alpha : number, sympy.Expr or str
+        The exponent of both tails; positive.
+
+    Returns
+    -------
+    CaptimeDistribution
+        The maximum-entropy law, named after the call (e.g. ``"log_laplace(24, 2)"``) and recording the
+        preset; at numeric arguments it comes from the shipped symbolic closed form.
+
+    Raises
+    ------
+    ConstraintError
+        If an argument cannot be read or is provably out of its domain.
+    """
     return _preset("log_laplace")(kappa0, alpha)
 
 
 def generalized_log_laplace(kappa0: Any, alpha: Any, beta: Any) -> CaptimeDistribution:
-    """Tails 1/beta below and 1/alpha above kappa0 with a continuous density: the generalized log-Laplace
-    law (Section 3 and Appendix C)."""
+    """Tails of different orders of magnitude around kappa0: the generalized log-Laplace law.
+
+    E[log(kappa0/kappa) | kappa < kappa0] = 1/beta and E[log(kappa/kappa0) | kappa >= kappa0]
+    = 1/alpha, with a density continuous at kappa0, which puts mass alpha/(alpha + beta)
+    below kappa0 (Section 3 and Appendix C).
+
+    Parameters
+    ----------
+    kappa0 : number, sympy.Expr or str
+        Where the two tails meet; positive.
+    alpha : number, sympy.Expr or str
+        The exponent of the upper tail; positive.
+    beta : number, sympy.Expr or str
+        The exponent of the lower tail; positive.
+
+    Returns
+    -------
+    CaptimeDistribution
+        The maximum-entropy law, named after the call (e.g. ``"generalized_log_laplace(24, 2, 5)"``) and recording the
+        preset; at numeric arguments it comes from the shipped symbolic closed form.
+
+    Raises
+    ------
+    ConstraintError
+        If an argument cannot be read or is provably out of its domain.
+    """
     return _preset("generalized_log_laplace")(kappa0, alpha, beta)
 
 
 def log_normal(kappa0: Any, sigma: Any) -> CaptimeDistribution:
-    """E[log(kappa/kappa0)] = 0 and E[log(kappa/kappa0)^2] = sigma^2: the log-normal law (Appendix C,
-    "Fixed squared-deviation")."""
+    """A captime of known log-spread around kappa0: the log-normal law.
+
+    E[log(kappa/kappa0)] = 0 and E[log(kappa/kappa0)^2] = sigma^2 (Appendix C,
+    "Fixed squared-deviation").
+
+    Parameters
+    ----------
+    kappa0 : number, sympy.Expr or str
+        The median captime; positive.
+    sigma : number, sympy.Expr or str
+        The standard deviation of log(kappa); positive.
+
+    Returns
+    -------
+    CaptimeDistribution
+        The maximum-entropy law, named after the call (e.g. ``"log_normal(24, 0.5)"``) and recording the
+        preset; at numeric arguments it comes from the shipped symbolic closed form.
+
+    Raises
+    ------
+    ConstraintError
+        If an argument cannot be read or is provably out of its domain.
+    """
     return _preset("log_normal")(kappa0, sigma)
 
 
 def piecewise(kappa0: Any, kappa1: Any, delta: Any) -> CaptimeDistribution:
-    """Captime in [0, kappa0] with P(kappa < kappa1) = delta: the piecewise-uniform law and its
-    piecewise-linear utility (Appendix C, "Bounded support and left tail")."""
+    """Captime in [0, kappa0] with P(kappa < kappa1) = delta: the piecewise-uniform law.
+
+    Its utility is piecewise linear, with a kink at kappa1 (Appendix C, "Bounded support
+    and left tail").
+
+    Parameters
+    ----------
+    kappa0 : number, sympy.Expr or str
+        The largest captime; positive.
+    kappa1 : number, sympy.Expr or str
+        Where the left tail ends; inside (0, kappa0).
+    delta : number, sympy.Expr or str
+        The probability of a captime below kappa1; in (0, 1).
+
+    Returns
+    -------
+    CaptimeDistribution
+        The maximum-entropy law, named after the call (e.g. ``"piecewise(24, 12, 0.3)"``) and recording the
+        preset; at numeric arguments it comes from the shipped symbolic closed form.
+
+    Raises
+    ------
+    ConstraintError
+        If an argument cannot be read or is provably out of its domain.
+    """
     return _preset("piecewise")(kappa0, kappa1, delta)
 
 
@@ -245,7 +395,31 @@ _PRESETS = {name: globals()[name] for name in FAMILIES}
 
 
 def parse_family(spec: str) -> CaptimeDistribution:
-    """Parse a preset spec such as ``"pareto(5, 3)"`` into its derived distribution."""
+    """Parse a preset spec such as ``"pareto(5, 3)"`` into its derived distribution.
+
+    The text is parsed as one call (never evaluated); the preset's name is matched without
+    regard to case (with aliases ``exp``, ``lognormal``, ``loglaplace``, ``gll`` and
+    ``piece``) and each argument goes through the safe expression reader.
+
+    Parameters
+    ----------
+    spec : str
+        A call of a preset of :data:`FAMILIES` with positional arguments, e.g.
+        ``"log_normal(24, 0.5)"``.
+
+    Returns
+    -------
+    CaptimeDistribution
+        The preset's law at those arguments.
+
+    Raises
+    ------
+    UtilityError
+        If ``spec`` is not a string, not a call of a known preset with the right number of
+        arguments, or an argument cannot be read.
+    ConstraintError
+        If an argument is out of its domain (``"pareto(5, -3)"``).
+    """
     if not isinstance(spec, str):
         raise UtilityError(argument_message("spec", "parse_utility", "a string such as 'pareto(5, 3)'", spec))
     text = spec.strip()
@@ -284,6 +458,25 @@ def parse_family(spec: str) -> CaptimeDistribution:
 def parse_utility(spec: str) -> Utility:
     """The step utility of a preset spec: ``parse_utility("pareto(5, 3)")``.
 
+    Parameters
+    ----------
+    spec : str
+        A preset call, as :func:`parse_family` reads it.
+
+    Returns
+    -------
+    Utility
+        u(t) = 1 - F(t) of the preset's law, named ``spec`` (stripped).
+
+    Raises
+    ------
+    UtilityError
+        If ``spec`` cannot be read as a preset call.
+    ConstraintError
+        If an argument is out of its domain.
+
+    Examples
+    --------
     >>> float(parse_utility("pareto(5, 3)")(10.0))
     0.125
     """

@@ -135,12 +135,15 @@ def plot_utilities(utilities: Any = PAPER_UTILITIES, ax: Any = None, *, t_max: f
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn on (that of ``ax`` when given), one line per utility.
 
     Raises
     ------
     UtilityError
         If a spec cannot be parsed, a utility has free parameters, or
         ``t_max`` is not a positive number.
+    MissingExtraError
+        If matplotlib is not installed (the ``plot`` extra).
 
     Examples
     --------
@@ -207,11 +210,14 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, title: str | None = None) -
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn on (that of ``ax`` when given).
 
     Raises
     ------
     UtilityError
         If the table has no rank columns.
+    MissingExtraError
+        If matplotlib is not installed (the ``plot`` extra).
 
     Examples
     --------

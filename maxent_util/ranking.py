@@ -101,12 +101,50 @@ class PAR:
 
     def per_run(self, runtimes: np.ndarray, solved: np.ndarray,
                 cutoffs: np.ndarray | None) -> np.ndarray:
-        """Penalised runtime of each run (arrays already validated)."""
+        """Penalised runtime of each run (arrays already validated).
+
+        Parameters
+        ----------
+        runtimes : numpy.ndarray
+            The runs' runtimes in seconds (validated float array).
+        solved : numpy.ndarray
+            Whether each run was solved (bool array).
+        cutoffs : numpy.ndarray or None
+            Each run's cutoff, or None when the runs have none.
+
+        Returns
+        -------
+        numpy.ndarray
+            The runtime of a solved run; ``k`` times its cutoff (its runtime when
+            ``cutoffs`` is None) for an unsolved one.
+        """
         limit = runtimes if cutoffs is None else cutoffs
         return np.where(solved, runtimes, self.k * limit)
 
     def score(self, runtimes: Any, solved: Any, cutoff: Any = None) -> float:
-        """Mean penalised runtime of the runs."""
+        """Mean penalised runtime of the runs.
+
+        Parameters
+        ----------
+        runtimes : array_like of float
+            The runtimes in seconds (finite, nonnegative).
+        solved : array_like of bool
+            Whether each run was solved (required).
+        cutoff : float or array_like of float, optional
+            The cutoff (default: the rule's ``cutoff``), one for all runs or one per run (positive, at least each solved
+            run's runtime).
+
+        Returns
+        -------
+        float
+            The PAR-k score in seconds; lower is better.  Without a cutoff an unsolved
+            run's own runtime stands for it.
+
+        Raises
+        ------
+        DataError
+            If ``solved`` is missing, or the runs or cutoffs are invalid or inconsistent.
+        """
         runs = _rule_runs(runtimes, solved, cutoff if cutoff is not None else self.cutoff,
                           self.name)
         return float(np.mean(self.per_run(runs.runtimes, runs.solved, runs.cutoffs)))
@@ -127,10 +165,47 @@ class Solved:
 
     def per_run(self, runtimes: np.ndarray, solved: np.ndarray,
                 cutoffs: np.ndarray | None) -> np.ndarray:
+        """Whether each run was solved, as 1.0 or 0.0 (arrays already validated).
+
+        Parameters
+        ----------
+        runtimes : numpy.ndarray
+            The runs' runtimes in seconds (validated float array).
+        solved : numpy.ndarray
+            Whether each run was solved (bool array).
+        cutoffs : numpy.ndarray or None
+            Each run's cutoff, or None when the runs have none.
+
+        Returns
+        -------
+        numpy.ndarray
+            1.0 for a solved run, 0.0 otherwise.
+        """
         return solved.astype(float)
 
     def score(self, runtimes: Any, solved: Any, cutoff: Any = None) -> int:
-        """Count of solved runs."""
+        """Count of solved runs.
+
+        Parameters
+        ----------
+        runtimes : array_like of float
+            The runtimes in seconds (finite, nonnegative).
+        solved : array_like of bool
+            Whether each run was solved (required).
+        cutoff : float or array_like of float, optional
+            The cutoff, one for all runs or one per run (positive, at least each solved
+            run's runtime).
+
+        Returns
+        -------
+        int
+            The number of solved runs; higher is better.
+
+        Raises
+        ------
+        DataError
+            If ``solved`` is missing, or the runs or cutoffs are invalid or inconsistent.
+        """
         runs = _rule_runs(runtimes, solved, cutoff, self.name)
         return int(runs.solved.sum())
 

@@ -115,13 +115,15 @@ def plan(epsilon: float, delta: float, utility: Any) -> Plan:
     Returns
     -------
     Plan
+        The number of runs ``m``, the captime :math:`u^{-1}(\\epsilon/2)` and the bounds
+        on the total time.
 
     Raises
     ------
     UtilityError
         If ``epsilon`` or ``delta`` is out of range or so small that the
-        number of runs reaches :math:`2^{63}`, or the utility never takes the
-        level :math:`\\epsilon/2` or :math:`2\\epsilon`.
+        number of runs reaches :math:`2^{63}`, the utility has free parameters, or
+        it never takes the level :math:`\\epsilon/2` or :math:`2\\epsilon`.
 
     References
     ----------
@@ -177,6 +179,7 @@ def simulate_plan(plan: Plan, sampler: Callable[..., Any] | Any, utility: Any,
     Parameters
     ----------
     plan : Plan
+        The plan to try, from :func:`plan`.
     sampler : callable or frozen scipy.stats distribution
         ``sampler(shape, rng)`` returning runtimes of that shape, or an
         object with ``rvs(size=..., random_state=...)``.
@@ -195,6 +198,14 @@ def simulate_plan(plan: Plan, sampler: Callable[..., Any] | Any, utility: Any,
     -------
     float
         The fraction of trials within ``epsilon``.
+
+    Raises
+    ------
+    UtilityError
+        If ``plan`` is not a :class:`Plan`, ``trials`` is not a positive integer,
+        ``truth`` is not a finite number, or the utility has free parameters.
+    DataError
+        If the sampler returns an array of another shape, or NaN.
 
     Examples
     --------

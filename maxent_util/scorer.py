@@ -489,6 +489,32 @@ class Scorer:
 
     # -- evaluation
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
+        """The utility at runtimes ``t``, vectorised.
+
+        ``t <= 0`` gives the limit u(0+), ``t = inf`` the limit at infinity and a NaN
+        runtime NaN; a runtime outside the support never raises.
+
+        Parameters
+        ----------
+        t : float or array_like of float
+            The runtimes.
+        *args : float or array_like of float
+            Values of the parameters, in the order of :attr:`parameters`.
+        **kwargs : float or array_like of float
+            Values of the parameters by name.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float when ``t`` and the parameters are scalars, else an array of their
+            broadcast shape.
+
+        Raises
+        ------
+        UtilityError
+            For too many positional values, an unknown, repeated or missing parameter,
+            values that are not real numbers, or shapes that do not broadcast.
+        """
         params = self._bind(args, kwargs)
         runtimes = _as_float(t, "t", self._owner)
         shapes = [np.shape(v) for v in params]

@@ -42,6 +42,7 @@ def satcomp2021_file(track: str = "parallel") -> resources.abc.Traversable:
     Parameters
     ----------
     track : {"parallel", "main"}
+        The track, as for :func:`satcomp2021`.
 
     Returns
     -------
@@ -113,6 +114,11 @@ def _check_track(track: Any, owner: str) -> None:
 
 def list_datasets() -> dict[str, str]:
     """Names of the bundled data sets, each with a one-line description.
+
+    Returns
+    -------
+    dict of str to str
+        Data set name (a function of this module) -> what it holds and how to call it.
 
     Examples
     --------

@@ -48,7 +48,8 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
 
     Parameters
     ----------
-    utility : Utility, CaptimeDistribution (its step utility) or sympy expression in t
+    utility : Utility, CaptimeDistribution or sympy.Expr
+        The utility; a distribution gives its step utility, an expression is in ``t``.
     defaults : dict of str to float, keyword-only
         Parameters to bind to numbers (they are no longer arguments).
     name : str, keyword-only
@@ -57,6 +58,7 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
     Returns
     -------
     str
+        C99 source defining ``name`` and ``name_array`` (with the formula in a comment).
 
     Raises
     ------

@@ -59,7 +59,8 @@ def cost_function(utility: Any, *, capped: str = "zero",
 
     Parameters
     ----------
-    utility : Utility, CaptimeDistribution (its step utility) or sympy expression in t
+    utility : Utility, CaptimeDistribution or sympy.Expr
+        The utility; a distribution gives its step utility, an expression is in ``t``.
     capped : {"zero", "cutoff"}, keyword-only
         How a capped run (status ``"capped"``, or SMAC's ``TIMEOUT``) counts: ``"zero"`` (default,
         the paper's estimate: u = 0, cost 1) or ``"cutoff"`` (u(cutoff), the
@@ -69,8 +70,8 @@ def cost_function(utility: Any, *, capped: str = "zero",
 
     Returns
     -------
-    cost(runtime, status="solved", cutoff=None)
-        Vectorised over runtimes, statuses and cutoffs (broadcast). A
+    callable
+        ``cost(runtime, status="solved", cutoff=None)``, vectorised over runtimes, statuses and cutoffs (broadcast). A
         solved run costs ``1 - u(runtime)``; a capped run as chosen above
         (``cutoff`` defaults to the runtime, the time the run was stopped);
         ``"memout"``, ``"crash"`` and ``"unverified"`` cost 1 (u = 0).

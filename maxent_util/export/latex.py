@@ -52,6 +52,7 @@ def to_latex(obj: Any) -> str:
     Returns
     -------
     str
+        The LaTeX, math mode without ``$``.
 
     Raises
     ------
@@ -156,11 +157,14 @@ def derivation(*constraints: Any, document: bool = False, title: str | None = No
     Returns
     -------
     str
+        A ``\\section`` of LaTeX, or a whole document with ``document=True``.
 
     Raises
     ------
     ExportError
         If the arguments are neither constraints nor a derived distribution.
+    ConstraintError, InfeasibleError, NotNormalizableError, NoClosedFormError, TimeLimitError
+        As :func:`~maxent_util.derive` raises them for the constraints.
 
     Examples
     --------

@@ -259,7 +259,8 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
 
     Parameters
     ----------
-    utility : Utility, CaptimeDistribution (its step utility) or sympy expression in t
+    utility : Utility, CaptimeDistribution or sympy.Expr
+        The utility; a distribution gives its step utility, an expression is in ``t``.
     path : str or os.PathLike
         The ``.py`` file to write; its directory must exist (see ``parents``)
         and the file must not (see ``overwrite``).

@@ -134,7 +134,8 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
         pickled) that is killed when the time is up.  Zero, negative, NaN
         and non-numbers are refused.
     digits : int, keyword-only
-        Significant digits of numerically solved multipliers (at least 30).
+        Significant digits of numerically solved multipliers: from 15 to ``MAX_DIGITS``;
+        below 30 the multipliers are still solved to 30 digits.
     method : {"auto", "symbolic", "numeric"}, keyword-only
         ``"auto"`` tries the closed form first and falls back to numerics;
         ``"symbolic"`` raises :class:`~maxent_util.errors.NoClosedFormError`
@@ -145,10 +146,25 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
     Returns
     -------
     CaptimeDistribution
+        The law: its pdf, CDF and survival function in closed form, the multipliers
+        (exact or numeric, see ``closed_form``) and the derivation's steps.  Equal
+        arguments give the same (cached, immutable) object.
 
     Raises
     ------
-    ConstraintError, InfeasibleError, NotNormalizableError, NoClosedFormError, TimeLimitError
+    ConstraintError
+        For an argument that is not a constraint, two supports, constraints that do not
+        fit the support, or an invalid ``timeout``, ``digits`` or ``method``.
+    InfeasibleError
+        If no distribution satisfies all the constraints at once.
+    NotNormalizableError
+        If the maximum-entropy density cannot be normalised (for instance an unbounded
+        support with no moment), or the supremum of the entropy is not attained
+        (:class:`~maxent_util.errors.MaximumNotAttainedError`).
+    NoClosedFormError
+        With ``method="symbolic"`` when sympy finds no closed form in time.
+    TimeLimitError
+        If the derivation does not finish within ``timeout``.
 
     Examples
     --------

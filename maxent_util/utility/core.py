@@ -137,8 +137,11 @@ class Utility(Immutable):
 
     Parameters
     ----------
-    expr : sympy expression in :data:`maxent_util.t` (and :data:`maxent_util.q`).
-    name : optional display name.
+    expr : sympy.Expr, number or str
+        The utility, in :data:`maxent_util.t` (and :data:`maxent_util.q`); text is read by
+        the safe expression reader.
+    name : str, optional
+        A display name.
 
     Examples
     --------
@@ -185,7 +188,18 @@ class Utility(Immutable):
     _not_compared = frozenset({"distribution"})
 
     def with_name(self, name: str | None) -> "Utility":
-        """The same utility under another display name (utilities are immutable)."""
+        """The same utility under another display name (utilities are immutable).
+
+        Parameters
+        ----------
+        name : str or None
+            The display name; None for none.
+
+        Returns
+        -------
+        Utility
+            A copy carrying ``name``; this one is unchanged.
+        """
         return self._evolve(name=name)
 
     def _substituted(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> "Utility":
@@ -206,15 +220,58 @@ class Utility(Immutable):
     def subs(self, **values: Any) -> "Utility":
         """The utility with numbers (or expressions) for some of its parameters.
 
+        Parameters
+        ----------
+        **values : Any
+            Parameter name -> a number, a sympy expression or a safe expression text.
+
+        Returns
+        -------
+        Utility
+            A utility of the same class; a law it came from (``distribution``) is
+            substituted too.
+
         Raises
         ------
         UtilityError
-            For a name that is not one of :attr:`parameters`.
+            For a name that is not one of :attr:`parameters`, or a value that cannot be
+            read.
+        ConstraintError, InfeasibleError
+            For the utility of a derived law (:meth:`CaptimeDistribution.utility`), values
+            for which the law's constraints no longer give a density.
         """
         return self._substituted(self._mapping(values, "Utility.subs"))
 
     # -- evaluation ------------------------------------------------------------
-    def __call__(self, runtimes: Any, *args: Any, **params: Any):
+    def __call__(self, runtimes: Any, *args: Any, **params: Any) -> float | np.ndarray:
+        """The utility of runtimes, u(t), vectorised.
+
+        The expression is compiled once into a :class:`~maxent_util.scorer.Scorer` (see
+        :func:`~maxent_util.compile_scorer`): ``t <= 0`` gives u(0+), ``t = inf`` the limit
+        at infinity and a NaN runtime NaN.
+
+        Parameters
+        ----------
+        runtimes : float or array_like of float
+            The runtimes ``t``.
+        *args : float or array_like of float
+            Values of the parameters in the order of :attr:`parameters` (``q`` last).
+        **params : float or array_like of float
+            Values of the parameters by name.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for scalar arguments, else an array of the broadcast shape.
+
+        Raises
+        ------
+        UtilityError
+            For a missing, unknown or repeated parameter, values that are not real numbers
+            or do not broadcast, or a function with no numpy or scipy equivalent.
+        NoClosedFormError
+            If the expression holds an unevaluated integral.
+        """
         if self._scorer is None:
             self._scorer = compile_scorer(self)
         return self._scorer(runtimes, *args, **params)
@@ -290,17 +347,21 @@ class Utility(Immutable):
 
         Parameters
         ----------
-        y : float or array of floats in (0, 1], values the utility takes.
-        **values : numbers for the utility's parameters.
+        y : float or array_like of float
+            Levels in (0, 1] that the utility takes.
+        **values : float
+            Numbers for the utility's parameters.
 
         Returns
         -------
-        float or ndarray of the shape of ``y``.
+        float or numpy.ndarray
+            The runtimes, of the shape of ``y``.
 
         Raises
         ------
         UtilityError
-            For a level outside (0, 1] or one the utility jumps over.
+            For a level outside (0, 1] or one the utility jumps over, or parameters
+            left without numbers.
         """
         if values:
             return self.subs(**values).inverse(y)
@@ -382,8 +443,16 @@ class Utility(Immutable):
 
         Parameters
         ----------
-        raise_on_failure : raise instead of returning a failing report.
-        **values : numbers for the utility's parameters.
+        raise_on_failure : bool, default False
+            Raise instead of returning a failing report.
+        **values : float
+            Numbers for the utility's parameters.
+
+        Returns
+        -------
+        UtilityCheck
+            One :class:`PropertyCheck` per property (holds True, False or None when
+            undecided); truthy when every property holds.
 
         Raises
         ------
@@ -402,6 +471,13 @@ class Utility(Immutable):
 
     # -- display -----------------------------------------------------------------
     def latex(self) -> str:
+        """The utility in LaTeX.
+
+        Returns
+        -------
+        str
+            sympy's LaTeX of :attr:`expr` (math mode, no ``$``).
+        """
         return sympy.latex(self.expr)
 
     def _repr_latex_(self) -> str:

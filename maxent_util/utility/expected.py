@@ -57,7 +57,34 @@ class ExpectedUtility(Utility):
         new._quadrature_functions = None
         return new
 
-    def __call__(self, runtimes: Any, *args: Any, **params: Any):
+    def __call__(self, runtimes: Any, *args: Any, **params: Any) -> float | np.ndarray:
+        """The expected utility of runtimes, u_K(t).
+
+        A closed form is evaluated as :meth:`Utility.__call__` does; otherwise the integral
+        over the captime is done by adaptive quadrature at each call (negative runtimes
+        get u_K(0), runtimes at or past the support's upper end 0, NaN gives NaN).
+
+        Parameters
+        ----------
+        runtimes : float or array_like of float
+            The runtimes ``t``.
+        *args : float or array_like of float
+            Positional parameter values: taken by a closed form only (a quadrature
+            utility refuses them).
+        **params : float or array_like of float
+            Values of the parameters by name.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar runtime, else an array of the runtimes' shape.
+
+        Raises
+        ------
+        UtilityError
+            For positional parameters under quadrature, parameters left without numbers,
+            or the misuses :meth:`Utility.__call__` refuses.
+        """
         if self.method == "closed form":
             return super().__call__(runtimes, *args, **params)
         if args:
@@ -183,27 +210,32 @@ def expected_utility(p: Any, K: Any, *, method: str = "auto",
 
     Parameters
     ----------
-    p : sympy expression (or string) in ``t`` and ``kappa``, the utility
-        under a known captime ``kappa`` for ``t < kappa`` (a Piecewise
-        ``(p, t < kappa), (0, True)`` is accepted too).  ``p = 1`` gives
-        ``1 - F_K(t)`` (Example "Unknown captime, step-function utility").
-    K : a captime distribution with ``.pdf`` (sympy in ``kappa``, zero off
-        its support) and ``.support`` ``(lower, upper)``, such as the
-        result of :func:`maxent_util.derive`.
-    method : ``"auto"`` (closed form if sympy finds one within ``timeout``
-        seconds, else numerical quadrature), ``"closed form"`` or
-        ``"numerical"``.
-    timeout : seconds allowed for the symbolic integral, or None for no limit
-        (positive; zero, negative, NaN and non-numbers are refused).  The
-        limit holds on any thread (see :func:`try_symbolic`).  A closed form
-        that sympy leaves with polar numbers (``exp_polar``) is cleaned, or
-        abandoned for quadrature when it cannot be.
+    p : sympy.Expr, number or str
+        The utility under a known captime ``kappa``, in ``t`` and ``kappa``, for
+        ``t < kappa`` (a Piecewise ``(p, t < kappa), (0, True)`` is accepted too).
+        ``p = 1`` gives ``1 - F_K(t)`` (Example "Unknown captime, step-function utility").
+    K : CaptimeDistribution or KnownCaptime
+        A captime law with ``.pdf`` (sympy in ``kappa``, zero off its support) and
+        ``.support`` ``(lower, upper)``, such as the result of :func:`maxent_util.derive`.
+    method : {"auto", "closed form", "numerical"}, keyword-only
+        ``"auto"`` (the default) takes a closed form if sympy finds one within
+        ``timeout`` seconds, else numerical quadrature.
+    timeout : float or None, keyword-only
+        Seconds allowed for the symbolic integral (positive), or None for no limit.  The
+        limit holds on any thread (see :func:`try_symbolic`).  A closed form that sympy
+        leaves with polar numbers (``exp_polar``) is cleaned, or abandoned for
+        quadrature when it cannot be.
+
+    Returns
+    -------
+    ExpectedUtility
+        ``u_K``, named after ``K``; its ``method`` says which route was taken.
 
     Raises
     ------
     UtilityError
-        For ``p`` in other variables or with ``p(0, kappa) != 1``, or a ``K``
-        without ``pdf`` and ``support``.
+        For ``p`` in other variables or with ``p(0, kappa) != 1``, a ``K`` without
+        ``pdf`` and ``support``, an unknown ``method`` or an invalid ``timeout``.
     NoClosedFormError
         With ``method="closed form"`` when sympy finds no closed form in time.
     """

@@ -68,8 +68,18 @@ def step(kappa0: Any) -> Utility:
 
     Parameters
     ----------
-    kappa0 : the known captime (positive): a number, a sympy expression or a
-        symbol name.
+    kappa0 : number, sympy.Expr or str
+        The known captime; positive (a name becomes a positive symbol).
+
+    Returns
+    -------
+    Utility
+        The step utility, named ``"step"``.
+
+    Raises
+    ------
+    UtilityError
+        For a captime that is not positive and finite.
 
     Examples
     --------
@@ -92,10 +102,23 @@ def linear_compute(kappa0: Any, cost_per_second: Any, value: Any) -> Utility:
 
     Parameters
     ----------
-    kappa0 : the known captime (positive).
-    cost_per_second : ``a >= 0``, dollars per second of compute.
-    value : ``v >= 0``, dollars earned by solving; ``a kappa0 + v`` must be
-        positive.  Each may be a number, a sympy expression or a symbol name.
+    kappa0 : number, sympy.Expr or str
+        The known captime; positive (a name becomes a positive symbol).
+    cost_per_second : number, sympy.Expr or str
+        ``a >= 0``, dollars per second of compute.
+    value : number, sympy.Expr or str
+        ``v >= 0``, dollars earned by solving; ``a kappa0 + v`` must be positive.
+
+    Returns
+    -------
+    Utility
+        The linear utility, named ``"linear compute"``.
+
+    Raises
+    ------
+    UtilityError
+        For a captime that is not positive, a negative rate or value, or nothing at
+        stake (``a kappa0 + v = 0``).
 
     Examples
     --------
@@ -127,6 +150,21 @@ def capped_runtime(kappa0: Any) -> Utility:
     is worth nothing.  (The same line is the uniform-captime utility of
     Section 3.2.)
 
+    Parameters
+    ----------
+    kappa0 : number, sympy.Expr or str
+        The known captime; positive (a name becomes a positive symbol).
+
+    Returns
+    -------
+    Utility
+        ``1 - t/kappa0`` before ``kappa0``, 0 after, named ``"capped runtime"``.
+
+    Raises
+    ------
+    UtilityError
+        For a captime that is not positive and finite.
+
     Examples
     --------
     >>> capped_runtime(10).expr == linear_compute(10, 1, 0).expr
@@ -147,9 +185,16 @@ def money(kappa0: Any, cost: Any, revenue: Any) -> Utility:
 
     Parameters
     ----------
-    kappa0 : the known captime.
-    cost, revenue : sympy expressions (or strings) in ``t``; a number or a
-        single symbol is a constant amount.
+    kappa0 : number, sympy.Expr or str
+        The known captime; positive (a name becomes a positive symbol).
+    cost, revenue : sympy.Expr, number or str
+        C(t) and R(t), expressions in ``t``; a number or a single symbol is a constant
+        amount.
+
+    Returns
+    -------
+    Utility
+        The utility, named ``"money"``.
 
     Raises
     ------
@@ -187,9 +232,24 @@ def general(kappa0: Any, V: Any, W: Any) -> Utility:
 
     Parameters
     ----------
-    kappa0 : the known captime.
-    V : expression in ``t`` and :data:`~maxent_util.kappa` (either may be absent).
-    W : expression in :data:`~maxent_util.kappa` (or a constant).
+    kappa0 : number, sympy.Expr or str
+        The known captime; positive (a name becomes a positive symbol).
+    V : sympy.Expr, number or str
+        V(t, kappa), in ``t`` and :data:`~maxent_util.kappa` (either may be absent).
+    W : sympy.Expr, number or str
+        W(kappa), in :data:`~maxent_util.kappa` (or a constant).
+
+    Returns
+    -------
+    Utility
+        The utility, named ``"general"``.
+
+    Raises
+    ------
+    UtilityError
+        For an expression in other variables, a captime that is not positive, nothing
+        at stake (``V(0, kappa0) + W(kappa0) <= 0``), or (with numeric values) a ``p``
+        that goes negative before the captime.
 
     Examples
     --------
@@ -223,9 +283,12 @@ class KnownCaptime(Immutable):
 
     Parameters
     ----------
-    pdf : sympy expression (or string) in :data:`maxent_util.kappa`.
-    support : ``(lower, upper)``; ``upper`` may be ``oo``.
-    name : optional display name.
+    pdf : sympy.Expr or str
+        The density, in :data:`maxent_util.kappa`.
+    support : tuple
+        ``(lower, upper)`` with ``0 <= lower < upper``; ``upper`` may be ``oo``.
+    name : str, optional
+        A display name.
 
     Examples
     --------
@@ -251,7 +314,26 @@ class KnownCaptime(Immutable):
 
     @classmethod
     def from_sympy_stats(cls, variable: Any, *, name: str | None = None) -> "KnownCaptime":
-        """From a continuous ``sympy.stats`` random variable, e.g. ``Uniform("K", 10, 20)``."""
+        """From a continuous ``sympy.stats`` random variable, e.g. ``Uniform("K", 10, 20)``.
+
+        Parameters
+        ----------
+        variable : sympy.stats random variable
+            A continuous random variable whose domain is an interval.
+        name : str, optional, keyword-only
+            A display name (default: the variable's name).
+
+        Returns
+        -------
+        KnownCaptime
+            Its density in ``kappa`` on its interval.
+
+        Raises
+        ------
+        UtilityError
+            If ``variable`` is not a continuous sympy.stats random variable on an interval,
+            or its interval is not a captime support.
+        """
         try:
             density = sympy.stats.density(variable)(kappa)
             domain = variable.pspace.domain.set
@@ -265,7 +347,16 @@ class KnownCaptime(Immutable):
         return cls(density, (domain.start, domain.end), name=name or str(variable))
 
     def utility(self) -> "ExpectedUtility":
-        """``u(t) = 1 - F_K(t)`` (Section 3, "Unknown captime, step-function utility")."""
+        """The step-function utility ``u(t) = 1 - F_K(t)``.
+
+        Section 3, "Unknown captime, step-function utility": :func:`expected_utility`
+        with ``p = 1``.
+
+        Returns
+        -------
+        ExpectedUtility
+            In closed form when sympy integrates the density in time, else by quadrature.
+        """
         return expected_utility(sympy.Integer(1), self)
 
     def __repr__(self) -> str:

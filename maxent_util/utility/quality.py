@@ -46,7 +46,30 @@ class QualityUtility(Utility):
     def _substituted(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> "QualityUtility":
         return super()._substituted(mapping)._evolve(q0=self.q0.subs(mapping), q1=self.q1.subs(mapping))
 
-    def __call__(self, runtimes: Any, qualities: Any = None, **params: Any):
+    def __call__(self, runtimes: Any, qualities: Any = None, **params: Any) -> float | np.ndarray:
+        """The utility of runs, p(t, q), vectorised.
+
+        Parameters
+        ----------
+        runtimes : float or array_like of float
+            The runtimes ``t``.
+        qualities : float or array_like of float
+            The solution qualities ``q``, each in ``[q0, q1]``; required.
+        **params : float
+            Values of the parameters by name.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for scalar arguments, else an array of the broadcast shape.
+
+        Raises
+        ------
+        UtilityError
+            If ``qualities`` is missing, not numbers or outside ``[q0, q1]``, parameters
+            are left without numbers, or the arguments are refused as by
+            :meth:`Utility.__call__`.
+        """
         owner = "QualityUtility"
         if params:
             return self.subs(**params)(runtimes, qualities)
@@ -66,6 +89,25 @@ class QualityUtility(Utility):
         return super().__call__(runtimes, levels)
 
     def inverse(self, y: Any, **values: Any) -> Any:
+        """Refused: a utility of runtime and quality has no inverse in ``t`` alone.
+
+        Parameters
+        ----------
+        y : float or array_like of float
+            Levels of the utility (not used).
+        **values : float
+            Numbers for the parameters (not used).
+
+        Returns
+        -------
+        Any
+            Nothing: the call always raises.
+
+        Raises
+        ------
+        UtilityError
+            Always; fix ``q`` first (``Utility(u.expr.subs(q, value))``).
+        """
         raise UtilityError(argument_message(
             "utility", "Utility.inverse", "a utility of t alone", self.name or str(self.expr),
             remedy="Fix q first: Utility(u.expr.subs(q, value))."))
@@ -77,6 +119,24 @@ class QualityUtility(Utility):
         positive before the captime for ``q > q0``; zero from the captime on
         (or tending to 0).  ``p(0, q1)`` symbolically, the rest on a grid of
         runtimes and qualities (undecided with symbolic parameters).
+
+        Parameters
+        ----------
+        raise_on_failure : bool, default False
+            Raise instead of returning a failing report.
+        **values : float
+            Numbers for the utility's parameters.
+
+        Returns
+        -------
+        UtilityCheck
+            One :class:`PropertyCheck` per property; truthy when every property holds.
+
+        Raises
+        ------
+        UtilityError
+            With ``raise_on_failure=True``, naming the first property that fails; or for
+            a name in ``values`` that is not a parameter.
         """
         if values:
             return self.subs(**values).check(raise_on_failure=raise_on_failure)
@@ -154,16 +214,26 @@ def quality_utility(p: Any, q0: Any, q1: Any, *, kappa0: Any = None,
 
     Parameters
     ----------
-    p : sympy expression (or string) in ``t`` and ``q`` (and ``kappa``, then
-        with ``kappa0`` for it).
-    q0, q1 : the quality interval.
-    kappa0 : the known captime, substituted for ``kappa`` in ``p``.
+    p : sympy.Expr, number or str
+        The utility, in ``t`` and ``q`` (and ``kappa``, then with ``kappa0`` for it).
+    q0, q1 : number, sympy.Expr or str
+        The quality interval: the default action's quality and the best one (``q1 > q0``).
+    kappa0 : number, sympy.Expr or str, optional, keyword-only
+        The known captime (positive), substituted for ``kappa`` in ``p``.
+    name : str, optional, keyword-only
+        A display name (default ``"quality"``).
+
+    Returns
+    -------
+    QualityUtility
+        The validated utility, called as ``u(runtimes, qualities)``.
 
     Raises
     ------
     UtilityError
-        For ``q1 <= q0``, ``p`` in other variables, or (with numeric
-        parameters) a ``p`` that breaks one of the properties, named.
+        For ``q1 <= q0``, ``p`` in other variables, a ``p`` in ``kappa`` without
+        ``kappa0``, or (with numeric parameters) a ``p`` that breaks one of the
+        properties, named.
     """
     owner = "quality_utility"
     low = as_parameter(q0, "q0", owner, real=True)
@@ -190,6 +260,23 @@ def linear_quality(kappa0: Any, q0: Any, q1: Any) -> QualityUtility:
 
     .. math:: p(t, q) = \\frac{q - q_0}{q_1 - q_0} \\left(1 - \\frac{t}{\\kappa_0}\\right)
               \\text{ if } t < \\kappa_0, \\; 0 \\text{ otherwise.}
+
+    Parameters
+    ----------
+    kappa0 : number, sympy.Expr or str
+        The known captime; positive.
+    q0, q1 : number, sympy.Expr or str
+        The quality interval (``q1 > q0``).
+
+    Returns
+    -------
+    QualityUtility
+        The utility, named ``"linear quality"``.
+
+    Raises
+    ------
+    UtilityError
+        For a captime that is not positive or ``q1 <= q0``.
 
     Examples
     --------
