@@ -30,12 +30,13 @@ _LOCATIONS: dict[str, str] = {
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
     **dict.fromkeys(["make_scorer", "Scorer"], "scorer"),
     **dict.fromkeys(["score", "Score"], "estimate"),
-    **dict.fromkeys(["PAR", "Solved", "rank", "cross_utility"], "ranking"),
+    **dict.fromkeys(["PAR", "Solved", "rank", "tidy_ranking", "cross_utility"], "ranking"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     **dict.fromkeys(["plot_utilities", "plot_ranking"], "plots"),
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
                      "cost_function"], "export"),
-    **dict.fromkeys(["read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table"], "io"),
+    **dict.fromkeys(["read_runs", "read_satcomp", "read_long", "read_aslib", "read_benchexec",
+                     "validate_table"], "io"),
     **dict.fromkeys(["MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError",
                      "NoClosedFormError", "UtilityError", "DataError", "ExportError", "TimeLimitError",
                      "MaximumNotAttainedError", "MissingExtraError"], "errors"),
@@ -73,10 +74,10 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
                          to_latex)
     from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace,
                            log_normal, pareto, parse_family, parse_utility, piecewise, uniform)
-    from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
+    from .io import read_aslib, read_benchexec, read_long, read_runs, read_satcomp, validate_table
     from .maxent import derive
     from .plots import plot_ranking, plot_utilities
-    from .ranking import PAR, Solved, cross_utility, rank
+    from .ranking import PAR, Solved, cross_utility, rank, tidy_ranking
     from .sampling import Plan, plan, simulate_plan
     from .scorer import Scorer, make_scorer
     from .symbols import kappa, q, t
