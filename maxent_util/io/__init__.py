@@ -62,6 +62,7 @@ __all__ = [
     "FAILURE_STATUSES",
     "LONG_COLUMNS",
     "FORMATS",
+    "STREAM_FORMATS",
     "read_satcomp",
     "read_long",
     "read_aslib",

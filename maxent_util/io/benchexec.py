@@ -156,6 +156,8 @@ def _runs(handle: IO[bytes], label: str) -> Iterator[tuple[str, Any]]:
             elif event == "end" and element.tag in _RUN_TAGS and root is not None:
                 yield "run", element
                 root.clear()  # runs already read are dropped: memory stays flat
+    except DataError:
+        raise
     except DefusedXmlException as exc:
         raise DataError(argument_message(
             "path", owner, "XML without entity declarations or external references", label,
@@ -173,8 +175,8 @@ def _runs(handle: IO[bytes], label: str) -> Iterator[tuple[str, Any]]:
             "The file holds no XML element."))
 
 
-def _read_run_set(source: Any, cutoff: float | None, time: str,
-                  reasons: dict[str, int]) -> _RunSet:
+def _read_run_set(source: Any, cutoff: float | None, time: str, reasons: dict[str, int],
+                  given: Any = None) -> _RunSet:
     owner = "read_benchexec"
     label = _label(source)
     handle = _open(source, label)
@@ -194,7 +196,7 @@ def _read_run_set(source: Any, cutoff: float | None, time: str,
                 if cutoff is not None and stated is not None and cutoff > stated:
                     raise DataError(argument_message(
                         "cutoff", owner, f"at most {stated:g} s, the time limit {label} states",
-                        cutoff, "A cutoff can re-cap runs at a lower time, never extend them."))
+                        given, "A cutoff can re-cap runs at a lower time, never extend them."))
                 run_set = _RunSet(label, item, cutoff if cutoff is not None else stated)
                 continue
             assert run_set is not None
@@ -367,7 +369,8 @@ def read_benchexec(path: PathLike | list[PathLike], *, cutoff: float | None = No
     if time not in _TIMES:
         raise DataError(argument_message("time", owner, "'cputime' or 'walltime'", time))
     reasons: dict[str, int] = {}
-    run_sets = [_read_run_set(source, limit, time, reasons) for source in _sources(path, owner)]
+    run_sets = [_read_run_set(source, limit, time, reasons, cutoff)
+                for source in _sources(path, owner)]
     names = _names(run_sets)
     table = _long_frame(
         algorithm=np.array([name for name, run_set in zip(names, run_sets)
