@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import lzma
 import re
 import sys
 
@@ -332,7 +333,8 @@ def test_streams_read_like_files(tmp_path, name):
     path = write(tmp_path, name, text)
     from_file = read_runs(path, format="satcomp")
     for stream in (io.BytesIO(text.encode()), io.StringIO(text),
-                   io.BytesIO(gzip.compress(text.encode()))):
+                   io.BytesIO(gzip.compress(text.encode())),
+                   io.BytesIO(lzma.compress(text.encode()))):
         got = read_runs(stream, format="satcomp")
         pd.testing.assert_frame_equal(got, from_file)
         assert got.attrs["notes"] == from_file.attrs["notes"]
@@ -343,9 +345,14 @@ def test_the_format_is_told_from_the_content(tmp_path, name):
     text = FIXTURES[name][0]
     assert sniff_format(text.encode()) == "satcomp"
     assert sniff_format(gzip.compress(text.encode())) == "satcomp"
+    assert sniff_format(lzma.compress(text.encode())) == "satcomp"
     path = tmp_path / "no_suffix"
     path.write_text(text)
     assert guess_format(path) == "satcomp"
+    packed = tmp_path / "published.csv.xz"
+    packed.write_bytes(lzma.compress(text.encode()))
+    assert guess_format(packed) == "satcomp"
+    pd.testing.assert_frame_equal(read_runs(packed), read_satcomp(path))
     pd.testing.assert_frame_equal(read_runs(io.BytesIO(text.encode())), read_satcomp(path))
 
 
@@ -469,3 +476,39 @@ def test_the_bundled_2021_data_reads_as_before():
         "status 'unverified', utility 0"]
     assert re.search(r"\b285 runs\b", runs.attrs["notes"][0])
     assert np.isfinite(runs["runtime"]).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(times=st.lists(st.lists(st.one_of(st.none(), st.floats(0.5, 99.0)), min_size=3, max_size=3),
+                      min_size=1, max_size=5),
+       bounds=st.booleans())
+def test_property_tidy_ranking_pivots_back_to_rank(times, bounds):
+    # algorithms a0.. on instances i0, i1, i2; None is a run capped at 100 s
+    rows = [(f"a{k}", f"i{j}", 100.0 if v is None else v, "capped" if v is None else "solved")
+            for k, row in enumerate(times) for j, v in enumerate(row)]
+    runs = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
+    runs["cutoff"] = 100.0
+    wide = rank(runs, {"PAR-2": PAR(2), "solved": Solved()}, bounds=bounds)
+    tidy = tidy_ranking(wide)
+    assert len(tidy) == 2 * len(wide)
+    # pandas' pivot of the tidy table gives the wide one back, column for column
+    for column, suffix in [("score", ""), ("rank", " rank")] + (
+            [("lower", " lower"), ("upper", " upper")] if bounds else []):
+        back = tidy.pivot(index="algorithm", columns="rule", values=column)
+        for rule in ("PAR-2", "solved"):
+            assert back[rule].to_dict() == wide[rule + suffix].to_dict()
+    assert ("lower" in tidy.columns) == bounds
+
+
+@settings(max_examples=50, deadline=None)
+@given(names=st.lists(st.text("abcdefghijklmnopqrstuvwxyz_-0123456789", min_size=1, max_size=8),
+                      min_size=1, max_size=5, unique=True),
+       marker=st.sampled_from(["hash", "filename", "cnf", "verified-result", "claimed-result"]),
+       where=st.integers(0, 5))
+def test_property_a_satcomp_marker_anywhere_in_the_header_makes_satcomp(names, marker, where):
+    header = [name for name in names if name not in ("hash", "filename", "cnf")]
+    plain_text = ",".join(header) + "\n"
+    assert sniff_format(plain_text.encode()) == ("satcomp" if set(header) & {
+        "verified-result", "claimed-result"} else "long")
+    header.insert(min(where, len(header)), marker)
+    assert sniff_format((",".join(header) + "\n1,2\n").encode()) == "satcomp"

@@ -42,6 +42,7 @@ from __future__ import annotations
 import bz2
 import csv
 import inspect
+import lzma
 import os
 import zlib
 from pathlib import Path
@@ -92,19 +93,21 @@ _SATCOMP_MARKERS = {"hash", "filename", "cnf", "verified-result", "claimed-resul
 
 
 def _decompressed_head(head: bytes) -> bytes:
-    """The first bytes of the content, through bz2 or gzip when it starts like either."""
+    """The first bytes of the content, through bz2, gzip or xz when it starts like one."""
     try:
         if head.startswith(b"BZh"):
             return bz2.BZ2Decompressor().decompress(head, max_length=_SNIFF_BYTES)
         if head.startswith(b"\x1f\x8b"):
             return zlib.decompressobj(wbits=31).decompress(head, _SNIFF_BYTES)
-    except (OSError, EOFError, ValueError, zlib.error):
+        if head.startswith(b"\xfd7zXZ\x00"):
+            return lzma.LZMADecompressor().decompress(head, max_length=_SNIFF_BYTES)
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError):
         return b""
     return head
 
 
 def sniff_format(head: bytes) -> str:
-    """The format of content from its first bytes (plain, bz2 or gzip), by what it holds.
+    """The format of content from its first bytes (plain, bz2, gzip or xz), by what it holds.
 
     XML (first character ``<``) is BenchExec; ``@`` or ``%`` (an ARFF
     relation or comment) is ASlib; a CSV whose header names ``hash``,

@@ -109,7 +109,7 @@ def _check_source(source: Any, owner: str) -> str:
 
 
 def _compression(stream: Any) -> str | None:
-    """gzip or bz2 by the stream's first bytes (pandas infers it only from a file's name)."""
+    """gzip, bz2 or xz by the stream's first bytes (pandas infers it only from a file's name)."""
     head: Any = b""
     if callable(getattr(stream, "getbuffer", None)):  # io.BytesIO: look without reading
         head = bytes(stream.getbuffer()[stream.tell():stream.tell() + 3])
@@ -120,6 +120,8 @@ def _compression(stream: Any) -> str | None:
             return "gzip"
         if head.startswith(b"BZh"):
             return "bz2"
+        if head.startswith(b"\xfd7z"):
+            return "xz"
     return None
 
 
