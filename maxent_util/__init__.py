@@ -30,7 +30,7 @@ _LOCATIONS: dict[str, str] = {
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
     **dict.fromkeys(["compile_scorer", "Scorer"], "scorer"),
     **dict.fromkeys(["score", "Score"], "estimate"),
-    **dict.fromkeys(["PAR", "Solved", "parse_rule", "rank", "cross_utility", "per_instance",
+    **dict.fromkeys(["PAR", "Solved", "parse_rule", "rank", "tidy_ranking", "cross_utility", "per_instance",
                      "rank_stability"], "ranking"),
     **dict.fromkeys(["bootstrap_means", "bootstrap_intervals", "rank_probabilities"], "bootstrap"),
     **dict.fromkeys(["Comparison", "compare", "pairwise", "holm_adjusted", "virtual_best",
@@ -41,7 +41,8 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
                      "cost_function"], "export"),
     **dict.fromkeys(["cap_runs"], "runs"),
-    **dict.fromkeys(["read_runs", "read_satcomp", "read_long", "read_aslib", "validate_table"], "io"),
+    **dict.fromkeys(["read_runs", "read_satcomp", "read_long", "read_aslib", "read_benchexec",
+                     "validate_table"], "io"),
     **dict.fromkeys(["MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError",
                      "NoClosedFormError", "UtilityError", "DataError", "ExportError", "TimeLimitError",
                      "MaximumNotAttainedError", "MissingExtraError"], "errors"),
@@ -83,13 +84,14 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
                          to_latex)
     from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace,
                            log_normal, pareto, parse_family, parse_utility, piecewise, uniform)
-    from .io import read_aslib, read_long, read_runs, read_satcomp, validate_table
+    from .io import read_aslib, read_benchexec, read_long, read_runs, read_satcomp, validate_table
     from .maxent import derive
     from .bootstrap import bootstrap_intervals, bootstrap_means, rank_probabilities
     from .comparison import (Comparison, compare, gap_closed, holm_adjusted, pairwise, single_best,
                              virtual_best)
     from .plots import plot_cactus, plot_ranking, plot_survival, plot_utilities
-    from .ranking import PAR, Solved, cross_utility, parse_rule, per_instance, rank, rank_stability
+    from .ranking import (PAR, Solved, cross_utility, parse_rule, per_instance, rank, rank_stability,
+                          tidy_ranking)
     from .report import report_html, write_report
     from .runs import cap_runs
     from .sampling import Plan, plan, simulate_plan

@@ -378,6 +378,52 @@ def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: 
     return rules
 
 
+def _runtime_source(arguments: argparse.Namespace) -> tuple[Any, str, str | None]:
+    """FILE as the readers take it: a path, or for ``-`` standard input read whole.
+
+    Also the format FILE is read as, when ``--format`` or the content tells it
+    (needed to know which reader options apply); None if FILE does not exist.
+    """
+    from .io import STREAM_FORMATS, guess_format, sniff_format
+    from .io.table import NamedBytes
+
+    fmt = arguments.format
+    if arguments.file == "-":
+        stream = sys.stdin.buffer if sys.stdin is not None else None
+        data = stream.read() if stream is not None else b""
+        guessed = fmt or sniff_format(data[:1 << 16])
+        if guessed not in STREAM_FORMATS:
+            raise CommandLineError(f"standard input (FILE -) is read as {guessed} data; "
+                                   f"only {', '.join(STREAM_FORMATS)} data can come from it "
+                                   "(give an ASlib scenario as a path)")
+        return NamedBytes(data, "<stdin>"), "<stdin>", guessed
+    path = Path(arguments.file)
+    if fmt is None and path.exists():
+        fmt = guess_format(path)
+    return path, str(path), fmt
+
+
+def _reader_options(arguments: argparse.Namespace, guessed: str | None, label: str
+                    ) -> dict[str, Any]:
+    """The options of the chosen reader that the flags set (--cutoff, --performance, --time)."""
+    options: dict[str, Any] = {}
+    if arguments.cutoff is not None and guessed in ("satcomp", "aslib", "benchexec"):
+        options["cutoff"] = arguments.cutoff
+    performance = getattr(arguments, "performance", None)
+    if performance is not None:
+        if guessed != "aslib":
+            raise CommandLineError("--performance names a column of an ASlib scenario; "
+                                   f"{label!r} is read as {guessed or 'unknown'!s} data")
+        options["performance"] = performance
+    time_column = getattr(arguments, "time", None)
+    if time_column is not None:
+        if guessed != "benchexec":
+            raise CommandLineError("--time picks the measured time of BenchExec results; "
+                                   f"{label!r} is read as {guessed or 'unknown'!s} data")
+        options["time"] = time_column
+    return options
+
+
 def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
     from .io import read_runs
     from .runs import cap_runs
@@ -386,6 +432,8 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
         raise CommandLineError("give either a runtime FILE or --dataset, not both")
     if arguments.dataset is not None and getattr(arguments, "performance", None) is not None:
         raise CommandLineError("--performance goes with an ASlib FILE, not --dataset")
+    if arguments.dataset is not None and getattr(arguments, "time", None) is not None:
+        raise CommandLineError("--time goes with a BenchExec FILE, not --dataset")
     cutoff = arguments.cutoff
     if arguments.dataset is not None:
         from .datasets import satcomp2021
@@ -393,29 +441,15 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
         table = satcomp2021(DATASETS[arguments.dataset])
         label = arguments.dataset
     elif arguments.file is not None:
-        options: dict[str, Any] = {}
-        fmt = arguments.format
-        path = Path(arguments.file)
-        performance = getattr(arguments, "performance", None)
-        guessed = fmt
-        if guessed is None and (cutoff is not None or performance is not None):
-            from .io import guess_format
-
-            guessed = "aslib" if path.is_dir() else (guess_format(path) if path.is_file() else None)
-        if cutoff is not None and guessed == "satcomp":
-            options["cutoff"] = cutoff
-        elif cutoff is not None and guessed == "aslib":
-            options["cutoff"] = cutoff
-        if performance is not None:
-            if guessed != "aslib":
-                raise CommandLineError("--performance names a column of an ASlib scenario; "
-                                       f"{str(path)!r} is read as {guessed or 'unknown'!s} data")
-            options["performance"] = performance
-        table = read_runs(path, format=fmt, **options)
-        label = str(path)
+        source, label, guessed = _runtime_source(arguments)
+        options = _reader_options(arguments, guessed, label)
+        table = read_runs(source, format=arguments.format or (guessed if arguments.file == "-"
+                                                               else None), **options)
     else:
         raise CommandLineError("give a runtime FILE or --dataset "
                                f"({' or '.join(DATASETS)})")
+    for note in table.attrs.get("notes", []):
+        print(f"{PROG}: note: {label}: {_one_line(note)}", file=sys.stderr)
     if cutoff is not None:
         table = cap_runs(table, cutoff, arg="--cutoff", owner=f"{PROG} {label}")
     return table, label
@@ -426,7 +460,8 @@ def _fix_greedy_file(arguments: argparse.Namespace) -> None:
     # neither a call nor an expression in t but an existing path is the runtime file.
     utilities = arguments.utility or []
     if (arguments.file is None and arguments.dataset is None and utilities
-            and "(" not in utilities[-1] and os.path.exists(utilities[-1])):
+            and "(" not in utilities[-1]
+            and (utilities[-1] == "-" or os.path.exists(utilities[-1]))):
         arguments.file = utilities.pop()
 
 
@@ -504,7 +539,11 @@ def _top_three(frame: Any) -> list[str]:
 
 def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
     frame, label = _ranking(arguments)
-    if arguments.csv:
+    if arguments.tidy:
+        from .ranking import tidy_ranking
+
+        tidy_ranking(frame).to_csv(out, index=False)
+    elif arguments.csv:
         frame.to_csv(out)
     elif arguments.json:
         json.dump(_records(frame), out, indent=2)
@@ -839,6 +878,9 @@ def _data_source(arguments: argparse.Namespace) -> tuple[Any, str | None, list[s
         notes.append(f"The bundled data set {arguments.dataset}: the SAT Competition 2021 "
                      f"{track} track, read with a {datasets.SATCOMP2021_CUTOFF:g} s cutoff "
                      "(see maxent_util/datasets/data/SOURCE.md for the source and citation).")
+    elif arguments.file == "-":
+        source, fmt = None, arguments.format
+        notes.append("Read from standard input (no file to name or hash).")
     else:
         from .io import guess_format
 
@@ -933,12 +975,13 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
 
 def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -> None:
     parser.add_argument("file", nargs="?", metavar="FILE",
-                        help="runtime data: a SAT Competition CSV, a long CSV or an ASlib "
-                             "algorithm_runs.arff (or scenario folder)")
+                        help="runtime data: a SAT Competition CSV (2020 to 2024 layouts), a long "
+                             "CSV, an ASlib algorithm_runs.arff (or scenario folder), BenchExec "
+                             "result XML (or a folder of it); - reads standard input")
     parser.add_argument("--dataset", choices=sorted(DATASETS), default=None,
                         help="use bundled data instead of FILE")
-    parser.add_argument("--format", choices=("satcomp", "long", "aslib"), default=None,
-                        help="format of FILE (guessed by default)")
+    parser.add_argument("--format", choices=("satcomp", "long", "aslib", "benchexec"),
+                        default=None, help="format of FILE (by default told from its content)")
     parser.add_argument("--utility", action="extend", nargs="+", metavar="SPEC",
                         help="a preset such as 'pareto(5, 3)', an expression in t such as "
                              f"'exp(-t/10)', 'PAR-2' or 'solved'; repeatable. {default_note}")
@@ -951,6 +994,9 @@ def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -
     parser.add_argument("--performance", metavar="NAME", default=None,
                         help="the ASlib attribute to read as runtimes (default: the measure "
                              "description.txt types as runtime)")
+    parser.add_argument("--time", choices=("cputime", "walltime"), default=None,
+                        help="the measured time of BenchExec results read as the runtime "
+                             "(default cputime)")
     parser.add_argument("--duplicates", choices=("raise", "mean", "first"), default="raise",
                         help="several runs of one algorithm on one instance: refuse (default), "
                              "average them, or keep the first")
@@ -1034,6 +1080,9 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
     formats = ranking.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true", help="print the full table as CSV")
     formats.add_argument("--json", action="store_true", help="print the full table as JSON records")
+    formats.add_argument("--tidy", action="store_true",
+                         help="print a long CSV: one row per algorithm and rule (algorithm, rule, "
+                              "score, rank, and lower, upper with --bounds)")
     ranking.set_defaults(handler=_command_rank)
 
     comparing = commands.add_parser(

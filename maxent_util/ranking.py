@@ -43,6 +43,7 @@ __all__ = [
     "Solved",
     "parse_rule",
     "rank",
+    "tidy_ranking",
     "cross_utility",
     "per_instance",
     "rank_stability",
@@ -617,6 +618,81 @@ def _score_intervals(columns: dict[str, Any], runs: Table, rules: list[tuple[str
         scale = runs.instances.size if isinstance(rule, Solved) else 1
         columns[f"{name} ci low"] = low[index * k:(index + 1) * k] * scale
         columns[f"{name} ci high"] = high[index * k:(index + 1) * k] * scale
+
+
+def tidy_ranking(ranking: pd.DataFrame) -> pd.DataFrame:
+    """A ranking from :func:`rank` as a tidy (long) table: one row per algorithm and rule.
+
+    Parameters
+    ----------
+    ranking : pandas.DataFrame
+        What :func:`rank` returned: indexed by algorithm, with per rule the
+        columns ``"{name}"`` and ``"{name} rank"`` (and ``"{name} lower"``,
+        ``"{name} upper"`` with ``bounds``, ``"{name} ci low"``,
+        ``"{name} ci high"`` with ``ci``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns ``algorithm``, ``rule``, ``score``, ``rank`` (and
+        ``lower``, ``upper`` when the ranking has bounds, ``ci low``,
+        ``ci high`` when it has intervals), rule by rule in the
+        ranking's order, and within a rule the algorithms in the ranking's
+        row order; a fresh ``RangeIndex``.
+
+    Raises
+    ------
+    DataError
+        If ``ranking`` is not a DataFrame with a score column next to each
+        ``" rank"`` column (and both bounds, or neither, for every rule; the
+        same for the interval).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a", "b", "b"],
+    ...                      "instance": ["i", "j", "i", "j"],
+    ...                      "runtime": [1.0, 100.0, 10.0, 20.0],
+    ...                      "status": ["solved", "capped", "solved", "solved"],
+    ...                      "cutoff": 100.0})
+    >>> tidy_ranking(rank(runs, {"PAR-2": PAR(2), "solved": Solved()}))
+      algorithm    rule  score  rank
+    0         b   PAR-2   15.0     1
+    1         a   PAR-2  100.5     2
+    2         b  solved    2.0     1
+    3         a  solved    1.0     2
+    """
+    owner = "tidy_ranking"
+    if not isinstance(ranking, pd.DataFrame):
+        raise DataError(argument_message(
+            "ranking", owner, "a DataFrame returned by rank", type(ranking).__name__))
+    columns = [str(column) for column in ranking.columns]
+    rules = [column[: -len(" rank")] for column in columns if column.endswith(" rank")]
+    lower = [rule for rule in rules if f"{rule} lower" in columns]
+    upper = [rule for rule in rules if f"{rule} upper" in columns]
+    bounded = lower == upper == rules
+    low = [rule for rule in rules if f"{rule} ci low" in columns]
+    high = [rule for rule in rules if f"{rule} ci high" in columns]
+    intervals = low == high == rules
+    if (not rules or any(rule not in columns for rule in rules)
+            or not (bounded or lower == upper == []) or not (intervals or low == high == [])):
+        raise DataError(argument_message(
+            "ranking", owner, "a DataFrame returned by rank (per rule a score column, its "
+            "' rank' column, both bounds or neither, and both ends of the interval or neither)",
+            columns))
+    parts = []
+    for rule in rules:
+        part = {"algorithm": [str(name) for name in ranking.index], "rule": rule,
+                "score": ranking[rule].to_numpy(dtype=float),
+                "rank": ranking[f"{rule} rank"].to_numpy(dtype=int)}
+        if bounded:
+            part["lower"] = ranking[f"{rule} lower"].to_numpy(dtype=float)
+            part["upper"] = ranking[f"{rule} upper"].to_numpy(dtype=float)
+        if intervals:
+            part["ci low"] = ranking[f"{rule} ci low"].to_numpy(dtype=float)
+            part["ci high"] = ranking[f"{rule} ci high"].to_numpy(dtype=float)
+        parts.append(pd.DataFrame(part))
+    return pd.concat(parts, ignore_index=True)
 
 
 def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,

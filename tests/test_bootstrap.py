@@ -24,7 +24,7 @@ from maxent_util.bootstrap import (bootstrap_intervals, bootstrap_means, interva
                                    rank_probabilities)
 from maxent_util.datasets import satcomp2021
 from maxent_util.errors import DataError, UtilityError
-from maxent_util.ranking import PAR, Solved, per_instance, rank, rank_stability
+from maxent_util.ranking import PAR, Solved, per_instance, rank, rank_stability, tidy_ranking
 from maxent_util.symbols import t
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -316,3 +316,20 @@ def test_benchmark_quick_run_prints_time_and_ratio():
     assert result.returncode == 0, result.stderr
     assert "naive" in result.stdout and "faster" in result.stdout
     assert "agree" in result.stdout
+
+
+def test_tidy_ranking_keeps_the_intervals():
+    # reference: the wide ranking's own ci columns, rule by rule
+    runs = pd.DataFrame({"algorithm": ["a", "a", "a", "b", "b", "b"],
+                         "instance": ["i", "j", "k"] * 2,
+                         "runtime": [1.0, 100.0, 3.0, 10.0, 20.0, 4.0],
+                         "status": ["solved", "capped", "solved", "solved", "solved", "solved"],
+                         "cutoff": 100.0})
+    wide = rank(runs, {"PAR-2": PAR(2), "solved": Solved()}, ci=0.9, resamples=300, seed=5)
+    tidy = tidy_ranking(wide)
+    assert list(tidy.columns) == ["algorithm", "rule", "score", "rank", "ci low", "ci high"]
+    for _, row in tidy.iterrows():
+        assert row["ci low"] == wide.loc[row["algorithm"], f"{row['rule']} ci low"]
+        assert row["ci high"] == wide.loc[row["algorithm"], f"{row['rule']} ci high"]
+    with pytest.raises(DataError, match=r"^`ranking` of `tidy_ranking` must be a DataFrame returned by rank"):
+        tidy_ranking(wide.drop(columns=["PAR-2 ci high"]))

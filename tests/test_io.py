@@ -237,7 +237,9 @@ def test_read_satcomp_reports_first_bad_cell_in_reading_order(tmp_path):
 def test_read_satcomp_missing_instance_column(tmp_path):
     path = write(tmp_path, "noname.csv", "result,s1\nsat,1\n")
     with pytest.raises(DataError, match=r"^`header` of `.*noname\.csv` must be a row naming the "
-                                        r"column 'filename' \(or 'hash'\); got \['result', 's1'\]\.$"):
+                                        r"instance column of a SAT Competition layout: 'cnf' "
+                                        r"\(2020\), 'filename' \(2021\) or 'hash' \(2021 to "
+                                        r"2024\); got \['result', 's1'\]\.$"):
         read_satcomp(path)
 
 
@@ -603,10 +605,11 @@ def test_read_runs_explicit_format(tmp_path):
 
 def test_read_runs_errors(tmp_path):
     with pytest.raises(DataError, match=r"^`format` of `read_runs` must be one of 'satcomp', "
-                                        r"'long', 'aslib' or None; got 'xlsx'\.$"):
+                                        r"'long', 'aslib', 'benchexec' or None; got 'xlsx'\.$"):
         read_runs(DATA / "long_small.csv", format="xlsx")
     with pytest.raises(DataError, match=r"^`path` of `read_runs` must be an existing file \(or an "
-                                        r"ASlib scenario folder\); got '.*nothing\.csv'\.$"):
+                                        r"ASlib scenario folder, or a folder of BenchExec result "
+                                        r"files\); got '.*nothing\.csv'\.$"):
         read_runs(tmp_path / "nothing.csv")
     with pytest.raises(DataError, match=r"^`path` of `read_runs` must be an existing file"):
         read_runs(tmp_path)
@@ -615,7 +618,7 @@ def test_read_runs_errors(tmp_path):
         read_runs(DATA / "long_small.csv", cutoff=10)
     with pytest.raises(DataError, match=r"options of read_satcomp \(cutoff\); got 'time_limit'"):
         read_runs(DATA / "satcomp_small.csv", time_limit=10)
-    assert FORMATS == ("satcomp", "long", "aslib")
+    assert FORMATS == ("satcomp", "long", "aslib", "benchexec")
 
 
 def test_read_runs_error_is_a_library_error(tmp_path):

@@ -23,89 +23,189 @@ column and the offending value rather than a pandas traceback. Rows of CSV
 files are counted as *data rows*: 1-based, the header not counted, blank lines
 skipped. ARFF files are parsed line by line, so their errors give the *line*.
 
-The readers live one format to a module: :mod:`~maxent_util.io.satcomp`,
-:mod:`~maxent_util.io.long` and :mod:`~maxent_util.io.aslib`; the schema,
-:func:`validate_table` and the helpers they share are in
+The readers live one format to a module: :mod:`~maxent_util.io.satcomp`
+(the SAT Competition's published CSVs of 2020 to 2024),
+:mod:`~maxent_util.io.long`, :mod:`~maxent_util.io.aslib` and
+:mod:`~maxent_util.io.benchexec` (BenchExec result XML, as SV-COMP publishes
+it); the schema, :func:`validate_table` and the helpers they share are in
 :mod:`~maxent_util.io.table`. This package holds :func:`read_runs` and the
 format guessing, and re-exports the public names.
+
+Readers that see something the reader of the results should know (a cutoff
+the file states, runs with a wrong or unverified answer) say so in the
+table's ``attrs["notes"]``, a list of sentences; ``maxent-util rank`` prints
+them on standard error.
 """
 
 from __future__ import annotations
 
+import bz2
+import csv
 import inspect
+import lzma
 import os
+import zlib
 from pathlib import Path
-from typing import Any, Callable
+from typing import IO, Any, Callable
 
 import pandas as pd
 
 from ..errors import DataError, argument_message
 from .aslib import read_aslib
+from .benchexec import BENCHEXEC_SUFFIXES, read_benchexec
 from .long import read_long
 from .satcomp import read_satcomp
-from .table import FAILURE_STATUSES, LONG_COLUMNS, STATUSES, PathLike, _check_path, validate_table
+from .table import (FAILURE_STATUSES, LONG_COLUMNS, STATUSES, NamedBytes, PathLike, _check_path,
+                    _is_stream, _label, validate_table)
 
 __all__ = [
     "STATUSES",
     "FAILURE_STATUSES",
     "LONG_COLUMNS",
     "FORMATS",
+    "STREAM_FORMATS",
     "read_satcomp",
     "read_long",
     "read_aslib",
+    "read_benchexec",
     "read_runs",
+    "guess_format",
+    "sniff_format",
     "validate_table",
 ]
 
-FORMATS: tuple[str, ...] = ("satcomp", "long", "aslib")
+FORMATS: tuple[str, ...] = ("satcomp", "long", "aslib", "benchexec")
 """Formats understood by :func:`read_runs`."""
+
+STREAM_FORMATS: tuple[str, ...] = ("satcomp", "long", "benchexec")
+"""Formats :func:`read_runs` reads from an open stream (an ASlib scenario needs its folder)."""
 
 _READERS: dict[str, Callable[..., pd.DataFrame]] = {
     "satcomp": read_satcomp,
     "long": read_long,
     "aslib": read_aslib,
+    "benchexec": read_benchexec,
 }
+
+_SNIFF_BYTES = 1 << 16
+# header names that only SAT Competition tables have (2020: cnf, 2021: filename, 2022-2024: hash)
+_SATCOMP_MARKERS = {"hash", "filename", "cnf", "verified-result", "claimed-result"}
+
+
+def _decompressed_head(head: bytes) -> bytes:
+    """The first bytes of the content, through bz2, gzip or xz when it starts like one."""
+    try:
+        if head.startswith(b"BZh"):
+            return bz2.BZ2Decompressor().decompress(head, max_length=_SNIFF_BYTES)
+        if head.startswith(b"\x1f\x8b"):
+            return zlib.decompressobj(wbits=31).decompress(head, _SNIFF_BYTES)
+        if head.startswith(b"\xfd7zXZ\x00"):
+            return lzma.LZMADecompressor().decompress(head, max_length=_SNIFF_BYTES)
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError):
+        return b""
+    return head
+
+
+def sniff_format(head: bytes) -> str:
+    """The format of content from its first bytes (plain, bz2, gzip or xz), by what it holds.
+
+    XML (first character ``<``) is BenchExec; ``@`` or ``%`` (an ARFF
+    relation or comment) is ASlib; a CSV whose header names ``hash``,
+    ``filename``, ``cnf``, ``verified-result`` or ``claimed-result`` is a SAT
+    Competition table; anything else is read as a long CSV, whose reader
+    then reports what is missing.
+
+    Parameters
+    ----------
+    head : bytes
+        The first bytes of the content (64 KiB are plenty), compressed or not.
+
+    Returns
+    -------
+    str
+        One of :data:`FORMATS`.
+
+    Examples
+    --------
+    >>> sniff_format(b"cnf,solution,kissat\\nx.cnf,SATISFIABLE,TIMEOUT\\n")
+    'satcomp'
+    >>> sniff_format(b'<?xml version="1.0"?>\\n<result tool="CPAchecker">')
+    'benchexec'
+    >>> sniff_format(b"algorithm,instance,runtime\\n")
+    'long'
+    """
+    text = _decompressed_head(head).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"<"):
+        return "benchexec"
+    if text.startswith((b"@", b"%")):
+        return "aslib"
+    first = text.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    header = next(csv.reader([first]), [])
+    return "satcomp" if {name.strip() for name in header} & _SATCOMP_MARKERS else "long"
 
 
 def guess_format(path: Path) -> str:
-    """The format of a file, by the rule :func:`read_runs` documents (for an existing file)."""
+    """The format of an existing file or folder, by the rule :func:`read_runs` documents.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A file, an ASlib scenario folder, or a folder of BenchExec results.
+
+    Returns
+    -------
+    str
+        One of :data:`FORMATS`: a folder with ``algorithm_runs.arff`` or an
+        ``.arff`` file is ASlib, another folder BenchExec, a file what
+        :func:`sniff_format` finds in its first bytes (``"long"`` if it cannot
+        be read, so that the long reader reports why).
+    """
+    if path.is_dir():
+        return "aslib" if (path / "algorithm_runs.arff").is_file() else "benchexec"
     if path.suffix.lower() == ".arff":
         return "aslib"
     try:
-        raw = pd.read_csv(path, header=None, dtype=str, na_filter=False, nrows=1,
-                          encoding="utf-8")
-    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, OSError):
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError:
         return "long"  # the long reader then reports the problem in full
-    header = {str(name).strip() for name in raw.iloc[0]}
-    return "satcomp" if {"hash", "filename"} & header else "long"
+    return sniff_format(head)
 
 
-def read_runs(path: PathLike, *, format: str | None = None, **options: Any) -> pd.DataFrame:
+def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
+              **options: Any) -> pd.DataFrame:
     """Read runtime data in any supported format into the long table.
 
     Parameters
     ----------
-    path : str or os.PathLike
-        A file, or an ASlib scenario folder holding ``algorithm_runs.arff``.
-    format : {"satcomp", "long", "aslib"}, optional, keyword-only
-        Without it the format is guessed: ``.arff`` files (and scenario
-        folders) are ASlib, CSV files whose header names ``hash`` or
-        ``filename`` are SAT Competition tables, anything else is a long CSV.
+    path : str, os.PathLike or file object
+        A file; an ASlib scenario folder holding ``algorithm_runs.arff``; a
+        folder of BenchExec result files; or an open stream (standard input)
+        of a CSV or BenchExec file, read whole.
+    format : {"satcomp", "long", "aslib", "benchexec"}, optional, keyword-only
+        Without it the format is guessed from the content
+        (:func:`sniff_format`): XML is BenchExec, ``.arff`` files, ARFF text
+        and scenario folders are ASlib, other folders are folders of
+        BenchExec results, CSV files whose header names ``hash``,
+        ``filename`` or ``cnf`` are SAT Competition tables, anything else is
+        a long CSV.
     **options
         Keyword options of the chosen reader (``cutoff=`` for
         :func:`read_satcomp`, ``performance=``/``cutoff=`` for
-        :func:`read_aslib`).
+        :func:`read_aslib`, ``cutoff=``/``time=`` for :func:`read_benchexec`).
 
     Returns
     -------
     pandas.DataFrame
-        The long table.
+        The long table, with the reader's ``attrs["notes"]`` (a list, maybe
+        empty).
 
     Raises
     ------
     DataError
         If the path does not exist, the format is unknown, an option does not
-        belong to the reader, or the reader rejects the file.
+        belong to the reader, an ASlib scenario comes as a stream, or the
+        reader rejects the file.
 
     Examples
     --------
@@ -115,19 +215,44 @@ def read_runs(path: PathLike, *, format: str | None = None, **options: Any) -> p
     >>> read_runs(folder / "wide.csv", cutoff=100)
       algorithm instance  runtime  status  cutoff
     0    kissat    x.cnf    100.0  capped   100.0
+
+    A stream, such as standard input, is read whole and its format sniffed:
+
+    >>> import io
+    >>> read_runs(io.BytesIO(b"cnf,solution,kissat\\nx.cnf,SATISFIABLE,12.5\\n"))
+      algorithm instance  runtime  status  cutoff
+    0    kissat    x.cnf     12.5  solved  5000.0
     """
     if not (format is None or isinstance(format, str) and format in _READERS):
         raise DataError(argument_message(
             "format", "read_runs", f"one of {', '.join(map(repr, FORMATS))} or None", format))
-    _check_path(path, "read_runs")
-    location = Path(path)
-    if location.is_dir() and (location / "algorithm_runs.arff").is_file():
-        location = location / "algorithm_runs.arff"
-    if not location.is_file():
-        raise DataError(argument_message(
-            "path", "read_runs", "an existing file (or an ASlib scenario folder)",
-            os.fspath(path)))
-    chosen = format if format is not None else guess_format(location)
+    if _is_stream(path):
+        data = path.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if not isinstance(data, bytes):
+            raise DataError(argument_message(
+                "path", "read_runs", "a stream of bytes or text", type(data).__name__))
+        source: Any = NamedBytes(data, _label(path))
+        chosen = format if format is not None else sniff_format(data[:_SNIFF_BYTES])
+        if chosen not in STREAM_FORMATS:
+            raise DataError(argument_message(
+                "format", "read_runs", "a format read from a stream "
+                f"({', '.join(map(repr, STREAM_FORMATS))}); an ASlib scenario is read from its "
+                "folder", chosen))
+    else:
+        _check_path(path, "read_runs")
+        location = Path(path)
+        if location.is_dir() and (location / "algorithm_runs.arff").is_file():
+            location = location / "algorithm_runs.arff"
+        folder_of_results = location.is_dir() and format in (None, "benchexec") and any(
+            item.name.lower().endswith(BENCHEXEC_SUFFIXES) for item in location.iterdir())
+        if not (location.is_file() or folder_of_results):
+            raise DataError(argument_message(
+                "path", "read_runs", "an existing file (or an ASlib scenario folder, or a folder "
+                "of BenchExec result files)", os.fspath(path)))
+        source = location
+        chosen = format if format is not None else guess_format(location)
     reader = _READERS[chosen]
     accepted = [name for name, parameter in inspect.signature(reader).parameters.items()
                 if parameter.kind is inspect.Parameter.KEYWORD_ONLY]
@@ -136,5 +261,6 @@ def read_runs(path: PathLike, *, format: str | None = None, **options: Any) -> p
             raise DataError(argument_message(
                 "options", "read_runs", f"options of {reader.__name__} "
                 f"({', '.join(accepted) if accepted else 'none'})", name))
-    return reader(location, **options)
-
+    table = reader(source, **options)
+    table.attrs.setdefault("notes", [])
+    return table

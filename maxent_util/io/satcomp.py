@@ -1,126 +1,250 @@
-"""The SAT Competition's wide results CSV: one row per instance, one column per solver."""
+"""The SAT Competition's wide results CSVs of 2020 to 2024: one row per instance, one column per solver.
+
+Each year published its own layout; :func:`read_satcomp` tells them apart by
+the header and reads each as published (docs/formats.md records where each
+layout was found and what its cells mean):
+
+- 2020: ``cnf,solution,<solvers>``; a solver's cell holds seconds or
+  ``TIMEOUT``, ``FAILED``, ``INCORRECT``, ``UNKNOWN``;
+- 2021: ``hash,result,filename,<solvers>``; seconds or ``timeout``,
+  ``memout``, ``unverified``;
+- 2022: ``hash,benchmark,verified-result,claimed-result,<solvers>``; PAR-2
+  seconds;
+- 2023 and 2024: ``hash,<solvers>`` then ``vresult``, ``aresult`` or
+  ``result`` (or none); PAR-2 seconds. 2023's special track has only the
+  solver columns.
+
+"PAR-2 seconds": a solved run's time, an unsolved run's penalty of twice the
+time limit (the column's mean is the solver's published score).
+"""
 
 from __future__ import annotations
 
-import os
+import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, argument_message
-from .table import (PathLike, _check_names, _check_time_option, _first, _long_frame,
+from .table import (PathLike, _check_names, _check_time_option, _first, _label, _long_frame,
                     _missing_columns, _parse_numbers, _read_csv_cells, _where)
 
-__all__ = ["read_satcomp"]
+__all__ = ["read_satcomp", "SATCOMP_META_COLUMNS"]
 
-_SATCOMP_META_COLUMNS = ("hash", "result", "filename")
-_SATCOMP_STATUS_CELLS = ("timeout", "memout", "unverified")
+SATCOMP_META_COLUMNS: tuple[str, ...] = (
+    "hash", "result", "filename", "cnf", "solution", "benchmark", "verified-result",
+    "claimed-result", "vresult", "aresult")
+"""Columns of the published layouts that describe the instance; never read as solvers."""
+
+DEFAULT_CUTOFF = 5000.0
+"""The time limit of the main tracks, used when neither the file nor ``cutoff=`` gives one."""
+
+# the 2021 words, also accepted in the later layouts (which write only numbers)
+_WORDS_2021 = {"timeout": "capped", "memout": "memout", "unverified": "unverified"}
+# sum.sh of the 2020 repository counts all four as unsolved
+_WORDS_2020 = {"timeout": "capped", "failed": "crash", "incorrect": "unverified",
+               "unknown": "crash"}
+# a penalty cell may sit a little past the limit (a run stopped late, 5000.21 in 2022's
+# anni-par-unsat.csv); a value beyond this share of the penalty's half rules the penalty out
+_OVERSHOOT = 1.1
 
 
-def read_satcomp(path: PathLike, *, cutoff: float = 5000.0) -> pd.DataFrame:
-    """Read a SAT Competition results CSV (one column per solver).
+@dataclass(frozen=True)
+class _Layout:
+    year: str
+    instance: str
+    words: dict[str, str]
+    penalty: bool  # unsolved runs written as twice the time limit
 
-    The format is that of ``results/*.csv`` in the SAT Competition 2021
-    repository: a header ``hash,result,filename,<solver_1>,...`` (``result``
-    and one of ``hash``/``filename`` may be absent), one row per instance,
-    and in each solver's column either wall-clock seconds or one of the
-    strings ``timeout``, ``memout``, ``unverified``.
+
+def _layout(path: PathLike, header: list[str]) -> _Layout:
+    names = set(header)
+    if "cnf" in names:
+        return _Layout("2020", "cnf", _WORDS_2020, False)
+    if "filename" in names:
+        return _Layout("2021", "filename", _WORDS_2021, False)
+    if "hash" in names and names & {"benchmark", "verified-result", "claimed-result"}:
+        return _Layout("2022", "hash", _WORDS_2021, True)
+    if "hash" in names:
+        return _Layout("2023/2024", "hash", _WORDS_2021, True)
+    if not names & set(SATCOMP_META_COLUMNS):  # 2023's special track: solver columns only
+        return _Layout("2023/2024", "", _WORDS_2021, True)
+    raise _missing_columns(path, header, "the instance column of a SAT Competition layout: "
+                           "'cnf' (2020), 'filename' (2021) or 'hash' (2021 to 2024)")
+
+
+def _stated_penalty(seconds: np.ndarray, numeric: np.ndarray) -> tuple[float, int] | None:
+    """The PAR-2 penalty a file of the 2022-2024 layouts writes for its unsolved runs.
+
+    It is the largest value, when that is a whole even number of seconds found
+    in at least two cells, and no value lies between (a little past) its half
+    and itself: then half of it is the time limit. Otherwise None.
+    """
+    if not numeric.all() or seconds.size < 2:
+        return None
+    values = seconds.ravel()
+    top = float(values.max())
+    if not (math.isfinite(top) and top > 0 and top == math.floor(top) and top % 2 == 0):
+        return None
+    count = int((values == top).sum())
+    if count < 2 or ((values > _OVERSHOOT * top / 2) & (values < top)).any():
+        return None
+    return top, count
+
+
+def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame:
+    """Read a SAT Competition results CSV (one column per solver) of any year from 2020.
+
+    The layout is told from the header (the table above; docs/formats.md
+    says where each was published): ``cnf`` makes the 2020 layout,
+    ``filename`` the 2021 one, ``hash`` with ``benchmark`` or
+    ``verified-result`` the 2022 one, ``hash`` alone (or no column but the
+    solvers') the 2023/2024 one. The
+    columns of :data:`SATCOMP_META_COLUMNS` are never solvers; every other
+    column is.
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The CSV file (compressed files such as ``.csv.gz`` are read too).
-    cutoff : float, keyword-only
-        The track's time limit in seconds (5000 for the 2021 main and
-        parallel tracks). It fills the ``cutoff`` column and stands as the
-        runtime of every unsolved run.
+    path : str, os.PathLike or file object
+        The CSV file (compressed files such as ``.csv.gz`` are read too), or
+        an open binary or text stream of it.
+    cutoff : float, optional, keyword-only
+        The time limit in seconds. By default it is the one the file states:
+        files of the 2022 to 2024 layouts write an unsolved run as its PAR-2
+        penalty, twice the limit (10000 for the 5000 s tracks, 2000 for the
+        1000 s cloud tracks). Files that state none (the 2020 and 2021
+        layouts) take 5000 s, the limit of the main tracks; give 1000 for a
+        cloud track. A cutoff below the stated one re-caps the runs there; one
+        above it is refused.
 
     Returns
     -------
     pandas.DataFrame
         The long table, rows ordered by solver (header order), then by
-        instance (file order). ``instance`` is the ``filename`` column, or
-        ``hash`` if there is no ``filename`` column.
+        instance (file order). ``instance`` is the ``cnf`` column (2020),
+        ``filename`` (2021) or ``hash`` (2022 to 2024, and 2021 files without
+        ``filename``; in 2022 benchmark names repeat across distinct hashes);
+        a file of solver columns only (2023's special track) names its
+        instances ``row 1``, ``row 2``, ... by data row.
+        ``attrs["notes"]`` is a list of remarks for the reader of the
+        results: the cutoff the file stated, and how many runs gave a wrong
+        or unverified answer.
 
     Raises
     ------
     DataError
-        If the file is missing or malformed, lacks both ``filename`` and
-        ``hash``, has no solver column, or a cell is empty, negative, NaN,
-        infinite or an unknown string.
+        If the file is missing or malformed, has no instance column or no
+        solver column, a cell is empty, negative, NaN, infinite or an unknown
+        word, or ``cutoff`` is not a positive number or above the file's own.
 
     Notes
     -----
-    A numeric cell at or above ``cutoff`` is a run that did not finish
-    within the limit: it becomes ``"capped"`` with runtime ``cutoff``.
-    (r_parallel.csv of 2021 holds 13 such values, up to 19358.83 s.)
-    ``memout`` and ``unverified`` cells keep their status, also with runtime
-    ``cutoff``, so that no runtime is ever NaN.
+    A numeric cell is a solved run when it is below the cutoff; at or above
+    it the run is ``"capped"`` with runtime ``cutoff`` (r_parallel.csv of
+    2021 holds values up to 19358.83 s past its 5000 s limit). Words, in any
+    case: ``timeout`` is ``"capped"``; ``memout`` is ``"memout"``;
+    ``unverified`` (2021) and ``INCORRECT`` (2020: a wrong answer) are
+    ``"unverified"``, a failure, and counted in the notes; ``FAILED`` and
+    ``UNKNOWN`` (2020: the solver stopped without an answer) are
+    ``"crash"``. Every unsolved run gets runtime ``cutoff``, so that no
+    runtime is NaN.
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "track.csv").write_text(
-    ...     "hash,result,filename,kissat,cadical\\n"
-    ...     "ab12,sat,x.cnf,12.5,memout\\n"
-    ...     "cd34,unsat,y.cnf,timeout,5012.3\\n")
-    >>> read_satcomp(folder / "track.csv", cutoff=5000)
+    >>> import io
+    >>> published_2024 = io.BytesIO(
+    ...     b"hash,kissat,cadical,vresult\\n"
+    ...     b"ab12,12.5,10000.0,sat\\n"
+    ...     b"cd34,10000.0,4100.25,unsat\\n")
+    >>> runs = read_satcomp(published_2024)
+    >>> runs
       algorithm instance  runtime  status  cutoff
-    0    kissat    x.cnf     12.5  solved  5000.0
-    1    kissat    y.cnf   5000.0  capped  5000.0
-    2   cadical    x.cnf   5000.0  memout  5000.0
-    3   cadical    y.cnf   5000.0  capped  5000.0
+    0    kissat     ab12    12.50  solved  5000.0
+    1    kissat     cd34  5000.00  capped  5000.0
+    2   cadical     ab12  5000.00  capped  5000.0
+    3   cadical     cd34  4100.25  solved  5000.0
+    >>> runs.attrs["notes"]  # doctest: +NORMALIZE_WHITESPACE
+    ['cutoff 5000 s, stated by the file: its largest value, 10000 s (2 cells), is the PAR-2
+    penalty (twice the time limit) of its unsolved runs']
     """
     owner = "read_satcomp"
-    limit = _check_time_option(cutoff, "cutoff", owner)
+    limit = None if cutoff is None else _check_time_option(cutoff, "cutoff", owner)
     header, body = _read_csv_cells(path, owner)
+    layout = _layout(path, header)
 
-    if "filename" in header:
-        instance_column = "filename"
-    elif "hash" in header:
-        instance_column = "hash"
-    else:
-        raise _missing_columns(path, header, "the column 'filename' (or 'hash')")
-    solver_index = [j for j, name in enumerate(header) if name not in _SATCOMP_META_COLUMNS]
+    solver_index = [j for j, name in enumerate(header) if name not in SATCOMP_META_COLUMNS]
     if not solver_index:
         raise _missing_columns(path, header, "at least one solver column besides "
-                               "'hash', 'result', 'filename'")
+                               + ", ".join(f"'{name}'" for name in SATCOMP_META_COLUMNS
+                                           if name in header))
     solvers = [header[j] for j in solver_index]
-    empty = _first(np.array(solvers) == "")
-    if empty is not None:
+    if "" in solvers:
         raise DataError(argument_message(
-            "header", os.fspath(path), "a row of non-empty column names", header))
+            "header", _label(path), "a row of non-empty column names", header))
 
     n_rows = body.shape[0]
     data_rows = np.arange(1, n_rows + 1)
-    instances = body[:, header.index(instance_column)] if n_rows else np.array([], dtype=object)
-    _check_names(path, instance_column, instances, data_rows)
+    if layout.instance:
+        instances = body[:, header.index(layout.instance)] if n_rows else np.array([], dtype=object)
+        _check_names(path, layout.instance, instances, data_rows)
+    else:
+        instances = np.array([f"row {row}" for row in data_rows], dtype=object)
 
     cells = body[:, solver_index] if n_rows else np.empty((0, len(solvers)), dtype=object)
     seconds = _parse_numbers(cells)
     numeric = ~np.isnan(seconds)
     lowered = np.char.lower(cells.astype(str)) if cells.size else cells.astype(str)
-    is_status = ~numeric & np.isin(lowered, _SATCOMP_STATUS_CELLS)
-    bad = (~numeric & ~is_status) | (numeric & ~(np.isfinite(seconds) & (seconds >= 0)))
+    is_word = ~numeric & np.isin(lowered, list(layout.words))
+    bad = (~numeric & ~is_word) | (numeric & ~(np.isfinite(seconds) & (seconds >= 0)))
     if bad.any():
         # the first bad cell in reading order, so the message points at the top of the file
         i, j = np.argwhere(bad)[0]
+        words = ", ".join(repr(word if layout.year != "2020" else word.upper())
+                          for word in layout.words)
         raise DataError(argument_message(
             solvers[j], _where(path, int(i) + 1),
-            "a non-negative number of seconds or one of 'timeout', 'memout', 'unverified'",
-            cells[i, j]))
+            f"a non-negative number of seconds or one of {words}", cells[i, j]))
+
+    notes: list[str] = []
+    penalty = _stated_penalty(seconds, numeric) if layout.penalty else None
+    if penalty is not None:
+        stated = penalty[0] / 2
+        if limit is not None and limit > stated:
+            raise DataError(argument_message(
+                "cutoff", owner, f"at most {stated:g} s, the time limit the file states (its "
+                f"unsolved runs carry the PAR-2 penalty {penalty[0]:g} s)", cutoff,
+                "A cutoff can re-cap runs at a lower time, never extend them."))
+        if limit is None:
+            limit = stated
+            notes.append(f"cutoff {stated:g} s, stated by the file: its largest value, "
+                         f"{penalty[0]:g} s ({penalty[1]} cells), is the PAR-2 penalty (twice "
+                         f"the time limit) of its unsolved runs")
+    if limit is None:
+        limit = DEFAULT_CUTOFF
 
     solved = numeric & (seconds < limit)
     runtime = np.where(solved, seconds, limit)
-    status = np.where(solved, "solved", np.where(numeric | (lowered == "timeout"), "capped", lowered)).astype(object)
+    word_status = np.full(cells.shape, "capped", dtype=object)
+    for word, meaning in layout.words.items():
+        word_status[lowered == word] = meaning
+    status = np.where(solved, "solved", np.where(numeric, "capped", word_status)).astype(object)
+
+    unverified = int((status == "unverified").sum())
+    if unverified:
+        cell_words = "'INCORRECT'" if layout.year == "2020" else "'unverified'"
+        notes.append(f"{unverified} run{'s' if unverified != 1 else ''} with a wrong or "
+                     f"unverified answer ({cell_words} cells) count{'s' if unverified == 1 else ''}"
+                     f" as unsolved: status 'unverified', utility 0")
 
     # transpose so that rows run solver by solver
     n_solvers = len(solvers)
-    return _long_frame(
+    table = _long_frame(
         algorithm=np.repeat(np.array(solvers, dtype=object), n_rows),
         instance=np.tile(instances, n_solvers),
         runtime=runtime.T.ravel(),
         status=status.T.ravel(),
         cutoff=np.full(n_rows * n_solvers, limit),
     )
+    table.attrs["notes"] = notes
+    return table

@@ -8,6 +8,7 @@ the long frame) are used by :mod:`~maxent_util.io.satcomp`,
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from typing import Any
@@ -49,8 +50,29 @@ def _beyond_float(value: Any) -> bool:
     return False
 
 
+class NamedBytes(io.BytesIO):
+    """Bytes read from a stream (standard input), with the name messages give them."""
+
+    def __init__(self, data: bytes, name: str) -> None:
+        super().__init__(data)
+        self.name = name
+
+
+def _is_stream(source: Any) -> bool:
+    """Whether ``source`` is an open file object (what ``-`` on the command line becomes)."""
+    return callable(getattr(source, "read", None)) and not isinstance(source, (str, os.PathLike))
+
+
+def _label(source: Any) -> str:
+    """How messages name a file or stream: its path, or the stream's name (``<stdin>``)."""
+    if _is_stream(source):
+        name = getattr(source, "name", None)
+        return name if isinstance(name, str) and name else "<stream>"
+    return os.fspath(source)
+
+
 def _where(path: PathLike, row: int, unit: str = "data row") -> str:
-    return f"{os.fspath(path)}, {unit} {row}"
+    return f"{_label(path)}, {unit} {row}"
 
 
 def _check_path(path: Any, owner: str) -> str:
@@ -79,35 +101,63 @@ def _check_time_option(value: Any, arg: str, owner: str) -> float:
     return number
 
 
+def _check_source(source: Any, owner: str) -> str:
+    """A path (as for :func:`_check_path`) or an open binary or text stream; its label."""
+    if _is_stream(source):
+        return _label(source)
+    return _check_path(source, owner)
+
+
+def _compression(stream: Any) -> str | None:
+    """gzip, bz2 or xz by the stream's first bytes (pandas infers it only from a file's name)."""
+    head: Any = b""
+    if callable(getattr(stream, "getbuffer", None)):  # io.BytesIO: look without reading
+        head = bytes(stream.getbuffer()[stream.tell():stream.tell() + 3])
+    elif callable(getattr(stream, "peek", None)):  # a buffered binary stream such as stdin's
+        head = stream.peek(3)[:3]
+    if isinstance(head, bytes):
+        if head.startswith(b"\x1f\x8b"):
+            return "gzip"
+        if head.startswith(b"BZh"):
+            return "bz2"
+        if head.startswith(b"\xfd7z"):
+            return "xz"
+    return None
+
+
 def _read_csv_cells(path: PathLike, owner: str) -> tuple[list[str], np.ndarray]:
-    """Header and body of a CSV file as stripped strings (missing cells are '').
+    """Header and body of a CSV file (or open stream) as stripped strings (missing cells are '').
 
     Reading with ``header=None`` keeps duplicate column names visible (pandas
     would rename them to ``x.1``), and ``na_filter=False`` keeps instance names
     such as ``NA`` or ``null`` as text.
     """
-    _check_path(path, owner)
+    label = _check_source(path, owner)
+    options: dict[str, Any] = {}
+    if _is_stream(path):
+        options["compression"] = _compression(path)
     try:
-        raw = pd.read_csv(path, header=None, dtype=str, na_filter=False, encoding="utf-8")
+        raw = pd.read_csv(path, header=None, dtype=str, na_filter=False, encoding="utf-8",
+                          **options)
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         raise DataError(argument_message(
-            "path", owner, "an existing, readable file", os.fspath(path),
+            "path", owner, "an existing, readable file", label,
             f"The system reported: {exc.strerror or exc}.")) from None
     except pd.errors.EmptyDataError:
         raise DataError(argument_message(
-            "path", owner, "a CSV file with a header row", os.fspath(path),
+            "path", owner, "a CSV file with a header row", label,
             "The file is empty.")) from None
     except pd.errors.ParserError as exc:
         raise DataError(argument_message(
-            "path", owner, "a well-formed CSV file", os.fspath(path),
+            "path", owner, "a well-formed CSV file", label,
             f"The CSV parser reported: {str(exc).strip()}")) from None
     except UnicodeDecodeError as exc:
         raise DataError(argument_message(
-            "path", owner, "UTF-8 text", os.fspath(path),
+            "path", owner, "UTF-8 text", label,
             f"Byte {exc.start} cannot be decoded.")) from None
     except OSError as exc:
         raise DataError(argument_message(
-            "path", owner, "an existing, readable file", os.fspath(path),
+            "path", owner, "an existing, readable file", label,
             f"The system reported: {exc}.")) from None
     cells = raw.to_numpy(dtype=object)
     header = [str(name).strip() for name in cells[0]]
@@ -118,7 +168,7 @@ def _read_csv_cells(path: PathLike, owner: str) -> tuple[list[str], np.ndarray]:
     for name in header:
         if name in seen:
             raise DataError(argument_message(
-                "header", os.fspath(path), "a row of distinct column names", header,
+                "header", label, "a row of distinct column names", header,
                 f"The column {name!r} appears more than once."))
         seen.add(name)
     return header, body
@@ -126,7 +176,7 @@ def _read_csv_cells(path: PathLike, owner: str) -> tuple[list[str], np.ndarray]:
 
 def _missing_columns(path: PathLike, header: list[str], required: str) -> DataError:
     return DataError(argument_message(
-        "header", os.fspath(path), f"a row naming {required}", header))
+        "header", _label(path), f"a row naming {required}", header))
 
 
 def _parse_numbers(cells: np.ndarray) -> np.ndarray:
