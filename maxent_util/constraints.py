@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping
 
 import sympy
 
@@ -24,7 +24,7 @@ from .errors import ConstraintError, argument_message
 from . import expressions
 from ._printing import interval_latex, latex
 from .expressions import as_expression
-from .symbols import kappa
+from .symbols import RESERVED_NAMES, kappa
 
 __all__ = [
     "Constraint",
@@ -62,6 +62,17 @@ def to_sympy(value: Any, *, arg: str = "value", owner: str = "Constraint") -> sy
         return _float_to_sympy(value)
     return as_expression(value, arg=arg, owner=owner, exact="short", new_symbol=_positive_symbol,
                          error=ConstraintError)
+
+
+def check_parameter_names(value: sympy.Expr, arg: str, owner: str, shown: Any) -> None:
+    """Refuse a parameter named as one of the library's variables: ``Mean("t")`` would
+    give a law whose utility divides t by itself."""
+    clash = sorted(s.name for s in value.free_symbols if s.name in RESERVED_NAMES)
+    if clash:
+        raise ConstraintError(argument_message(
+            arg, owner, f"free of the names the library keeps for its variables "
+            f"({', '.join(RESERVED_NAMES)})", shown, f"Name the parameter otherwise than "
+            f"{clash[0]!r}, e.g. {clash[0]}0."))
 
 
 def _positive_symbol(name: str) -> sympy.Symbol:
@@ -158,6 +169,8 @@ class Constraint:
                 self._arguments[name] = self._default(name)
             else:
                 value = to_sympy(values[name], arg=name, owner=type(self).__name__)
+                if name != "expr":
+                    check_parameter_names(value, name, type(self).__name__, values[name])
                 if name not in self.may_be_infinite and value.has(oo, -oo):
                     raise ConstraintError(argument_message(name, type(self).__name__, "finite",
                                                            values[name]))
@@ -230,9 +243,8 @@ class Constraint:
         Parameters
         ----------
         mapping : dict
-            sympy symbols -> numbers or sympy expressions, handed to sympy's ``subs``
-            (a key must be the constraint's own symbol, with its assumptions; pass no text
-            values: they are not read by the safe reader).
+            The constraint's symbols (or their names) -> numbers, sympy expressions or
+            expression texts; texts are read by the safe reader, never evaluated.
 
         Returns
         -------
@@ -242,9 +254,26 @@ class Constraint:
         Raises
         ------
         ConstraintError
-            If an argument becomes undefined or infinite (``1/alpha`` at ``alpha = 0``) or
-            the new arguments fail the kind's check.
+            If ``mapping`` is not a mapping, a key is neither a sympy symbol nor the name
+            of one of the constraint's symbols, a value cannot be read, an argument becomes
+            undefined or infinite (``1/alpha`` at ``alpha = 0``), or the new arguments fail
+            the kind's check.
         """
+        owner = f"{type(self).__name__}.subs"
+        if not isinstance(mapping, Mapping):
+            raise ConstraintError(argument_message("mapping", owner, "a dict from symbols to values", mapping))
+        own = {symbol.name: symbol for value in self._arguments.values() if isinstance(value, sympy.Basic)
+               for symbol in value.free_symbols}
+        safe = {}
+        for key, value in mapping.items():
+            symbol = own.get(key) if isinstance(key, str) else key
+            if not isinstance(symbol, sympy.Symbol):
+                raise ConstraintError(argument_message(
+                    "mapping", owner, f"keys that are sympy symbols or the names of the constraint's "
+                    f"symbols ({', '.join(sorted(own)) or 'none'})", key))
+            # values go through the safe reader: sympy's subs would sympify (evaluate) a text
+            safe[symbol] = to_sympy(value, arg=symbol.name, owner=owner)
+        mapping = safe
         new = {k: (v.subs(mapping) if isinstance(v, sympy.Basic) else v)
                for k, v in self._arguments.items()}
         for name, value in new.items():
@@ -366,6 +395,8 @@ class Moment(Constraint):
                 raise ConstraintError(argument_message(
                     "where", type(self).__name__, "a pair (lower, upper) or a sympy Interval", where))
             lower, upper = (to_sympy(w, arg="where", owner=type(self).__name__) for w in where)
+            for end in (lower, upper):
+                check_parameter_names(end, "where", type(self).__name__, where)
             if _provably(upper > lower) is False:
                 raise ConstraintError(argument_message(
                     "where", type(self).__name__, "an interval with upper > lower", where))

@@ -24,7 +24,7 @@ from .utility import Utility
 from .documents import from_json, to_json
 from .errors import ConstraintError, MaxEntError, UtilityError, argument_message
 from .expressions import MAX_LENGTH
-from .constraints import _provably
+from .constraints import _provably, check_parameter_names
 
 __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
            "piecewise", "FAMILIES", "parse_utility", "parse_family", "family_constraints"]
@@ -33,7 +33,9 @@ oo = sympy.oo
 
 
 def _value(value: Any, name: str, owner: str) -> sympy.Expr:
-    return to_sympy(value, arg=name, owner=owner)
+    expr = to_sympy(value, arg=name, owner=owner)
+    check_parameter_names(expr, name, owner, value)
+    return expr
 
 
 def _label(name: str, *values: Any) -> str:

@@ -31,10 +31,12 @@ from .symbols import kappa
 
 oo = sympy.oo
 
-_y = sympy.Symbol("y", real=True)
-_upper_y = sympy.Symbol("Y", real=True)
-_x = sympy.Symbol("x", positive=True)
-_positive_end = sympy.Symbol("X", positive=True)
+# integration variables and limits: Dummies, so that no parameter a user names x or y
+# (exponential("x")) is mistaken for them
+_y = sympy.Dummy("y", real=True)
+_upper_y = sympy.Dummy("Y", real=True)
+_x = sympy.Dummy("x", positive=True)
+_positive_end = sympy.Dummy("X", positive=True)
 
 
 # ---------------------------------------------------------------------------

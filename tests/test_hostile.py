@@ -106,6 +106,10 @@ ENTRY_POINTS = {
     "score": lambda s: mu.score([1.0, 2.0], s),
     "rank": lambda s: mu.rank(_table(), {"rule": s}),
     "plan": lambda s: mu.plan(0.1, 0.1, s),
+    "Constraint.subs by symbol": lambda s: mu.Mean("m").subs({sympy.Symbol("m", positive=True): s}),
+    "Constraint.subs by name": lambda s: mu.Mean("m").subs({"m": s}),
+    "CaptimeDistribution.subs": lambda s: mu.uniform("k").subs(k=s),
+    "parse_rule": lambda s: mu.parse_rule(s),
 }
 
 

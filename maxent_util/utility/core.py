@@ -158,6 +158,13 @@ class Utility(Immutable):
         # A parsed "exp(-t)" or a user's Symbol("t") means the library's t (and q).
         renames = {s: {"t": t, "q": q}[s.name] for s in expr.free_symbols
                    if s.name in ("t", "q") and s not in (t, q)}
+        clash = sorted(s.name for s in expr.free_symbols if s.name in ("kappa", "y"))
+        if clash:
+            # kappa is the captime, y the level of the inverse: a parameter so named would
+            # be taken for them
+            raise UtilityError(argument_message(
+                "expr", type(self).__name__, "an expression in t (and q) whose parameters are not "
+                "named kappa or y", str(expr), f"Name the parameter otherwise than {clash[0]!r}."))
         self.expr = expr.xreplace(renames) if renames else expr
         self.name = name
         self._scorer = None
