@@ -186,7 +186,7 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
     lower_values = np.zeros(n)
     lower_values[runs.solved] = evaluate_rule(u, runs.runtimes[runs.solved], owner)
     upper_values = lower_values.copy()
-    upper_values[runs.censored] = evaluate_rule(u, runs.censor_times[runs.censored], owner)
+    upper_values[runs.capped] = evaluate_rule(u, runs.stop_times[runs.capped], owner)
     _check_unit_range(lower_values, upper_values, runs, owner)
     _check_non_increasing(u, runs, owner)
 
@@ -194,13 +194,13 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
     upper = float(np.mean(upper_values))
     h = _hoeffding_half_width(n, float(level))
     km = None
-    censor_times = runs.censor_times[runs.censored]
+    stop_times = runs.stop_times[runs.capped]
     cutoffs_differ = runs.cutoffs is not None and np.unique(runs.cutoffs).size > 1
-    if cutoffs_differ or np.unique(censor_times).size > 1:
+    if cutoffs_differ or np.unique(stop_times).size > 1:
         km = _kaplan_meier_mean(runs, u)
     return Score(estimate=lower, lower=lower, upper=upper,
                  ci_low=max(0.0, lower - h), ci_high=min(1.0, upper + h),
-                 n=n, n_capped=int(runs.censored.sum()), kaplan_meier=km, level=float(level))
+                 n=n, n_capped=int(runs.capped.sum()), kaplan_meier=km, level=float(level))
 
 
 def evaluate_rule(u: Callable[[Any], Any], times: np.ndarray, owner: str,
@@ -241,7 +241,7 @@ def _check_unit_range(lower_values: np.ndarray, upper_values: np.ndarray, runs: 
 def _check_non_increasing(u: Callable[[Any], Any], runs: Runs, owner: str) -> None:
     """A utility must not reward a longer run more; checked at the runs' own times."""
     times = np.unique(np.concatenate([runs.runtimes[runs.solved],
-                                      runs.censor_times[runs.censored]]))
+                                      runs.stop_times[runs.capped]]))
     if times.size < 2:
         return
     values = np.asarray(u(times), dtype=float)
@@ -259,10 +259,10 @@ def _kaplan_meier_mean(runs: Runs, u: Callable[[Any], Any]) -> float:
     events = runs.runtimes[runs.solved]
     if events.size == 0:
         return float(u(math.inf))
-    right = runs.censor_times[runs.censored]
+    right = runs.stop_times[runs.capped]
     # Failures (u = 0) are never solved: censoring them beyond every observed
     # time keeps them at risk throughout without creating a step.
-    n_failed = int((~runs.solved & ~runs.censored).sum())
+    n_failed = int((~runs.solved & ~runs.capped).sum())
     if n_failed:
         beyond = 2.0 * float(max(runs.runtimes.max(), right.max(initial=0.0))) + 1.0
         right = np.concatenate([right, np.full(n_failed, beyond)])

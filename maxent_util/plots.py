@@ -488,8 +488,8 @@ def survival_curve(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
     events = runs.runtimes[runs.solved]
     if events.size == 0:
         return np.empty(0), np.empty(0)
-    right = runs.censor_times[runs.censored]
-    failed = int((~runs.solved & ~runs.censored).sum())
+    right = runs.stop_times[runs.capped]
+    failed = int((~runs.solved & ~runs.capped).sum())
     if failed:
         # at risk throughout and never an event: censored after every observed time
         beyond = 2.0 * max(float(runs.runtimes.max()), float(right.max(initial=0.0))) + 1.0

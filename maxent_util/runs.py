@@ -88,12 +88,12 @@ def first_bad(mask: np.ndarray) -> int | None:
 
 @dataclass(frozen=True)
 class Runs:
-    """Validated runs of one algorithm: runtimes, what happened, and when each censored run stopped."""
+    """Validated runs of one algorithm: runtimes, what happened, and when each capped run stopped."""
 
     runtimes: np.ndarray
     solved: np.ndarray          # bool
-    censored: np.ndarray        # bool: right-censored (capped) runs
-    censor_times: np.ndarray    # for censored runs: the time known to be exceeded
+    capped: np.ndarray          # bool: capped runs (right-censored, in survival terms)
+    stop_times: np.ndarray      # for capped runs: the time known to be exceeded
     cutoffs: np.ndarray | None  # per run, as given
 
 
@@ -169,10 +169,10 @@ def validate_runs(runtimes: Any, *, solved: Any, cutoff: Any, status: Any,
                 f"({float(times[bad])!r})", float(cutoffs[bad]),
                 "Mark the run as unsolved or raise its cutoff."))
 
-    censored = ~is_solved & (~failed | failures_as_capped)
-    # a censored run is known to take longer than the time it stopped
+    capped = ~is_solved & (~failed | failures_as_capped)
+    # a capped run is known to take longer than the time it stopped
     stopped = times if cutoffs is None else np.minimum(times, cutoffs)
-    return Runs(times, is_solved, censored, np.where(censored, stopped, np.nan), cutoffs)
+    return Runs(times, is_solved, capped, np.where(capped, stopped, np.nan), cutoffs)
 
 
 # ---------------------------------------------------------------------------
