@@ -465,16 +465,22 @@ def _fix_greedy_file(arguments: argparse.Namespace) -> None:
         arguments.file = utilities.pop()
 
 
-def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
-    from .ranking import rank
-
+def _table_and_rules(arguments: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
+    """The runtime table, its label, and the rules of --utility/--par/--solved (by default the
+    tour's utilities and PAR-2)."""
     _fix_greedy_file(arguments)
     table, label = _runtime_table(arguments)
     specs = list(arguments.utility or [])
     pars = list(arguments.par or [])
     if not specs and not pars and not arguments.solved:
         specs, pars = list(TOUR_UTILITIES), [2.0]
-    rules = _rules(specs, pars, arguments.solved, arguments.progress)
+    return table, label, _rules(specs, pars, arguments.solved, arguments.progress)
+
+
+def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
+    from .ranking import rank
+
+    table, label, rules = _table_and_rules(arguments)
     ci = getattr(arguments, "ci", None)
     if ci is None and (getattr(arguments, "resamples", None) is not None
                        or getattr(arguments, "seed", None) is not None):
@@ -899,13 +905,7 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
 
     target = _target(arguments.output, flag="--output", force=arguments.force,
                      parents=arguments.parents)
-    _fix_greedy_file(arguments)
-    table, label = _runtime_table(arguments)
-    specs = list(arguments.utility or [])
-    pars = list(arguments.par or [])
-    if not specs and not pars and not arguments.solved:
-        specs, pars = list(TOUR_UTILITIES), [2.0]
-    rules = _rules(specs, pars, arguments.solved, arguments.progress)
+    table, label, rules = _table_and_rules(arguments)
     source, fmt, notes = _data_source(arguments)
     write_report(table, target, rules=rules, overwrite=arguments.force, source=source,
                  label=label, format=fmt, notes=notes, title=arguments.title,
