@@ -1,26 +1,102 @@
-"""Helpers shared by the test modules."""
+"""Helpers shared by the test modules.
+
+Test modules import these by name (``from conftest import same``): pytest puts this folder
+on ``sys.path`` because it holds the rootmost conftest.py.
+"""
 
 from __future__ import annotations
 
+import warnings
+
+import pandas as pd
+import pytest
 import sympy
 from hypothesis import Phase, settings
+
+from maxent_util.cli import main
 
 # hypothesis' explain phase traces every line of a failing example; through sympy that turns
 # one failure into an hour-long run, so failures are reported as shrunk, without it
 settings.register_profile("maxent_util", phases=[phase for phase in Phase if phase is not Phase.explain])
 settings.load_profile("maxent_util")
 
+#: what every command-line error line starts with
+ERROR_PREFIX = "maxent-util: error: "
+#: the first eight bytes of every PNG file
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-def same_expression(ours: sympy.Expr, reference: sympy.Expr) -> bool:
+
+# ---------------------------------------------------------------------------
+# comparing expressions
+
+
+def same(ours: object, reference: object) -> bool:
     """Whether two closed forms are equal, whatever their spelling.
 
+    Both sides go through ``sympy.S`` (numbers, texts of the tests' own and sympy objects).
     Tried in turn: the difference simplifies to 0; it does after erfc is written as erf and
     logs are expanded (log(x**c) against c*log(x)); the exponentials agree (multipliers of
     the form log(x) - 1, where sympy will not split log((a - b)/(c - d))).
     """
+    ours, reference = sympy.S(ours), sympy.S(reference)
     difference = ours - reference
     if sympy.simplify(difference) == 0:
         return True
     if sympy.simplify(sympy.expand_log(difference.rewrite(sympy.erf), force=True)) == 0:
         return True
     return sympy.simplify(sympy.exp(ours) - sympy.exp(reference)) == 0
+
+
+def identical(ours: sympy.Basic, reference: sympy.Basic) -> bool:
+    """Whether two sympy objects are the same tree (equal ``srepr``), not merely equal in value:
+    what a round trip through a file must give back."""
+    return sympy.srepr(ours) == sympy.srepr(reference)
+
+
+# ---------------------------------------------------------------------------
+# runs tables
+
+
+def runs_table(rows: list[tuple], cutoff: float | None = 100.0) -> pd.DataFrame:
+    """A long runs table from (algorithm, instance, runtime, status) rows, with one common
+    ``cutoff`` column unless ``cutoff`` is None."""
+    frame = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
+    if cutoff is not None:
+        frame["cutoff"] = cutoff
+    return frame
+
+
+# ---------------------------------------------------------------------------
+# the command line, in process
+
+
+def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
+    """``maxent-util ARGV`` through ``main``: (exit status, stdout, stderr)."""
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def assert_usage_error(status: int, out: str, err: str, pattern: str | None = None) -> None:
+    """Status 2 and exactly one line on stderr, with the common prefix (and no traceback),
+    containing ``pattern`` when given."""
+    assert status == 2
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(ERROR_PREFIX)
+    assert "Traceback" not in err + out
+    if pattern is not None:
+        assert pattern in lines[0], lines[0]
+
+
+# ---------------------------------------------------------------------------
+# fixtures
+
+
+@pytest.fixture()
+def no_warnings():
+    """The test runs with warnings turned into errors (modules opt in with
+    ``pytestmark = pytest.mark.usefixtures("no_warnings")``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sympy
+from conftest import ERROR_PREFIX, PNG_SIGNATURE, assert_usage_error, run
 from hypothesis import given, settings, strategies as st
 
 from maxent_util import (PAR, Mean, Moment, Solved, Support, TailProbability, derive, kappa, plan,
@@ -31,27 +32,6 @@ from maxent_util.cli import TOUR_UTILITIES, _flag_name, main
 from maxent_util.ranking import parse_rule
 from maxent_util.constraints import constraint_kinds
 from maxent_util.datasets import satcomp2021
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-ERROR_PREFIX = "maxent-util: error: "
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
-def assert_usage_error(status: int, out: str, err: str, pattern: str | None = None) -> None:
-    """Status 2 and exactly one line on stderr, with the common prefix (and no traceback)."""
-    assert status == 2
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(ERROR_PREFIX)
-    assert "Traceback" not in err + out
-    if pattern is not None:
-        assert pattern in lines[0], lines[0]
-
 
 def read_back(text: str, **symbols: sympy.Symbol) -> sympy.Expr:
     """sympify with the library's symbols (positive kappa, non-negative t) and parameters."""

@@ -8,6 +8,7 @@ moment equations, and scipy.stats for the laws scipy knows.
 
 from __future__ import annotations
 
+import functools
 import time
 
 import mpmath
@@ -20,7 +21,7 @@ from maxent_util import families
 from maxent_util.constraints import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support,
                                      TailProbability)
 from maxent_util.maxent import DEFAULT_TIMEOUT, derive
-from maxent_util.errors import ConstraintError, NoClosedFormError, TimeLimitError
+from maxent_util.errors import ConstraintError, InfeasibleError, NoClosedFormError, TimeLimitError
 from maxent_util.symbols import kappa
 
 oo = sympy.oo
@@ -327,30 +328,44 @@ def test_subs_gives_the_numeric_law():
     assert (numeric.name, partly.name) == ("pareto(24, 2)", "pareto(kappa0, 3)")
 
 
-def test_subs_validates():
-    from maxent_util.errors import ConstraintError, InfeasibleError
+KAPPA0, ALPHA, KAPPA1, DELTA = sympy.symbols("kappa0 alpha kappa1 delta", positive=True)
 
-    kappa0, alpha, kappa1, delta = sympy.symbols("kappa0 alpha kappa1 delta", positive=True)
-    pareto = families.pareto(kappa0, alpha)
-    with pytest.raises(ConstraintError, match=r"`alpha` of `CaptimeDistribution.subs` must be a value for "
-                                              r"which the constraints .* give a probability density"):
-        pareto.subs(alpha=-1)
-    with pytest.raises(ConstraintError, match=r"`value` of `LogMoment` must be finite after the substitution"):
-        pareto.subs(alpha=0)
-    with pytest.raises(InfeasibleError, match=r"`LogMoment\(-1, 24\)` asks for an expectation of -1"):
-        pareto.subs(alpha=-1, kappa0=24)
-    with pytest.raises(ConstraintError, match=r"`beta` of `CaptimeDistribution.subs` must be one of the "
-                                              r"parameters \(alpha, kappa0\); got 2"):
-        pareto.subs(beta=2)
-    piecewise = families.piecewise(kappa0, kappa1, delta)
-    with pytest.raises(ConstraintError, match=r"`delta` of `TailProbability` must be a probability in \(0, 1\); "
-                                              r"got 1.5"):
-        piecewise.subs(delta=1.5)
-    with pytest.raises(ConstraintError, match=r"`kappa1` of `TailProbability` must be inside the support "
-                                              r"\[0, 24\]; got 30.0"):
-        piecewise.subs(kappa0=24, kappa1=30)
-    with pytest.raises(ConstraintError, match=r"`alpha` of `CaptimeDistribution.subs` must be a number, not NaN"):
-        pareto.subs(alpha=float("nan"))
+
+@functools.cache
+def symbolic_pareto():
+    return families.pareto(KAPPA0, ALPHA)
+
+
+@functools.cache
+def symbolic_piecewise():
+    return families.piecewise(KAPPA0, KAPPA1, DELTA)
+
+
+SUBS_MISUSE = [
+    pytest.param(lambda: symbolic_pareto().subs(alpha=-1), ConstraintError,
+                 r"^`alpha` of `CaptimeDistribution.subs` must be a value for which the constraints .* give a "
+                 r"probability density", id="negative-alpha"),
+    pytest.param(lambda: symbolic_pareto().subs(alpha=0), ConstraintError,
+                 r"^`value` of `LogMoment` must be finite after the substitution", id="zero-alpha"),
+    pytest.param(lambda: symbolic_pareto().subs(alpha=-1, kappa0=24), InfeasibleError,
+                 r"^`LogMoment\(-1, 24\)` asks for an expectation of -1", id="negative-alpha-at-a-number"),
+    pytest.param(lambda: symbolic_pareto().subs(beta=2), ConstraintError,
+                 r"^`beta` of `CaptimeDistribution.subs` must be one of the parameters \(alpha, kappa0\); got 2",
+                 id="unknown-parameter"),
+    pytest.param(lambda: symbolic_piecewise().subs(delta=1.5), ConstraintError,
+                 r"^`delta` of `TailProbability` must be a probability in \(0, 1\); got 1.5", id="delta-above-1"),
+    pytest.param(lambda: symbolic_piecewise().subs(kappa0=24, kappa1=30), ConstraintError,
+                 r"^`kappa1` of `TailProbability` must be inside the support \[0, 24\]; got 30.0",
+                 id="kappa1-outside"),
+    pytest.param(lambda: symbolic_pareto().subs(alpha=float("nan")), ConstraintError,
+                 r"^`alpha` of `CaptimeDistribution.subs` must be a number, not NaN", id="nan-alpha"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", SUBS_MISUSE)
+def test_subs_validates(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------
@@ -397,11 +412,15 @@ def test_the_numeric_method_finds_the_exponential_rate():
         assert close(multiplier(distribution, Mean), mpmath.mpf(1) / 24)
 
 
-def test_symbolic_method_refuses_to_fall_back():
-    with pytest.raises(NoClosedFormError, match=r"no closed form .* method='auto'"):
-        derive(Support(0, 10), Mean(3), method="symbolic", timeout=5)
-    with pytest.raises(ConstraintError, match=r"^`method` of `derive` must be one of"):
-        derive(Support(0, 10), Mean(3), method="guess")
+@pytest.mark.parametrize("call, error, message", [
+    pytest.param(lambda: derive(Support(0, 10), Mean(3), method="symbolic", timeout=5), NoClosedFormError,
+                 r"^no closed form .* method='auto'", id="symbolic-without-closed-form"),
+    pytest.param(lambda: derive(Support(0, 10), Mean(3), method="guess"), ConstraintError,
+                 r"^`method` of `derive` must be one of", id="unknown-method"),
+])
+def test_symbolic_method_refuses_to_fall_back(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ Reference values:
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import math
 import shutil
@@ -28,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy
-from conftest import same_expression
+from conftest import identical, same
 
 from maxent_util import families
 from maxent_util.constraints import LogMoment, Mean, Moment, Support, TailProbability
@@ -60,6 +61,12 @@ PAPER_UTILITY = {
 @pytest.fixture(scope="module")
 def figure_laws():
     return {name: getattr(families, name)(*args) for name, args in FIGURE.items()}
+
+
+@functools.cache
+def symbolic_pareto() -> Utility:
+    """The Pareto preset's utility with symbols kappa0 and alpha (shared by the refusal tables)."""
+    return families.pareto("kappa0", "alpha").utility()
 
 
 def _runtimes(count: int = 10_000) -> np.ndarray:
@@ -103,11 +110,6 @@ def test_to_latex_states_constraints_as_the_paper_does():
     assert r"\mathbf{1}" in to_latex(Moment(kappa ** 2, 5, where=(0, 3)))
 
 
-def test_to_latex_refuses_other_objects():
-    with pytest.raises(ExportError, match=r"`obj` of `to_latex` must be a Constraint, CaptimeDistribution"):
-        to_latex(object())
-
-
 # The multipliers of Appendix C, as (symbolic preset, {multiplier index: paper's value}).
 # The library states the two-sided tail conditions as E[(log(kappa0/kappa) - 1/beta) 1{kappa < kappa0}] = 0
 # (lambda_1) and E[(log(kappa/kappa0) - 1/alpha) 1{kappa >= kappa0}] = 0 (lambda_2): the same features as
@@ -137,10 +139,6 @@ PAPER_MULTIPLIERS = {
 }
 
 
-def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
-    return same_expression(sympy.S(a), sympy.S(b))
-
-
 @pytest.mark.parametrize("name", list(PAPER_MULTIPLIERS))
 def test_symbolic_multipliers_are_the_papers(name):
     arguments, expected = PAPER_MULTIPLIERS[name]
@@ -149,7 +147,7 @@ def test_symbolic_multipliers_are_the_papers(name):
     text = derivation(law).replace("&", "")
     for index, value in expected.items():
         symbol = sympy.Symbol(f"lambda_{index}", real=True)
-        assert _same(law.multipliers[symbol], value), (symbol, law.multipliers[symbol], value)
+        assert same(law.multipliers[symbol], value), (symbol, law.multipliers[symbol], value)
         # the derivation prints the solved value; logs are combined as the paper writes them
         shown = f"{sympy.latex(symbol)} = {sympy.latex(value)}"
         if name != "piecewise" and not (name == "log_normal" and index == 0):
@@ -169,7 +167,7 @@ def test_multipliers_at_the_figure_parameters(name, figure_laws):
     for index, value in expected.items():
         symbol = sympy.Symbol(f"lambda_{index}", real=True)
         number = value.subs(values)
-        assert _same(law.multipliers[symbol], number), (symbol, law.multipliers[symbol], number)
+        assert same(law.multipliers[symbol], number), (symbol, law.multipliers[symbol], number)
         # printed with logs combined, e.g. lambda_1 = log(7/3) for the piecewise law
         assert f"{sympy.latex(symbol)} = {sympy.latex(sympy.logcombine(number, force=True))}" in text
 
@@ -209,11 +207,20 @@ def test_derivation_has_every_step_of_appendix_c():
     assert derivation(Support(0, sympy.oo), Mean("mu"), document=True).startswith("\\documentclass{article}")
 
 
-def test_derivation_refuses_other_arguments():
-    with pytest.raises(ExportError, match=r"`constraints` of `derivation` must be Constraint objects or one"):
-        derivation("pareto(5, 3)")
-    with pytest.raises(ExportError, match=r"`constraints` of `derivation` must be"):
-        derivation()
+LATEX_MISUSE = [
+    pytest.param(lambda: to_latex(object()), ExportError,
+                 r"^`obj` of `to_latex` must be a Constraint, CaptimeDistribution", id="to_latex-object"),
+    pytest.param(lambda: derivation("pareto(5, 3)"), ExportError,
+                 r"^`constraints` of `derivation` must be Constraint objects or one", id="derivation-text"),
+    pytest.param(lambda: derivation(), ExportError,
+                 r"^`constraints` of `derivation` must be", id="derivation-nothing"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", LATEX_MISUSE)
+def test_latex_export_refuses_other_arguments(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 def _pdflatex(folder: Path, name: str, text: str) -> subprocess.CompletedProcess:
@@ -345,34 +352,50 @@ def test_exported_parameters_are_keywords_with_defaults(tmp_path):
     assert module["inverse"](0.5, alpha=2.0, kappa0=12.0) == pytest.approx(12 * math.sqrt(2), rel=1e-15)
 
 
-def test_export_python_refuses_bad_input(tmp_path):
-    utility = families.pareto("kappa0", "alpha").utility()
-    with pytest.raises(ExportError, match=r"`defaults` of `export_python` must be a value for every "
-                                          r"unresolved symbol \(alpha, kappa0\)"):
-        export_python(utility, tmp_path / "u.py")
-    with pytest.raises(ExportError, match=r"unresolved symbol \(kappa0\)"):
-        export_python(utility, tmp_path / "u.py", defaults={"alpha": 1})
-    with pytest.raises(ExportError, match=r"`beta` of `export_python` must be one of the utility's "
-                                          r"parameters \(alpha, kappa0\)"):
-        export_python(utility, tmp_path / "u.py", defaults={"alpha": 1, "kappa0": 2, "beta": 3})
-    with pytest.raises(ExportError, match=r"`alpha` of `export_python` must be a finite number"):
-        export_python(utility, tmp_path / "u.py", defaults={"alpha": "fast", "kappa0": 2})
-    missing = tmp_path / "no_such_folder" / "u.py"
-    with pytest.raises(ExportError, match=r"`path` of `export_python` must be in an existing directory; "
-                                          r"got '.*no_such_folder/u.py'\. Create"):
-        export_python(families.exponential(24).utility(), missing)
-    assert not missing.parent.exists()
-    with pytest.raises(ExportError, match=r"`path` of `export_python` must be a file path, not a directory"):
-        export_python(families.exponential(24).utility(), tmp_path)
-    with pytest.raises(ExportError, match=r"`utility` of `export_python` must be a Utility"):
-        export_python("exp(-t)", tmp_path / "u.py")
+# each call gets the test's empty tmp_path as `folder`
+EXPORT_PYTHON_MISUSE = [
+    pytest.param(lambda folder: export_python(symbolic_pareto(), folder / "u.py"), ExportError,
+                 r"^`defaults` of `export_python` must be a value for every unresolved symbol \(alpha, kappa0\)",
+                 id="no-defaults"),
+    pytest.param(lambda folder: export_python(symbolic_pareto(), folder / "u.py", defaults={"alpha": 1}),
+                 ExportError, r"unresolved symbol \(kappa0\)", id="some-defaults"),
+    pytest.param(lambda folder: export_python(symbolic_pareto(), folder / "u.py",
+                                              defaults={"alpha": 1, "kappa0": 2, "beta": 3}),
+                 ExportError, r"^`beta` of `export_python` must be one of the utility's parameters \(alpha, kappa0\)",
+                 id="unknown-default"),
+    pytest.param(lambda folder: export_python(symbolic_pareto(), folder / "u.py",
+                                              defaults={"alpha": "fast", "kappa0": 2}),
+                 ExportError, r"^`alpha` of `export_python` must be a finite number", id="text-default"),
+    pytest.param(lambda folder: export_python(families.exponential(24).utility(), folder / "no_such_folder" / "u.py"),
+                 ExportError,
+                 r"^`path` of `export_python` must be in an existing directory; got '.*no_such_folder/u.py'\. Create",
+                 id="missing-folder"),
+    pytest.param(lambda folder: export_python(families.exponential(24).utility(), folder), ExportError,
+                 r"^`path` of `export_python` must be a file path, not a directory", id="path-is-a-folder"),
+    pytest.param(lambda folder: export_python("exp(-t)", folder / "u.py"), ExportError,
+                 r"^`utility` of `export_python` must be a Utility", id="text-utility"),
     # a function numpy does not have
-    with pytest.raises(ExportError, match=r"`utility` of `export_python` must be made of functions with a numpy"):
-        export_python(Utility(1 - sympy.polylog(2, -t)), tmp_path / "u.py")
+    pytest.param(lambda folder: export_python(Utility(1 - sympy.polylog(2, -t)), folder / "u.py"), ExportError,
+                 r"^`utility` of `export_python` must be made of functions with a numpy", id="no-numpy-function"),
     # an undefined function would be printed by its name, which can be any text
-    with pytest.raises(ExportError, match=r"`utility` of `export_python` must be made of numbers, t, named "
-                                          r"parameters, arithmetic, comparisons and sympy's own functions"):
-        export_python(Utility(sympy.Function("g")(t)), tmp_path / "u.py")
+    pytest.param(lambda folder: export_python(Utility(sympy.Function("g")(t)), folder / "u.py"), ExportError,
+                 r"^`utility` of `export_python` must be made of numbers, t, named parameters, arithmetic, "
+                 r"comparisons and sympy's own functions", id="undefined-function"),
+    pytest.param(lambda folder: export_python(Utility(sympy.exp(-t)), folder / "plain.py", keep_parameters=True),
+                 ExportError,
+                 r"^`utility` of `export_python` must be a preset's utility built with numbers, e.g. "
+                 r"pareto\(24, 1\), when keep_parameters=True", id="keep-parameters-of-no-preset"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", EXPORT_PYTHON_MISUSE)
+def test_export_python_refuses_bad_input(tmp_path, call, error, message):
+    with pytest.raises(error, match=message):
+        call(tmp_path)
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written or created
+
+
+def test_export_errors_are_library_errors():
     assert isinstance(ExportError("x"), MaxEntError)
 
 
@@ -427,29 +450,33 @@ def test_c_export_matches_the_scorer(tmp_path, figure_laws):
                                rtol=1e-12, atol=1e-300)
 
 
-def test_c_export_binds_defaults_and_refuses_bad_input():
-    utility = families.pareto("kappa0", "alpha").utility()
-    source = export_c(utility, defaults={"kappa0": 24})
+def test_c_export_binds_defaults():
+    source = export_c(symbolic_pareto(), defaults={"kappa0": 24})
     assert "double utility(double t, double alpha)" in source
-    with pytest.raises(ExportError, match=r"`name` of `export_c` must be a C identifier; got 'my utility'"):
-        export_c(utility, name="my utility")
-    with pytest.raises(ExportError, match=r"`name` of `export_c` must be a C identifier; got 'double'"):
-        export_c(utility, name="double")
-    with pytest.raises(ExportError, match=r"`gamma` of `export_c` must be one of the utility's parameters"):
-        export_c(utility, defaults={"gamma": 1})
-    with pytest.raises(ExportError, match=r"`utility` of `export_c` must be made of numbers, t, named parameters, "
-                                          r"arithmetic, comparisons and sympy's own functions; got 'g\(t\)'\. "
-                                          r"It holds an undefined function"):
-        export_c(Utility(sympy.Function("g")(t)))
+
+
+C_EXPORT_MISUSE = [
+    pytest.param(lambda: export_c(symbolic_pareto(), name="my utility"), ExportError,
+                 r"^`name` of `export_c` must be a C identifier; got 'my utility'", id="name-with-space"),
+    pytest.param(lambda: export_c(symbolic_pareto(), name="double"), ExportError,
+                 r"^`name` of `export_c` must be a C identifier; got 'double'", id="name-is-a-keyword"),
+    pytest.param(lambda: export_c(symbolic_pareto(), defaults={"gamma": 1}), ExportError,
+                 r"^`gamma` of `export_c` must be one of the utility's parameters", id="unknown-default"),
+    pytest.param(lambda: export_c(Utility(sympy.Function("g")(t))), ExportError,
+                 r"^`utility` of `export_c` must be made of numbers, t, named parameters, arithmetic, comparisons "
+                 r"and sympy's own functions; got 'g\(t\)'\. It holds an undefined function", id="undefined-function"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", C_EXPORT_MISUSE)
+def test_c_export_refuses_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------
 # JSON
 # ---------------------------------------------------------------------------
-
-def _equal(a: sympy.Basic, b: sympy.Basic) -> bool:
-    return sympy.srepr(a) == sympy.srepr(b)
-
 
 @pytest.mark.parametrize("symbolic", [False, True], ids=["figure", "symbolic"])
 def test_json_round_trip_of_every_preset(figure_laws, symbolic, monkeypatch):
@@ -472,14 +499,14 @@ def test_json_round_trip_of_every_preset(figure_laws, symbolic, monkeypatch):
         assert loaded.constraints == law.constraints
         assert loaded.name == law.name
         for attribute in ("pdf", "cdf", "sf"):
-            assert _equal(getattr(loaded, attribute), getattr(law, attribute)), (name, attribute)
+            assert identical(getattr(loaded, attribute), getattr(law, attribute)), (name, attribute)
         assert loaded.multipliers == law.multipliers
-        assert all(_equal(loaded.multipliers[k], v) for k, v in law.multipliers.items())
+        assert all(identical(loaded.multipliers[k], v) for k, v in law.multipliers.items())
         assert loaded.closed_form == law.closed_form
         assert derivation(loaded) == derivation(law)
         utility = from_json(utility_text)
-        assert _equal(utility.expr, law.utility().expr) and utility.name == law.utility().name
-        assert _equal(utility.distribution.pdf, law.pdf)
+        assert identical(utility.expr, law.utility().expr) and utility.name == law.utility().name
+        assert identical(utility.distribution.pdf, law.pdf)
         if not symbolic:
             np.testing.assert_array_equal(utility(runtimes), law.utility()(runtimes))
             np.testing.assert_array_equal(loaded.utility()(runtimes), law.utility()(runtimes))
@@ -497,33 +524,57 @@ def test_json_of_plain_and_quality_utilities():
 
     plain = Utility(sympy.exp(-t / sympy.Symbol("mu", positive=True)), name="exp")
     loaded = from_json(to_json(plain))
-    assert _equal(loaded.expr, plain.expr) and loaded.name == "exp" and loaded.parameters == plain.parameters
+    assert identical(loaded.expr, plain.expr) and loaded.name == "exp" and loaded.parameters == plain.parameters
     quality = linear_quality(10, 0, 1)
     loaded = from_json(to_json(quality))
-    assert type(loaded).__name__ == "QualityUtility" and _equal(loaded.expr, quality.expr)
+    assert type(loaded).__name__ == "QualityUtility" and identical(loaded.expr, quality.expr)
     assert loaded.q0 == quality.q0 and loaded.q1 == quality.q1
 
 
-def test_from_json_refuses_code_and_foreign_text():
-    good = json.loads(to_json(families.exponential(24).utility()))
-    with pytest.raises(ExportError, match=r"`format` of `from_json` must be 'maxent_util'; got None"):
-        from_json(json.dumps({"kind": "utility"}))
-    with pytest.raises(ExportError, match=r"`format` of `from_json` must be 'maxent_util'; got 'maxent_util/1'\. "
-                                          r"Documents of the old srepr layout are not read"):
-        from_json(json.dumps({**good, "format": "maxent_util/1"}))
-    for version in (1, 3, "2", True, None):
-        with pytest.raises(ExportError, match=r"`version` of `from_json` must be 2 \(the version this maxent_util reads\)"):
-            from_json(json.dumps({**good, "version": version}))
-    with pytest.raises(ExportError, match=r"`text` of `from_json` must be valid JSON"):
-        from_json("{not json")
-    with pytest.raises(ExportError, match=r"`kind` of `from_json` must be 'distribution' or 'utility'"):
-        from_json(json.dumps({**good, "kind": "model"}))
-    # text where an expression belongs is data of the wrong type, never read as code
-    for attack in ("__import__('os').system('echo pwned')", "Symbol('x').__class__", "open('/etc/passwd')"):
-        with pytest.raises(ExportError, match=r"`expr` of `from_json` must be an expression node \(an object\)"):
-            from_json(json.dumps({**good, "expr": attack, "distribution": None}))
-    with pytest.raises(ExportError, match=r"`obj` of `to_json` must be a CaptimeDistribution or a Utility"):
-        to_json({"u": "exp(-t)"})
+@functools.cache
+def exponential_document() -> dict:
+    """A valid JSON document (the exponential preset's utility) for the rows to spoil; rows copy it."""
+    return json.loads(to_json(families.exponential(24).utility()))
+
+
+def spoiled(**changes: object) -> str:
+    return json.dumps({**exponential_document(), **changes})
+
+
+VERSION_MESSAGE = r"^`version` of `from_json` must be 2 \(the version this maxent_util reads\)"
+# text where an expression belongs is data of the wrong type, never read as code
+ATTACK_MESSAGE = r"^`expr` of `from_json` must be an expression node \(an object\)"
+
+JSON_MISUSE = [
+    pytest.param(lambda: from_json(json.dumps({"kind": "utility"})), ExportError,
+                 r"^`format` of `from_json` must be 'maxent_util'; got None", id="no-format"),
+    pytest.param(lambda: from_json(spoiled(format="maxent_util/1")), ExportError,
+                 r"^`format` of `from_json` must be 'maxent_util'; got 'maxent_util/1'\. "
+                 r"Documents of the old srepr layout are not read", id="old-format"),
+    pytest.param(lambda: from_json(spoiled(version=1)), ExportError, VERSION_MESSAGE, id="version-1"),
+    pytest.param(lambda: from_json(spoiled(version=3)), ExportError, VERSION_MESSAGE, id="version-3"),
+    pytest.param(lambda: from_json(spoiled(version="2")), ExportError, VERSION_MESSAGE, id="version-text"),
+    pytest.param(lambda: from_json(spoiled(version=True)), ExportError, VERSION_MESSAGE, id="version-True"),
+    pytest.param(lambda: from_json(spoiled(version=None)), ExportError, VERSION_MESSAGE, id="version-null"),
+    pytest.param(lambda: from_json("{not json"), ExportError,
+                 r"^`text` of `from_json` must be valid JSON", id="not-json"),
+    pytest.param(lambda: from_json(spoiled(kind="model")), ExportError,
+                 r"^`kind` of `from_json` must be 'distribution' or 'utility'", id="unknown-kind"),
+    pytest.param(lambda: from_json(spoiled(expr="__import__('os').system('echo pwned')", distribution=None)),
+                 ExportError, ATTACK_MESSAGE, id="expr-import"),
+    pytest.param(lambda: from_json(spoiled(expr="Symbol('x').__class__", distribution=None)),
+                 ExportError, ATTACK_MESSAGE, id="expr-dunder"),
+    pytest.param(lambda: from_json(spoiled(expr="open('/etc/passwd')", distribution=None)),
+                 ExportError, ATTACK_MESSAGE, id="expr-open"),
+    pytest.param(lambda: to_json({"u": "exp(-t)"}), ExportError,
+                 r"^`obj` of `to_json` must be a CaptimeDistribution or a Utility", id="to_json-dict"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", JSON_MISUSE)
+def test_json_refuses_code_and_foreign_text(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------
@@ -562,17 +613,27 @@ def test_cost_is_one_minus_the_scorer(name, figure_laws):
     np.testing.assert_array_equal(cost_function(utility)(x), 1.0 - compile_scorer(utility)(x))
 
 
-def test_cost_function_refuses_bad_input():
+def test_cost_function_takes_defaults_for_symbols():
     symbolic = families.exponential("mu").utility()
-    with pytest.raises(ExportError, match=r"`defaults` of `cost_function` must be a value for every "
-                                          r"unresolved symbol \(mu\)"):
-        cost_function(symbolic)
     assert cost_function(symbolic, defaults={"mu": 24})(24.0) == pytest.approx(1 - math.exp(-1), rel=1e-15)
-    with pytest.raises(ExportError, match=r"`capped` of `cost_function` must be 'zero' or 'cutoff'; got 'half'"):
-        cost_function(symbolic, capped="half", defaults={"mu": 1})
-    cost = cost_function(families.exponential(24))
-    with pytest.raises(DataError, match=r"`status` of `cost` must be one of 'solved', 'capped', .*; got 'lost'"):
-        cost([1.0, 2.0], ["solved", "lost"])
+
+
+COST_MISUSE = [
+    pytest.param(lambda: cost_function(families.exponential("mu").utility()), ExportError,
+                 r"^`defaults` of `cost_function` must be a value for every unresolved symbol \(mu\)",
+                 id="no-defaults"),
+    pytest.param(lambda: cost_function(families.exponential("mu").utility(), capped="half", defaults={"mu": 1}),
+                 ExportError, r"^`capped` of `cost_function` must be 'zero' or 'cutoff'; got 'half'",
+                 id="unknown-capped"),
+    pytest.param(lambda: cost_function(families.exponential(24))([1.0, 2.0], ["solved", "lost"]), DataError,
+                 r"^`status` of `cost` must be one of 'solved', 'capped', .*; got 'lost'", id="unknown-status"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", COST_MISUSE)
+def test_cost_function_refuses_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------
@@ -582,7 +643,7 @@ def test_cost_function_refuses_bad_input():
 def test_unknown_backend_is_refused():
     from maxent_util.errors import UtilityError
 
-    with pytest.raises(UtilityError, match=r"`backend` of `compile_scorer` must be one of 'numpy', 'jax', 'torch'; "
+    with pytest.raises(UtilityError, match=r"^`backend` of `compile_scorer` must be one of 'numpy', 'jax', 'torch'; "
                                            r"got 'tensorflow'"):
         compile_scorer(families.exponential(24).utility(), backend="tensorflow")
 
@@ -634,7 +695,7 @@ def test_json_of_an_expected_utility():
     utility = expected_utility(1 - t / kappa, families.uniform(24))
     loaded = from_json(to_json(utility))
     assert type(loaded).__name__ == "ExpectedUtility" and loaded.method == utility.method
-    assert _equal(loaded.per_captime, utility.per_captime) and _equal(loaded.captime_pdf, utility.captime_pdf)
+    assert identical(loaded.per_captime, utility.per_captime) and identical(loaded.captime_pdf, utility.captime_pdf)
     x = np.array([0.0, 1.0, 6.0, 12.0, 23.0, 30.0])
     np.testing.assert_allclose(loaded(x), utility(x), rtol=1e-13)
 
@@ -688,9 +749,6 @@ def test_keep_parameters_exports_the_presets_formula_with_its_numbers(tmp_path, 
                                    rtol=1e-12, atol=1e-15, err_msg=name)
         levels = np.linspace(0.05, 0.95, 19)
         np.testing.assert_allclose(module["inverse"](levels, **values), changed.inverse(levels), rtol=1e-10)
-    with pytest.raises(ExportError, match=r"`utility` of `export_python` must be a preset's utility built "
-                                          r"with numbers, e.g. pareto\(24, 1\), when keep_parameters=True"):
-        export_python(Utility(sympy.exp(-t)), tmp_path / "plain.py", keep_parameters=True)
 
 
 def test_parameter_names_that_are_python_keywords_are_renamed(tmp_path):

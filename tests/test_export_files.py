@@ -8,35 +8,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import PNG_SIGNATURE, assert_usage_error, run
 
 from maxent_util import families
-from maxent_util.cli import main
 from maxent_util.errors import ExportError
 from maxent_util.export import export_python
-
-ERROR_PREFIX = "maxent-util: error: "
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
-def assert_one_line_error(status: int, err: str, pattern: str) -> None:
-    assert status == 2
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(ERROR_PREFIX), err
-    assert pattern in lines[0], lines[0]
-
 
 @pytest.mark.parametrize("flag, name", [("--python", "u.py"), ("--c", "u.c"), ("--latex", "u.tex")])
 def test_export_refuses_an_existing_file_unless_forced(capsys, tmp_path, flag, name):
     target = tmp_path / name
     target.write_text("precious\n")
     status, out, err = run(capsys, "export", "--utility", "pareto(5, 3)", flag, str(target))
-    assert_one_line_error(status, err, f"argument {flag}: '{target}' already exists; pass --force to overwrite it")
+    assert_usage_error(status, out, err, f"argument {flag}: '{target}' already exists; pass --force to overwrite it")
     assert target.read_text() == "precious\n" and out == ""
     status, out, _ = run(capsys, "export", "--utility", "pareto(5, 3)", flag, str(target), "--force")
     assert status == 0 and out.strip() == f"wrote {target}"
@@ -45,8 +28,8 @@ def test_export_refuses_an_existing_file_unless_forced(capsys, tmp_path, flag, n
 
 def test_export_parents_only_when_asked(capsys, tmp_path):
     target = tmp_path / "new" / "deeper" / "u.c"
-    status, _, err = run(capsys, "export", "--utility", "exponential(3)", "--c", str(target))
-    assert_one_line_error(status, err, f"cannot use '{target}': the folder '{target.parent}' does not exist "
+    status, out, err = run(capsys, "export", "--utility", "exponential(3)", "--c", str(target))
+    assert_usage_error(status, out, err, f"cannot use '{target}': the folder '{target.parent}' does not exist "
                                        "(pass --parents to create it)")
     assert not (tmp_path / "new").exists()
     status, _, _ = run(capsys, "export", "--utility", "exponential(3)", "--c", str(target), "--parents")
@@ -59,8 +42,8 @@ def test_missing_folders_inside_the_current_one_are_created(capsys, tmp_path, mo
     assert status == 0 and (tmp_path / "here" / "u.c").is_file()
     # ".." leaves the current folder: not created unasked
     monkeypatch.chdir(tmp_path / "here")
-    status, _, err = run(capsys, "export", "--utility", "exponential(3)", "--c", "../elsewhere/u.c")
-    assert_one_line_error(status, err, "the folder '../elsewhere' does not exist (pass --parents")
+    status, out, err = run(capsys, "export", "--utility", "exponential(3)", "--c", "../elsewhere/u.c")
+    assert_usage_error(status, out, err, "the folder '../elsewhere' does not exist (pass --parents")
     assert not (tmp_path / "elsewhere").exists()
 
 
@@ -72,8 +55,8 @@ def test_plot_to_a_directory_is_an_error(capsys, tmp_path, kind):
         given = str(folder)
     else:
         given = str(folder) + os.sep
-    status, _, err = run(capsys, "plot", "--utility", "uniform(3)", "-o", given)
-    assert_one_line_error(status, err, f"argument --output: {given!r} is a directory; give a file name")
+    status, out, err = run(capsys, "plot", "--utility", "uniform(3)", "-o", given)
+    assert_usage_error(status, out, err, f"argument --output: {given!r} is a directory; give a file name")
     assert not (tmp_path / "figures.png").exists()
     assert not folder.exists() or list(folder.iterdir()) == []
 
@@ -81,12 +64,12 @@ def test_plot_to_a_directory_is_an_error(capsys, tmp_path, kind):
 def test_plot_refuses_an_existing_figure_unless_forced(capsys, tmp_path):
     target = tmp_path / "u.png"
     target.write_bytes(b"precious")
-    status, _, err = run(capsys, "plot", "--utility", "uniform(3)", "-o", str(target))
-    assert_one_line_error(status, err, f"'{target}' already exists; pass --force")
+    status, out, err = run(capsys, "plot", "--utility", "uniform(3)", "-o", str(target))
+    assert_usage_error(status, out, err, f"'{target}' already exists; pass --force")
     assert target.read_bytes() == b"precious"
     # the name without a suffix means .png: that file is protected too
-    status, _, err = run(capsys, "plot", "--utility", "uniform(3)", "-o", str(tmp_path / "u"))
-    assert_one_line_error(status, err, f"'{target}' already exists")
+    status, out, err = run(capsys, "plot", "--utility", "uniform(3)", "-o", str(tmp_path / "u"))
+    assert_usage_error(status, out, err, f"'{target}' already exists")
     status, out, _ = run(capsys, "plot", "--utility", "uniform(3)", "-o", str(target), "--force")
     assert status == 0 and target.read_bytes()[:8] == PNG_SIGNATURE
 
@@ -96,15 +79,15 @@ def test_tour_refuses_existing_figures_before_any_work(capsys, tmp_path):
     folder.mkdir()
     (folder / "ranking.png").write_bytes(b"precious")
     status, out, err = run(capsys, "tour", "--out", str(folder))
-    assert_one_line_error(status, err, f"argument --out: '{folder / 'ranking.png'}' already exists; pass --force")
+    assert_usage_error(status, out, err, f"argument --out: '{folder / 'ranking.png'}' already exists; pass --force")
     assert out == "" and not (folder / "utilities.png").exists()
     assert (folder / "ranking.png").read_bytes() == b"precious"
     blocker = tmp_path / "a_file"
     blocker.write_text("")
-    status, _, err = run(capsys, "tour", "--out", str(blocker))
-    assert_one_line_error(status, err, f"argument --out: '{blocker}' is a file, not a folder")
-    status, _, err = run(capsys, "tour", "--out", str(tmp_path / "x" / "y"))
-    assert_one_line_error(status, err, "does not exist (pass --parents to create it)")
+    status, out, err = run(capsys, "tour", "--out", str(blocker))
+    assert_usage_error(status, out, err, f"argument --out: '{blocker}' is a file, not a folder")
+    status, out, err = run(capsys, "tour", "--out", str(tmp_path / "x" / "y"))
+    assert_usage_error(status, out, err, "does not exist (pass --parents to create it)")
 
 
 def test_export_python_api_does_not_overwrite(tmp_path):

@@ -117,10 +117,10 @@ int main(void)
 def test_symbols_that_are_not_identifiers_are_refused(tmp_path):
     bad = sympy.Symbol(C_ESCAPE, positive=True)
     utility = Utility(sympy.exp(-t / bad))
-    with pytest.raises(ExportError, match=r"`utility` of `export_c` must be parameters named as C "
+    with pytest.raises(ExportError, match=r"^`utility` of `export_c` must be parameters named as C "
                                           r"identifiers; got 'a\*/\\nint injected = 1; /\*'"):
         export_c(utility)
-    with pytest.raises(ExportError, match=r"`utility` of `export_python` must be parameters named as "
+    with pytest.raises(ExportError, match=r"^`utility` of `export_python` must be parameters named as "
                                           r"Python identifiers"):
         export_python(utility, tmp_path / "u.py", defaults={C_ESCAPE: 2})
     assert not (tmp_path / "u.py").exists()
@@ -142,7 +142,7 @@ def test_objects_printed_by_name_are_refused(tmp_path, exporter):
              type(hostile.replace("'", ""), (sympy.Function,), {})(t),  # a function class made outside sympy
              sympy.exp(-t) + sympy.Dummy("d")]
     for expr in cases:
-        with pytest.raises(ExportError, match=r"`utility` of `\w+` must be (made of numbers, t, named "
+        with pytest.raises(ExportError, match=r"^`utility` of `\w+` must be (made of numbers, t, named "
                                               r"parameters|an expression with no bound or dummy variables)"):
             if exporter == "python":
                 export_python(Utility(expr), tmp_path / "u.py")
@@ -153,11 +153,13 @@ def test_objects_printed_by_name_are_refused(tmp_path, exporter):
     assert not marker.exists() and not (tmp_path / "u.py").exists()
 
 
-def test_c_function_names_must_not_shadow_math_h():
-    utility = families.exponential(24).utility()
-    for name in ("exp", "log", "main", "erfc"):
-        with pytest.raises(ExportError, match=rf"`name` of `export_c` must be a C identifier; got '{name}'"):
-            export_c(utility, name=name)
+@pytest.mark.parametrize("name", ["exp", "log", "main", "erfc"])
+def test_c_function_names_must_not_shadow_math_h(name):
+    with pytest.raises(ExportError, match=rf"^`name` of `export_c` must be a C identifier; got '{name}'"):
+        export_c(families.exponential(24).utility(), name=name)
+
+
+def test_c_parameters_named_like_math_h_functions_are_renamed():
     # a parameter named like a math.h function is renamed, not shadowing exp()
     rate = sympy.Symbol("exp", positive=True)
     source = export_c(Utility(sympy.exp(-rate * t)))

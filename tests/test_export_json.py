@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy
+from conftest import identical
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from maxent_util import families
@@ -41,10 +42,6 @@ PRESETS = [("pareto", (5, 3)), ("log_normal", (24, 0.5)), ("generalized_log_lapl
            ("pareto", ("kappa0", "alpha")), ("log_normal", ("kappa0", "sigma"))]
 
 
-def _same(a: sympy.Basic, b: sympy.Basic) -> bool:
-    return sympy.srepr(a) == sympy.srepr(b)
-
-
 @pytest.fixture(scope="module")
 def documents():
     law = families.generalized_log_laplace(24, 2, 3)
@@ -63,13 +60,13 @@ def test_every_preset_and_its_utility_round_trip(name, args):
     assert isinstance(loaded, CaptimeDistribution) and loaded.name == law.name
     assert loaded.constraints == law.constraints
     for attribute in ("pdf", "cdf", "sf"):
-        assert _same(getattr(loaded, attribute), getattr(law, attribute)), attribute
+        assert identical(getattr(loaded, attribute), getattr(law, attribute)), attribute
     assert list(loaded.multipliers) == list(law.multipliers)
-    assert all(_same(loaded.multipliers[k], v) for k, v in law.multipliers.items())
-    assert [_same(a, b) for a, b in zip(loaded.derivation.equations, law.derivation.equations)] == \
+    assert all(identical(loaded.multipliers[k], v) for k, v in law.multipliers.items())
+    assert [identical(a, b) for a, b in zip(loaded.derivation.equations, law.derivation.equations)] == \
         [True] * len(law.derivation.equations)
     utility = from_json(to_json(law.utility()))
-    assert _same(utility.expr, law.utility().expr) and utility.name == law.utility().name
+    assert identical(utility.expr, law.utility().expr) and utility.name == law.utility().name
     # written again, the loaded objects give the same bytes
     assert to_json(loaded) == to_json(law) and to_json(utility) == to_json(law.utility())
     if not law.parameters:
@@ -116,7 +113,7 @@ def _tree_with_depth(depth: int) -> dict:
 
 
 @pytest.mark.parametrize("expr, message", [
-    ({"op": "eval", "args": [{"int": "1"}]}, r"`expr` of `from_json` must be a known operator"),
+    ({"op": "eval", "args": [{"int": "1"}]}, r"^`expr` of `from_json` must be a known operator"),
     ({"op": "exp", "args": [{"int": "1"}, {"int": "2"}]}, r"must be `exp` with 1 argument\(s\); got '2 arguments'"),
     ({"int": "9" * 10000}, r"must be an integer written as a string of at most 400 digits"),
     ({"int": 12}, r"must be an integer written as a string"),
@@ -137,44 +134,67 @@ def test_bad_expression_trees_are_refused_with_their_path(documents, expr, messa
         from_json(json.dumps(document))
 
 
-def test_errors_name_the_field(documents):
-    document = copy.deepcopy(documents["utility"])
-    document["distribution"]["derivation"]["terms"][1]["feature"] = {"op": "system", "args": [True]}
-    with pytest.raises(ExportError, match=r"^`distribution\.derivation\.terms\[1\]\.feature` of `from_json` "
-                                          r"must be a known operator"):
-        from_json(json.dumps(document))
-    del document["distribution"]["derivation"]["terms"][1]["feature"]
-    with pytest.raises(ExportError, match=r"`distribution\.derivation\.terms\[1\]\.feature` of `from_json` "
-                                          r"must be present; got 'nothing'"):
-        from_json(json.dumps(document))
-    document = copy.deepcopy(documents["distribution"])
-    document["constraints"][1]["options"]["side"] = "__import__('os')"
-    with pytest.raises(ExportError, match=r"`constraints\[1\]` of `from_json` must be a valid LogMoment "
-                                          r"constraint.*`side` of `LogMoment` must be None, 'above' or 'below'"):
-        from_json(json.dumps(document))
+def spoiled(document: dict, path: tuple, value: object = None, *, drop: bool = False) -> str:
+    """The JSON text of a copy of `document` with the entry at `path` set to `value` (or dropped)."""
+    document = copy.deepcopy(document)
+    parent = document
+    for key in path[:-1]:
+        parent = parent[key]
+    if drop:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    return json.dumps(document)
 
 
-def test_constraint_values_are_trees_not_text(documents):
-    document = copy.deepcopy(documents["distribution"])
-    for code in CODE:
-        document["constraints"][1]["arguments"]["value"] = code
-        with pytest.raises(ExportError, match=r"`constraints\[1\]\.arguments\.value` of `from_json` must be an "
-                                              r"expression node"):
-            from_json(json.dumps(document))
+def with_constant(document: dict, constant: str) -> str:
+    """The JSON text of `document` with its timeout written as the non-JSON `constant`."""
+    text = re.sub(r'"timeout": [0-9.]+', f'"timeout": {constant}', json.dumps(document))
+    assert constant in text
+    return text
+
+
+FEATURE = ("distribution", "derivation", "terms", 1, "feature")
+
+# each spoil(documents) gives the text to read
+FROM_JSON_MISUSE = [
+    pytest.param(lambda documents: spoiled(documents["utility"], FEATURE, {"op": "system", "args": [True]}),
+                 r"^`distribution\.derivation\.terms\[1\]\.feature` of `from_json` must be a known operator",
+                 id="unknown-operator-in-a-field"),
+    pytest.param(lambda documents: spoiled(documents["utility"], FEATURE, drop=True),
+                 r"^`distribution\.derivation\.terms\[1\]\.feature` of `from_json` must be present; "
+                 r"got 'nothing'", id="missing-field"),
+    pytest.param(lambda documents: spoiled(documents["distribution"], ("constraints", 1, "options", "side"),
+                                           "__import__('os')"),
+                 r"^`constraints\[1\]` of `from_json` must be a valid LogMoment constraint.*`side` of `LogMoment` "
+                 r"must be None, 'above' or 'below'", id="bad-constraint-option"),
+    pytest.param(lambda documents: with_constant(documents["distribution"], "NaN"),
+                 r"^`text` of `from_json` must be JSON without NaN or Infinity; got 'NaN'", id="NaN"),
+    pytest.param(lambda documents: with_constant(documents["distribution"], "Infinity"),
+                 r"^`text` of `from_json` must be JSON without NaN or Infinity; got 'Infinity'", id="Infinity"),
+    pytest.param(lambda documents: with_constant(documents["distribution"], "-Infinity"),
+                 r"^`text` of `from_json` must be JSON without NaN or Infinity; got '-Infinity'", id="-Infinity"),
+    pytest.param(lambda documents: "[" * 100_000 + "]" * 100_000,
+                 r"^`text` of `from_json` must be valid JSON", id="deep-json"),
+    pytest.param(lambda documents: '{"format": "maxent_util", "version": ' + "9" * 10000 + "}",
+                 r"^`text` of `from_json` must be valid JSON", id="huge-integer"),
+]
+
+
+@pytest.mark.parametrize("spoil, message", FROM_JSON_MISUSE)
+def test_errors_name_the_field(documents, spoil, message):
+    with pytest.raises(ExportError, match=message):
+        from_json(spoil(documents))
+
+
+@pytest.mark.parametrize("code", CODE, ids=["import-system", "open", "class-base", "lambda", "tuple-of-code",
+                                        "function-named-code"])
+def test_constraint_values_are_trees_not_text(documents, code):
+    text = spoiled(documents["distribution"], ("constraints", 1, "arguments", "value"), code)
+    with pytest.raises(ExportError, match=r"^`constraints\[1\]\.arguments\.value` of `from_json` must be an "
+                                          r"expression node"):
+        from_json(text)
     assert not SENTINEL.exists()
-
-
-def test_json_refuses_nan_infinity_and_deep_json(documents):
-    for constant in ("NaN", "Infinity", "-Infinity"):
-        text = re.sub(r'"timeout": [0-9.]+', f'"timeout": {constant}', json.dumps(documents["distribution"]))
-        assert constant in text
-        with pytest.raises(ExportError, match=rf"`text` of `from_json` must be JSON without NaN or Infinity; "
-                                              rf"got '{constant}'"):
-            from_json(text)
-    with pytest.raises(ExportError, match=r"`text` of `from_json` must be valid JSON"):
-        from_json("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(ExportError, match=r"`text` of `from_json` must be valid JSON"):
-        from_json('{"format": "maxent_util", "version": ' + "9" * 10000 + "}")
 
 
 def test_a_hostile_expression_is_not_evaluated_while_reading(documents):
@@ -186,12 +206,17 @@ def test_a_hostile_expression_is_not_evaluated_while_reading(documents):
     assert isinstance(from_tree(comparison, error=ExportError), sympy.core.relational.Relational)
 
 
-def test_to_json_refuses_what_the_format_has_no_operator_for():
-    with pytest.raises(ExportError, match=r"`obj` of `to_json` must be made of expressions the JSON format "
-                                          r"has operators for; got 'expr'\. Found besselj, which has no operator"):
-        to_json(Utility(1 - sympy.besselj(0, t) ** 2))
-    with pytest.raises(ExportError, match=r"Found the dummy symbol _rate \(give it a name: a Symbol\), which has no operator"):
-        to_json(Utility(sympy.exp(-t * sympy.Dummy("rate", positive=True))))
+@pytest.mark.parametrize("utility, message", [
+    pytest.param(lambda: Utility(1 - sympy.besselj(0, t) ** 2),
+                 r"^`obj` of `to_json` must be made of expressions the JSON format has operators for; got 'expr'\. "
+                 r"Found besselj, which has no operator", id="bessel-function"),
+    pytest.param(lambda: Utility(sympy.exp(-t * sympy.Dummy("rate", positive=True))),
+                 r"Found the dummy symbol _rate \(give it a name: a Symbol\), which has no operator",
+                 id="dummy-symbol"),
+])
+def test_to_json_refuses_what_the_format_has_no_operator_for(utility, message):
+    with pytest.raises(ExportError, match=message):
+        to_json(utility())
 
 
 # ---------------------------------------------------------------------------
@@ -299,7 +324,7 @@ def test_tree_round_trip_of_every_operator():
              sympy.Rational(-7, 3) * sympy.E ** x, sympy.Not(sympy.Ge(y, 2)), sympy.Le(y, sympy.oo)]
     for expr in exprs:
         tree = to_tree(expr)
-        assert _same(from_tree(json.loads(json.dumps(tree))), expr), expr
+        assert identical(from_tree(json.loads(json.dumps(tree))), expr), expr
 
 
 def test_the_export_module_evaluates_no_text():

@@ -168,14 +168,25 @@ def test_generated_payloads_are_refused_or_harmless(payload, name):
     assert not SENTINEL.exists()
 
 
-def test_a_constraint_of_bad_python_values_is_refused():
-    for value in (None, [1], (1, 2), 1 + 2j, {"a": 1}, object(), float("nan"), np.array([1.0])):
-        with pytest.raises(mu.ConstraintError, match=r"^`value` of `Mean` must be "):
-            mu.Mean(value)
-    with pytest.raises(mu.ConstraintError, match=r"^`expr` of `Moment` must be "):
-        mu.Moment(None, 1)
-    with pytest.raises(mu.UtilityError, match=r"^`expr` of `Utility` must be a non-empty expression"):
-        mu.Utility("")
+MEAN_MESSAGE = r"^`value` of `Mean` must be "
+
+
+@pytest.mark.parametrize("call, error, message", [
+    pytest.param(lambda: mu.Mean(None), mu.ConstraintError, MEAN_MESSAGE, id="Mean-None"),
+    pytest.param(lambda: mu.Mean([1]), mu.ConstraintError, MEAN_MESSAGE, id="Mean-list"),
+    pytest.param(lambda: mu.Mean((1, 2)), mu.ConstraintError, MEAN_MESSAGE, id="Mean-tuple"),
+    pytest.param(lambda: mu.Mean(1 + 2j), mu.ConstraintError, MEAN_MESSAGE, id="Mean-complex"),
+    pytest.param(lambda: mu.Mean({"a": 1}), mu.ConstraintError, MEAN_MESSAGE, id="Mean-dict"),
+    pytest.param(lambda: mu.Mean(object()), mu.ConstraintError, MEAN_MESSAGE, id="Mean-object"),
+    pytest.param(lambda: mu.Mean(float("nan")), mu.ConstraintError, MEAN_MESSAGE, id="Mean-nan"),
+    pytest.param(lambda: mu.Mean(np.array([1.0])), mu.ConstraintError, MEAN_MESSAGE, id="Mean-array"),
+    pytest.param(lambda: mu.Moment(None, 1), mu.ConstraintError, r"^`expr` of `Moment` must be ", id="Moment-None"),
+    pytest.param(lambda: mu.Utility(""), mu.UtilityError,
+                 r"^`expr` of `Utility` must be a non-empty expression", id="Utility-empty"),
+])
+def test_a_constraint_of_bad_python_values_is_refused(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 @pytest.mark.parametrize("constraint, argument", [
@@ -188,12 +199,16 @@ def test_infinity_is_refused_where_a_finite_parameter_is_needed(constraint, argu
         constraint()
 
 
-def test_a_huge_expression_built_in_python_is_refused_at_once():
-    def huge(variable):  # 8000 terms a_i * exp(-variable): 32001 nodes
-        return sympy.Add(*[sympy.Mul(a, sympy.exp(-variable), evaluate=False)
-                           for a in sympy.symbols("a0:8000")], evaluate=False)
+def huge(variable):  # 8000 terms a_i * exp(-variable): 32001 nodes
+    return sympy.Add(*[sympy.Mul(a, sympy.exp(-variable), evaluate=False)
+                       for a in sympy.symbols("a0:8000")], evaluate=False)
 
-    for build in (lambda: mu.Utility(huge(mu.t)), lambda: mu.score([1.0], huge(mu.t)),
-                  lambda: mu.Moment(huge(mu.kappa), 1)):
-        with pytest.raises(MaxEntError, match=r"must be an expression of at most 20000 nodes"):
-            build()
+
+@pytest.mark.parametrize("build", [
+    pytest.param(lambda: mu.Utility(huge(mu.t)), id="Utility"),
+    pytest.param(lambda: mu.score([1.0], huge(mu.t)), id="score"),
+    pytest.param(lambda: mu.Moment(huge(mu.kappa), 1), id="Moment"),
+])
+def test_a_huge_expression_built_in_python_is_refused_at_once(build):
+    with pytest.raises(MaxEntError, match=r"must be an expression of at most 20000 nodes"):
+        build()

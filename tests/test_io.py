@@ -272,19 +272,28 @@ def test_read_satcomp_ragged_row(tmp_path):
         read_satcomp(path)
 
 
-def test_read_satcomp_missing_and_empty_files(tmp_path):
-    missing = tmp_path / "nowhere.csv"
-    with pytest.raises(DataError, match=r"^`path` of `read_satcomp` must be an existing, readable "
-                                        r"file; got '.*nowhere\.csv'\. The system reported"):
-        read_satcomp(missing)
-    empty = write(tmp_path, "empty.csv", "")
-    with pytest.raises(DataError, match=r"must be a CSV file with a header row; got "
-                                        r"'.*empty\.csv'\. The file is empty\.$"):
-        read_satcomp(empty)
-    binary = tmp_path / "latin1.csv"
-    binary.write_bytes("filename,s1\n\xe9t\xe9,1\n".encode("latin-1"))
-    with pytest.raises(DataError, match=r"must be UTF-8 text; got '.*latin1\.csv'\."):
-        read_satcomp(binary)
+def latin1_csv(folder: Path) -> Path:
+    path = folder / "latin1.csv"
+    path.write_bytes("filename,s1\n\xe9t\xe9,1\n".encode("latin-1"))
+    return path
+
+
+# each call gets the test's tmp_path as `folder`
+READ_SATCOMP_UNREADABLE = [
+    pytest.param(lambda folder: read_satcomp(folder / "nowhere.csv"), DataError,
+                 r"^`path` of `read_satcomp` must be an existing, readable file; got '.*nowhere\.csv'\. "
+                 r"The system reported", id="missing"),
+    pytest.param(lambda folder: read_satcomp(write(folder, "empty.csv", "")), DataError,
+                 r"must be a CSV file with a header row; got '.*empty\.csv'\. The file is empty\.$", id="empty"),
+    pytest.param(lambda folder: read_satcomp(latin1_csv(folder)), DataError,
+                 r"must be UTF-8 text; got '.*latin1\.csv'\.", id="not-utf-8"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", READ_SATCOMP_UNREADABLE)
+def test_read_satcomp_missing_and_empty_files(tmp_path, call, error, message):
+    with pytest.raises(error, match=message):
+        call(tmp_path)
 
 
 @pytest.mark.parametrize("limit", [0, -5, math.nan, math.inf, "soon", True])
@@ -354,16 +363,20 @@ def test_read_long_unknown_status(tmp_path):
         read_long(path)
 
 
-def test_read_long_bad_cutoff_and_solved_beyond_cutoff(tmp_path):
-    path = write(tmp_path, "cut.csv", "algorithm,instance,runtime,cutoff\na,i,1,10\na,j,1,0\n")
-    with pytest.raises(DataError, match=r"^`cutoff` of `.*cut\.csv, data row 2` must be a "
-                                        r"positive finite number of seconds; got '0'\.$"):
-        read_long(path)
-    path = write(tmp_path, "late.csv", "algorithm,instance,runtime,cutoff\na,i,11,10\n")
-    with pytest.raises(DataError, match=r"^`runtime` of `.*late\.csv, data row 1` must be at most "
-                                        r"the cutoff 10\.0 for a solved run; got '11'\. Mark the "
-                                        r"run as 'capped' or raise its cutoff\.$"):
-        read_long(path)
+@pytest.mark.parametrize("name, text, message", [
+    pytest.param("cut.csv", "algorithm,instance,runtime,cutoff\na,i,1,10\na,j,1,0\n",
+                 r"^`cutoff` of `.*cut\.csv, data row 2` must be a positive finite number of seconds; got '0'\.$",
+                 id="zero-cutoff"),
+    pytest.param("late.csv", "algorithm,instance,runtime,cutoff\na,i,11,10\n",
+                 r"^`runtime` of `.*late\.csv, data row 1` must be at most the cutoff 10\.0 for a solved run; "
+                 r"got '11'\. Mark the run as 'capped' or raise its cutoff\.$", id="solved-beyond-cutoff"),
+])
+def test_read_long_bad_cutoff_and_solved_beyond_cutoff(tmp_path, name, text, message):
+    with pytest.raises(DataError, match=message):
+        read_long(write(tmp_path, name, text))
+
+
+def test_read_long_capped_run_may_stop_after_its_cutoff(tmp_path):
     # a capped run may stop after its cutoff (the time at which it stopped)
     path = write(tmp_path, "capped.csv", "algorithm,instance,runtime,status,cutoff\n"
                                          "a,i,11,timeout,10\n")
@@ -493,15 +506,6 @@ def test_read_aslib_performance_keyword():
     path = DATA / "aslib_par10" / "algorithm_runs.arff"
     runs = read_aslib(path, performance="Number_of_satisfied_clauses", cutoff=1000)
     assert runs["runtime"].tolist() == [500.0, 480.0, 510.0, 1000.0]
-    with pytest.raises(DataError, match=r"^`Number_of_satisfied_clauses` of `.*algorithm_runs"
-                                        r"\.arff, line 13` must be a number of seconds for a "
-                                        r"'memout' run when no cutoff is known; got '\?'\. Pass "
-                                        r"cutoff= or put a description\.txt"):
-        read_aslib(path, performance="Number_of_satisfied_clauses")
-    with pytest.raises(DataError, match=r"^`performance` of `read_aslib` must be a numeric "
-                                        r"attribute of .*, one of \['repetition', 'PAR10', "
-                                        r"'Number_of_satisfied_clauses'\]; got 'algorithm'\.$"):
-        read_aslib(path, performance="algorithm")
 
 
 ARFF_HEAD = ("@RELATION r\n@ATTRIBUTE instance_id STRING\n@ATTRIBUTE repetition NUMERIC\n"
@@ -525,55 +529,70 @@ ARFF_HEAD = ("@RELATION r\n@ATTRIBUTE instance_id STRING\n@ATTRIBUTE repetition 
 ])
 def test_read_aslib_bad_rows(tmp_path, row, message):
     path = write(tmp_path, "runs.arff", ARFF_HEAD + row + "\n")
-    with pytest.raises(DataError, match=message):
+    with pytest.raises(DataError, match="^" + message):
         read_aslib(path, cutoff=10)
 
 
-def test_read_aslib_header_errors(tmp_path):
-    path = write(tmp_path, "noalg.arff", "@relation r\n@attribute instance_id string\n"
-                                         "@attribute runtime numeric\n@attribute runstatus {ok}\n"
-                                         "@data\ni,1,ok\n")
-    with pytest.raises(DataError, match=r"^`attributes` of `.*noalg\.arff` must be a list including "
-                                        r"'instance_id', 'algorithm', 'runstatus' and a numeric "
-                                        r"performance attribute; got \['instance_id', 'runtime', "
-                                        r"'runstatus'\]\.$"):
-        read_aslib(path)
-    path = write(tmp_path, "nodata.arff", ARFF_HEAD.replace("@DATA\n", ""))
-    with pytest.raises(DataError, match=r"^`path` of `read_aslib` must be an ARFF file with an "
-                                        r"'@DATA' section; got '.*nodata\.arff'\.$"):
-        read_aslib(path)
-    path = write(tmp_path, "type.arff", ARFF_HEAD.replace("runtime NUMERIC", "runtime FLOAT"))
-    with pytest.raises(DataError, match=r"^`@ATTRIBUTE` of `.*type\.arff, line 5` must be "
-                                        r"'@ATTRIBUTE <name> <NUMERIC\|REAL\|INTEGER\|STRING\|DATE"
-                                        r"\|\{values\}>'; got '@ATTRIBUTE runtime FLOAT'\.$"):
-        read_aslib(path)
-    path = write(tmp_path, "junk.arff", "hello\n" + ARFF_HEAD)
-    with pytest.raises(DataError, match=r"^`header` of `.*junk\.arff, line 1` must be '@RELATION', "
-                                        r"'@ATTRIBUTE', '@DATA' or a '%' comment; got 'hello'\.$"):
-        read_aslib(path)
-    path = write(tmp_path, "noperf.arff", ARFF_HEAD.replace("runtime NUMERIC", "runtime STRING"))
-    with pytest.raises(DataError, match=r"must be a list including one numeric 'runtime' "
-                                        r"attribute .*; got .* Name the runtime attribute with "
-                                        r"performance= \(--performance on the command line\)\.$"):
-        read_aslib(path)
+def scenario_with_cutoff(folder: Path, cutoff: str) -> Path:
+    """An ASlib scenario folder whose description.txt states `cutoff`; its algorithm_runs.arff."""
+    scenario = folder / "scenario"
+    scenario.mkdir()
+    (scenario / "algorithm_runs.arff").write_text(ARFF_HEAD + "i,1,a,1,ok\n")
+    (scenario / "description.txt").write_text(f"algorithm_cutoff_time: {cutoff}\n")
+    return scenario / "algorithm_runs.arff"
 
 
-def test_read_aslib_missing_file_and_bad_cutoff(tmp_path):
-    with pytest.raises(DataError, match=r"^`path` of `read_aslib` must be an existing, readable "
-                                        r"UTF-8 file; got '.*gone\.arff'\. The system reported"):
-        read_aslib(tmp_path / "gone.arff")
-    with pytest.raises(DataError, match=r"^`cutoff` of `read_aslib` must be a positive finite "
-                                        r"number of seconds; got -1\.$"):
-        read_aslib(DATA / "aslib_par10" / "algorithm_runs.arff", cutoff=-1)
-    folder = tmp_path / "scenario"
-    folder.mkdir()
-    (folder / "algorithm_runs.arff").write_text(ARFF_HEAD + "i,1,a,1,ok\n")
-    (folder / "description.txt").write_text("algorithm_cutoff_time: never\n")
-    with pytest.raises(DataError, match=r"^`algorithm_cutoff_time` of `.*description\.txt` must "
-                                        r"be a positive finite number of seconds; got 'never'\.$"):
-        read_aslib(folder / "algorithm_runs.arff")
-    (folder / "description.txt").write_text("algorithm_cutoff_time: ?\n")
-    assert "cutoff" not in read_aslib(folder / "algorithm_runs.arff").columns
+PAR10_RUNS = DATA / "aslib_par10" / "algorithm_runs.arff"
+
+# each call gets the test's tmp_path as `folder`
+READ_ASLIB_MISUSE = [
+    pytest.param(lambda folder: read_aslib(PAR10_RUNS, performance="Number_of_satisfied_clauses"), DataError,
+                 r"^`Number_of_satisfied_clauses` of `.*algorithm_runs\.arff, line 13` must be a number of "
+                 r"seconds for a 'memout' run when no cutoff is known; got '\?'\. Pass cutoff= or put a "
+                 r"description\.txt", id="performance-without-cutoff"),
+    pytest.param(lambda folder: read_aslib(PAR10_RUNS, performance="algorithm"), DataError,
+                 r"^`performance` of `read_aslib` must be a numeric attribute of .*, one of \['repetition', "
+                 r"'PAR10', 'Number_of_satisfied_clauses'\]; got 'algorithm'\.$", id="performance-not-numeric"),
+    pytest.param(lambda folder: read_aslib(write(folder, "noalg.arff", "@relation r\n@attribute instance_id string\n"
+                                                 "@attribute runtime numeric\n@attribute runstatus {ok}\n"
+                                                 "@data\ni,1,ok\n")), DataError,
+                 r"^`attributes` of `.*noalg\.arff` must be a list including 'instance_id', 'algorithm', "
+                 r"'runstatus' and a numeric performance attribute; got \['instance_id', 'runtime', "
+                 r"'runstatus'\]\.$", id="no-algorithm-attribute"),
+    pytest.param(lambda folder: read_aslib(write(folder, "nodata.arff", ARFF_HEAD.replace("@DATA\n", ""))), DataError,
+                 r"^`path` of `read_aslib` must be an ARFF file with an '@DATA' section; got '.*nodata\.arff'\.$",
+                 id="no-data-section"),
+    pytest.param(lambda folder: read_aslib(write(folder, "type.arff",
+                                                 ARFF_HEAD.replace("runtime NUMERIC", "runtime FLOAT"))), DataError,
+                 r"^`@ATTRIBUTE` of `.*type\.arff, line 5` must be '@ATTRIBUTE <name> <NUMERIC\|REAL\|INTEGER"
+                 r"\|STRING\|DATE\|\{values\}>'; got '@ATTRIBUTE runtime FLOAT'\.$", id="unknown-type"),
+    pytest.param(lambda folder: read_aslib(write(folder, "junk.arff", "hello\n" + ARFF_HEAD)), DataError,
+                 r"^`header` of `.*junk\.arff, line 1` must be '@RELATION', '@ATTRIBUTE', '@DATA' or a '%' "
+                 r"comment; got 'hello'\.$", id="junk-line"),
+    pytest.param(lambda folder: read_aslib(write(folder, "noperf.arff",
+                                                 ARFF_HEAD.replace("runtime NUMERIC", "runtime STRING"))), DataError,
+                 r"must be a list including one numeric 'runtime' attribute .*; got .* Name the runtime attribute "
+                 r"with performance= \(--performance on the command line\)\.$", id="runtime-not-numeric"),
+    pytest.param(lambda folder: read_aslib(folder / "gone.arff"), DataError,
+                 r"^`path` of `read_aslib` must be an existing, readable UTF-8 file; got '.*gone\.arff'\. "
+                 r"The system reported", id="missing-file"),
+    pytest.param(lambda folder: read_aslib(PAR10_RUNS, cutoff=-1), DataError,
+                 r"^`cutoff` of `read_aslib` must be a positive finite number of seconds; got -1\.$",
+                 id="negative-cutoff"),
+    pytest.param(lambda folder: read_aslib(scenario_with_cutoff(folder, "never")), DataError,
+                 r"^`algorithm_cutoff_time` of `.*description\.txt` must be a positive finite number of seconds; "
+                 r"got 'never'\.$", id="description-cutoff-not-a-number"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", READ_ASLIB_MISUSE)
+def test_read_aslib_refuses_bad_input(tmp_path, call, error, message):
+    with pytest.raises(error, match=message):
+        call(tmp_path)
+
+
+def test_read_aslib_unknown_description_cutoff_means_no_cutoff(tmp_path):
+    assert "cutoff" not in read_aslib(scenario_with_cutoff(tmp_path, "?")).columns
 
 
 # ---------------------------------------------------------------------------
@@ -603,21 +622,32 @@ def test_read_runs_explicit_format(tmp_path):
         read_runs(path, format="long")
 
 
-def test_read_runs_errors(tmp_path):
-    with pytest.raises(DataError, match=r"^`format` of `read_runs` must be one of 'satcomp', "
-                                        r"'long', 'aslib', 'benchexec' or None; got 'xlsx'\.$"):
-        read_runs(DATA / "long_small.csv", format="xlsx")
-    with pytest.raises(DataError, match=r"^`path` of `read_runs` must be an existing file \(or an "
-                                        r"ASlib scenario folder, or a folder of BenchExec result "
-                                        r"files\); got '.*nothing\.csv'\.$"):
-        read_runs(tmp_path / "nothing.csv")
-    with pytest.raises(DataError, match=r"^`path` of `read_runs` must be an existing file"):
-        read_runs(tmp_path)
-    with pytest.raises(DataError, match=r"^`options` of `read_runs` must be options of read_long "
-                                        r"\(none\); got 'cutoff'\.$"):
-        read_runs(DATA / "long_small.csv", cutoff=10)
-    with pytest.raises(DataError, match=r"options of read_satcomp \(cutoff\); got 'time_limit'"):
-        read_runs(DATA / "satcomp_small.csv", time_limit=10)
+# each call gets the test's tmp_path as `folder`
+READ_RUNS_MISUSE = [
+    pytest.param(lambda folder: read_runs(DATA / "long_small.csv", format="xlsx"), DataError,
+                 r"^`format` of `read_runs` must be one of 'satcomp', 'long', 'aslib', 'benchexec' or None; "
+                 r"got 'xlsx'\.$",
+                 id="unknown-format"),
+    pytest.param(lambda folder: read_runs(folder / "nothing.csv"), DataError,
+                 r"^`path` of `read_runs` must be an existing file \(or an ASlib scenario folder, or a folder "
+                 r"of BenchExec result files\); got '.*nothing\.csv'\.$", id="missing-file"),
+    pytest.param(lambda folder: read_runs(folder), DataError,
+                 r"^`path` of `read_runs` must be an existing file", id="folder-without-runs"),
+    pytest.param(lambda folder: read_runs(DATA / "long_small.csv", cutoff=10), DataError,
+                 r"^`options` of `read_runs` must be options of read_long \(none\); got 'cutoff'\.$",
+                 id="option-of-another-reader"),
+    pytest.param(lambda folder: read_runs(DATA / "satcomp_small.csv", time_limit=10), DataError,
+                 r"options of read_satcomp \(cutoff\); got 'time_limit'", id="unknown-option"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", READ_RUNS_MISUSE)
+def test_read_runs_errors(tmp_path, call, error, message):
+    with pytest.raises(error, match=message):
+        call(tmp_path)
+
+
+def test_read_runs_formats():
     assert FORMATS == ("satcomp", "long", "aslib", "benchexec")
 
 
@@ -679,14 +709,16 @@ def test_validate_table_rejects_bad_values(changes, message):
         validate_table(small_table(**changes))
 
 
-def test_validate_table_structure_errors():
-    with pytest.raises(DataError, match=r"^`table` of `validate_table` must be a pandas DataFrame; "
-                                        r"got 'dict'\.$"):
-        validate_table({"algorithm": ["a"]})
-    with pytest.raises(DataError, match=r"^`columns` of `runs` must be a list including 'algorithm', "
-                                        r"'instance', 'runtime', 'status' \(optional: 'cutoff'\); "
-                                        r"got \['algorithm', 'instance', 'runtime'\]\.$"):
-        validate_table(small_table().drop(columns=["status", "cutoff"]), name="runs")
+@pytest.mark.parametrize("call, error, message", [
+    pytest.param(lambda: validate_table({"algorithm": ["a"]}), DataError,
+                 r"^`table` of `validate_table` must be a pandas DataFrame; got 'dict'\.$", id="not-a-frame"),
+    pytest.param(lambda: validate_table(small_table().drop(columns=["status", "cutoff"]), name="runs"), DataError,
+                 r"^`columns` of `runs` must be a list including 'algorithm', 'instance', 'runtime', 'status' "
+                 r"\(optional: 'cutoff'\); got \['algorithm', 'instance', 'runtime'\]\.$", id="missing-columns"),
+])
+def test_validate_table_structure_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 def arff_quote(name: str) -> str:

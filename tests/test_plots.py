@@ -8,14 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import sympy
+from conftest import PNG_SIGNATURE
 
 from maxent_util import PAR, UtilityError, rank, t
 from maxent_util.datasets import satcomp2021
 from maxent_util.families import parse_utility
 from maxent_util.plots import PAPER_UTILITIES, plot_ranking, plot_utilities
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
 
 def png_bytes(figure) -> bytes:
     buffer = io.BytesIO()
@@ -93,7 +91,7 @@ def test_mapping_expressions_and_given_axes():
     (dict(utilities=5), "`utilities` of `plot_utilities` must be a sequence"),
 ])
 def test_bad_utilities(arguments, pattern):
-    with pytest.raises(UtilityError, match=pattern.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(UtilityError, match="^" + pattern.replace("(", r"\(").replace(")", r"\)")):
         plot_utilities(**arguments)
 
 
@@ -133,12 +131,14 @@ def test_bump_chart_of_many_algorithms_has_distinct_colours():
     assert len(colours) == 46
 
 
-def test_bump_chart_needs_rank_columns():
-    table = pd.DataFrame({"score": [1.0, 2.0]}, index=["a", "b"])
-    with pytest.raises(UtilityError, match="`ranking_df` of `plot_ranking` must be a table from `rank`"):
-        plot_ranking(table)
-    with pytest.raises(UtilityError, match="`ranking_df` of `plot_ranking`"):
-        plot_ranking([1, 2])
+@pytest.mark.parametrize("ranking, message", [
+    pytest.param(pd.DataFrame({"score": [1.0, 2.0]}, index=["a", "b"]),
+                 "^`ranking_df` of `plot_ranking` must be a table from `rank`", id="no-rank-columns"),
+    pytest.param([1, 2], "^`ranking_df` of `plot_ranking`", id="not-a-table"),
+])
+def test_bump_chart_needs_rank_columns(ranking, message):
+    with pytest.raises(UtilityError, match=message):
+        plot_ranking(ranking)
 
 
 def test_a_missing_matplotlib_names_the_plot_extra(monkeypatch):

@@ -7,22 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-
-from maxent_util.cli import main
+from conftest import assert_usage_error, run
 
 STATUSES = "{ok, timeout, memout, not_applicable, crash, other}"
-
-
-def run(capsys, *argv):
-    status = main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
-def assert_one_line_error(status, err, pattern):
-    assert status == 2
-    assert len(err.splitlines()) == 1 and err.startswith("maxent-util: error: "), err
-    assert pattern in err, err
 
 
 @pytest.fixture
@@ -42,10 +29,10 @@ def records(out):
 
 
 def test_rank_policies_on_the_command_line(capsys, long_csv):
-    status, _, err = run(capsys, "rank", str(long_csv), "--par", "2")
-    assert_one_line_error(status, err, "--duplicates mean or --duplicates first")
-    status, _, err = run(capsys, "rank", str(long_csv), "--par", "2", "--duplicates", "first")
-    assert_one_line_error(status, err, "no run of 'b' on 'y'")
+    status, out, err = run(capsys, "rank", str(long_csv), "--par", "2")
+    assert_usage_error(status, out, err, "--duplicates mean or --duplicates first")
+    status, out, err = run(capsys, "rank", str(long_csv), "--par", "2", "--duplicates", "first")
+    assert_usage_error(status, out, err, "no run of 'b' on 'y'")
     status, out, _ = run(capsys, "rank", str(long_csv), "--par", "2", "--solved", "--json",
                          "--duplicates", "mean", "--missing", "unsolved")
     assert status == 0
@@ -55,18 +42,18 @@ def test_rank_policies_on_the_command_line(capsys, long_csv):
     assert got["b"]["PAR-2"] == pytest.approx(110.0)
     assert got["a"]["PAR-2 rank"] == got["b"]["PAR-2 rank"] == 1  # a tie shares the rank
     assert got["a"]["solved"] == got["b"]["solved"] == 1.0
-    status, _, err = run(capsys, "rank", str(long_csv), "--par", "2", "--duplicates", "drop")
-    assert_one_line_error(status, err, "argument --duplicates: invalid choice")
+    status, out, err = run(capsys, "rank", str(long_csv), "--par", "2", "--duplicates", "drop")
+    assert_usage_error(status, out, err, "argument --duplicates: invalid choice")
 
 
 def test_cutoff_above_the_data_is_refused(capsys, long_csv):
-    status, _, err = run(capsys, "rank", str(long_csv), "--par", "2", "--duplicates", "first",
+    status, out, err = run(capsys, "rank", str(long_csv), "--par", "2", "--duplicates", "first",
                          "--missing", "unsolved", "--cutoff", "150")
-    assert_one_line_error(status, err, "`--cutoff` of `maxent-util ")
+    assert_usage_error(status, out, err, "`--cutoff` of `maxent-util ")
     assert "must be at most its cutoff in row 0 of the runs (100.0 s" in err
-    status, _, err = run(capsys, "rank", "--dataset", "satcomp2021-parallel", "--par", "2",
+    status, out, err = run(capsys, "rank", "--dataset", "satcomp2021-parallel", "--par", "2",
                          "--cutoff", "5000.5")
-    assert_one_line_error(status, err, "must be at most its cutoff in row 0 of the runs (5000.0 s")
+    assert_usage_error(status, out, err, "must be at most its cutoff in row 0 of the runs (5000.0 s")
     # lowering is fine: by hand, the 30 s run of a is past a 25 s cutoff, so a solves half
     # of x (mean of its two runs there) and none of y: 0.5 instances
     status, out, _ = run(capsys, "rank", str(long_csv), "--solved", "--json", "--duplicates",
@@ -78,8 +65,8 @@ def test_cutoff_above_the_data_is_refused(capsys, long_csv):
 def test_cutoff_above_a_timeout_without_cutoff_column(capsys, tmp_path):
     path = tmp_path / "runs.csv"
     path.write_text("algorithm,instance,runtime,status\na,x,60,timeout\nb,x,3,crash\n")
-    status, _, err = run(capsys, "rank", str(path), "--par", "2", "--cutoff", "100")
-    assert_one_line_error(status, err, "must be at most the runtime of its capped run in row 0")
+    status, out, err = run(capsys, "rank", str(path), "--par", "2", "--cutoff", "100")
+    assert_usage_error(status, out, err, "must be at most the runtime of its capped run in row 0")
     # a crash at 3 s is no obstacle: by hand PAR-2 of a = 2 * 60, b = 2 * 60
     status, out, _ = run(capsys, "rank", str(path), "--par", "2", "--cutoff", "60", "--json")
     assert status == 0
@@ -112,14 +99,14 @@ def test_performance_flag(capsys, tmp_path):
     assert status == 0
     # by hand from 'objective' capped at 6: a solves p1 (5), b solves p1 (3)
     assert records(out)["a"]["solved"] == records(out)["b"]["solved"] == 1
-    status, _, err = run(capsys, "rank", str(folder), "--par", "2", "--performance", "speed")
-    assert_one_line_error(status, err, "`performance` of `read_aslib` must be a numeric attribute")
-    status, _, err = run(capsys, "rank", "--dataset", "satcomp2021-parallel",
+    status, out, err = run(capsys, "rank", str(folder), "--par", "2", "--performance", "speed")
+    assert_usage_error(status, out, err, "`performance` of `read_aslib` must be a numeric attribute")
+    status, out, err = run(capsys, "rank", "--dataset", "satcomp2021-parallel",
                          "--performance", "time")
-    assert_one_line_error(status, err, "--performance goes with an ASlib FILE")
+    assert_usage_error(status, out, err, "--performance goes with an ASlib FILE")
 
 
 def test_plan_with_a_tiny_epsilon_is_bad_input(capsys):
-    status, _, err = run(capsys, "plan", "--epsilon", "1e-300", "--delta", "0.05",
+    status, out, err = run(capsys, "plan", "--epsilon", "1e-300", "--delta", "0.05",
                          "--utility", "exp(-t/10)")
-    assert_one_line_error(status, err, "`epsilon` of `plan` must be large enough")
+    assert_usage_error(status, out, err, "`epsilon` of `plan` must be large enough")

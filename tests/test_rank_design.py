@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sympy
+from conftest import runs_table
 
 from maxent_util.errors import DataError, UtilityError
 from maxent_util.ranking import PAR, Solved, cross_utility, rank
@@ -18,16 +19,9 @@ from maxent_util.symbols import t
 EXP10 = sympy.exp(-t / 10)
 
 
-def table(rows, cutoff=100.0):
-    frame = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
-    if cutoff is not None:
-        frame["cutoff"] = cutoff
-    return frame
-
-
 def grid():
     """Two solvers on two instances, cutoff 100 s."""
-    return table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "capped"),
+    return runs_table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "capped"),
                   ("b", "i", 10.0, "solved"), ("b", "j", 20.0, "solved")])
 
 
@@ -53,18 +47,8 @@ def par2_value(row):
 
 def with_repeats():
     frame = grid()
-    extra = table([("a", "i", 5.0, "solved"), ("b", "j", 100.0, "capped")])
+    extra = runs_table([("a", "i", 5.0, "solved"), ("b", "j", 100.0, "capped")])
     return pd.concat([frame, extra], ignore_index=True).rename(index=lambda i: f"r{i}")
-
-
-def test_duplicates_are_refused_naming_the_rows():
-    with pytest.raises(DataError, match=r"^`table` of `rank` must be one run per \(algorithm, "
-                                        r"instance\) pair; got \"2 runs of \('a', 'i'\) at rows "
-                                        r"'r0', 'r4' \(2 repeated pairs in all\)\"\. Pass "
-                                        r"duplicates='mean' .* duplicates='first'"):
-        rank(with_repeats(), {"exp": EXP10})
-    with pytest.raises(DataError, match=r"^`table` of `cross_utility` must be one run per"):
-        cross_utility(with_repeats(), {"exp": EXP10, "PAR-2": PAR(2)})
 
 
 def test_duplicates_mean_averages_each_cell_first():
@@ -101,24 +85,15 @@ def test_duplicates_first_keeps_the_first_run_in_table_order():
 
 
 def unbalanced():
-    return table([("a", "i", 1.0, "solved"), ("a", "j", 3.0, "solved"),
+    return runs_table([("a", "i", 1.0, "solved"), ("a", "j", 3.0, "solved"),
                   ("a", "k", 100.0, "capped"), ("b", "i", 10.0, "solved")])
-
-
-def test_missing_runs_are_refused_naming_them():
-    with pytest.raises(DataError, match=r"^`table` of `rank` must be a run of every algorithm on "
-                                        r"every instance .*; got \"no run of 'b' on 'j', 'k'\"\. "
-                                        r"Pass missing='unsolved'"):
-        rank(unbalanced(), {"PAR-2": PAR(2)})
-    with pytest.raises(DataError, match=r"^`table` of `cross_utility` must be a run of every"):
-        cross_utility(unbalanced(), {"PAR-2": PAR(2), "exp": EXP10})
 
 
 def test_missing_unsolved_counts_a_capped_run_at_the_cutoff():
     frame = unbalanced()
     ranking = rank(frame, {"exp": EXP10, "PAR-2": PAR(2)}, missing="unsolved", bounds=True)
     # reference: the table completed by hand with timeouts at the 100 s cutoff
-    completed = pd.concat([frame, table([("b", "j", 100.0, "capped"),
+    completed = pd.concat([frame, runs_table([("b", "j", 100.0, "capped"),
                                          ("b", "k", 100.0, "capped")])], ignore_index=True)
     exp = reference(completed, exp_value)
     par2 = reference(completed, par2_value)
@@ -130,23 +105,45 @@ def test_missing_unsolved_counts_a_capped_run_at_the_cutoff():
         (math.exp(-1) + 2 * math.exp(-10)) / 3, rel=1e-14)
 
 
-def test_missing_unsolved_needs_a_cutoff_per_instance():
-    with pytest.raises(DataError, match=r"^`missing` of `rank` must be 'raise' for a table "
-                                        r"without a 'cutoff' column"):
-        rank(unbalanced().drop(columns="cutoff"), {"PAR-2": PAR(2)}, missing="unsolved")
-    frame = unbalanced()
-    frame = pd.concat([frame, table([("c", "j", 50.0, "capped")], cutoff=50.0),
-                       table([("c", "i", 1.0, "solved"), ("c", "k", 1.0, "solved")])],
-                      ignore_index=True)
-    with pytest.raises(DataError, match=r"^`cutoff` of `rank, instance 'j'` must be one value "
-                                        r".*; got \[50\.0, 100\.0\]\.$"):
-        rank(frame, {"PAR-2": PAR(2)}, missing="unsolved")
+def unbalanced_with_two_cutoffs():
+    """unbalanced() plus an algorithm c whose run on j had a 50 s cutoff."""
+    return pd.concat([unbalanced(), runs_table([("c", "j", 50.0, "capped")], cutoff=50.0),
+                      runs_table([("c", "i", 1.0, "solved"), ("c", "k", 1.0, "solved")])],
+                     ignore_index=True)
+
+
+DESIGN_MISUSE = [
+    pytest.param(lambda: rank(with_repeats(), {"exp": EXP10}), DataError,
+                 r"^`table` of `rank` must be one run per \(algorithm, instance\) pair; got \"2 runs of "
+                 r"\('a', 'i'\) at rows 'r0', 'r4' \(2 repeated pairs in all\)\"\. Pass duplicates='mean' .* "
+                 r"duplicates='first'", id="duplicates"),
+    pytest.param(lambda: cross_utility(with_repeats(), {"exp": EXP10, "PAR-2": PAR(2)}), DataError,
+                 r"^`table` of `cross_utility` must be one run per", id="duplicates-cross-utility"),
+    pytest.param(lambda: rank(unbalanced(), {"PAR-2": PAR(2)}), DataError,
+                 r"^`table` of `rank` must be a run of every algorithm on every instance .*; got \"no run of 'b' "
+                 r"on 'j', 'k'\"\. Pass missing='unsolved'", id="missing-runs"),
+    pytest.param(lambda: cross_utility(unbalanced(), {"PAR-2": PAR(2), "exp": EXP10}), DataError,
+                 r"^`table` of `cross_utility` must be a run of every", id="missing-runs-cross-utility"),
+    pytest.param(lambda: rank(unbalanced().drop(columns="cutoff"), {"PAR-2": PAR(2)}, missing="unsolved"),
+                 DataError, r"^`missing` of `rank` must be 'raise' for a table without a 'cutoff' column",
+                 id="missing-unsolved-without-cutoffs"),
+    pytest.param(lambda: rank(unbalanced_with_two_cutoffs(), {"PAR-2": PAR(2)}, missing="unsolved"), DataError,
+                 r"^`cutoff` of `rank, instance 'j'` must be one value .*; got \[50\.0, 100\.0\]\.$",
+                 id="missing-unsolved-with-two-cutoffs"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", DESIGN_MISUSE)
+def test_tables_of_another_design_are_refused_naming_the_runs(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 @pytest.mark.parametrize("keyword, value, message", [
-    ("duplicates", "drop", r"`duplicates` of `rank` must be one of 'raise', 'mean', 'first'; "
-                           r"got 'drop'\.$"),
-    ("missing", None, r"`missing` of `rank` must be one of 'raise', 'unsolved'; got None\.$"),
+    pytest.param("duplicates", "drop",
+                 r"^`duplicates` of `rank` must be one of 'raise', 'mean', 'first'; got 'drop'\.$", id="duplicates"),
+    pytest.param("missing", None, r"^`missing` of `rank` must be one of 'raise', 'unsolved'; got None\.$",
+                 id="missing"),
 ])
 def test_unknown_policies(keyword, value, message):
     with pytest.raises(DataError, match=message):
@@ -158,24 +155,25 @@ def test_unknown_policies(keyword, value, message):
 
 
 @pytest.mark.parametrize("rule, message", [
-    # NaN below 5 s: a's 1 s run
     # NaN in the expression itself: refused before any run is scored
-    (sympy.Piecewise((sympy.nan, t < 5), (0, True)), r"`utility` of `rank` must be a defined real value; "
-                       r"got Piecewise\(\(nan, t < 5\), \(0, True\)\)\. \(rule 'bad'\)"),
+    pytest.param(sympy.Piecewise((sympy.nan, t < 5), (0, True)),
+                 r"^`utility` of `rank` must be a defined real value; got Piecewise\(\(nan, t < 5\), \(0, True\)\)\. "
+                 r"\(rule 'bad'\)$", id="nan"),
     # 2 e^(-1/100) at a's 1 s run
-    (2 * sympy.exp(-t / 100), r"must be a number between 0 and 1 on every run; got 1\.98"),
+    pytest.param(2 * sympy.exp(-t / 100), r"must be a number between 0 and 1 on every run; got 1\.98",
+                 id="above-1"),
     # (t - 5)^(1/3) is complex below 5 s: the scorer cannot make a real number of it
-    ((t - 5) ** sympy.Rational(1, 3), r"`utility` of `rank` must be a real number at every "
-                                      r"runtime of the runs; .*\(rule 'bad': evaluating it "
-                                      r"raised TypeError"),
-    (t / 100, r"`utility` of `rank` must be non-increasing in t on the runs; got "
-              r"'u\(1\.0\) = 0\.01 < u\(10\.0\) = 0\.1'\. \(rule 'bad', at row 0 and row 2\)"),
+    pytest.param((t - 5) ** sympy.Rational(1, 3),
+                 r"^`utility` of `rank` must be a real number at every runtime of the runs; .*\(rule 'bad': "
+                 r"evaluating it raised TypeError", id="complex"),
+    pytest.param(t / 100,
+                 r"^`utility` of `rank` must be non-increasing in t on the runs; got 'u\(1\.0\) = 0\.01 < "
+                 r"u\(10\.0\) = 0\.1'\. \(rule 'bad', at row 0 and row 2\)", id="increasing"),
 ])
-def test_rules_that_are_not_utilities_are_refused(rule, message):
-    with pytest.raises(UtilityError, match=message):
-        rank(grid(), {"PAR-2": PAR(2), "bad": rule})
-    with pytest.raises(UtilityError, match=message.replace("`rank`", "`cross_utility`")):
-        cross_utility(grid(), {"PAR-2": PAR(2), "bad": rule})
+@pytest.mark.parametrize("entry", ["rank", "cross_utility"])
+def test_rules_that_are_not_utilities_are_refused(rule, message, entry):
+    with pytest.raises(UtilityError, match=message.replace("`rank`", f"`{entry}`")):
+        {"rank": rank, "cross_utility": cross_utility}[entry](grid(), {"PAR-2": PAR(2), "bad": rule})
 
 
 def test_an_increase_at_the_cutoff_is_seen_by_the_bounds_check():
@@ -212,7 +210,7 @@ def test_a_bounds_like_name_is_fine_without_bounds():
 
 def test_ties_get_the_min_rank_as_pandas():
     # four solvers; b and c solve the same instances in the same times, d solves nothing
-    frame = table([(s, i, 100.0 if s == "d" or (s == "a" and i == "y") else 7.0,
+    frame = runs_table([(s, i, 100.0 if s == "d" or (s == "a" and i == "y") else 7.0,
                     "capped" if s == "d" or (s == "a" and i == "y") else "solved")
                    for s in "abcd" for i in "xyz"])
     ranking = rank(frame, {"solved": Solved(), "exp": EXP10, "PAR-2": PAR(2)})
@@ -225,7 +223,7 @@ def test_ties_get_the_min_rank_as_pandas():
 
 
 def test_cross_utility_averages_over_a_tie_for_first():
-    frame = table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "capped"),
+    frame = runs_table([("a", "i", 1.0, "solved"), ("a", "j", 100.0, "capped"),
                    ("b", "i", 50.0, "solved"), ("b", "j", 60.0, "solved"),
                    ("c", "i", 90.0, "solved"), ("c", "j", 2.0, "solved")])
     cross = cross_utility(frame, {"solved": Solved(), "PAR-2": PAR(2)})

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sympy
+from conftest import runs_table
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -45,9 +46,7 @@ def tables(draw):
             if status == "solved":
                 runtime = min(runtime, CUTOFF)
             rows.append((f"alg{a}", f"inst{i}", runtime, status))
-    frame = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
-    frame["cutoff"] = CUTOFF
-    return frame
+    return runs_table(rows, cutoff=CUTOFF)
 
 
 @SETTINGS

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
-import warnings
 
 import mpmath
 import numpy as np
@@ -21,11 +21,8 @@ EXPONENTIAL_10 = sympy.exp(-t / 10)                                  # u^{-1}(y)
 PARETO_2_HALF = sympy.Piecewise((1, t < 2), ((2 / t) ** sympy.Rational(1, 2), True))  # 2 y^-2
 
 
-@pytest.fixture(autouse=True)
-def no_warnings():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
+# every test here runs with warnings turned into errors
+pytestmark = pytest.mark.usefixtures("no_warnings")
 
 
 def test_plan_matches_hand_computation():
@@ -63,26 +60,38 @@ def test_largest_epsilon_needs_no_time_in_the_worst_case():
 
 @pytest.mark.parametrize("epsilon", [0.0, -0.1, 0.51, 1.0, float("nan"), "0.1", True])
 def test_epsilon_out_of_range(epsilon):
-    with pytest.raises(UtilityError, match=r"`epsilon` of `plan` must be a number in "
-                                           r"\(0, 1/2\]; got .*\."):
+    with pytest.raises(UtilityError, match=r"^`epsilon` of `plan` must be a number in "
+                                           r"\(0, 1/2\]; got .*\.$"):
         plan(epsilon, 0.05, EXPONENTIAL_10)
 
 
 @pytest.mark.parametrize("delta", [0.0, 1.0, -0.5, 2.0, float("nan")])
 def test_delta_out_of_range(delta):
-    with pytest.raises(UtilityError, match=r"`delta` of `plan` must be a number in \(0, 1\); "
-                                           r"got .*\."):
+    with pytest.raises(UtilityError, match=r"^`delta` of `plan` must be a number in \(0, 1\); "
+                                           r"got .*\.$"):
         plan(0.1, delta, EXPONENTIAL_10)
 
 
-def test_plan_utility_messages():
-    kappa0 = sympy.Symbol("kappa0", positive=True)
-    with pytest.raises(UtilityError, match=r"`utility` of `plan` must be free of unset "
-                                           r"parameters; got \('kappa0',\)"):
-        plan(0.1, 0.05, sympy.exp(-t / kappa0))
+PLAN_MISUSE = [
+    pytest.param(lambda: plan(0.1, 0.05, sympy.exp(-t / sympy.Symbol("kappa0", positive=True))), UtilityError,
+                 r"^`utility` of `plan` must be free of unset parameters; got \('kappa0',\)", id="unset-parameter"),
     # a step utility jumps from 1 to 0 and never takes the value epsilon/2
-    with pytest.raises(UtilityError, match=r"a value the utility takes"):
-        plan(0.1, 0.05, sympy.Piecewise((1, t < 5), (0, True)))
+    pytest.param(lambda: plan(0.1, 0.05, sympy.Piecewise((1, t < 5), (0, True))), UtilityError,
+                 r"a value the utility takes", id="step-utility"),
+    # m = ln(2/delta)/2 ((2 - eps)/eps)^2 ~ 1.5 * 4e600: no experiment runs that often
+    pytest.param(lambda: plan(1e-300, 0.05, EXPONENTIAL_10), UtilityError,
+                 r"^`epsilon` of `plan` must be large enough that the number of runs .* is below 2\*\*63 "
+                 r"\(here about 10\*\*601\); got 1e-300\.", id="tiny-epsilon"),
+    pytest.param(lambda: plan(10**400, 0.05, EXPONENTIAL_10), UtilityError,
+                 r"^`epsilon` of `plan` must be a number in \(0, 1/2\]; got 'an integer of about 401 digits'",
+                 id="huge-integer-epsilon"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", PLAN_MISUSE)
+def test_plan_refuses_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 def pareto_half(shape, rng):
@@ -128,30 +137,33 @@ def test_a_too_short_captime_fails_as_the_second_lemma_says():
     assert simulate_plan(p, point_mass, EXPONENTIAL_10, trials=5, rng=0, truth=truth) == 1.0
 
 
-def test_simulate_plan_messages():
-    p = plan(0.2, 0.1, EXPONENTIAL_10)
-    with pytest.raises(UtilityError, match=r"`plan` of `simulate_plan` must be a Plan"):
-        simulate_plan({"runs": 3}, pareto_half, EXPONENTIAL_10)
-    with pytest.raises(UtilityError, match=r"`trials` of `simulate_plan` must be a positive "
-                                           r"integer; got 0\."):
-        simulate_plan(p, pareto_half, EXPONENTIAL_10, trials=0)
-    with pytest.raises(UtilityError, match=r"`truth` of `simulate_plan` must be a finite number"):
-        simulate_plan(p, pareto_half, EXPONENTIAL_10, truth=float("nan"))
-    with pytest.raises(DataError, match=r"`sampler` of `simulate_plan` must be returning an "
-                                        r"array of the requested shape"):
-        simulate_plan(p, lambda shape, rng: np.ones(3), EXPONENTIAL_10, trials=2, truth=0.5)
+@functools.cache
+def small_plan() -> Plan:
+    return plan(0.2, 0.1, EXPONENTIAL_10)
 
 
-def test_plan_with_a_tiny_epsilon_is_a_utility_error():
+SIMULATE_PLAN_MISUSE = [
+    pytest.param(lambda: simulate_plan({"runs": 3}, pareto_half, EXPONENTIAL_10), UtilityError,
+                 r"^`plan` of `simulate_plan` must be a Plan", id="not-a-plan"),
+    pytest.param(lambda: simulate_plan(small_plan(), pareto_half, EXPONENTIAL_10, trials=0), UtilityError,
+                 r"^`trials` of `simulate_plan` must be a positive integer; got 0\.$", id="no-trials"),
+    pytest.param(lambda: simulate_plan(small_plan(), pareto_half, EXPONENTIAL_10, truth=float("nan")), UtilityError,
+                 r"^`truth` of `simulate_plan` must be a finite number", id="nan-truth"),
+    pytest.param(lambda: simulate_plan(small_plan(), lambda shape, rng: np.ones(3), EXPONENTIAL_10, trials=2,
+                                       truth=0.5), DataError,
+                 r"^`sampler` of `simulate_plan` must be returning an array of the requested shape",
+                 id="sampler-shape"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", SIMULATE_PLAN_MISUSE)
+def test_simulate_plan_refuses_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_plan_at_the_edges_of_the_numbers():
     u = sympy.exp(-t / 10)
-    # m = ln(2/delta)/2 ((2 - eps)/eps)^2 ~ 1.5 * 4e600: no experiment runs that often
-    with pytest.raises(UtilityError, match=r"^`epsilon` of `plan` must be large enough that the "
-                                           r"number of runs .* is below 2\*\*63 \(here about "
-                                           r"10\*\*601\); got 1e-300\."):
-        plan(1e-300, 0.05, u)
-    with pytest.raises(UtilityError, match=r"^`epsilon` of `plan` must be a number in "
-                                           r"\(0, 1/2\]; got 'an integer of about 401 digits'"):
-        plan(10**400, 0.05, u)
     # a subnormal delta is fine: by hand, ln(2/5e-324)/2 * 19^2 = 134496.5...
     expected = math.ceil((math.log(2.0) - math.log(5e-324)) / 2 * 19.0 ** 2)
     assert plan(0.1, 5e-324, u).runs == expected == 134497

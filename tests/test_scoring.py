@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sympy
+from conftest import runs_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,12 +61,8 @@ PAPER_UTILITIES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def no_warnings():
-    """Every test here runs with warnings turned into errors."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
+# every test here runs with warnings turned into errors
+pytestmark = pytest.mark.usefixtures("no_warnings")
 
 
 def mpmath_reference(expr, runtimes, params, dps=350):
@@ -262,38 +259,47 @@ def test_generalized_log_laplace_property(runtime, k, a, b):
 # misuse raises, with the library's one message template
 
 
-def test_scorer_misuse_messages():
-    scorer = compile_scorer(PARETO)
-    with pytest.raises(UtilityError, match=r"`gamma` of `scorer of .*` must be one of its "
-                                           r"parameters \('alpha', 'kappa0'\); got 'gamma'\."):
-        scorer(1.0, alpha=1.0, kappa0=1.0, gamma=2.0)
-    with pytest.raises(UtilityError, match=r"`kappa0` of `scorer of .*` must be given"):
-        scorer(1.0, alpha=1.0)
-    with pytest.raises(UtilityError, match=r"`args` of .* must be at most 2 positional"):
-        scorer(1.0, 1.0, 2.0, 3.0)
-    with pytest.raises(UtilityError, match=r"`alpha` of .* must be given once"):
-        scorer(1.0, 1.0, alpha=1.0, kappa0=1.0)
-    with pytest.raises(UtilityError, match=r"`t` of .* must be real numbers; got 'soon'\."):
-        scorer("soon", alpha=1.0, kappa0=1.0)
-    with pytest.raises(UtilityError, match=r"`t` of .* must be broadcastable"):
-        scorer(np.ones(3), alpha=1.0, kappa0=np.ones(2))
+KAPPA = sympy.Symbol("kappa", positive=True)
+
+# compile_scorer caches per expression: the rows share one compiled scorer
+SCORER_MISUSE = [
+    pytest.param(lambda: compile_scorer(PARETO)(1.0, alpha=1.0, kappa0=1.0, gamma=2.0), UtilityError,
+                 r"^`gamma` of `scorer of .*` must be one of its parameters \('alpha', 'kappa0'\); got 'gamma'\.$",
+                 id="unknown-parameter"),
+    pytest.param(lambda: compile_scorer(PARETO)(1.0, alpha=1.0), UtilityError,
+                 r"^`kappa0` of `scorer of .*` must be given", id="missing-parameter"),
+    pytest.param(lambda: compile_scorer(PARETO)(1.0, 1.0, 2.0, 3.0), UtilityError,
+                 r"^`args` of .* must be at most 2 positional", id="too-many-positional"),
+    pytest.param(lambda: compile_scorer(PARETO)(1.0, 1.0, alpha=1.0, kappa0=1.0), UtilityError,
+                 r"^`alpha` of .* must be given once", id="parameter-twice"),
+    pytest.param(lambda: compile_scorer(PARETO)("soon", alpha=1.0, kappa0=1.0), UtilityError,
+                 r"^`t` of .* must be real numbers; got 'soon'\.$", id="text-runtime"),
+    pytest.param(lambda: compile_scorer(PARETO)(np.ones(3), alpha=1.0, kappa0=np.ones(2)), UtilityError,
+                 r"^`t` of .* must be broadcastable", id="shapes-do-not-broadcast"),
+    pytest.param(lambda: compile_scorer(EXPONENTIAL, backend="tensorflow"), UtilityError,
+                 r"^`backend` of `compile_scorer` must be one of 'numpy', 'jax', 'torch'; got 'tensorflow'\.$",
+                 id="unknown-backend"),
+    pytest.param(lambda: compile_scorer(object()), UtilityError,
+                 r"^`utility` of `compile_scorer` must be a number, a sympy expression or a text; got <object",
+                 id="not-an-expression"),
+    pytest.param(lambda: compile_scorer(sympy.Function("mystery")(t)), UtilityError,
+                 r"^`utility` of `compile_scorer` must be made of functions with a numpy or scipy equivalent",
+                 id="undefined-function"),
+    pytest.param(lambda: compile_scorer(sympy.Integral(sympy.exp(-KAPPA * (1 + t)), (KAPPA, 0, sympy.oo))),
+                 NoClosedFormError,
+                 r"^`utility` of `compile_scorer` must be a closed form \(no unevaluated Integral\)",
+                 id="unevaluated-integral"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", SCORER_MISUSE)
+def test_scorer_misuse_is_refused(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_scorer_errors_are_library_errors():
     assert isinstance(UtilityError("x"), MaxEntError)
-
-
-def test_make_scorer_argument_messages():
-    with pytest.raises(UtilityError, match=r"`backend` of `compile_scorer` must be one of "
-                                           r"'numpy', 'jax', 'torch'; got 'tensorflow'\."):
-        compile_scorer(EXPONENTIAL, backend="tensorflow")
-    with pytest.raises(UtilityError, match=r"`utility` of `compile_scorer` must be a number, a sympy "
-                                           r"expression or a text; got <object"):
-        compile_scorer(object())
-    with pytest.raises(UtilityError, match=r"`utility` of `compile_scorer` must be made of "
-                                           r"functions with a numpy or scipy equivalent"):
-        compile_scorer(sympy.Function("mystery")(t))
-    kappa = sympy.Symbol("kappa", positive=True)
-    with pytest.raises(NoClosedFormError, match=r"`utility` of `compile_scorer` must be a closed "
-                                                r"form \(no unevaluated Integral\)"):
-        compile_scorer(sympy.Integral(sympy.exp(-kappa * (1 + t)), (kappa, 0, sympy.oo)))
 
 
 @pytest.mark.parametrize("backend", ["jax", "torch"])
@@ -302,9 +308,9 @@ def test_missing_backend_names_installed_choices(backend):
         scorer = compile_scorer(EXPONENTIAL, backend=backend)
         assert float(scorer(0.0, kappa0=1.0)) == 1.0
         return
-    with pytest.raises(UtilityError, match=rf"`backend` of `compile_scorer` must be an installed "
+    with pytest.raises(UtilityError, match=rf"^`backend` of `compile_scorer` must be an installed "
                                            rf"backend \(installed: 'numpy'.*\); got '{backend}'\. "
-                                           rf"Install {backend} to use it\."):
+                                           rf"Install {backend} to use it\.$"):
         compile_scorer(EXPONENTIAL, backend=backend)
 
 
@@ -409,43 +415,49 @@ def test_scorer_of_a_utility_subclass_is_its_own_call():
     assert s.estimate == pytest.approx((0.5 + 0.5 * math.exp(-1.0)) / 2)
 
 
-def test_score_input_messages():
-    u = EXPONENTIAL.subs(kappa0, 1)
-    with pytest.raises(DataError, match=r"`runtimes\[1\]` of `score` must be a finite "
-                                        r"nonnegative number of seconds; got nan\."):
-        score([1.0, np.nan], u)
-    with pytest.raises(DataError, match=r"`runtimes\[0\]` of `score` must be .*; got -1\.0\."):
-        score([-1.0], u)
-    with pytest.raises(DataError, match=r"`solved` of `score` must be of length 2 \(one entry "
-                                        r"per runtime\); got 3\."):
-        score([1.0, 2.0], u, solved=[True, True, False])
-    with pytest.raises(DataError, match=r"`cutoff` of `score` must be at least the runtime of "
-                                        r"solved run 1 \(7\.0\); got 5\.0\. Mark the run as "
-                                        r"unsolved or raise its cutoff\."):
-        score([1.0, 7.0], u, solved=[True, True], cutoff=5.0)
-    with pytest.raises(DataError, match=r"`cutoff\[0\]` of `score` must be a positive number"):
-        score([1.0], u, cutoff=[0.0])
-    with pytest.raises(DataError, match=r"`status\[0\]` of `score` must be one of 'solved', "
-                                        r"'capped', 'memout', 'crash', 'unverified'; got 'ok'"):
-        score([1.0], u, status=["ok"])
-    with pytest.raises(DataError, match=r"`solved\[0\]` of `score` must be consistent with "
-                                        r"status\[0\] \('capped'\); got True\."):
-        score([1.0], u, status=["capped"], solved=[True])
-    with pytest.raises(DataError, match=r"`solved\[0\]` of `score` must be True or False; got 2"):
-        score([1.0], u, solved=[2])
-    with pytest.raises(DataError, match=r"`level` of `score` must be a number in \(0, 1\); "
-                                        r"got 1\.5\."):
-        score([1.0], u, level=1.5)
-    with pytest.raises(DataError, match=r"`runtimes` of `score` must be non-empty"):
-        score([], u)
-    with pytest.raises(DataError, match=r"`runtimes` of `score` must be one-dimensional"):
-        score([[1.0]], u)
-    with pytest.raises(UtilityError, match=r"`utility` of `score` must be free of unset "
-                                           r"parameters; got \('kappa0',\)\. Give them values"):
-        score([1.0], EXPONENTIAL)
-    with pytest.raises(UtilityError, match=r"`utility` of `score` must be between 0 and 1 on "
-                                           r"every run .*; got 2\.0\."):
-        score([0.0], 2 * sympy.exp(-t))
+EXP1 = EXPONENTIAL.subs(kappa0, 1)
+
+SCORE_INPUT = [
+    pytest.param(lambda: score([1.0, np.nan], EXP1), DataError,
+                 r"^`runtimes\[1\]` of `score` must be a finite nonnegative number of seconds; got nan\.$",
+                 id="nan-runtime"),
+    pytest.param(lambda: score([-1.0], EXP1), DataError,
+                 r"^`runtimes\[0\]` of `score` must be .*; got -1\.0\.$", id="negative-runtime"),
+    pytest.param(lambda: score([1.0, 2.0], EXP1, solved=[True, True, False]), DataError,
+                 r"^`solved` of `score` must be of length 2 \(one entry per runtime\); got 3\.$",
+                 id="solved-length"),
+    pytest.param(lambda: score([1.0, 7.0], EXP1, solved=[True, True], cutoff=5.0), DataError,
+                 r"^`cutoff` of `score` must be at least the runtime of solved run 1 \(7\.0\); got 5\.0\. "
+                 r"Mark the run as unsolved or raise its cutoff\.$", id="solved-beyond-cutoff"),
+    pytest.param(lambda: score([1.0], EXP1, cutoff=[0.0]), DataError,
+                 r"^`cutoff\[0\]` of `score` must be a positive number", id="zero-cutoff"),
+    pytest.param(lambda: score([1.0], EXP1, status=["ok"]), DataError,
+                 r"^`status\[0\]` of `score` must be one of 'solved', 'capped', 'memout', 'crash', "
+                 r"'unverified'; got 'ok'", id="unknown-status"),
+    pytest.param(lambda: score([1.0], EXP1, status=["capped"], solved=[True]), DataError,
+                 r"^`solved\[0\]` of `score` must be consistent with status\[0\] \('capped'\); got True\.$",
+                 id="solved-and-capped"),
+    pytest.param(lambda: score([1.0], EXP1, solved=[2]), DataError,
+                 r"^`solved\[0\]` of `score` must be True or False; got 2", id="solved-not-boolean"),
+    pytest.param(lambda: score([1.0], EXP1, level=1.5), DataError,
+                 r"^`level` of `score` must be a number in \(0, 1\); got 1\.5\.$", id="level-above-1"),
+    pytest.param(lambda: score([], EXP1), DataError,
+                 r"^`runtimes` of `score` must be non-empty", id="no-runs"),
+    pytest.param(lambda: score([[1.0]], EXP1), DataError,
+                 r"^`runtimes` of `score` must be one-dimensional", id="two-dimensional"),
+    pytest.param(lambda: score([1.0], EXPONENTIAL), UtilityError,
+                 r"^`utility` of `score` must be free of unset parameters; got \('kappa0',\)\. Give them values",
+                 id="unset-parameter"),
+    pytest.param(lambda: score([0.0], 2 * sympy.exp(-t)), UtilityError,
+                 r"^`utility` of `score` must be between 0 and 1 on every run .*; got 2\.0\.",
+                 id="utility-above-1"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", SCORE_INPUT)
+def test_score_refuses_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------
@@ -466,16 +478,22 @@ def test_par_and_solved_by_hand():
     assert PAR(2).higher_is_better is False and Solved().higher_is_better is True
 
 
-def test_rule_messages():
-    with pytest.raises(UtilityError, match=r"`k` of `PAR` must be a positive finite number; "
-                                           r"got -1\."):
-        PAR(-1)
-    with pytest.raises(UtilityError, match=r"`cutoff` of `PAR` must be a positive finite number"):
-        PAR(2, cutoff=0)
-    with pytest.raises(DataError, match=r"`solved` of `PAR-2` must be an array of True/False"):
-        PAR(2).score([1.0], None)
-    with pytest.raises(DataError, match=r"`solved` of `solved` must be of length 2"):
-        Solved().score([1.0, 2.0], [True])
+RULE_MISUSE = [
+    pytest.param(lambda: PAR(-1), UtilityError,
+                 r"^`k` of `PAR` must be a positive finite number; got -1\.$", id="negative-k"),
+    pytest.param(lambda: PAR(2, cutoff=0), UtilityError,
+                 r"^`cutoff` of `PAR` must be a positive finite number", id="zero-cutoff"),
+    pytest.param(lambda: PAR(2).score([1.0], None), DataError,
+                 r"^`solved` of `PAR-2` must be an array of True/False", id="no-solved"),
+    pytest.param(lambda: Solved().score([1.0, 2.0], [True]), DataError,
+                 r"^`solved` of `solved` must be of length 2", id="solved-length"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", RULE_MISUSE)
+def test_rules_refuse_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------
@@ -484,14 +502,11 @@ def test_rule_messages():
 
 def small_table():
     """Three solvers on three instances, cutoff 100 s."""
-    rows = [
+    return runs_table([
         ("a", "i1", 1.0, "solved"), ("a", "i2", 100.0, "capped"), ("a", "i3", 2.0, "solved"),
         ("b", "i1", 10.0, "solved"), ("b", "i2", 20.0, "solved"), ("b", "i3", 30.0, "solved"),
         ("c", "i1", 100.0, "capped"), ("c", "i2", 50.0, "memout"), ("c", "i3", 5.0, "solved"),
-    ]
-    table = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
-    table["cutoff"] = 100.0
-    return table
+    ])
 
 
 def test_rank_small_table_by_hand():
@@ -535,7 +550,7 @@ def test_rank_ties_share_the_best_rank_whatever_the_row_order():
     rows = [("zeta", "i1", 1.0, "solved"), ("zeta", "i2", 3.0, "solved"),
             ("alpha", "i2", 3.0, "solved"), ("alpha", "i1", 1.0, "solved"),
             ("mid", "i1", 2.0, "solved"), ("mid", "i2", 2.5, "solved")]
-    table = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
+    table = runs_table(rows, cutoff=None)
     rules = {"exp": sympy.exp(-t / 3), "PAR-2": PAR(2)}
     for order in (table.index, table.index[::-1]):
         ranking = rank(table.loc[order], rules)
@@ -554,26 +569,36 @@ def test_rank_accepts_utilities_and_sequences():
     assert list(ranking.columns) == ["exp10", "exp10 rank", "PAR-2", "PAR-2 rank"]
 
 
-def test_rank_messages():
-    with pytest.raises(DataError, match=r"`columns` of `table` must be a list including 'algorithm'"):
-        rank(pd.DataFrame({"algorithm": ["a"]}), {"s": Solved()})
+def table_with_a_negative_runtime():
     bad = small_table()
     bad.loc[4, "runtime"] = -3.0
-    with pytest.raises(DataError, match=r"`runtime` of `table, row 4` must be a finite "
-                                        r"non-negative number of seconds; got -3\.0\."):
-        rank(bad, {"s": Solved()})
-    with pytest.raises(UtilityError, match=r"`utility` of `rank` must be free of unset "
-                                           r"parameters; got \('kappa0',\)\..*\(rule 'exp'\)"):
-        rank(small_table(), {"exp": EXPONENTIAL})
-    with pytest.raises(UtilityError, match=r"`utilities` of `rank` must be a mapping"):
-        rank(small_table(), 3)
-    with pytest.raises(UtilityError, match=r"`utilities` of `rank` must be non-empty"):
-        rank(small_table(), {})
-    with pytest.raises(DataError, match=r"`table` of `rank` must be at least one run; "
-                                        r"got 'no rows'\."):
-        rank(small_table().iloc[:0], {"s": Solved()})
-    with pytest.raises(UtilityError, match=r"`utilities` of `rank` must be named uniquely"):
-        rank(small_table(), [PAR(2), PAR(2.0)])
+    return bad
+
+
+RANK_MISUSE = [
+    pytest.param(lambda: rank(pd.DataFrame({"algorithm": ["a"]}), {"s": Solved()}), DataError,
+                 r"^`columns` of `table` must be a list including 'algorithm'", id="missing-columns"),
+    pytest.param(lambda: rank(table_with_a_negative_runtime(), {"s": Solved()}), DataError,
+                 r"^`runtime` of `table, row 4` must be a finite non-negative number of seconds; got -3\.0\.$",
+                 id="negative-runtime"),
+    pytest.param(lambda: rank(small_table(), {"exp": EXPONENTIAL}), UtilityError,
+                 r"^`utility` of `rank` must be free of unset parameters; got \('kappa0',\)\..*\(rule 'exp'\)$",
+                 id="unset-parameter"),
+    pytest.param(lambda: rank(small_table(), 3), UtilityError,
+                 r"^`utilities` of `rank` must be a mapping", id="rules-not-a-mapping"),
+    pytest.param(lambda: rank(small_table(), {}), UtilityError,
+                 r"^`utilities` of `rank` must be non-empty", id="no-rules"),
+    pytest.param(lambda: rank(small_table().iloc[:0], {"s": Solved()}), DataError,
+                 r"^`table` of `rank` must be at least one run; got 'no rows'\.$", id="no-runs"),
+    pytest.param(lambda: rank(small_table(), [PAR(2), PAR(2.0)]), UtilityError,
+                 r"^`utilities` of `rank` must be named uniquely", id="rules-named-twice"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", RANK_MISUSE)
+def test_rank_refuses_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 def test_cross_utility_by_hand():
@@ -662,43 +687,51 @@ def test_symbolic_log_laplace_scorer_takes_exact_limits():
 # raw exceptions become maxent_util errors
 
 
-def test_numbers_beyond_the_float_range_are_named():
-    u = sympy.exp(-t)
-    with pytest.raises(DataError, match=r"^`runtimes\[1\]` of `score` must be a number within the "
-                                        r"float range \(at most about 1\.8e308\); got 'an integer "
-                                        r"of about 401 digits'\.$"):
-        score([1.0, 10**400], u)
-    with pytest.raises(DataError, match=r"^`runtimes\[0\]` of `score` must be a number within"):
-        score([10**400], u)
-    with pytest.raises(DataError, match=r"^`cutoff` of `score` must be a number within the float "
-                                        r"range"):
-        score([1.0], u, cutoff=10**400)
-    with pytest.raises(DataError, match=r"^`level` of `score` must be a number in \(0, 1\)"):
-        score([1.0], u, level=10**400)
-    with pytest.raises(UtilityError, match=r"^`k` of `PAR` must be a positive finite number"):
-        PAR(10**400)
-    with pytest.raises(UtilityError, match=r"^`cutoff` of `PAR` must be a positive finite"):
-        PAR(2, cutoff=10**400)
+BEYOND_FLOATS = [
+    pytest.param(lambda: score([1.0, 10**400], sympy.exp(-t)), DataError,
+                 r"^`runtimes\[1\]` of `score` must be a number within the float range \(at most about "
+                 r"1\.8e308\); got 'an integer of about 401 digits'\.$", id="runtime"),
+    pytest.param(lambda: score([10**400], sympy.exp(-t)), DataError,
+                 r"^`runtimes\[0\]` of `score` must be a number within", id="first-runtime"),
+    pytest.param(lambda: score([1.0], sympy.exp(-t), cutoff=10**400), DataError,
+                 r"^`cutoff` of `score` must be a number within the float range", id="cutoff"),
+    pytest.param(lambda: score([1.0], sympy.exp(-t), level=10**400), DataError,
+                 r"^`level` of `score` must be a number in \(0, 1\)", id="level"),
+    pytest.param(lambda: PAR(10**400), UtilityError,
+                 r"^`k` of `PAR` must be a positive finite number", id="PAR-k"),
+    pytest.param(lambda: PAR(2, cutoff=10**400), UtilityError,
+                 r"^`cutoff` of `PAR` must be a positive finite", id="PAR-cutoff"),
+]
 
 
-def test_score_refuses_a_utility_increasing_on_the_runs():
-    with pytest.raises(UtilityError, match=r"^`utility` of `score` must be non-increasing in t "
-                                           r"on the runs; got 'u\(1\.0\) = 0\.01 < u\(3\.0\) = "
-                                           r"0\.03'\."):
-        score([3.0, 1.0], t / 100)
+@pytest.mark.parametrize("call, error, message", BEYOND_FLOATS)
+def test_numbers_beyond_the_float_range_are_named(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+NOT_UTILITIES_ON_THE_RUNS = [
+    pytest.param(lambda: score([3.0, 1.0], t / 100), UtilityError,
+                 r"^`utility` of `score` must be non-increasing in t on the runs; got 'u\(1\.0\) = 0\.01 < "
+                 r"u\(3\.0\) = 0\.03'\.", id="increasing"),
     # the capped run counts too: u(cutoff) above u at a solved runtime
-    rising = sympy.Piecewise((0.5, t < 50), (1, True))
-    with pytest.raises(UtilityError, match=r"non-increasing in t on the runs; got 'u\(10\.0\) = "
-                                           r"0\.5 < u\(100\.0\) = 1\.0'"):
-        score([10.0, 100.0], rising, solved=[True, False])
-    # constant utilities are non-increasing
+    pytest.param(lambda: score([10.0, 100.0], sympy.Piecewise((0.5, t < 50), (1, True)), solved=[True, False]),
+                 UtilityError,
+                 r"non-increasing in t on the runs; got 'u\(10\.0\) = 0\.5 < u\(100\.0\) = 1\.0'",
+                 id="increasing-at-the-cutoff"),
+    pytest.param(lambda: score([1.0, 2.0], (t - 5) ** sympy.Rational(1, 3)), UtilityError,
+                 r"^`utility` of `score` must be a real number at every runtime of the runs", id="complex"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", NOT_UTILITIES_ON_THE_RUNS)
+def test_score_refuses_what_is_not_a_utility_on_the_runs(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_constant_utilities_are_non_increasing():
     assert score([1.0, 2.0], sympy.Rational(1, 2)).estimate == 0.5
-
-
-def test_score_refuses_a_utility_that_cannot_be_evaluated():
-    with pytest.raises(UtilityError, match=r"^`utility` of `score` must be a real number at every "
-                                           r"runtime of the runs"):
-        score([1.0, 2.0], (t - 5) ** sympy.Rational(1, 3))
 
 
 def test_make_scorer_is_the_deprecated_name_of_compile_scorer():

@@ -16,7 +16,7 @@ import pytest
 import sympy
 import sympy.stats
 
-from maxent_util import (KnownCaptime, Support, derive, exponential, expected_utility, kappa,
+from maxent_util import (KnownCaptime, Support, UtilityError, derive, exponential, expected_utility, kappa,
                          linear_compute, step, t)
 
 TIMES = np.array([0.0, 0.5, 3.0, 9.9, 10.0, 12.5, 17.0, 19.99, 20.0, 35.0])
@@ -77,10 +77,10 @@ def test_unknown_distribution_general_is_expectation_over_maxent_k():
     assert np.allclose(u(TIMES), expected, rtol=1e-9, atol=1e-12)
 
 
-def test_known_captime_rejects_a_bad_support():
-    from maxent_util import UtilityError
-
-    with pytest.raises(UtilityError, match=r"`support` of `KnownCaptime` must be a pair with upper > lower"):
-        KnownCaptime(kappa, (5, 2))
-    with pytest.raises(UtilityError, match=r"`support` of `KnownCaptime` must be a pair with a finite lower"):
-        KnownCaptime(kappa, (-1, 2))
+@pytest.mark.parametrize("support, message", [
+    pytest.param((5, 2), r"^`support` of `KnownCaptime` must be a pair with upper > lower", id="reversed"),
+    pytest.param((-1, 2), r"^`support` of `KnownCaptime` must be a pair with a finite lower", id="negative-lower"),
+])
+def test_known_captime_rejects_a_bad_support(support, message):
+    with pytest.raises(UtilityError, match=message):
+        KnownCaptime(kappa, support)

@@ -13,6 +13,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy
+from conftest import same
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -26,10 +27,6 @@ from maxent_util.utility import (AT_ZERO, NON_DECREASING_Q, NON_INCREASING, POSI
 k0 = sympy.Symbol("kappa_0", positive=True)
 a = sympy.Symbol("a", nonnegative=True)
 v = sympy.Symbol("v", nonnegative=True)
-
-
-def same(left: sympy.Expr, right: sympy.Expr) -> bool:
-    return sympy.simplify(left - right) == 0
 
 
 class UniformCaptime:
@@ -140,24 +137,45 @@ def test_non_positive_captime_is_refused(captime):
         step(captime)
 
 
-def test_captime_must_not_be_a_variable_or_garbage():
-    with pytest.raises(UtilityError, match=r"`kappa0` of `step` must be a parameter, free of the variables"):
-        step("t")
-    with pytest.raises(UtilityError, match=r"`kappa0` of `linear_compute` must be a number, a sympy "
-                                           r"expression or a text; got \[1\]\."):
-        linear_compute([1], 1, 1)
-    with pytest.raises(UtilityError, match=r"`kappa0` of `step` must be a number, not NaN; got nan\."):
-        step(float("nan"))
+BUILDER_MISUSE = [
+    pytest.param(lambda: step("t"), UtilityError,
+                 r"^`kappa0` of `step` must be a parameter, free of the variables", id="captime-is-t"),
+    pytest.param(lambda: linear_compute([1], 1, 1), UtilityError,
+                 r"^`kappa0` of `linear_compute` must be a number, a sympy expression or a text; got \[1\]\.$",
+                 id="captime-is-a-list"),
+    pytest.param(lambda: step(float("nan")), UtilityError,
+                 r"^`kappa0` of `step` must be a number, not NaN; got nan\.$", id="captime-is-nan"),
+    pytest.param(lambda: linear_compute(10, 1, -1), UtilityError,
+                 r"^`value` of `linear_compute` must be nonnegative; got -1\.$", id="negative-value"),
+    pytest.param(lambda: linear_compute(10, -0.5, 1), UtilityError,
+                 r"^`cost_per_second` of `linear_compute` must be nonnegative", id="negative-cost"),
+    pytest.param(lambda: linear_compute(10, 0, 0), UtilityError,
+                 r"^`value` of `linear_compute` must be such that the utility at stake \(the denominator of p\) "
+                 r"is positive; got 0\.", id="nothing-at-stake"),
+    # C(t) = 5t - t^2/2, C(10) = 0, R = 10: p(5) = (10 - 12.5)/10 < 0 (hand computation).
+    pytest.param(lambda: money(10, "5*t - t**2/2", 10), UtilityError,
+                 r"^`cost` of `money` must be such that p\(t\) is a finite number >= 0 on \[0, kappa0\); "
+                 r"got '5\*t - t\*\*2/2'\. p\([0-9.]+\) = -", id="money-p-negative"),
+    # R(0) + C(10) - C(0) = -20 + 10 = -10 (hand computation).
+    pytest.param(lambda: money(10, "t", -20), UtilityError,
+                 r"^`revenue` of `money` must be such that the utility at stake \(the denominator of p\) is "
+                 r"positive; got -20\. The denominator is -10\.$", id="money-nothing-at-stake"),
+    pytest.param(lambda: general(10, "5 - t", "t"), UtilityError,
+                 r"^`W` of `general` must be an expression in `kappa` alone", id="loss-depends-on-t"),
+    pytest.param(lambda: money(10, "t ++* 2", 1), UtilityError,
+                 r"^`cost` of `money` must be an arithmetic expression; got 't \+\+\* 2'\.$", id="unparsable"),
+    pytest.param(lambda: linear_compute("kappa_0", "a", "v").subs(b=1), UtilityError,
+                 r"^`b` of `Utility.subs` must be one of the utility's parameters; got 1\. "
+                 r"Known parameters: a, kappa_0, v\.$", id="subs-unknown-parameter"),
+    pytest.param(lambda: step(5).subs(kappa_0=1), UtilityError,
+                 r"Known parameters: none\.$", id="subs-without-parameters"),
+]
 
 
-def test_linear_compute_refuses_negative_amounts():
-    with pytest.raises(UtilityError, match=r"^`value` of `linear_compute` must be nonnegative; got -1\.$"):
-        linear_compute(10, 1, -1)
-    with pytest.raises(UtilityError, match=r"^`cost_per_second` of `linear_compute` must be nonnegative"):
-        linear_compute(10, -0.5, 1)
-    with pytest.raises(UtilityError, match=r"`value` of `linear_compute` must be such that the utility at "
-                                           r"stake \(the denominator of p\) is positive; got 0\."):
-        linear_compute(10, 0, 0)
+@pytest.mark.parametrize("call, error, message", BUILDER_MISUSE)
+def test_builders_refuse_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 @pytest.mark.parametrize("cost, revenue, culprit, value", [
@@ -170,42 +188,6 @@ def test_money_refuses_expressions_in_the_wrong_symbol(cost, revenue, culprit, v
     with pytest.raises(UtilityError, match=rf"^`{culprit}` of `money` must be an expression in `t` "
                                            rf"\(or a constant\); got '{value.replace('*', '[*]')}'\.$"):
         money(10, cost, revenue)
-
-
-def test_money_refuses_a_cost_that_makes_p_negative():
-    # C(t) = 5t - t^2/2, C(10) = 0, R = 10: p(5) = (10 - 12.5)/10 < 0 (hand computation).
-    with pytest.raises(UtilityError, match=r"^`cost` of `money` must be such that p\(t\) is a finite number "
-                                           r">= 0 on \[0, kappa0\); got '5\*t - t\*\*2/2'\. "
-                                           r"p\([0-9.]+\) = -"):
-        money(10, "5*t - t**2/2", 10)
-
-
-def test_money_refuses_nothing_at_stake():
-    # R(0) + C(10) - C(0) = -20 + 10 = -10 (hand computation).
-    with pytest.raises(UtilityError, match=r"^`revenue` of `money` must be such that the utility at stake "
-                                           r"\(the denominator of p\) is positive; got -20\. "
-                                           r"The denominator is -10\.$"):
-        money(10, "t", -20)
-
-
-def test_general_refuses_a_loss_that_depends_on_t():
-    with pytest.raises(UtilityError, match=r"^`W` of `general` must be an expression in `kappa` alone"):
-        general(10, "5 - t", "t")
-
-
-def test_unparsable_string_is_refused():
-    with pytest.raises(UtilityError, match=r"^`cost` of `money` must be an arithmetic expression; "
-                                           r"got 't \+\+\* 2'\.$"):
-        money(10, "t ++* 2", 1)
-
-
-def test_subs_names_unknown_parameters():
-    utility = linear_compute("kappa_0", "a", "v")
-    with pytest.raises(UtilityError, match=r"^`b` of `Utility.subs` must be one of the utility's parameters; "
-                                           r"got 1\. Known parameters: a, kappa_0, v\.$"):
-        utility.subs(b=1)
-    with pytest.raises(UtilityError, match=r"Known parameters: none\.$"):
-        step(5).subs(kappa_0=1)
 
 
 # ---------------------------------------------------------------------------
@@ -305,19 +287,25 @@ def test_expected_utility_without_closed_form_falls_back_to_quadrature():
                          timeout=0.5)
 
 
-def test_expected_utility_refuses_bad_input():
-    with pytest.raises(UtilityError, match=r"^`p` of `expected_utility` must be 1 at t = 0 for every "
-                                           r"captime \(main theorem, Section 2\); got 3/2 - t/kappa\. "
-                                           r"p\(0, kappa\) = 3/2\.$"):
-        expected_utility(1 - t / kappa + sympy.Rational(1, 2), UniformCaptime(k0))
-    with pytest.raises(UtilityError, match=r"^`p` of `expected_utility` must be an expression in `t` and "
-                                           r"`kappa`; got 'q\*t'\.$"):
-        expected_utility("q*t", UniformCaptime(k0))
-    with pytest.raises(UtilityError, match=r"^`K` of `expected_utility` must be a captime distribution "
-                                           r"with `pdf` and `support`"):
-        expected_utility(1, "uniform")
-    with pytest.raises(UtilityError, match=r"^`method` of `expected_utility` must be one of "):
-        expected_utility(1, UniformCaptime(k0), method="guess")
+EXPECTED_UTILITY_MISUSE = [
+    pytest.param(lambda: expected_utility(1 - t / kappa + sympy.Rational(1, 2), UniformCaptime(k0)), UtilityError,
+                 r"^`p` of `expected_utility` must be 1 at t = 0 for every captime \(main theorem, Section 2\); "
+                 r"got 3/2 - t/kappa\. p\(0, kappa\) = 3/2\.$", id="p-not-1-at-0"),
+    pytest.param(lambda: expected_utility("q*t", UniformCaptime(k0)), UtilityError,
+                 r"^`p` of `expected_utility` must be an expression in `t` and `kappa`; got 'q\*t'\.$",
+                 id="p-in-q"),
+    pytest.param(lambda: expected_utility(1, "uniform"), UtilityError,
+                 r"^`K` of `expected_utility` must be a captime distribution with `pdf` and `support`",
+                 id="K-is-text"),
+    pytest.param(lambda: expected_utility(1, UniformCaptime(k0), method="guess"), UtilityError,
+                 r"^`method` of `expected_utility` must be one of ", id="unknown-method"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", EXPECTED_UTILITY_MISUSE)
+def test_expected_utility_refuses_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------
@@ -335,24 +323,29 @@ def test_linear_quality_formula():
     assert same(symbolic.expr.args[0].expr, (q - q0) / (q1 - q0) * (1 - t / symbolic.parameters[0]))
 
 
-def test_quality_interval_must_be_increasing():
-    with pytest.raises(UtilityError,
-                       match=r"^`q1` of `linear_quality` must be greater than q0 = 5; got 5\.$"):
-        linear_quality(10, 5, 5)
-    with pytest.raises(UtilityError,
-                       match=r"^`q1` of `quality_utility` must be greater than q0 = 1; got 0\.$"):
-        quality_utility(q * (1 - t), 1, 0)
+QUALITY_MISUSE = [
+    pytest.param(lambda: linear_quality(10, 5, 5), UtilityError,
+                 r"^`q1` of `linear_quality` must be greater than q0 = 5; got 5\.$", id="empty-interval"),
+    pytest.param(lambda: quality_utility(q * (1 - t), 1, 0), UtilityError,
+                 r"^`q1` of `quality_utility` must be greater than q0 = 1; got 0\.$", id="reversed-interval"),
+    pytest.param(lambda: quality_utility(sympy.Piecewise((q * (1 - t / kappa), t < kappa), (0, True)), 0, 1),
+                 UtilityError,
+                 r"^`kappa0` of `quality_utility` must be given when p depends on `kappa`; got None\.$",
+                 id="kappa-without-captime"),
+    pytest.param(lambda: linear_quality(10, 0, 1).inverse(0.5), UtilityError,
+                 r"^`utility` of `Utility.inverse` must be a utility of t alone", id="inverse"),
+    pytest.param(lambda: linear_quality(10, 2, 5)([1.0, 2.0], [3.0, 6.0]), UtilityError,
+                 r"^`q` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; got 6\.0\.$",
+                 id="quality-above-interval"),
+    pytest.param(lambda: linear_quality(10, 2, 5)(1.0, float("nan")), UtilityError,
+                 r"^`q` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; got nan\.$", id="nan-quality"),
+]
 
 
-def test_quality_utility_needs_a_captime_for_kappa():
-    with pytest.raises(UtilityError, match=r"^`kappa0` of `quality_utility` must be given when p depends "
-                                           r"on `kappa`; got None\.$"):
-        quality_utility(sympy.Piecewise((q * (1 - t / kappa), t < kappa), (0, True)), 0, 1)
-
-
-def test_quality_utility_cannot_be_inverted():
-    with pytest.raises(UtilityError, match=r"^`utility` of `Utility.inverse` must be a utility of t alone"):
-        linear_quality(10, 0, 1).inverse(0.5)
+@pytest.mark.parametrize("call, error, message", QUALITY_MISUSE)
+def test_quality_utilities_refuse_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------
@@ -552,15 +545,6 @@ def test_linear_quality_has_the_appendix_properties():
     assert [item.name for item in report.properties][2] == NON_DECREASING_Q
     # Hand computation: ((q - 2)/3) (1 - t/10).
     np.testing.assert_allclose(utility([0, 1, 5, 12], [5, 2, 3.5, 5]), [1.0, 0.0, 0.25, 0.0])
-
-
-def test_quality_outside_its_interval_is_refused():
-    with pytest.raises(UtilityError, match=r"^`q` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; "
-                                           r"got 6\.0\.$"):
-        linear_quality(10, 2, 5)([1.0, 2.0], [3.0, 6.0])
-    with pytest.raises(UtilityError, match=r"^`q` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; "
-                                           r"got nan\.$"):
-        linear_quality(10, 2, 5)(1.0, float("nan"))
 
 
 @pytest.mark.parametrize("p, failing", [
