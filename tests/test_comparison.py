@@ -18,7 +18,7 @@ from scipy import stats
 
 from maxent_util import pareto
 from maxent_util.cli import main
-from maxent_util.comparison import (Comparison, _sign_test, _wilcoxon, compare, gap_closed, holm_adjusted,
+from maxent_util.comparison import (_sign_test, _wilcoxon, compare, gap_closed, holm_adjusted,
                                     pairwise, single_best, virtual_best)
 from maxent_util.datasets import satcomp2021
 from maxent_util.errors import DataError, UtilityError

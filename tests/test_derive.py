@@ -20,7 +20,7 @@ from scipy import stats
 from maxent_util import families
 from maxent_util.constraints import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support,
                                      TailProbability)
-from maxent_util.maxent import DEFAULT_TIMEOUT, derive
+from maxent_util.maxent import derive
 from maxent_util.errors import ConstraintError, InfeasibleError, NoClosedFormError, TimeLimitError
 from maxent_util.symbols import kappa
 

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maxent_util.errors import DataError, MaxEntError, NoClosedFormError, UtilityError
-from maxent_util.scorer import Scorer, compile_scorer
+from maxent_util.scorer import compile_scorer
 from maxent_util.estimate import Score, score
 from maxent_util.ranking import PAR, Solved, cross_utility, rank
 from maxent_util.symbols import t
