@@ -487,8 +487,11 @@ def crossovers(table: pd.DataFrame, a: Any, b: Any, family: Any, parameter: str,
         rows.append({parameter: value, "kind": kind, "below": names[before],
                      "above": names[after], "score": float(at[0]),
                      "difference": float(at[0] - at[1])})
-    frame = pd.DataFrame(rows, columns=[parameter, "kind", "below", "above", "score",
-                                        "difference"])
+    columns = [parameter, "kind", "below", "above", "score", "difference"]
+    frame = pd.DataFrame({column: pd.Series([row[column] for row in rows],
+                                            dtype=float if column in (parameter, "score",
+                                                                      "difference") else object)
+                          for column in columns})
     frame.attrs.update(family=model.label, parameter=parameter,
                        tied=bool(np.all(signs == 0)))
     return frame
