@@ -38,7 +38,8 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     # sweep() itself is maxent_util.sweep.sweep: the module holds the name
     **dict.fromkeys(["crossovers", "ranking_changes"], "sweep"),
-    **dict.fromkeys(["plot_utilities", "plot_ranking", "plot_cactus", "plot_survival"], "plots"),
+    **dict.fromkeys(["plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
+                     "plot_sweep"], "plots"),
     **dict.fromkeys(["report_html", "write_report"], "report"),
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
                      "cost_function"], "export"),
@@ -91,7 +92,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .bootstrap import bootstrap_intervals, bootstrap_means, rank_probabilities
     from .comparison import (Comparison, compare, gap_closed, holm_adjusted, pairwise, single_best,
                              virtual_best)
-    from .plots import plot_cactus, plot_ranking, plot_survival, plot_utilities
+    from .plots import plot_cactus, plot_ranking, plot_survival, plot_sweep, plot_utilities
     from .ranking import (PAR, Solved, cross_utility, parse_rule, per_instance, rank, rank_stability,
                           tidy_ranking)
     from .report import report_html, write_report

@@ -118,7 +118,8 @@ def _family(family: Any, parameter: Any, fixed: dict[str, Any], owner: str) -> _
     if missing:
         raise UtilityError(argument_message(
             missing[0], owner, f"given: {name} needs a value of every parameter but the swept "
-            f"one", None, f"Pass {missing[0]}=... ."))
+            f"one", None, f"Pass {missing[0]}=... (on the command line, --fixed "
+            f"{missing[0]}=VALUE)."))
     preset = getattr(families, name)
     law = preset(**fixed, **{parameter: parameter})  # checks the fixed values
     scorer = compile_scorer(law.utility())

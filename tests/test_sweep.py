@@ -326,3 +326,104 @@ TABLE = runs([("A", "i", 1.0, "solved"), ("B", "i", 2.0, "solved")])
 def test_bad_input_names_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ---------------------------------------------------------------------------
+# the command line
+
+
+def _cli(capsys, *argv):
+    from maxent_util.cli import main
+
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _write(tmp_path, table):
+    path = tmp_path / "runs.csv"
+    table.to_csv(path, index=False)
+    return str(path)
+
+
+TIE_TABLE = runs([("A", "i", 1.0, "solved"), ("A", "j", 4.0, "solved"),
+                  ("B", "i", 2.0, "solved"), ("B", "j", 3.0, "solved")])
+
+
+def test_cli_sweep_prints_the_intervals(tmp_path, capsys):
+    # the table of test_a_tie_interval_and_a_crossing_under_pareto: A leads up to 12/7, then
+    # B, and from 4 on both tie
+    path = _write(tmp_path, TIE_TABLE)
+    status, out, err = _cli(capsys, "sweep", path, "--family", "pareto", "--from", "0.1",
+                            "--to", "100", "--log", "--fixed", "alpha=1")
+    assert status == 0, err
+    lines = out.splitlines()
+    assert "pareto(kappa0, 1.0)" in lines[0]
+    assert lines[1:] == ["  kappa0 in [0.1, 1.71429]: 1. A, 2. B",
+                         "  kappa0 in [1.71429, 4]: 1. B, 2. A",
+                         "  kappa0 in [4, 100]: 1. A, 1. B"]
+
+
+def test_cli_sweep_csv_and_json(tmp_path, capsys):
+    import json
+
+    path = _write(tmp_path, TIE_TABLE)
+    common = ("sweep", path, "--family", "pareto", "--from", "0.1", "--to", "100",
+              "--fixed", "alpha=1", "--top", "1")
+    status, out, err = _cli(capsys, *common, "--csv")
+    assert status == 0, err
+    frame = pd.read_csv(__import__("io").StringIO(out))
+    assert frame["leader"].tolist() == ["A", "B", "A = B"]
+    assert frame["start"].tolist() == pytest.approx([0.1, 12 / 7, 4.0], rel=1e-9)
+    status, out, err = _cli(capsys, *common, "--json")
+    assert status == 0, err
+    document = json.loads(out)
+    assert document["family"] == "pareto(kappa0, 1.0)" and document["top"] == 1
+    assert [interval["order"] for interval in document["intervals"]] == [["A"], ["B"], ["A"]]
+    assert document["intervals"][-1]["end"] == 100.0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--family", "gamma", "--from", "1", "--to", "2"], "`family` of `ranking_changes`"),
+    (["--family", "pareto", "--from", "1", "--to", "2"], "--fixed alpha=VALUE"),
+    (["--family", "pareto", "--from", "5", "--to", "2", "--fixed", "alpha=1"],
+     "--from must be below --to"),
+    (["--family", "pareto", "--from", "-1", "--to", "2"], "--from"),
+    (["--family", "pareto", "--from", "1", "--to", "2", "--fixed", "alpha"], "NAME=VALUE"),
+    (["--family", "pareto", "--from", "1", "--to", "2", "--fixed", "alpha=1", "--utility",
+      "solved"], "do not go with sweep"),
+    (["--family", "pareto", "--parameter", "sigma", "--from", "1", "--to", "2",
+      "--fixed", "alpha=1"], "`parameter` of `ranking_changes`"),
+])
+def test_cli_sweep_bad_input_is_one_line(tmp_path, capsys, argv, message):
+    path = _write(tmp_path, TIE_TABLE)
+    status, out, err = _cli(capsys, "sweep", path, *argv)
+    assert status == 2
+    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_cli_plot_sweep_writes_the_figure(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    path = _write(tmp_path, TIE_TABLE)
+    target = tmp_path / "sweep.svg"
+    status, out, err = _cli(capsys, "plot", "--sweep", path, "--family", "pareto", "--from",
+                            "0.1", "--to", "100", "--log", "--fixed", "alpha=1", "--points",
+                            "50", "-o", str(target))
+    assert status == 0, err
+    assert target.is_file() and out.strip() == f"wrote {target}"
+    status, _, err = _cli(capsys, "plot", path, "--family", "pareto", "-o",
+                          str(tmp_path / "x.png"))
+    assert status == 2 and "only go with --sweep" in err
+
+
+def test_plot_sweep_marks_the_leader_changes():
+    pytest.importorskip("matplotlib")
+    from maxent_util.plots import plot_sweep
+
+    frame = sweep(TIE_TABLE, "pareto", "kappa0", np.geomspace(0.1, 100, 30), alpha=1)
+    changes = ranking_changes(TIE_TABLE, "pareto", "kappa0", (0.1, 100), alpha=1)
+    ax = plot_sweep(frame, changes=changes).axes[0]
+    assert len(ax.get_lines()) == 2 + 2  # A, B, and the two changes of leader (B, A = B)
+    assert ax.get_xscale() == "log"
+    with pytest.raises(DataError, match="`frame` of `plot_sweep`"):
+        plot_sweep(pd.DataFrame({"x": [1]}))
