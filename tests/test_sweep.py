@@ -427,3 +427,18 @@ def test_plot_sweep_marks_the_leader_changes():
     assert ax.get_xscale() == "log"
     with pytest.raises(DataError, match="`frame` of `plot_sweep`"):
         plot_sweep(pd.DataFrame({"x": [1]}))
+
+
+def test_benchmark_prints_times_and_ratio():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_sweep.py"),
+                           "--values", "4"], capture_output=True, text=True, timeout=300,
+                          cwd=root, env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    assert "ratio (rank / sweep)" in done.stdout
+    difference = float(done.stdout.rsplit("largest score difference:", 1)[1])
+    assert difference < 1e-12
