@@ -36,7 +36,10 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["Comparison", "compare", "pairwise", "holm_adjusted", "virtual_best",
                      "single_best", "gap_closed"], "comparison"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
-    **dict.fromkeys(["plot_utilities", "plot_ranking", "plot_cactus", "plot_survival"], "plots"),
+    # sweep() itself is maxent_util.sweep.sweep: the module holds the name
+    **dict.fromkeys(["crossovers", "ranking_changes"], "sweep"),
+    **dict.fromkeys(["plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
+                     "plot_sweep"], "plots"),
     **dict.fromkeys(["report_html", "write_report"], "report"),
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
                      "cost_function"], "export"),
@@ -47,7 +50,7 @@ _LOCATIONS: dict[str, str] = {
                      "NoClosedFormError", "UtilityError", "DataError", "ExportError", "TimeLimitError",
                      "MaximumNotAttainedError", "MissingExtraError"], "errors"),
 }
-_SUBPACKAGES = ("datasets",)
+_SUBPACKAGES = ("datasets", "sweep")
 #: former names, still importable (they warn) but not exported
 _DEPRECATED: dict[str, str] = {"make_scorer": "scorer"}
 
@@ -72,7 +75,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what the names are, for type checkers and editors
-    from . import datasets
+    from . import datasets, sweep
     from .constraints import (Constraint, ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation,
                               Support, TailProbability, constraint_kinds)
     from .distribution import CaptimeDistribution
@@ -89,13 +92,14 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .bootstrap import bootstrap_intervals, bootstrap_means, rank_probabilities
     from .comparison import (Comparison, compare, gap_closed, holm_adjusted, pairwise, single_best,
                              virtual_best)
-    from .plots import plot_cactus, plot_ranking, plot_survival, plot_utilities
+    from .plots import plot_cactus, plot_ranking, plot_survival, plot_sweep, plot_utilities
     from .ranking import (PAR, Solved, cross_utility, parse_rule, per_instance, rank, rank_stability,
                           tidy_ranking)
     from .report import report_html, write_report
     from .runs import cap_runs
     from .sampling import Plan, plan, simulate_plan
     from .scorer import Scorer, compile_scorer
+    from .sweep import crossovers, ranking_changes
     from .symbols import kappa, q, t
     from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck,
                           capped_runtime, expected_utility, general, linear_compute, linear_quality,

@@ -35,7 +35,7 @@ from .runs import Runs, validate_runs
 from .utility import Utility
 
 __all__ = ["PAPER_UTILITIES", "plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
-           "survival_curve", "to_svg"]
+           "survival_curve", "plot_sweep", "to_svg"]
 
 #: The paper's figure of utilities (Section 3): the seven families with kappa0 = 24.
 PAPER_UTILITIES: tuple[str, ...] = tuple(figure_spec(name) for name in FIGURE_PARAMETERS)
@@ -613,6 +613,93 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
 
 # ---------------------------------------------------------------------------
 # figures inside other documents
+
+
+def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | None = None,
+               log_x: bool | None = None, title: str | None = None) -> Any:
+    """Every algorithm's score against a utility's parameter, the leader's changes marked.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The output of :func:`maxent_util.sweep.sweep` (columns ``algorithm``,
+        the parameter, ``score``, ``rank``; ``attrs["parameter"]`` names it).
+    ax : matplotlib Axes, optional
+        Draw here; by default on a new figure.
+    changes : pandas.DataFrame, optional, keyword-only
+        The output of :func:`maxent_util.sweep.ranking_changes` over the same
+        range: a dotted vertical line marks each value where the leader
+        changes, labelled with the new leader.
+    log_x : bool, optional, keyword-only
+        Logarithmic parameter axis; by default when the values span more
+        than two decades.
+    title : str, optional, keyword-only
+        Title of the panel (default: the swept family, e.g. ``pareto(kappa0, 1)``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on (that of ``ax`` when given).
+
+    Raises
+    ------
+    DataError
+        If ``frame`` is not a sweep's output, or ``changes`` not a ranking's changes.
+    MissingExtraError
+        If matplotlib is not installed (the ``plot`` extra).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from maxent_util.sweep import sweep
+    >>> runs = pd.DataFrame({"algorithm": ["a", "b"], "instance": ["i", "i"],
+    ...                      "runtime": [1.0, 10.0], "status": ["solved", "solved"]})
+    >>> figure = plot_sweep(sweep(runs, "exponential", "kappa0", [1, 10, 100]))
+    >>> figure.axes[0].get_xlabel()
+    'kappa0'
+    """
+    owner = "plot_sweep"
+    parameter = getattr(frame, "attrs", {}).get("parameter")
+    if not (isinstance(frame, pd.DataFrame) and parameter in frame.columns
+            and {"algorithm", "score"} <= set(frame.columns)):
+        raise DataError(argument_message(
+            "frame", owner, "the output of maxent_util.sweep.sweep (algorithm, the parameter, "
+            "score, rank)", type(frame).__name__ if not isinstance(frame, pd.DataFrame)
+            else list(frame.columns)))
+    if changes is not None and not (isinstance(changes, pd.DataFrame)
+                                    and {"start", "leader"} <= set(changes.columns)):
+        raise DataError(argument_message(
+            "changes", owner, "the output of maxent_util.sweep.ranking_changes (start, end, "
+            "leader, order, ranks)", type(changes).__name__))
+    names = sorted(frame["algorithm"].astype(str).unique())
+    values = frame[parameter].to_numpy(dtype=float)
+    if log_x is None:
+        log_x = bool(values.size and values.min() > 0 and values.max() / values.min() > 100)
+    created = ax is None
+    figure, ax = _new_axes(ax, (8.0, 4.8))
+    colours = _colours(len(names))
+    for index, (name, colour) in enumerate(zip(names, colours)):
+        rows = frame[frame["algorithm"].astype(str) == name].sort_values(parameter)
+        ax.plot(rows[parameter].to_numpy(dtype=float), rows["score"].to_numpy(dtype=float),
+                color=colour, linestyle=_style(index, len(names)), linewidth=1.6,
+                label=_text(name))
+    if changes is not None:
+        previous = None
+        for row in changes.itertuples():
+            if previous is not None and row.leader != previous:
+                ax.axvline(row.start, color="black", linestyle=":", linewidth=1.0)
+                ax.annotate(_text(row.leader), (row.start, 1.0), xycoords=("data", "axes fraction"),
+                            xytext=(3, -3), textcoords="offset points", rotation=90,
+                            ha="left", va="top", fontsize="x-small")
+            previous = row.leader
+    if log_x:
+        ax.set_xscale("log")
+    ax.set_xlabel(_text(parameter))
+    ax.set_ylabel("score (mean utility)")
+    ax.grid(True, alpha=0.3)
+    ax.set_title(_text(title if title is not None else frame.attrs.get("family", "")))
+    _solver_legend(figure, ax, created, len(names))
+    return figure
 
 
 def to_svg(figure: Any, *, id_prefix: str = "figure") -> str:
