@@ -3,7 +3,7 @@
 Run ``python benchmarks/bench_sweep.py`` (200 values of kappa0 on the SAT
 Competition 2021 main track, 46 solvers x 400 instances, under
 ``pareto(kappa0, 1)``), or with ``--values N`` for another count. The
-baseline is what a user would write without :func:`maxent_util.sweep.sweep`:
+baseline is what a user would write without :func:`maxent_util.sweeps.sweep`:
 for each value, ``rank(table, {"u": pareto(value, 1).utility()})`` (the
 preset at a number is a substitution into the shipped closed form, the
 utility is compiled for each new value). Both are timed in the same run, on
@@ -21,7 +21,7 @@ import numpy as np
 from maxent_util import families
 from maxent_util.datasets import satcomp2021
 from maxent_util.ranking import rank
-from maxent_util.sweep import sweep
+from maxent_util.sweeps import sweep
 
 
 def main() -> None:

@@ -36,8 +36,7 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["Comparison", "compare", "pairwise", "holm_adjusted", "virtual_best",
                      "single_best", "gap_closed"], "comparison"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
-    # sweep() itself is maxent_util.sweep.sweep: the module holds the name
-    **dict.fromkeys(["crossovers", "ranking_changes"], "sweep"),
+    **dict.fromkeys(["sweep", "crossovers", "ranking_changes"], "sweeps"),
     **dict.fromkeys(["plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
                      "plot_sweep"], "plots"),
     **dict.fromkeys(["report_html", "write_report"], "report"),
@@ -50,7 +49,7 @@ _LOCATIONS: dict[str, str] = {
                      "NoClosedFormError", "UtilityError", "DataError", "ExportError", "TimeLimitError",
                      "MaximumNotAttainedError", "MissingExtraError"], "errors"),
 }
-_SUBPACKAGES = ("datasets", "sweep")
+_SUBPACKAGES = ("datasets",)
 #: former names, still importable (they warn) but not exported
 _DEPRECATED: dict[str, str] = {"make_scorer": "scorer"}
 
@@ -75,7 +74,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what the names are, for type checkers and editors
-    from . import datasets, sweep
+    from . import datasets
     from .constraints import (Constraint, ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation,
                               Support, TailProbability, constraint_kinds)
     from .distribution import CaptimeDistribution
@@ -99,7 +98,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .runs import cap_runs
     from .sampling import Plan, plan, simulate_plan
     from .scorer import Scorer, compile_scorer
-    from .sweep import crossovers, ranking_changes
+    from .sweeps import crossovers, ranking_changes, sweep
     from .symbols import kappa, q, t
     from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck,
                           capped_runtime, expected_utility, general, linear_compute, linear_quality,

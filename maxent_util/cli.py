@@ -617,7 +617,7 @@ def _interval_records(changes: Any, top: int) -> list[dict[str, Any]]:
 
 
 def _command_sweep(arguments: argparse.Namespace, out: Any) -> int:
-    from .sweep import ranking_changes
+    from .sweeps import ranking_changes
 
     _fix_greedy_file(arguments)
     table, label, options = _sweep_inputs(arguments, "sweep")
@@ -658,7 +658,7 @@ def _plot_sweep(arguments: argparse.Namespace, out: Any) -> int:
     import numpy as np
 
     from . import plots
-    from .sweep import ranking_changes, sweep
+    from .sweeps import ranking_changes, sweep
 
     target = _figure_target(arguments.output or "sweep.png", flag="--output",
                             force=arguments.force, parents=arguments.parents)

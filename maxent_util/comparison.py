@@ -49,7 +49,7 @@ from scipy import stats
 
 from .bootstrap import check_level, check_resamples, generator, interval_from, resampled_means
 from .errors import DataError, argument_message
-from .ranking import InstanceValues, _ranks, instance_values
+from .ranking import InstanceValues, min_ranks, instance_values
 
 __all__ = [
     "Comparison",
@@ -434,7 +434,7 @@ def holm_adjusted(p_values: Any) -> np.ndarray:
 def _rank_order(values: InstanceValues) -> np.ndarray:
     """Column indices best first by score (then by name), as rank() orders its rows."""
     return np.lexsort((values.algorithms.astype(str),
-                       _ranks(values.scores(), values.higher_is_better)))
+                       min_ranks(values.scores(), values.higher_is_better)))
 
 
 def pairwise(table: pd.DataFrame, rule: Any, *, ci: float = 0.95, resamples: int = 10_000,

@@ -622,12 +622,12 @@ def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | N
     Parameters
     ----------
     frame : pandas.DataFrame
-        The output of :func:`maxent_util.sweep.sweep` (columns ``algorithm``,
+        The output of :func:`maxent_util.sweeps.sweep` (columns ``algorithm``,
         the parameter, ``score``, ``rank``; ``attrs["parameter"]`` names it).
     ax : matplotlib Axes, optional
         Draw here; by default on a new figure.
     changes : pandas.DataFrame, optional, keyword-only
-        The output of :func:`maxent_util.sweep.ranking_changes` over the same
+        The output of :func:`maxent_util.sweeps.ranking_changes` over the same
         range: a dotted vertical line marks each value where the leader
         changes, labelled with the new leader.
     log_x : bool, optional, keyword-only
@@ -651,7 +651,7 @@ def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | N
     Examples
     --------
     >>> import pandas as pd
-    >>> from maxent_util.sweep import sweep
+    >>> from maxent_util import sweep
     >>> runs = pd.DataFrame({"algorithm": ["a", "b"], "instance": ["i", "i"],
     ...                      "runtime": [1.0, 10.0], "status": ["solved", "solved"]})
     >>> figure = plot_sweep(sweep(runs, "exponential", "kappa0", [1, 10, 100]))
@@ -663,13 +663,13 @@ def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | N
     if not (isinstance(frame, pd.DataFrame) and parameter in frame.columns
             and {"algorithm", "score"} <= set(frame.columns)):
         raise DataError(argument_message(
-            "frame", owner, "the output of maxent_util.sweep.sweep (algorithm, the parameter, "
+            "frame", owner, "the output of maxent_util.sweeps.sweep (algorithm, the parameter, "
             "score, rank)", type(frame).__name__ if not isinstance(frame, pd.DataFrame)
             else list(frame.columns)))
     if changes is not None and not (isinstance(changes, pd.DataFrame)
                                     and {"start", "leader"} <= set(changes.columns)):
         raise DataError(argument_message(
-            "changes", owner, "the output of maxent_util.sweep.ranking_changes (start, end, "
+            "changes", owner, "the output of maxent_util.sweeps.ranking_changes (start, end, "
             "leader, order, ranks)", type(changes).__name__))
     names = sorted(frame["algorithm"].astype(str).unique())
     values = frame[parameter].to_numpy(dtype=float)

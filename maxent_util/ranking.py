@@ -481,7 +481,7 @@ def instance_values(table: pd.DataFrame, rule: Any, owner: str, duplicates: str 
                           total=isinstance(checked, Solved))
 
 
-def _ranks(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
+def min_ranks(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
     """1 + the number of strictly better scores (ties share the best rank, pandas' "min")."""
     key = -scores if higher_is_better else scores
     return np.searchsorted(np.sort(key), key, side="left") + 1
@@ -597,7 +597,7 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
     columns: dict[str, Any] = {}
     for name, (scores, lower, upper, higher, _) in results.items():
         columns[name] = scores
-        columns[f"{name} rank"] = _ranks(scores, higher)
+        columns[f"{name} rank"] = min_ranks(scores, higher)
         if bounds:
             columns[f"{name} lower"] = lower
             columns[f"{name} upper"] = upper
@@ -766,7 +766,7 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
     with np.errstate(divide="ignore", invalid="ignore"):
         for i, row in enumerate(names):
             scores, _, _, higher, _ = results[row]
-            best = np.flatnonzero(_ranks(scores, higher) == 1)
+            best = np.flatnonzero(min_ranks(scores, higher) == 1)
             chosen = [str(name) for name in runs.names[best]]
             picked[row] = chosen[0] if len(chosen) == 1 else tuple(chosen)
             for j, column in enumerate(names):
@@ -899,7 +899,7 @@ def rank_stability(table: pd.DataFrame, rule: Any, *, resamples: int = 10_000,
     values = instance_values(table, rule, owner, duplicates, missing)
     counts = rank_counts(values.values, values.higher_is_better, resamples, rng)
     order = np.lexsort((values.algorithms.astype(str),
-                        _ranks(values.scores(), values.higher_is_better)))
+                        min_ranks(values.scores(), values.higher_is_better)))
     shares = counts[order] / resamples
     return pd.DataFrame(shares, index=pd.Index(values.algorithms[order], name="algorithm"),
                         columns=pd.RangeIndex(1, shares.shape[1] + 1, name="rank"))

@@ -22,7 +22,7 @@ DOCS = ROOT / "docs"
 
 # Modules whose API page the site must carry (each skipped while it does not exist).
 API_MODULES = ["maxent", "problem", "scorer", "distribution", "families", "utility", "runs", "estimate", "ranking",
-               "bootstrap", "comparison", "sweep", "sampling", "io",
+               "bootstrap", "comparison", "sweeps", "sampling", "io",
                "datasets", "errors", "export", "plots", "report"]
 
 

@@ -44,7 +44,7 @@ from numpydoc.docscrape import NumpyDocString
 import maxent_util
 from maxent_util import errors
 
-SUBMODULES = ("export", "io", "datasets", "plots", "sampling", "sweep")
+SUBMODULES = ("export", "io", "datasets", "plots", "sampling")
 ERRORS = {name for name in errors.__all__
           if isinstance(getattr(errors, name), type) and issubclass(getattr(errors, name), Exception)}
 

@@ -1,4 +1,4 @@
-"""Sweeps and crossovers (maxent_util.sweep): the scores equal rank()'s at every value, the
+"""Sweeps and crossovers (maxent_util.sweeps): the scores equal rank()'s at every value, the
 crossovers are the roots of the score difference (checked against closed forms, mpmath at 30
 digits, and an exact piecewise-linear computation on the bundled 2021 parallel track), and bad
 input raises a maxent_util error naming the argument."""
@@ -18,7 +18,7 @@ from maxent_util import families
 from maxent_util.datasets import satcomp2021
 from maxent_util.errors import DataError, MaxEntError, UtilityError
 from maxent_util.ranking import rank
-from maxent_util.sweep import crossovers, ranking_changes, sweep
+from maxent_util.sweeps import crossovers, ranking_changes, sweep
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -47,7 +47,7 @@ from scipy.optimize import brentq
 
 from . import families
 from .errors import DataError, MaxEntError, UtilityError, argument_message
-from .ranking import _ranks
+from .ranking import min_ranks
 from .runs import Table, long_table
 from .scorer import Scorer, compile_scorer
 
@@ -320,7 +320,7 @@ def sweep(table: pd.DataFrame, family: Any, parameter: str, values: Sequence[flo
     array = _check_values(values, model, owner)
     scores = _Scores(runs, model, np.arange(runs.names.size))(array)  # algorithms x values
     n, m = scores.shape
-    ranks = np.column_stack([_ranks(scores[:, j], True) for j in range(m)]) if m else \
+    ranks = np.column_stack([min_ranks(scores[:, j], True) for j in range(m)]) if m else \
         np.empty((n, 0), dtype=int)
     value_index = np.repeat(np.arange(m), n)
     algorithm_index = np.tile(np.arange(n), m)
@@ -603,6 +603,6 @@ def ranking_changes(table: pd.DataFrame, family: Any, parameter: str, bounds: Se
 
 
 def _order(names: np.ndarray, scores: np.ndarray) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    ranks = _ranks(scores, True)
+    ranks = min_ranks(scores, True)
     order = np.lexsort((names.astype(str), ranks))
     return (tuple(str(names[i]) for i in order), tuple(int(ranks[i]) for i in order))
