@@ -683,7 +683,7 @@ def _plot_sweep(arguments: argparse.Namespace, out: Any) -> int:
 
 
 def _add_sweep_flags(parser: argparse.ArgumentParser, *, required: bool) -> None:
-    note = "" if required else " (with --sweep)"
+    note = "" if required else " (with --sweep, or in a report its sweep section)"
     parser.add_argument("--family", required=required, default=None, metavar="NAME",
                         help="the preset whose parameter is swept, e.g. pareto" + note)
     parser.add_argument("--parameter", default="kappa0", metavar="NAME",
@@ -1048,9 +1048,17 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
                      parents=arguments.parents)
     table, label, rules = _table_and_rules(arguments)
     source, fmt, notes = _data_source(arguments)
+    sweep = None
+    if arguments.family is not None:
+        if arguments.start is None or arguments.stop is None or not arguments.start < arguments.stop:
+            raise CommandLineError("--family needs --from and --to, --from below --to (the range "
+                                   "of --parameter)")
+        sweep = dict(family=arguments.family, parameter=arguments.parameter,
+                     bounds=(arguments.start, arguments.stop), points=arguments.points,
+                     log=arguments.log, **dict(arguments.fixed or []))
     write_report(table, target, rules=rules, overwrite=arguments.force, source=source,
                  label=label, format=fmt, notes=notes, title=arguments.title,
-                 duplicates=arguments.duplicates, missing=arguments.missing,
+                 duplicates=arguments.duplicates, missing=arguments.missing, sweep=sweep,
                  **_bootstrap_options(arguments))
     print(f"wrote {target}", file=out)
     return 0
@@ -1325,6 +1333,7 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
                         help="where to write (default report.html)")
     report.add_argument("--title", default=None, help="the page's title")
     _bootstrap_flags(report, ci=0.95, resamples=2000, seed="0")
+    _add_sweep_flags(report, required=False)
     _file_flags(report)
     report.set_defaults(handler=_command_report)
     return parser

@@ -40,6 +40,7 @@ from .export.common import writable, write
 from .io import FAILURE_STATUSES, validate_table
 from .comparison import pairwise
 from .ranking import PAR, Solved, parse_rule, rank
+from . import sweeps
 from .utility import Utility
 
 __all__ = ["FORMAT_NOTES", "ReportData", "SECTIONS", "Section", "report_html", "section",
@@ -129,6 +130,10 @@ class ReportData:
     options : dict
         The caller's ``ci``, ``resamples``, ``seed``, ``duplicates`` and
         ``missing``, for sections that compare algorithms again.
+    sweep : dict or None
+        The keywords of :func:`~maxent_util.sweeps.ranking_changes` (``family``,
+        ``parameter``, ``bounds`` and the fixed parameters) when the caller asked
+        for a sweep section.
     """
 
     table: pd.DataFrame
@@ -138,6 +143,7 @@ class ReportData:
     provenance: tuple[tuple[str, str], ...]
     notes: tuple[str, ...]
     options: Mapping[str, Any] = field(default_factory=dict)
+    sweep: Mapping[str, Any] | None = None
 
     @property
     def utilities(self) -> list[tuple[str, Utility]]:
@@ -347,6 +353,35 @@ def _pairwise_section(data: ReportData) -> str | None:
     head = "".join(f'<th scope="col">{_e(h)}</th>' for h in headers)
     return (f'{intro}<div class="scroll"><table class="pairwise"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+@section("sweep", "Which scale decides the ranking")
+def _sweep_section(data: ReportData) -> str | None:
+    if data.sweep is None:
+        return None
+    keywords = {**data.sweep, "duplicates": data.options["duplicates"],
+                "missing": data.options["missing"]}
+    changes = sweeps.ranking_changes(data.table, **keywords)
+    low, high = keywords.pop("bounds")
+    log = keywords.pop("log", True)
+    keywords.pop("points", None)
+    values = np.geomspace(low, high, 200) if log else np.linspace(low, high, 200)
+    figure = plots.plot_sweep(sweeps.sweep(data.table, values=values, **keywords), changes=changes,
+                              log_x=log)
+    parameter = _e(keywords["parameter"])
+    rows = "".join(
+        f'<tr><td class="number" data-value="{_e(repr(float(row.start)))}">{float(row.start):.6g}</td>'
+        f'<td class="number" data-value="{_e(repr(float(row.end)))}">{float(row.end):.6g}</td>'
+        f"<td>{_e(row.leader)}</td><td>{_e(', '.join(map(str, row.order[:5])))}</td></tr>"
+        for row in changes.itertuples())
+    intro = (f"<p>The ranking under {_e(changes.attrs.get('family', keywords['family']))} as "
+             f"{parameter} runs from {low:g} to {high:g}: the values where the order changes "
+             "(refined to 1e-10 relative) and the first five on each interval.</p>")
+    table = (f'<div class="scroll"><table class="sweep"><thead><tr><th scope="col">{parameter} from'
+             f'</th><th scope="col">to</th><th scope="col">leader</th><th scope="col">order</th></tr>'
+             f"</thead><tbody>{rows}</tbody></table></div>")
+    return intro + table + _figure(figure, "sweep", f"scores against {keywords['parameter']}",
+                                   f"Every algorithm's score as {parameter} varies")
 
 
 @section("bump-chart", "Ranks under each rule")
@@ -564,7 +599,7 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
                 source: str | os.PathLike | None = None, label: str | None = None,
                 format: str | None = None, notes: Sequence[str] = (), title: str | None = None,
                 date: datetime.datetime | str | None = None, ci: float | None = 0.95,
-                resamples: int = 2000, seed: Any = 0,
+                resamples: int = 2000, seed: Any = 0, sweep: Mapping[str, Any] | None = None,
                 duplicates: str = "raise", missing: str = "raise",
                 sections: Sequence[str] | None = None) -> str:
     """A self-contained HTML report on a runtime table.
@@ -612,6 +647,11 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     seed : int, numpy Generator or None, keyword-only
         Seed of the resamples (default 0: the same page every time; None
         draws fresh ones).
+    sweep : dict, optional, keyword-only
+        Add a section on how the ranking changes along a preset's parameter:
+        the keywords of :func:`~maxent_util.sweeps.ranking_changes`, e.g.
+        ``{"family": "pareto", "parameter": "kappa0", "bounds": (1, 5000),
+        "alpha": 1}``.
     duplicates, missing : str, keyword-only
         Policies for repeated and missing runs, as in :func:`~maxent_util.rank`.
     sections : sequence of str, optional, keyword-only
@@ -664,7 +704,8 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     data = ReportData(
         table=table, rules=named, ranking=_ranking(table, named, options),
         label=str(label), provenance=_provenance(table, str(label), path, format, when),
-        notes=_notes(table, format, notes, owner), options=options)
+        notes=_notes(table, format, notes, owner), options=options,
+        sweep=None if sweep is None else dict(sweep))
     heading = str(title) if title is not None else f"Runtime report: {label}"
     bodies = []
     for part in chosen:

@@ -193,7 +193,7 @@ def test_page_is_self_contained(small_page):
 def test_page_sections_and_figures(small_page):
     page, *_ = small_page
     parsed = parse(page)
-    assert parsed.sections == [s.id for s in SECTIONS] == ["data", "rankings", "pairwise", "bump-chart",
+    assert parsed.sections == [s.id for s in SECTIONS if s.id != "sweep"] == ["data", "rankings", "pairwise", "bump-chart",
                                                            "cactus", "survival", "utilities"]
     assert [svg["aria-label"] for svg in parsed.svgs] == [
         "bump chart of the ranks under each rule",
@@ -528,3 +528,14 @@ def test_report_in_a_real_browser(small_page, tmp_path):
     for size in sizes:
         width, height = map(float, size.split("x"))
         assert width > 100 and height > 100, sizes
+
+
+def test_sweep_section_holds_ranking_changes(runs):
+    # reference: maxent_util.ranking_changes with the same keywords
+    options = {"family": "exponential", "parameter": "kappa0", "bounds": (0.5, 500.0)}
+    page = report_html(runs, rules=fast_rules(), ci=None, sweep=options, sections=["sweep"])
+    reference = maxent_util.ranking_changes(runs, **options)
+    starts = [float(v) for v in re.findall(r'<tr><td class="number" data-value="([^"]+)"', page)]
+    assert starts == reference["start"].tolist()
+    assert page.count("<svg") == 1
+    assert 'id="sweep"' not in report_html(runs, rules=fast_rules(), ci=None, sections=["sweep"])
