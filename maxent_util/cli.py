@@ -200,7 +200,9 @@ def _add_constraint_flags(parser: argparse.ArgumentParser) -> None:
         "constraints (one flag per registered kind; repeat a flag for several constraints)",
         "Values are numbers, 'oo' for infinity, names for symbolic parameters (a name is a "
         "positive symbol) or sympy expressions. Optional trailing values fill the options in "
-        "order; NAME=VALUE gives any argument by name; a comma makes a pair (e.g. WHERE=0,10).")
+        "order; NAME=VALUE gives any argument by name; a comma makes a pair (e.g. WHERE=0,10). "
+        "A moment's value may state a bound: --mean '<=3600' is E[kappa] <= 3600, "
+        "--tail-probability 60 '<=0.1' is P(kappa < 60) <= 0.1 (or relation=<= / relation=>=).")
     for name, cls in constraint_kinds().items():
         required = len(cls.argument_names)
         if cls.option_names or required == 0:
@@ -220,16 +222,45 @@ def _option_value(token: str) -> Any:
     return token
 
 
+#: prefixes of a value that state a bound: ``--mean "<=3600"`` is Mean(3600, relation="<=")
+_RELATION_PREFIXES = ("<=", ">=", "==")
+
+
+def _split_relation(cls: type, flag: str, tokens: list[str]) -> tuple[list[str], str | None]:
+    """The tokens with a leading ``<=``, ``>=`` or ``==`` taken off, and that relation (None if none)."""
+    relation = None
+    stripped = []
+    for token in tokens:
+        text = token.strip()
+        prefix = text[:2]
+        if prefix in _RELATION_PREFIXES:
+            if not getattr(cls, "takes_relation", False):
+                raise CommandLineError(f"argument {flag}: takes no bound ({prefix}); state its values plainly")
+            if relation is not None and relation != prefix:
+                raise CommandLineError(f"argument {flag}: two relations, {relation} and {prefix}")
+            relation, token = prefix, text[2:].strip()
+        elif text[:1] in "<>=" and text:
+            raise CommandLineError(f"argument {flag}: a bound is stated with <=, >= or == before the value "
+                                   f"(e.g. '<=3600'); got {token!r}")
+        stripped.append(token)
+    return stripped, relation
+
+
 def _build_constraint(cls: type, flag: str, tokens: list[str]) -> Any:
     names = tuple(cls.argument_names) + tuple(cls.option_names)
     positional: list[Any] = []
     keywords: dict[str, Any] = {}
+    tokens, relation = _split_relation(cls, flag, tokens)
+    if relation is not None and relation != "==":
+        keywords["relation"] = relation
     for token in tokens:
         key, sep, value = token.partition("=")
         if sep and key.strip() in names:
             keywords[key.strip()] = value.strip() if key.strip() in cls.argument_names \
                 else _option_value(value.strip())
-        elif keywords:
+        elif sep and key.strip() == "relation" and getattr(cls, "takes_relation", False):
+            keywords["relation"] = value.strip()
+        elif set(keywords) - {"relation"}:
             raise CommandLineError(
                 f"argument {flag}: positional value {token!r} after a NAME=VALUE one")
         else:
@@ -271,6 +302,8 @@ def distribution_record(distribution: Any) -> dict[str, Any]:
         "utility": str(utility),
         "multipliers": {str(k): str(v) for k, v in distribution.multipliers.items()},
         "closed_form": bool(distribution.closed_form),
+        # the inequality constraints that bind (null when that depends on symbolic parameters)
+        "active": None if distribution.active is None else [repr(c) for c in distribution.active],
         "latex": {
             "pdf": sympy.latex(distribution.pdf),
             "cdf": sympy.latex(distribution.cdf),
@@ -297,6 +330,10 @@ def _print_distribution(distribution: Any, arguments: argparse.Namespace, out: A
     if name:
         print(f"family: {name}", file=out)
     print(f"constraints: {', '.join(map(repr, distribution.constraints))}", file=out)
+    if distribution.active_cases:
+        for condition, active in distribution.active_cases:
+            where = "" if condition is True or str(condition) == "True" else f" where {condition}"
+            print(f"active bounds{where}: {', '.join(map(repr, active)) or 'none'}", file=out)
     print("multipliers: " + ("exact (closed form)" if distribution.closed_form
                              else "solved numerically"), file=out)
     for symbol, value in distribution.multipliers.items():

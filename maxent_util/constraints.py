@@ -38,6 +38,7 @@ __all__ = [
     "ContinuousAt",
     "constraint_kinds",
     "to_sympy",
+    "RELATIONS",
 ]
 
 oo = sympy.oo
@@ -118,6 +119,9 @@ class Feature:
 
 _registry: dict[str, type["Constraint"]] = {}
 
+#: the relations a moment constraint states between E[g] and its value: equal, at most, at least
+RELATIONS = ("==", "<=", ">=")
+
 
 def constraint_kinds() -> dict[str, type["Constraint"]]:
     """Every registered constraint kind, by class name.
@@ -144,12 +148,22 @@ class Constraint:
     may_be_infinite: ClassVar[tuple[str, ...]] = ()
     #: keyword arguments that are not sympy values (e.g. ``side``)
     option_names: ClassVar[tuple[str, ...]] = ()
+    #: whether the kind takes ``relation="<="`` or ``">="`` (the moment kinds do)
+    takes_relation: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _registry[cls.__name__] = cls
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        relation = "=="
+        if self.takes_relation and "relation" in kwargs:
+            relation = kwargs.pop("relation")
+            if not isinstance(relation, str) or relation not in RELATIONS:
+                raise ConstraintError(argument_message(
+                    "relation", type(self).__name__, "one of '==', '<=', '>=' (E[g] equal to, at most "
+                    "or at least the value)", relation))
+        self._relation = relation
         names = self.argument_names + self.option_names
         if len(args) > len(names):
             raise ConstraintError(
@@ -223,6 +237,23 @@ class Constraint:
     def arguments(self) -> dict[str, Any]:
         return dict(self._arguments)
 
+    @property
+    def relation(self) -> str:
+        """``"=="`` (E[g] equals the value, the default), ``"<="`` (at most) or ``">="`` (at least)."""
+        return self.__dict__.get("_relation", "==")
+
+    def as_equality(self) -> "Constraint":
+        """The same constraint with ``relation="=="`` (itself when it already is one).
+
+        Returns
+        -------
+        Constraint
+            A constraint of the same kind and arguments stating E[g] = value.
+        """
+        if self.relation == "==":
+            return self
+        return type(self)(**self._arguments)
+
     def __getattr__(self, name: str) -> Any:
         arguments = self.__dict__.get("_arguments")
         if arguments is not None and name in arguments:
@@ -282,11 +313,15 @@ class Constraint:
                 raise ConstraintError(argument_message(
                     name, type(self).__name__, "finite after the substitution",
                     str(self._arguments[name]), f"Substituting {mapping} makes it {value}."))
+        if self.relation != "==":
+            new["relation"] = self.relation
         return type(self)(**new)
 
     def _key(self) -> tuple:
-        return (type(self).__name__,) + tuple(
+        key = (type(self).__name__,) + tuple(
             (k, sympy.srepr(v) if isinstance(v, sympy.Basic) else v) for k, v in self._arguments.items())
+        # an equality keeps the key it always had; an inequality differs from it
+        return key if self.relation == "==" else key + (("relation", self.relation),)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Constraint) and self._key() == other._key()
@@ -299,7 +334,13 @@ class Constraint:
                  for k, v in self._arguments.items() if k in self.argument_names]
         parts += [f"{k}={v!r}" for k, v in self._arguments.items()
                   if k in self.option_names and v is not None]
+        if self.relation != "==":
+            parts.append(f"relation={self.relation!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+    def _relate(self, left: sympy.Expr, right: sympy.Expr) -> sympy.Basic:
+        """``left == right``, ``left <= right`` or ``left >= right`` as the constraint's relation says."""
+        return {"==": sympy.Eq, "<=": sympy.Le, ">=": sympy.Ge}[self.relation](left, right)
 
     def statement(self) -> sympy.Basic:
         """The constraint as a sympy relation, for printing.
@@ -318,7 +359,7 @@ class Constraint:
         feature = self.feature()
         if feature is None:
             raise NotImplementedError
-        return sympy.Eq(_expectation(feature), feature.value)
+        return self._relate(_expectation(feature), feature.value)
 
     def latex(self) -> str:
         """The constraint in LaTeX, as the paper states it.
@@ -375,10 +416,15 @@ class Moment(Constraint):
     ``where`` is ``None`` (the whole support) or a pair ``(lower, upper)``,
     read as the half-open interval ``[lower, upper)``.  Every other moment
     kind is a thin specialisation of this one.
+
+    Every moment kind takes ``relation="<="`` (E[g] at most the value) or
+    ``relation=">="`` (at least) instead of the default ``"=="``: a bound
+    the law must respect, active (met with equality) only when it binds.
     """
 
     argument_names = ("expr", "value")
     option_names = ("where",)
+    takes_relation = True
 
     def _default(self, name: str) -> Any:
         if name == "where":
@@ -481,12 +527,12 @@ class LogMoment(Moment):
         side = self._arguments["side"]
         expectation = sympy.Function("E")
         if side is None:
-            return sympy.Eq(expectation(sympy.log(kappa / self.kappa0)), self.value)
+            return self._relate(expectation(sympy.log(kappa / self.kappa0)), self.value)
         if side == "above":
-            return sympy.Eq(expectation(sympy.log(kappa / self.kappa0), sympy.Ge(kappa, self.kappa0)),
+            return self._relate(expectation(sympy.log(kappa / self.kappa0), sympy.Ge(kappa, self.kappa0)),
+                                self.value)
+        return self._relate(expectation(sympy.log(self.kappa0 / kappa), sympy.Lt(kappa, self.kappa0)),
                             self.value)
-        return sympy.Eq(expectation(sympy.log(self.kappa0 / kappa), sympy.Lt(kappa, self.kappa0)),
-                        self.value)
 
 
 class SquaredLogDeviation(Moment):
@@ -521,7 +567,7 @@ class TailProbability(Moment):
         return Feature(sympy.Integer(1), self.delta, -oo, self.kappa1)
 
     def statement(self) -> sympy.Basic:
-        return sympy.Eq(sympy.Function("P")(sympy.Lt(kappa, self.kappa1)), self.delta)
+        return self._relate(sympy.Function("P")(sympy.Lt(kappa, self.kappa1)), self.delta)
 
 
 class ContinuousAt(Constraint):

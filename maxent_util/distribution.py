@@ -92,6 +92,14 @@ class CaptimeDistribution(Immutable):
         from the display name.
     notes : remarks on the answer (e.g. that the stationary conditions had several solutions and
         the one of largest entropy was kept); empty for most laws.
+    active : the inequality constraints (``relation="<="`` or ``">="``) that hold with equality
+        at the law, in the order stated; inequalities not listed hold strictly and have a zero
+        multiplier.  Equality constraints always hold with equality and are not listed, so the
+        law of equalities alone has ``active == ()``.  None when which bounds bind depends on
+        symbolic parameters (see ``active_cases``).
+    active_cases : ``((condition, active), ...)``: the active inequalities under each condition
+        on the parameters; one case with condition True when they do not depend on them, and
+        empty when every constraint is an equality.
     """
 
     def __init__(self, *, constraints: tuple, support: tuple, pdf_pieces: list, cdf_pieces: list,
@@ -219,6 +227,21 @@ class CaptimeDistribution(Immutable):
                    sf_pieces=sf_pieces, breakpoints=derivation.breakpoints, multipliers=multipliers,
                    closed_form=closed_form, derivation=derivation, timeout=timeout,
                    scales=[piece.scale for piece in pieces])
+
+    @property
+    def active_cases(self) -> tuple:
+        cases = getattr(self.derivation, "kkt", ()) or ()
+        return tuple((condition, tuple(row[0] for row in rows if row[4] and row[0].relation != "=="))
+                     for condition, rows in cases)
+
+    @property
+    def active(self) -> tuple | None:
+        cases = self.active_cases
+        if not cases:
+            return ()
+        if len(cases) == 1 and cases[0][0] == sympy.true:
+            return cases[0][1]
+        return None
 
     @property
     def notes(self) -> list[str]:
@@ -392,7 +415,8 @@ class CaptimeDistribution(Immutable):
                    for m, g, region, v, c in self.derivation.terms],
             stationary_density=sub(self.derivation.stationary_density),
             partition=sub(self.derivation.partition),
-            equations=[sub(e) for e in self.derivation.equations])
+            equations=[sub(e) for e in self.derivation.equations],
+            kkt=_substituted_cases(getattr(self.derivation, "kkt", ()), mapping, sub))
         new = type(self)(constraints=constraints, support=tuple(sub(p) for p in self.support),
                          pdf_pieces=[sub(e) for e in self._pdf_pieces],
                          cdf_pieces=[sub(e) for e in self._cdf_pieces],
@@ -480,6 +504,24 @@ def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution:
     return None
 
 
+def _substituted_cases(cases: tuple, mapping: dict, sub: Any) -> tuple:
+    """The KKT cases with the values put in: cases whose condition became False are dropped, and
+    the first whose condition became True is the last kept (a Piecewise takes the first that holds)."""
+    kept = []
+    for condition, rows in cases:
+        condition = sub(condition)
+        if condition == sympy.false:
+            continue
+        rows = tuple((constraint.subs(mapping), multiplier, sub(value), sub(reached), binding)
+                     for constraint, multiplier, value, reached, binding in rows)
+        kept.append((condition, rows))
+        if condition == sympy.true:
+            break
+    if len(kept) == 1:
+        kept[0] = (sympy.true, kept[0][1])
+    return tuple(kept)
+
+
 def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None:
     """Refuse values for which the substituted closed form is no longer a density.
 
@@ -491,7 +533,10 @@ def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None
     """
 
     support = support_of(distribution.constraints)
-    terms, _ = make_terms(distribution.constraints, support)
+    # the bounds that do not bind need not be reachable as equalities
+    active = distribution.active or ()
+    binding = [c.as_equality() for c in distribution.constraints if c.relation == "==" or c in active]
+    terms, _ = make_terms(binding, support)
     check_ranges(terms, support)
     shown = ", ".join(f"{name}={value!r}" for name, value in values.items())
     arg = next(iter(values)) if len(values) == 1 else ", ".join(values)

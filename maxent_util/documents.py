@@ -140,12 +140,16 @@ def _encode_constraint(constraint: Constraint, where: str) -> dict:
             raise ExportError(argument_message(
                 name, "to_json", "None, a string or a tuple of expressions (a constraint option)",
                 short(value)))
-    return {"kind": type(constraint).__name__,
-            "arguments": {name: _tree(arguments[name], f"{where}.arguments.{name}")
-                          for name in constraint.argument_names},
-            "options": options,
-            # for people reading the file; ignored when loading
-            "readable": repr(constraint)}
+    encoded = {"kind": type(constraint).__name__,
+               "arguments": {name: _tree(arguments[name], f"{where}.arguments.{name}")
+                             for name in constraint.argument_names},
+               "options": options}
+    if constraint.relation != "==":
+        # optional: absent means "==" (documents written before inequalities still load)
+        encoded["relation"] = constraint.relation
+    # for people reading the file; ignored when loading
+    encoded["readable"] = repr(constraint)
+    return encoded
 
 
 def _decode_constraint(reader: _Document, data: Any, where: str) -> Constraint:
@@ -174,6 +178,12 @@ def _decode_constraint(reader: _Document, data: Any, where: str) -> Constraint:
             values[name] = tuple(reader.tree(v, f"{path}[{i}]") for i, v in enumerate(value))
         else:
             raise reader.fail(path, "null, a string or a list of expressions", value)
+    relation = data.get("relation", "==") if isinstance(data, dict) else "=="
+    if relation != "==":
+        if not getattr(cls, "takes_relation", False) or relation not in ("<=", ">="):
+            raise reader.fail(_join(where, "relation"), "'==', '<=' or '>=' on a moment constraint",
+                              relation)
+        values["relation"] = relation
     try:
         return cls(**values)
     except MaxEntError as error:
@@ -214,11 +224,47 @@ def _distribution_payload(dist: Any) -> dict:
             "partition": None if record.partition is None else _tree(record.partition, "derivation.partition"),
             "equations": [_tree(eq, f"derivation.equations[{i}]") for i, eq in enumerate(record.equations)],
             "method": record.method,
+            **({"kkt": _kkt_payload(record.kkt)} if getattr(record, "kkt", ()) else {}),
         },
         # for people reading the file; ignored when loading
         "readable": {"pdf": str(dist.pdf), "cdf": str(dist.cdf),
                      "multipliers": {str(k): str(v) for k, v in dist.multipliers.items()}},
     }
+
+
+def _kkt_payload(cases: tuple) -> list:
+    """The KKT cases of a derivation with inequalities (optional in a document: absent means none)."""
+    payload = []
+    for index, (condition, rows) in enumerate(cases):
+        where = f"derivation.kkt[{index}]"
+        payload.append({
+            "condition": _tree(condition, f"{where}.condition"),
+            "rows": [{"constraint": _encode_constraint(constraint, f"{where}.rows[{i}].constraint"),
+                      "multiplier": _tree(multiplier, f"{where}.rows[{i}].multiplier"),
+                      "value": _tree(value, f"{where}.rows[{i}].value"),
+                      "expectation": _tree(reached, f"{where}.rows[{i}].expectation"),
+                      "active": bool(binding)}
+                     for i, (constraint, multiplier, value, reached, binding) in enumerate(rows)]})
+    return payload
+
+
+def _load_kkt(reader: _Document, record_data: Any, record_where: str) -> tuple:
+    if not isinstance(record_data, dict) or "kkt" not in record_data:
+        return ()
+    cases = []
+    for index, case in enumerate(reader.items(record_data, "kkt", record_where)):
+        path = f"{record_where}.kkt[{index}]"
+        rows = []
+        for i, row in enumerate(reader.items(case, "rows", path)):
+            row_path = f"{path}.rows[{i}]"
+            rows.append((_decode_constraint(reader, reader.field(row, "constraint", row_path),
+                                            _join(row_path, "constraint")),
+                         reader.expr(row, "multiplier", row_path, kind="symbol"),
+                         reader.expr(row, "value", row_path),
+                         reader.expr(row, "expectation", row_path),
+                         reader.flag(row, "active", row_path)))
+        cases.append((reader.expr(case, "condition", path, kind="relation"), tuple(rows)))
+    return tuple(cases)
 
 
 def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
@@ -244,7 +290,7 @@ def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
         breakpoints=reader.exprs(record_data, "breakpoints", record_where),
         stationary_density=reader.expr(record_data, "stationary_density", record_where),
         partition=reader.expr(record_data, "partition", record_where, optional=True),
-        equations=equations, method=method)
+        equations=equations, method=method, kkt=_load_kkt(reader, record_data, record_where))
 
     pdf = reader.exprs(data, "pdf_pieces", where)
     if not pdf:

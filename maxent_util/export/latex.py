@@ -135,6 +135,52 @@ def _align(lines: list[str]) -> str:
     return "\\begin{align*}\n    " + " \\\\\n    ".join(lines) + "\n\\end{align*}\n"
 
 
+_SIGNS = {"<=": r"\ge 0", ">=": r"\le 0"}
+_RELATION_LATEX = {"==": "=", "<=": r"\le", ">=": r"\ge"}
+
+
+def _kkt_latex(cases: tuple, support: tuple) -> str:
+    """The Karush-Kuhn-Tucker conditions at the answer: stationarity, primal feasibility, dual
+    feasibility (the sign of each inequality's multiplier) and complementary slackness."""
+    out = [r"\paragraph{Karush-Kuhn-Tucker conditions.} A bound $\operatorname{E}[g] \le v$ enters "
+           r"$L$ with a multiplier $\lambda \ge 0$, a bound $\operatorname{E}[g] \ge v$ with "
+           r"$\lambda \le 0$; a bound that does not bind has $\lambda = 0$. The law above meets" + "\n"]
+    for condition, rows in cases:
+        if condition != sympy.true:
+            out.append(rf"\noindent where ${_latex(condition)}$:" + "\n")
+        exponent = " ".join(f"- {_times(m, c.feature().expr)}{_indicator(_region(c, support), support)}"
+                            for c, m, _, _, _ in rows)
+        lines = [rf"\text{{stationarity:}}\quad f(\kappa) &= \exp\big(-1 - \lambda_{{0}} {exponent}\big)"]
+        for constraint, multiplier, value, reached, binding in rows:
+            if isinstance(constraint, ContinuousAt):
+                continue  # a condition on the density, not a moment: no feasibility to show
+            statement = _latex(constraint.as_equality().statement()).split(" = ")[0]
+            target = constraint.feature().value
+            lines.append(rf"\text{{primal:}}\quad {statement} &= {_latex(_display_value(reached))} "
+                         rf"{_RELATION_LATEX[constraint.relation]} {_latex(target)}")
+        for constraint, multiplier, value, reached, binding in rows:
+            if constraint.relation == "==":
+                continue
+            lines.append(rf"\text{{dual:}}\quad {_latex(multiplier)} &= {_latex(_display_value(value))} "
+                         rf"{_SIGNS[constraint.relation]}")
+        for constraint, multiplier, value, reached, binding in rows:
+            if constraint.relation == "==":
+                continue
+            why = (r"\quad\text{(active)}" if binding else r"\quad\text{(inactive: } "
+                   + _latex(multiplier) + r" = 0\text{)}")
+            lines.append(rf"\text{{slackness:}}\quad {_latex(multiplier)} \big(\operatorname{{E}}[g] - "
+                         rf"{_latex(constraint.feature().value)}\big) &= 0{why}")
+        out.append(_align(lines))
+    return "".join(out)
+
+
+def _region(constraint: Constraint, support: tuple) -> tuple:
+    feature = constraint.feature()
+    lower = support[0] if feature.lower == -sympy.oo else feature.lower
+    upper = support[1] if feature.upper == sympy.oo else feature.upper
+    return lower, upper
+
+
 def derivation(*constraints: Any, document: bool = False, title: str | None = None) -> str:
     """The maximum-entropy derivation of a captime law, in LaTeX.
 
@@ -142,7 +188,11 @@ def derivation(*constraints: Any, document: bool = False, title: str | None = No
     stated, the functional :math:`L[f, \\lambda]`, its partial derivatives,
     the stationary density, the conditions, the solved multipliers (or their
     numeric values, with a note that no closed form was found), the pdf, the
-    CDF and the utility :math:`u(t) = 1 - F(t)`.
+    CDF and the utility :math:`u(t) = 1 - F(t)`.  With inequality constraints
+    the derivation shown is that of the active set, followed by the
+    Karush-Kuhn-Tucker conditions at the answer (stationarity, primal and
+    dual feasibility with the sign of each multiplier, complementary
+    slackness), per case when the active set depends on the parameters.
 
     Parameters
     ----------
@@ -244,6 +294,9 @@ def derivation(*constraints: Any, document: bool = False, title: str | None = No
         out.append(f"\nNo closed form was found for {names} (method: {escape_text(record.method)}); "
                    "solved numerically, they are\n")
     out.append(_align(values))
+
+    if getattr(record, "kkt", ()):
+        out.append(_kkt_latex(record.kkt, support))
 
     # -- the law and its utility
     out.append("The density is\n")

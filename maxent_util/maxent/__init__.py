@@ -35,6 +35,7 @@ no closed form raise :class:`~maxent_util.errors.NoClosedFormError`.
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,13 +43,16 @@ import sympy
 
 from .._timing import Deadline, alarm_usable, check_timeout, run_bounded, time_limit, timed_out
 from .._timing import SymbolicTimeout as _SymbolicTimeout
+
 from ..constraints import Constraint
-from ..errors import ConstraintError, MaxEntError, NoClosedFormError, NotNormalizableError, argument_message
+from ..errors import (ConstraintError, InfeasibleError, MaxEntError, NoClosedFormError, NotNormalizableError,
+                      argument_message)
 from ..problem import build_pieces, check_ranges, make_terms, stationary_density, support_of
 from ..distribution import CaptimeDistribution
 from .exact import parts_at_root, positive_number, recognise_exact
 from .numeric import NumericProblem
 from .symbolic import multiplier_equations, solve_symbolic, symbolic_partition
+from .kkt import annotate, global_multipliers, kkt_rows, merge, reachable
 
 __all__ = ["derive", "Derivation", "DEFAULT_TIMEOUT"]
 
@@ -83,6 +87,10 @@ class Derivation:
     method : how the multipliers were found.
     notes : remarks on the answer, e.g. that the stationary conditions had several solutions and
         the one of largest entropy was kept.
+    kkt : for constraints with inequalities, the Karush-Kuhn-Tucker conditions at the answer: cases
+        (condition on the parameters, rows), one case with condition True unless the active set
+        depends on the parameters; each row is (constraint, multiplier symbol, its value, E[g] at the
+        law, whether the constraint is active).  Empty when every constraint is an equality.
     """
 
     support: tuple[sympy.Expr, sympy.Expr]
@@ -94,10 +102,12 @@ class Derivation:
     method: str = "symbolic"
     #: remarks on how the answer was chosen (e.g. which of several stationary points)
     notes: list[str] = field(default_factory=list)
+    #: the KKT conditions of a derivation with inequality constraints (see above)
+    kkt: tuple = ()
 
     def __post_init__(self) -> None:
         # a derivation is shared through derive's cache: its sequences are tuples, not lists
-        for name in ("terms", "breakpoints", "equations", "notes"):
+        for name in ("terms", "breakpoints", "equations", "notes", "kkt"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         object.__setattr__(self, "support", tuple(self.support))
 
@@ -210,9 +220,65 @@ def _derive_within(constraints: tuple, deadline: Deadline, digits: int, method: 
     timeout = deadline.seconds
     try:
         with time_limit(deadline.extended(_GRACE)):
+            if any(c.relation != "==" for c in constraints):
+                return _derive_active_set(constraints, deadline, digits, method)
             return _derive_steps(constraints, deadline, digits, method)
     except _SymbolicTimeout:
         raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+
+
+def _derive_active_set(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
+    """The law of constraints with inequalities, by active sets (see :mod:`.kkt`).
+
+    Each subset of the inequalities, smallest first, is held as equalities (the others dropped)
+    and its law derived; the law whose multipliers have the right signs and at which every dropped
+    inequality holds is the answer (the problem is convex: the KKT conditions single it out).
+    With numbers the first such law is returned; with symbolic parameters every active set whose
+    conditions can hold is kept, and the law is a Piecewise over those conditions."""
+    support = support_of(constraints)
+    for constraint in constraints:
+        # a region outside the support is an error whatever the active set
+        make_terms([constraint.as_equality()], support)
+    names = global_multipliers(constraints)
+    inequalities = [c for c in constraints if c.relation != "=="]
+    numbers = not set().union(*(c.free_symbols for c in constraints))
+    cases: list = []
+    failures: list[MaxEntError] = []
+    for size in range(len(inequalities) + 1):
+        for active in itertools.combinations(inequalities, size):
+            system = tuple(c.as_equality() for c in constraints if c.relation == "==" or c in active)
+            try:
+                law = _derive_steps(system, deadline, digits, method)
+            except (InfeasibleError, NotNormalizableError) as error:
+                failures.append(error)
+                continue
+            local = {c: t[0] for t in law.derivation.terms for c in constraints if c.as_equality() == t[4]}
+            condition, rows = kkt_rows(law, constraints, active, names, local, deadline)
+            if condition == sympy.false:
+                continue
+            law = annotate(law, constraints, names, local, ((sympy.true, rows),))
+            cases.append((condition, law))
+            if condition == sympy.true:
+                return merge(cases, constraints)
+    if cases:
+        return merge(cases, constraints)
+    stated = ", ".join(map(repr, constraints))
+    if numbers and not reachable(constraints, support):
+        raise InfeasibleError(
+            f"no distribution on the support [{support[0]}, {support[1]}] meets {stated} at once. "
+            "Suggestion: loosen one of the bounds.")
+    if numbers and any(isinstance(f, NotNormalizableError) for f in failures):
+        raise NotNormalizableError(
+            f"the entropy under {stated} has no maximum: no active set of the inequalities gives a "
+            "normalisable density whose multipliers have the signs the bounds require. Suggestion: "
+            "bound the support, or add a constraint that controls the tail.")
+    if not numbers:
+        raise NoClosedFormError(
+            f"no active set of the inequalities in {stated} meets the KKT conditions for any value of "
+            f"the parameters that sympy could establish. Suggestion: substitute numbers for the parameters.")
+    raise InfeasibleError(
+        f"no active set of the inequalities in {stated} gives a density meeting every constraint "
+        f"({'; '.join(str(f) for f in failures[:2]) or 'each candidate broke a bound or a sign'}).")
 
 
 def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
