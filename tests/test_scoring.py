@@ -472,10 +472,15 @@ def test_rule_messages():
         PAR(-1)
     with pytest.raises(UtilityError, match=r"`cutoff` of `PAR` must be a positive finite number"):
         PAR(2, cutoff=0)
-    with pytest.raises(DataError, match=r"`solved` of `PAR-2` must be an array of True/False"):
+    # The owner is the method called (PAR.score, Solved.score), not the rule's name.
+    with pytest.raises(DataError, match=r"^`solved` of `PAR\.score` must be an array of True/False"):
         PAR(2).score([1.0], None)
-    with pytest.raises(DataError, match=r"`solved` of `solved` must be of length 2"):
+    with pytest.raises(DataError, match=r"^`solved` of `Solved\.score` must be of length 2"):
         Solved().score([1.0, 2.0], [True])
+    with pytest.raises(DataError, match=r"^`cutoff` of `Solved\.score` must be a positive number"):
+        Solved().score([1.0, 2.0], [True, False], cutoff=-1)
+    with pytest.raises(DataError, match=r"^`cutoff` of `PAR\.score` must be at least the runtime"):
+        PAR(2).score([1.0, 20.0], [True, True], cutoff=10)
 
 
 # ---------------------------------------------------------------------------

@@ -555,12 +555,26 @@ def test_linear_quality_has_the_appendix_properties():
 
 
 def test_quality_outside_its_interval_is_refused():
-    with pytest.raises(UtilityError, match=r"^`q` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; "
+    with pytest.raises(UtilityError, match=r"^`qualities` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; "
                                            r"got 6\.0\.$"):
         linear_quality(10, 2, 5)([1.0, 2.0], [3.0, 6.0])
-    with pytest.raises(UtilityError, match=r"^`q` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; "
+    with pytest.raises(UtilityError, match=r"^`qualities` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; "
                                            r"got nan\.$"):
         linear_quality(10, 2, 5)(1.0, float("nan"))
+
+
+def test_quality_messages_name_the_argument_and_the_method():
+    utility = linear_quality(10, 2, 5)
+    # every message about the second argument calls it by its name, `qualities`
+    with pytest.raises(UtilityError, match=r"^`qualities` of `QualityUtility` must be given"):
+        utility(1.0)
+    with pytest.raises(UtilityError, match=r"^`qualities` of `QualityUtility` must be numbers; got 'x'\.$"):
+        utility(1.0, "x")
+    # check(raise_on_failure=True) names itself, as Utility.check does
+    broken = QualityUtility(sympy.Piecewise(((q - 2) / 3 * (1 + t / 10), t < 10), (0, True)), q0=2, q1=5)
+    with pytest.raises(UtilityError, match=r"^`expr` of `QualityUtility\.check` must be such that "
+                                           r"'non-increasing in t' holds"):
+        broken.check(raise_on_failure=True)
 
 
 @pytest.mark.parametrize("p, failing", [
