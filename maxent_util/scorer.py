@@ -49,7 +49,7 @@ from sympy.codegen.rewriting import expm1_opt, powm1_opt
 from sympy.printing.numpy import SciPyPrinter
 
 from ._timing import Deadline, SymbolicTimeout, run_bounded, time_limit
-from .errors import NoClosedFormError, UtilityError, argument_message
+from .errors import NoClosedFormError, UtilityError, argument_message, short
 from .expressions import as_expression
 from .symbols import q, t
 from sympy.codegen.cfunctions import expm1
@@ -668,11 +668,19 @@ def _bind(parameters: tuple[str, ...], owner: str, args: tuple[Any, ...],
 
 
 def _as_float(value: Any, arg: str, owner: str) -> Any:
-    """A float or float64 array; misuse (strings, objects, complex) raises."""
+    """A float or float64 array; misuse (strings, None, objects, complex) raises."""
     if isinstance(value, float):
         return value
     if np.iscomplexobj(value):
         raise UtilityError(argument_message(arg, owner, "real numbers", value))
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise UtilityError(argument_message(arg, owner, "real numbers", short(value))) from None
+    # numpy reads None as NaN and parses text ("1e3"): neither is a number given.
+    if raw.dtype.kind in "USV" or (raw.dtype == object and any(v is None or isinstance(v, (str, bytes))
+                                                              for v in raw.ravel())):
+        raise UtilityError(argument_message(arg, owner, "real numbers", short(value)))
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
