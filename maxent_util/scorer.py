@@ -718,8 +718,9 @@ def _bind(parameters: tuple[str, ...], owner: str, args: tuple[Any, ...],
     return [values[name] for name in parameters]
 
 
-def _as_float(value: Any, arg: str, owner: str) -> Any:
-    """A float or float64 array; misuse (strings, None, objects, complex) raises."""
+def as_float(value: Any, arg: str, owner: str) -> Any:
+    """A float or float64 array; misuse (strings, None, objects, complex) raises (for the
+    library's own evaluators: a scorer's runtimes and parameters)."""
     if isinstance(value, float):
         return value
     if np.iscomplexobj(value):
@@ -737,6 +738,9 @@ def _as_float(value: Any, arg: str, owner: str) -> Any:
     except (TypeError, ValueError):
         raise UtilityError(argument_message(arg, owner, "real numbers", value)) from None
     return array if array.ndim else float(array)
+
+
+_as_float = as_float
 
 
 def _installed_backends() -> tuple[str, ...]:
