@@ -28,7 +28,7 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["Utility", "ExpectedUtility", "QualityUtility", "UtilityCheck", "step",
                      "linear_compute", "capped_runtime", "money", "general", "expected_utility",
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
-    **dict.fromkeys(["compile_scorer", "Scorer"], "scorer"),
+    **dict.fromkeys(["compile_scorer", "Scorer", "CompiledScorer"], "scorer"),
     **dict.fromkeys(["score", "Score"], "estimate"),
     **dict.fromkeys(["PAR", "Solved", "parse_rule", "rank", "tidy_ranking", "cross_utility", "per_instance",
                      "rank_stability"], "ranking"),
@@ -97,7 +97,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .report import report_html, write_report
     from .runs import cap_runs
     from .sampling import Plan, plan, simulate_plan
-    from .scorer import Scorer, compile_scorer
+    from .scorer import CompiledScorer, Scorer, compile_scorer
     from .sweeps import crossovers, ranking_changes, sweep
     from .symbols import kappa, q, t
     from .utility import (ExpectedUtility, KnownCaptime, QualityUtility, Utility, UtilityCheck,

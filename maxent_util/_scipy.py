@@ -47,13 +47,13 @@ def make_rv(distribution: Any) -> Any:
     """A frozen ``scipy.stats.rv_continuous`` with the closed forms of ``distribution``."""
     lower, upper = (float(v) for v in distribution.support)
     pdf = compile_scorer(distribution.pdf.subs(kappa, t))
-    cdf = compile_scorer(distribution.cdf.subs(kappa, t))
+    # the closed form compiled, or quadrature when sympy left the CDF an integral
+    cdf = distribution._cdf_function()
     sf = distribution.utility()
     mean = distribution.mean()
     entropy = distribution.entropy()
     inverses = _closed_form_ppf(distribution, distribution._timeout)
-    masses = [float(distribution._cdf_pieces[i].subs(kappa, b)) if b != sympy.oo else 1.0
-              for i, b in enumerate(distribution.breakpoints[1:])]
+    masses = [float(cdf(float(b))) if b != sympy.oo else 1.0 for b in distribution.breakpoints[1:]]
     ppf_pieces = None
     if inverses is not None:
         ppf_pieces = [sympy.lambdify(_level, inverse, "scipy") for inverse in inverses]

@@ -36,7 +36,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from .errors import MaxEntError, TimeLimitError, argument_message
+from .errors import MaxEntError, TimeLimitError, argument_message, short
 
 __all__ = ["SymbolicTimeout", "Deadline", "time_limit", "run_bounded", "alarm_usable",
            "check_timeout"]
@@ -58,20 +58,29 @@ def check_timeout(value: Any, *, arg: str = "timeout", owner: str = "derive",
     """A validated time limit in seconds: None (or ``inf``) for no limit.
 
     Zero, negative numbers, NaN, booleans and non-numbers are refused with
-    ``error`` (they used to mean "no limit" by accident).
+    ``error`` (they used to mean "no limit" by accident).  A limit beyond
+    :data:`NO_LIMIT_BEYOND` seconds (about 31 years; the platform's timers
+    overflow long before ``1e300``) means no limit, as ``inf`` does.
 
-    >>> check_timeout(2), check_timeout(None), check_timeout(float("inf"))
-    (2.0, None, None)
+    >>> check_timeout(2), check_timeout(None), check_timeout(float("inf")), check_timeout(1e300)
+    (2.0, None, None, None)
     """
     requirement = "None (no limit) or a positive number of seconds"
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise error(argument_message(arg, owner, requirement, value))
-    seconds = float(value)
+        raise error(argument_message(arg, owner, requirement, short(value)))
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int beyond the float range
+        seconds = math.inf if value > 0 else -math.inf
     if math.isnan(seconds) or seconds <= 0:
-        raise error(argument_message(arg, owner, requirement, value))
-    return None if seconds == math.inf else seconds
+        raise error(argument_message(arg, owner, requirement, short(value)))
+    return None if seconds > NO_LIMIT_BEYOND else seconds
+
+
+#: a time limit longer than this (seconds, about 31 years) is no limit (see :func:`check_timeout`)
+NO_LIMIT_BEYOND = 1e9
 
 
 class Deadline:

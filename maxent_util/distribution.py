@@ -7,15 +7,17 @@ import math
 from typing import Any
 
 import mpmath
+import numpy as np
 import sympy
 
 from ._immutable import FrozenDict, Immutable
 from ._scipy import make_rv
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import time_limit, timed_out
-from .errors import ConstraintError, MaxEntError, NoClosedFormError, argument_message
+from .errors import ConstraintError, MaxEntError, NoClosedFormError, UtilityError, argument_message
 from .problem import (Piece, check_ranges, float_stand_ins, generic_branch, integrate_piece, make_terms,
                       piecewise_over, provably_less, support_of)
+from .scorer import as_float, compile_scorer
 from .symbols import kappa, t
 from .utility import Utility
 from .constraints import ContinuousAt
@@ -28,6 +30,10 @@ oo = sympy.oo
 
 
 def _simplify(expr: sympy.Expr, timeout: Any) -> sympy.Expr:
+    if expr.has(sympy.Integral):
+        # simplify would try to integrate, as a cosmetic step under whatever time is left:
+        # whether an integral came out would then depend on the machine's load
+        return expr
     try:
         with time_limit(timeout):
             if expr.has(sympy.erfc):
@@ -100,6 +106,11 @@ class CaptimeDistribution(Immutable):
     active_cases : ``((condition, active), ...)``: the active inequalities under each condition
         on the parameters; one case with condition True when they do not depend on them, and
         empty when every constraint is an equality.
+    cdf_method : ``"closed form"``, or ``"numeric quadrature"`` when sympy could not integrate
+        the density of a law without parameters (in time, or at all): :attr:`cdf` and
+        :attr:`sf` then hold an unevaluated ``Integral`` of the closed-form density, and
+        :meth:`utility` and :meth:`to_scipy` evaluate it by mpmath quadrature to double
+        precision (slower than a closed form: milliseconds per distinct runtime).
     """
 
     def __init__(self, *, constraints: tuple, support: tuple, pdf_pieces: list, cdf_pieces: list,
@@ -118,6 +129,7 @@ class CaptimeDistribution(Immutable):
         # per piece, the s of the substitution kappa = s exp(y) (None: integrate in kappa)
         self._scales = list(scales) if scales is not None else [None] * len(self._pdf_pieces)
         self._frozen = None
+        self._numeric = None  # the quadrature of a numeric CDF, built on first use
         self.preset = None
 
     #: equal constraint sets give the same law: compare by what it was derived from
@@ -203,11 +215,17 @@ class CaptimeDistribution(Immutable):
                                 partial = None
                 if partial is not None and (partial.has(sympy.Integral) or partial.has(sympy.nan, sympy.zoo)):
                     partial = None
+                if partial is None and not closed_form:
+                    # the generic antiderivative can stay unevaluated (the gamma law's, with a
+                    # symbolic exponent): integrate the density at the root, its Floats as symbols
+                    partial = _root_partial(density, piece)
             except _SymbolicTimeout:
-                # the CDF is not cosmetic: a law whose utility is an unevaluated integral cannot
-                # be scored, so running out of time here is an error, not a quieter answer
-                raise timed_out(f"the CDF of the law of {', '.join(map(repr, constraints))}",
-                                timeout) from None
+                if not _numeric_law(density):
+                    # the CDF is not cosmetic: a law with parameters whose utility is an
+                    # unevaluated integral cannot be scored, so running out of time is an error
+                    raise timed_out(f"the CDF of the law of {', '.join(map(repr, constraints))}",
+                                    timeout) from None
+                partial = None  # a numeric law: quadrature serves (see CaptimeDistribution)
             except Exception:  # sympy could not integrate: keep the integral unevaluated
                 partial = None
             if partial is None:
@@ -265,6 +283,24 @@ class CaptimeDistribution(Immutable):
         return self._piecewise(self._sf_pieces, kappa, 1, 0)
 
     @property
+    def cdf_method(self) -> str:
+        """``"closed form"``, or ``"numeric quadrature"`` when the CDF holds an unevaluated
+        integral of a law without parameters (evaluated by quadrature; see the class)."""
+        unevaluated = any(piece.has(sympy.Integral) for piece in self._cdf_pieces + self._sf_pieces)
+        return "numeric quadrature" if unevaluated and not self.parameters else "closed form"
+
+    def _quadrature(self) -> "_QuadratureLaw":
+        if self._numeric is None:
+            self._numeric = _QuadratureLaw(self.breakpoints, self._pdf_pieces)
+        return self._numeric
+
+    def _cdf_function(self) -> Any:
+        """A vectorised F(x) of floats: the closed form compiled, or quadrature."""
+        if self.cdf_method == "numeric quadrature":
+            return self._quadrature().cdf
+        return compile_scorer(self.cdf.subs(kappa, t))
+
+    @property
     def parameters(self) -> tuple[sympy.Symbol, ...]:
         free: set = set()
         for constraint in self.constraints:
@@ -281,10 +317,15 @@ class CaptimeDistribution(Immutable):
         -------
         Utility
             The survival function written in ``t``, under this law's name; its
-            ``distribution`` attribute is this law.
+            ``distribution`` attribute is this law. With :attr:`cdf_method`
+            ``"numeric quadrature"`` it is evaluated by quadrature of the density.
         """
         name = getattr(self, "name", None)
-        utility = Utility(self._piecewise(self._sf_pieces, t, 1, 0), name=name)
+        expr = self._piecewise(self._sf_pieces, t, 1, 0)
+        if self.cdf_method == "numeric quadrature":
+            utility: Utility = _QuadratureSurvival(expr, self._quadrature(), name=name)
+        else:
+            utility = Utility(expr, name=name)
         utility.distribution = self
         return utility
 
@@ -520,6 +561,123 @@ def _substituted_cases(cases: tuple, mapping: dict, sub: Any) -> tuple:
     if len(kept) == 1:
         kept[0] = (sympy.true, kept[0][1])
     return tuple(kept)
+def _numeric_law(density: sympy.Expr) -> bool:
+    """Whether a piece's density is numbers and kappa only (so quadrature can evaluate it)."""
+    return not (density.free_symbols - {kappa})
+
+
+def _root_partial(density: sympy.Expr, piece: Any) -> sympy.Expr | None:
+    """int of the density at the root from the piece's lower end to kappa, or None when sympy
+    cannot: with its Floats as they are (the generic antiderivative, in the multipliers'
+    symbols, was tried first), then as signed symbols."""
+    stand_in, numbers = float_stand_ins(density)
+    for integrand, back in ((density, {}), (stand_in, numbers)):
+        try:
+            partial = integrate_piece(integrand, piece, upper=kappa).xreplace(back)
+        except _SymbolicTimeout:
+            raise
+        except Exception:  # sympy could not integrate: try the next form
+            continue
+        if not _unusable(partial) and _sensible_partial(partial, piece):
+            return partial
+    return None
+
+
+class _QuadratureLaw:
+    """F and S of a law without parameters by mpmath quadrature of its closed-form density.
+
+    Each piece's density is lambdified for mpmath; F(x) integrates from the piece's lower end
+    to x and S(x) from x to its upper end (so neither loses digits to ``1 - F`` in a tail), the
+    masses of the other pieces added; 20 digits, rounded to double precision.
+    """
+
+    DIGITS = 20
+
+    def __init__(self, breakpoints: tuple, pdf_pieces: list) -> None:
+        self.ends = [mpmath.inf if end == oo else mpmath.mpf(str(sympy.Float(end, 30)))
+                     for end in breakpoints]
+        self.densities = [sympy.lambdify(kappa, density, modules="mpmath") for density in pdf_pieces]
+        self._masses: list | None = None
+
+    def _integral(self, index: int, lower: Any, upper: Any) -> Any:
+        if upper <= lower:
+            return mpmath.mpf(0)
+        density = self.densities[index]
+        return mpmath.quad(lambda x: mpmath.re(density(x)), [lower, upper])
+
+    def masses(self) -> list:
+        if self._masses is None:
+            with mpmath.workdps(self.DIGITS):
+                self._masses = [self._integral(i, a, b)
+                                for i, (a, b) in enumerate(zip(self.ends, self.ends[1:]))]
+        return self._masses
+
+    def _at(self, x: float, upper_tail: bool) -> float:
+        if math.isnan(x):
+            return math.nan
+        masses = self.masses()
+        with mpmath.workdps(self.DIGITS):
+            point = mpmath.mpf(x)
+            if point <= self.ends[0]:
+                return 1.0 if upper_tail else 0.0
+            if point >= self.ends[-1]:
+                return 0.0 if upper_tail else 1.0
+            index = max(i for i, end in enumerate(self.ends[:-1]) if point > end)
+            if upper_tail:
+                value = self._integral(index, point, self.ends[index + 1]) + mpmath.fsum(masses[index + 1:])
+            else:
+                value = mpmath.fsum(masses[:index]) + self._integral(index, self.ends[index], point)
+            return float(min(max(value, 0), 1))
+
+    def _vectorised(self, values: Any, upper_tail: bool) -> Any:
+        array = np.asarray(values, dtype=float)
+        unique, inverse = np.unique(array.ravel(), return_inverse=True)
+        found = np.array([self._at(float(x), upper_tail) for x in unique], dtype=float)
+        out = found[inverse].reshape(array.shape)
+        return float(out) if out.ndim == 0 else out
+
+    def cdf(self, values: Any) -> Any:
+        """F at each value (floats or an array of floats)."""
+        return self._vectorised(values, upper_tail=False)
+
+    def sf(self, values: Any) -> Any:
+        """S = 1 - F at each value, integrated over the upper tail itself."""
+        return self._vectorised(values, upper_tail=True)
+
+
+class _QuadratureSurvival(Utility):
+    """The step utility u(t) = S(t) of a law whose CDF sympy could not integrate: its
+    expression holds the unevaluated integral, its values come from quadrature."""
+
+    def __init__(self, expr: Any, law: _QuadratureLaw, *, name: str | None = None) -> None:
+        super().__init__(expr, name=name)
+        self._law = law
+
+    def __call__(self, runtimes: Any, *args: Any, **params: Any) -> float | np.ndarray:
+        """The utility of runtimes, S(t), by quadrature of the law's density.
+
+        Parameters
+        ----------
+        runtimes : float or array_like of float
+            The runtimes ``t``.
+        *args, **params : float
+            None: the law has no parameters.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar runtime, else an array of its shape.
+
+        Raises
+        ------
+        UtilityError
+            For parameter values (the law has none) or runtimes that are not real numbers.
+        """
+        owner = f"utility of {self.name}" if self.name else "utility"
+        if args or params:
+            raise UtilityError(argument_message(
+                "values", owner, "none: the law has no parameters", args or params))
+        return self._law.sf(as_float(runtimes, "t", owner))
 
 
 def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None:

@@ -422,8 +422,13 @@ def parse_family(spec: str) -> CaptimeDistribution:
     ConstraintError
         If an argument is out of its domain (``"pareto(5, -3)"``).
     """
+    return _parse_family(spec, "parse_family")
+
+
+def _parse_family(spec: Any, owner: str) -> CaptimeDistribution:
+    """:func:`parse_family`, its errors naming ``owner`` (the public function called)."""
     if not isinstance(spec, str):
-        raise UtilityError(argument_message("spec", "parse_utility", "a string such as 'pareto(5, 3)'", spec))
+        raise UtilityError(argument_message("spec", owner, "a string such as 'pareto(5, 3)'", spec))
     text = spec.strip()
     node = None
     if len(text) <= MAX_LENGTH:
@@ -433,18 +438,18 @@ def parse_family(spec: str) -> CaptimeDistribution:
             pass
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.keywords:
         raise UtilityError(argument_message(
-            "spec", "parse_utility", "a preset call such as 'pareto(5, 3)' or 'log_normal(24, 0.5)'", spec))
+            "spec", owner, "a preset call such as 'pareto(5, 3)' or 'log_normal(24, 0.5)'", spec))
     name = node.func.id.lower().replace("-", "_")
     aliases = {"exp": "exponential", "lognormal": "log_normal", "loglaplace": "log_laplace",
                "gll": "generalized_log_laplace", "piece": "piecewise"}
     name = aliases.get(name, name)
     if name not in FAMILIES:
         raise UtilityError(argument_message(
-            "spec", "parse_utility", f"a call of one of {', '.join(FAMILIES)}", spec))
+            "spec", owner, f"a call of one of {', '.join(FAMILIES)}", spec))
     expected = FAMILIES[name]
     if len(node.args) != len(expected):
         raise UtilityError(argument_message(
-            "spec", "parse_utility",
+            "spec", owner,
             f"`{name}` with {len(expected)} argument(s) ({', '.join(expected)})", spec))
     args = []
     for argument, parameter in zip(node.args, expected):
@@ -482,5 +487,5 @@ def parse_utility(spec: str) -> Utility:
     >>> float(parse_utility("pareto(5, 3)")(10.0))
     0.125
     """
-    distribution = parse_family(spec)
+    distribution = _parse_family(spec, "parse_utility")
     return distribution.utility().with_name(spec.strip())

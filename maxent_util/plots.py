@@ -28,10 +28,10 @@ import sympy
 from scipy import stats
 
 from .distribution import CaptimeDistribution
-from .errors import DataError, MissingExtraError, UtilityError, argument_message
+from .errors import DataError, MissingExtraError, UtilityError, argument_message, short
 from .families import FIGURE_PARAMETERS, figure_spec, parse_utility
 from .io import validate_table
-from .runs import Runs, validate_runs
+from .runs import Runs, real, validate_runs
 from .utility import Utility
 
 __all__ = ["PAPER_UTILITIES", "plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
@@ -49,6 +49,9 @@ _UTILITY_STYLES = ("--", ":", "-.", (0, (6, 2, 1, 2, 1, 2)))
 # Runtimes scanned for the default horizontal range (seconds, far beyond any
 # practical captime at both ends).
 _SCAN = np.logspace(-6, 9, 1501)
+
+# The most runtimes plot_utilities evaluates per curve (a float array of 8 MB).
+_MAX_POINTS = 1_000_000
 
 
 def require_matplotlib() -> None:
@@ -128,7 +131,7 @@ def plot_utilities(utilities: Any = PAPER_UTILITIES, ax: Any = None, *, t_max: f
     log_x : bool, keyword-only
         Logarithmic runtime axis (from ``t_max / 10**4``).
     points : int, keyword-only
-        Runtimes evaluated per curve.
+        Runtimes evaluated per curve, from 2 to 1,000,000.
     title : str, optional, keyword-only
         Title of the panel.
 
@@ -140,8 +143,9 @@ def plot_utilities(utilities: Any = PAPER_UTILITIES, ax: Any = None, *, t_max: f
     Raises
     ------
     UtilityError
-        If a spec cannot be parsed, a utility has free parameters, or
-        ``t_max`` is not a positive number.
+        If a spec cannot be parsed, a utility has free parameters,
+        ``t_max`` is not a positive number, ``points`` not a whole number
+        from 2 to 1,000,000 or ``log_x`` not a bool.
     MissingExtraError
         If matplotlib is not installed (the ``plot`` extra).
 
@@ -151,13 +155,17 @@ def plot_utilities(utilities: Any = PAPER_UTILITIES, ax: Any = None, *, t_max: f
     >>> [line.get_label() for line in figure.axes[0].get_lines()]
     ['uniform(24)', 'exponential(24)']
     """
+    owner = "plot_utilities"
+    if not (isinstance(points, (int, np.integer)) and not isinstance(points, (bool, np.bool_))
+            and 2 <= points <= _MAX_POINTS):
+        raise UtilityError(argument_message(
+            "points", owner, f"a whole number from 2 to {_MAX_POINTS:,}", short(points)))
+    if not isinstance(log_x, (bool, np.bool_)):
+        raise UtilityError(argument_message("log_x", owner, "True or False", short(log_x)))
+    if t_max is not None and not (math.isfinite(real(t_max)) and real(t_max) > 0):
+        raise UtilityError(argument_message("t_max", owner, "a positive number", short(t_max)))
     named = _named_utilities(utilities)
-    if t_max is None:
-        t_max = _default_t_max(named)
-    elif not (isinstance(t_max, (int, float, np.integer, np.floating)) and np.isfinite(t_max)
-              and t_max > 0):
-        raise UtilityError(argument_message("t_max", "plot_utilities", "a positive number", t_max))
-    t_max = float(t_max)
+    t_max = _default_t_max(named) if t_max is None else float(t_max)
     if log_x:
         runtimes = np.logspace(np.log10(t_max) - 4, np.log10(t_max), points)
     else:
@@ -396,7 +404,8 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     DataError
         If ``table`` is not a valid long table.
     UtilityError
-        If a utility cannot be read or has free parameters.
+        If a utility cannot be read or has free parameters, or ``log_y`` is
+        not a bool.
 
     Examples
     --------
@@ -412,6 +421,8 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     [('a', [1, 2], [5.0, 30.0]), ('b', [1, 2], [2.0, 7.0])]
     """
     owner = "plot_cactus"
+    if not isinstance(log_y, (bool, np.bool_)):
+        raise UtilityError(argument_message("log_y", owner, "True or False", short(log_y)))
     runs = _algorithm_runs(table, owner)
     named = _overlay(utility, owner) if utility is not None else []
     created = ax is None

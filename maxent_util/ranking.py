@@ -147,7 +147,7 @@ class PAR:
             If ``solved`` is missing, or the runs or cutoffs are invalid or inconsistent.
         """
         runs = _rule_runs(runtimes, solved, cutoff if cutoff is not None else self.cutoff,
-                          self.name)
+                          "PAR.score")
         return float(np.mean(self.per_run(runs.runtimes, runs.solved, runs.cutoffs)))
 
 
@@ -207,7 +207,7 @@ class Solved:
         DataError
             If ``solved`` is missing, or the runs or cutoffs are invalid or inconsistent.
         """
-        runs = _rule_runs(runtimes, solved, cutoff, self.name)
+        runs = _rule_runs(runtimes, solved, cutoff, "Solved.score")
         return int(runs.solved.sum())
 
 

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, argument_message
+from .errors import DataError, argument_message, short
 from .io import FAILURE_STATUSES, STATUSES, validate_table
 from .io.table import plain as _plain
 
@@ -355,9 +355,10 @@ def cap_runs(table: pd.DataFrame, cutoff: float, *, arg: str = "cutoff",
     Raises
     ------
     DataError
-        If a run was stopped before ``cutoff`` (its own cutoff, or a capped
-        run's runtime where there is no cutoff column): a cutoff can re-cap
-        runs at a lower time, never extend them.
+        If ``cutoff`` is not a positive finite number, or a run was stopped
+        before ``cutoff`` (its own cutoff, or a capped run's runtime where
+        there is no cutoff column): a cutoff can re-cap runs at a lower time,
+        never extend them.
 
     Examples
     --------
@@ -369,6 +370,11 @@ def cap_runs(table: pd.DataFrame, cutoff: float, *, arg: str = "cutoff",
     0     12.0  solved   600.0
     1    600.0  capped   600.0
     """
+    number = real(cutoff)
+    if not (math.isfinite(number) and number > 0):
+        raise DataError(argument_message(arg, owner, "a positive finite number of seconds",
+                                         short(cutoff)))
+    cutoff = number
     if "cutoff" in table.columns:
         stated = table["cutoff"].to_numpy(dtype=float)
         earlier = stated < cutoff

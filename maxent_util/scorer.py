@@ -40,7 +40,7 @@ import warnings
 from functools import lru_cache
 from importlib.util import find_spec
 from keyword import iskeyword
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 import sympy
@@ -49,13 +49,13 @@ from sympy.codegen.rewriting import expm1_opt, powm1_opt
 from sympy.printing.numpy import SciPyPrinter
 
 from ._timing import Deadline, SymbolicTimeout, run_bounded, time_limit
-from .errors import NoClosedFormError, UtilityError, argument_message
+from .errors import NoClosedFormError, UtilityError, argument_message, short
 from .expressions import as_expression
 from .symbols import q, t
 from sympy.codegen.cfunctions import expm1
 from sympy.codegen.scipy_nodes import powm1
 
-__all__ = ["BACKENDS", "CHUNK_SIZE", "Scorer", "compile_scorer"]
+__all__ = ["BACKENDS", "CHUNK_SIZE", "CompiledScorer", "Scorer", "compile_scorer"]
 
 BACKENDS: tuple[str, ...] = ("numpy", "jax", "torch")
 """Array libraries a scorer can be generated for (``numpy`` is always installed)."""
@@ -426,6 +426,56 @@ def _owner_label(expr: sympy.Expr) -> str:
     return f"scorer of {text if len(text) <= 60 else text[:57] + '...'}"
 
 
+@runtime_checkable
+class CompiledScorer(Protocol):
+    """What :func:`compile_scorer` returns, whatever the backend.
+
+    A :class:`Scorer` for ``backend="numpy"``; for ``"jax"`` and ``"torch"``
+    a ``sympy.lambdify`` function of that module with the same attributes and
+    the same way of passing parameters (their branches are not masked and
+    the ends of the support are not special-cased; it returns that module's
+    arrays). ``isinstance(f, CompiledScorer)`` holds for both.
+
+    Attributes
+    ----------
+    expr : sympy.Expr
+        The utility.
+    parameters : tuple of str
+        Names of the parameters, in positional order.
+    backend : str
+        ``"numpy"``, ``"jax"`` or ``"torch"``.
+    """
+
+    expr: sympy.Expr
+    parameters: tuple[str, ...]
+    backend: str
+
+    def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
+        """The utility at runtimes ``t``; parameters by position or by name.
+
+        Parameters
+        ----------
+        t : float or array_like of float
+            The runtimes (a tensor or array of the backend for jax and torch).
+        *args : float or array_like of float
+            Values of the parameters, in the order of :attr:`parameters`.
+        **kwargs : float or array_like of float
+            Values of the parameters by name.
+
+        Returns
+        -------
+        Any
+            The utilities: a float or numpy array for numpy, the backend's
+            array type for jax and torch.
+
+        Raises
+        ------
+        UtilityError
+            For too many positional values, or an unknown, repeated or missing parameter.
+        """
+        ...
+
+
 class Scorer:
     """A vectorised numpy function ``u(t, **parameters)`` made by :func:`compile_scorer`.
 
@@ -617,7 +667,8 @@ def _jax_printer() -> Any:
 
 
 class _LambdifiedScorer:
-    """A scorer for jax or torch: sympy.lambdify with that module, no masking."""
+    """A scorer for jax or torch: sympy.lambdify with that module, no masking (a
+    :class:`CompiledScorer`)."""
 
     def __init__(self, expr: sympy.Expr, backend: str) -> None:
         self.expr = expr
@@ -667,17 +718,29 @@ def _bind(parameters: tuple[str, ...], owner: str, args: tuple[Any, ...],
     return [values[name] for name in parameters]
 
 
-def _as_float(value: Any, arg: str, owner: str) -> Any:
-    """A float or float64 array; misuse (strings, objects, complex) raises."""
+def as_float(value: Any, arg: str, owner: str) -> Any:
+    """A float or float64 array; misuse (strings, None, objects, complex) raises (for the
+    library's own evaluators: a scorer's runtimes and parameters)."""
     if isinstance(value, float):
         return value
     if np.iscomplexobj(value):
         raise UtilityError(argument_message(arg, owner, "real numbers", value))
     try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise UtilityError(argument_message(arg, owner, "real numbers", short(value))) from None
+    # numpy reads None as NaN and parses text ("1e3"): neither is a number given.
+    if raw.dtype.kind in "USV" or (raw.dtype == object and any(v is None or isinstance(v, (str, bytes))
+                                                              for v in raw.ravel())):
+        raise UtilityError(argument_message(arg, owner, "real numbers", short(value)))
+    try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise UtilityError(argument_message(arg, owner, "real numbers", value)) from None
     return array if array.ndim else float(array)
+
+
+_as_float = as_float
 
 
 def _installed_backends() -> tuple[str, ...]:
@@ -691,7 +754,7 @@ def _cached_scorer(expr: sympy.Expr, backend: str) -> Any:
     return _LambdifiedScorer(expr, backend)
 
 
-def compile_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
+def compile_scorer(utility: Any, *, backend: str = "numpy") -> CompiledScorer:
     """A fast vectorised function ``f(t, **parameters)`` evaluating a utility.
 
     Parameters
@@ -707,11 +770,13 @@ def compile_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
 
     Returns
     -------
-    Scorer
-        Called as ``f(t, *parameters, **parameters)``; keyword names are the
-        parameter symbols' names, positional parameters follow
-        ``utility.parameters`` (sorted by name). Scorers are cached per
-        expression.
+    CompiledScorer
+        A :class:`Scorer` for ``"numpy"``; for ``"jax"`` and ``"torch"`` a
+        lambdified function with the same attributes (``expr``,
+        ``parameters``, ``backend``). Called as
+        ``f(t, *parameters, **parameters)``; keyword names are the parameter
+        symbols' names, positional parameters follow ``utility.parameters``
+        (sorted by name). Scorers are cached per expression and backend.
 
     Raises
     ------
@@ -759,7 +824,7 @@ def compile_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
     return _cached_scorer(expr, backend)
 
 
-def make_scorer(utility: Any, *, backend: str = "numpy") -> Scorer:
+def make_scorer(utility: Any, *, backend: str = "numpy") -> CompiledScorer:
     """Deprecated: the former name of :func:`compile_scorer` (scikit-learn has a
     ``make_scorer`` of its own, which returns something else)."""
     warnings.warn("maxent_util.make_scorer is now maxent_util.compile_scorer; the old name will be "

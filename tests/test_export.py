@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import typing
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,7 @@ from maxent_util.constraints import LogMoment, Mean, Moment, Support, TailProbab
 from maxent_util.errors import DataError, ExportError, MaxEntError
 from maxent_util.export import (JSON_FORMAT, JSON_VERSION, cost_function, derivation, export_c, export_python,
                                 from_json, to_json, to_latex)
-from maxent_util.scorer import compile_scorer
+from maxent_util.scorer import CompiledScorer, compile_scorer
 from maxent_util.symbols import kappa, t
 from maxent_util.utility import Utility
 
@@ -686,6 +687,20 @@ def test_jax_scorer_agrees_and_is_differentiable(name, figure_laws):
     gradient = jax.grad(lambda s: scorer(s))(36.0)
     expected = float(sympy.diff(utility.expr, t).subs(t, 36))
     assert float(gradient) == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax", "torch"])
+def test_compile_scorer_returns_what_its_annotation_says(backend):
+    if backend != "numpy":
+        pytest.importorskip(backend)
+    annotation = typing.get_type_hints(compile_scorer)["return"]
+    assert annotation is CompiledScorer
+    scorer = compile_scorer(families.exponential("mu").utility(), backend=backend)
+    assert isinstance(scorer, annotation)
+    assert (scorer.backend, scorer.parameters) == (backend, ("mu",))
+    assert same_expression(scorer.expr, families.exponential("mu").utility().expr)
+    # exp(-12/24), by hand (jax computes in float32 unless x64 is enabled)
+    assert float(scorer(12.0, mu=24.0)) == pytest.approx(math.exp(-0.5), rel=1e-6)
 
 
 def test_json_of_an_expected_utility():

@@ -11,6 +11,7 @@ the code under test.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from conftest import same
 from maxent_util import families
 from maxent_util.constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
                                      TailProbability, Mean)
+from maxent_util.errors import UtilityError
 from maxent_util.maxent import derive
 from maxent_util.symbols import kappa, t
 
@@ -431,3 +433,18 @@ def test_every_preset_passes_check_and_inverts(name):
     assert inside.sum() > 50
     recovered = np.asarray(utility.inverse(values[inside]), dtype=float)
     np.testing.assert_allclose(recovered, times[inside], rtol=1e-8)
+
+
+@pytest.mark.parametrize("spec, requirement", [
+    (3, "a string such as 'pareto(5, 3)'"),
+    ("pareto", "a preset call such as"),
+    ("weibull(2)", "a call of one of"),
+    ("pareto(5)", "`pareto` with 2 argument"),
+])
+def test_parse_errors_name_the_function_called(spec, requirement):
+    # parse_family's complaints name parse_family; parse_utility's (which reads the same
+    # spec) name parse_utility.
+    for function in (families.parse_family, families.parse_utility):
+        with pytest.raises(UtilityError, match="^" + re.escape(f"`spec` of `{function.__name__}` "
+                                                               f"must be {requirement}")):
+            function(spec)

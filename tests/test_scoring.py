@@ -483,10 +483,15 @@ RULE_MISUSE = [
                  r"^`k` of `PAR` must be a positive finite number; got -1\.$", id="negative-k"),
     pytest.param(lambda: PAR(2, cutoff=0), UtilityError,
                  r"^`cutoff` of `PAR` must be a positive finite number", id="zero-cutoff"),
+    # the owner is the method called (PAR.score, Solved.score), not the rule's name
     pytest.param(lambda: PAR(2).score([1.0], None), DataError,
-                 r"^`solved` of `PAR-2` must be an array of True/False", id="no-solved"),
+                 r"^`solved` of `PAR\.score` must be an array of True/False", id="no-solved"),
     pytest.param(lambda: Solved().score([1.0, 2.0], [True]), DataError,
-                 r"^`solved` of `solved` must be of length 2", id="solved-length"),
+                 r"^`solved` of `Solved\.score` must be of length 2", id="solved-length"),
+    pytest.param(lambda: Solved().score([1.0, 2.0], [True, False], cutoff=-1), DataError,
+                 r"^`cutoff` of `Solved\.score` must be a positive number", id="negative-cutoff"),
+    pytest.param(lambda: PAR(2).score([1.0, 20.0], [True, True], cutoff=10), DataError,
+                 r"^`cutoff` of `PAR\.score` must be at least the runtime", id="cutoff-below-solved"),
 ]
 
 

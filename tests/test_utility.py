@@ -335,10 +335,10 @@ QUALITY_MISUSE = [
     pytest.param(lambda: linear_quality(10, 0, 1).inverse(0.5), UtilityError,
                  r"^`utility` of `Utility.inverse` must be a utility of t alone", id="inverse"),
     pytest.param(lambda: linear_quality(10, 2, 5)([1.0, 2.0], [3.0, 6.0]), UtilityError,
-                 r"^`q` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; got 6\.0\.$",
+                 r"^`qualities` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; got 6\.0\.$",
                  id="quality-above-interval"),
     pytest.param(lambda: linear_quality(10, 2, 5)(1.0, float("nan")), UtilityError,
-                 r"^`q` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; got nan\.$", id="nan-quality"),
+                 r"^`qualities` of `QualityUtility` must be in \[q0, q1\] = \[2, 5\]; got nan\.$", id="nan-quality"),
 ]
 
 
@@ -545,6 +545,20 @@ def test_linear_quality_has_the_appendix_properties():
     assert [item.name for item in report.properties][2] == NON_DECREASING_Q
     # Hand computation: ((q - 2)/3) (1 - t/10).
     np.testing.assert_allclose(utility([0, 1, 5, 12], [5, 2, 3.5, 5]), [1.0, 0.0, 0.25, 0.0])
+
+
+def test_quality_messages_name_the_argument_and_the_method():
+    utility = linear_quality(10, 2, 5)
+    # every message about the second argument calls it by its name, `qualities`
+    with pytest.raises(UtilityError, match=r"^`qualities` of `QualityUtility` must be given"):
+        utility(1.0)
+    with pytest.raises(UtilityError, match=r"^`qualities` of `QualityUtility` must be numbers; got 'x'\.$"):
+        utility(1.0, "x")
+    # check(raise_on_failure=True) names itself, as Utility.check does
+    broken = QualityUtility(sympy.Piecewise(((q - 2) / 3 * (1 + t / 10), t < 10), (0, True)), q0=2, q1=5)
+    with pytest.raises(UtilityError, match=r"^`expr` of `QualityUtility\.check` must be such that "
+                                           r"'non-increasing in t' holds"):
+        broken.check(raise_on_failure=True)
 
 
 @pytest.mark.parametrize("p, failing", [

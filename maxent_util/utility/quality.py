@@ -80,12 +80,12 @@ class QualityUtility(Utility):
         try:
             levels = np.asarray(qualities, dtype=float)
         except (TypeError, ValueError) as error:
-            raise UtilityError(argument_message("q", owner, "numbers", qualities)) from error
+            raise UtilityError(argument_message("qualities", owner, "numbers", qualities)) from error
         low, high = float(self.q0), float(self.q1)
         outside = ~((levels >= low) & (levels <= high))
         if outside.any():
             raise UtilityError(argument_message(
-                "q", owner, f"in [q0, q1] = [{low:g}, {high:g}]", float(levels[outside].flat[0])))
+                "qualities", owner, f"in [q0, q1] = [{low:g}, {high:g}]", float(levels[outside].flat[0])))
         return super().__call__(runtimes, levels)
 
     def inverse(self, y: Any, **values: Any) -> Any:
@@ -140,12 +140,18 @@ class QualityUtility(Utility):
         """
         if values:
             return self.subs(**values).check(raise_on_failure=raise_on_failure)
+        return self._check(raise_on_failure, "expr", "QualityUtility.check")
+
+    def _check(self, raise_on_failure: bool, arg: str, owner: str) -> UtilityCheck:
+        """:meth:`check` without parameters, its error naming ``arg`` of ``owner`` (the public
+        caller: ``expr`` of ``QualityUtility.check`` as :meth:`Utility.check` names it, or
+        ``p`` of ``quality_utility``)."""
         report = UtilityCheck(repr(self), tuple(self._check_quality_properties()))
         if raise_on_failure and report.failures:
             failing = report[report.failures[0]]
             requirement = f"such that '{failing.name}' holds (solution-quality theorem, appendix)"
             raise UtilityError(argument_message(
-                "p", "quality_utility", requirement, str(self.expr), remedy=failing.detail or None))
+                arg, owner, requirement, str(self.expr), remedy=failing.detail or None))
         return report
 
     def _check_quality_properties(self) -> list[PropertyCheck]:
@@ -247,7 +253,7 @@ def quality_utility(p: Any, q0: Any, q1: Any, *, kappa0: Any = None,
                 "kappa0", owner, "given when p depends on `kappa`", kappa0))
         expr = expr.subs(kappa, captime_parameter(kappa0, owner))
     utility = QualityUtility(expr, q0=low, q1=high, name=name or "quality")
-    utility.check(raise_on_failure=True)
+    utility._check(True, "p", owner)
     return utility
 
 
