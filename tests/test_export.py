@@ -698,7 +698,7 @@ def test_compile_scorer_returns_what_its_annotation_says(backend):
     scorer = compile_scorer(families.exponential("mu").utility(), backend=backend)
     assert isinstance(scorer, annotation)
     assert (scorer.backend, scorer.parameters) == (backend, ("mu",))
-    assert same_expression(scorer.expr, families.exponential("mu").utility().expr)
+    assert same(scorer.expr, families.exponential("mu").utility().expr)
     # exp(-12/24), by hand (jax computes in float32 unless x64 is enabled)
     assert float(scorer(12.0, mu=24.0)) == pytest.approx(math.exp(-0.5), rel=1e-6)
 

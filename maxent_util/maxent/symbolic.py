@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 
 import sympy
 
@@ -51,6 +53,8 @@ def solve_symbolic(terms: list[Term], equations: list[sympy.Expr]) -> dict | Non
         if not number.is_zero:
             stand_ins[number] = sympy.Dummy("c", positive=True) if number > 0 else sympy.Dummy("c", negative=True)
     numbers = {dummy: number for number, dummy in stand_ins.items()}
+    if _huge_powers(equations, set(unknowns)):
+        return None
     simplified = [sympy.simplify(eq.xreplace(stand_ins)) for eq in equations]
     if _special_in(simplified, set(unknowns)):
         return None
@@ -69,6 +73,35 @@ def solve_symbolic(terms: list[Term], equations: list[sympy.Expr]) -> dict | Non
     if len(good) != 1:
         return None
     return good[0]
+
+
+#: the most a power of a multiplier may need: exp(-10**6 lambda) beside exp(-lambda) makes sympy
+#: factor a polynomial of degree 10**6, and 10000**lambda expands to integers of thousands of
+#: digits; either grinds for minutes before the numeric route, which takes a second, is tried
+_MAX_DEGREE = 1000
+_MAX_BASE = 1000
+
+
+def _huge_powers(equations: list[sympy.Expr], unknowns: set) -> bool:
+    """Whether the equations raise numbers to a multiplier in a way sympy cannot handle in time:
+    exponentials of a multiplier whose rational coefficients are more than ``_MAX_DEGREE`` apart
+    (as powers of one generator), or a rational base beyond ``_MAX_BASE`` to a power with one."""
+    for unknown in unknowns:
+        coefficients = set()
+        for equation in equations:
+            for power in equation.atoms(sympy.Pow):
+                if power.base.is_Rational and power.exp.has(unknown) and \
+                        max(abs(power.base.p), power.base.q) > _MAX_BASE:
+                    return True
+            for call in equation.atoms(sympy.exp):
+                coefficient = sympy.expand(call.args[0]).coeff(unknown)
+                if coefficient.is_Rational and coefficient != 0:
+                    coefficients.add(abs(coefficient))
+        if len(coefficients) > 1:
+            step = functools.reduce(sympy.gcd, coefficients)
+            if max(coefficients) / step > _MAX_DEGREE:
+                return True
+    return False
 
 
 #: functions whose inverse sympy does not know: a multiplier inside one is not solved for
