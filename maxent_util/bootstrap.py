@@ -38,7 +38,6 @@ resampled instances tie whatever the order of summation.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Iterator
 
 import numpy as np
@@ -46,6 +45,7 @@ import pandas as pd
 from scipy import special
 
 from .errors import DataError, argument_message
+from .runs import real
 
 __all__ = [
     "BOOTSTRAP_METHODS",
@@ -71,7 +71,7 @@ _TIE_ULPS = 4.0
 
 def check_level(ci: Any, owner: str, arg: str = "ci") -> float:
     """A confidence level strictly between 0 and 1, as a float."""
-    number = _real(ci)
+    number = real(ci)
     if not 0.0 < number < 1.0:  # NaN fails too
         raise DataError(argument_message(arg, owner, "a confidence level strictly between 0 "
                                          "and 1, such as 0.95", ci))
@@ -104,15 +104,6 @@ def check_method(method: Any, owner: str) -> str:
                                          f"one of {', '.join(map(repr, BOOTSTRAP_METHODS))}",
                                          method))
     return method
-
-
-def _real(value: Any) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        return math.nan
-    try:
-        return float(value)
-    except (OverflowError, TypeError, ValueError):
-        return math.nan
 
 
 def _matrix(values: Any, owner: str, arg: str = "values") -> tuple[np.ndarray, pd.Index | None]:
