@@ -619,6 +619,15 @@ def _sweep_inputs(arguments: argparse.Namespace, flag: str) -> tuple[Any, str, d
     if arguments.utility or arguments.par or arguments.solved:
         raise CommandLineError(f"--utility, --par and --solved do not go with {flag}: the rule "
                                "is --family with its --parameter swept")
+    table, label = _runtime_table(arguments)
+    options = dict(_sweep_keywords(arguments, flag), duplicates=arguments.duplicates,
+                   missing=arguments.missing)
+    return table, label, options
+
+
+def _sweep_keywords(arguments: argparse.Namespace, flag: str) -> dict[str, Any]:
+    """The preset, parameter, grid and fixed parameters of a sweep, checked (sweep, plot --sweep,
+    report's sweep section)."""
     if arguments.family is None:
         raise CommandLineError(f"{flag} needs --family (a preset such as pareto) and --from, "
                                "--to")
@@ -632,11 +641,8 @@ def _sweep_inputs(arguments: argparse.Namespace, flag: str) -> tuple[Any, str, d
         if name in fixed:
             raise CommandLineError(f"argument --fixed: {name} is given twice")
         fixed[name] = value
-    table, label = _runtime_table(arguments)
-    options = dict(family=arguments.family, parameter=arguments.parameter,
-                   points=arguments.points, log=arguments.log,
-                   duplicates=arguments.duplicates, missing=arguments.missing, **fixed)
-    return table, label, options
+    return dict(family=arguments.family, parameter=arguments.parameter,
+                points=arguments.points, log=arguments.log, **fixed)
 
 
 def _interval_records(changes: Any, top: int) -> list[dict[str, Any]]:
@@ -1087,12 +1093,8 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
     source, fmt, notes = _data_source(arguments)
     sweep = None
     if arguments.family is not None:
-        if arguments.start is None or arguments.stop is None or not arguments.start < arguments.stop:
-            raise CommandLineError("--family needs --from and --to, --from below --to (the range "
-                                   "of --parameter)")
-        sweep = dict(family=arguments.family, parameter=arguments.parameter,
-                     bounds=(arguments.start, arguments.stop), points=arguments.points,
-                     log=arguments.log, **dict(arguments.fixed or []))
+        sweep = dict(_sweep_keywords(arguments, "report's sweep section"),
+                     bounds=(arguments.start, arguments.stop))
     write_report(table, target, rules=rules, overwrite=arguments.force, source=source,
                  label=label, format=fmt, notes=notes, title=arguments.title,
                  duplicates=arguments.duplicates, missing=arguments.missing, sweep=sweep,
