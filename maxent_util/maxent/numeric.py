@@ -29,6 +29,24 @@ _GAUSS = np.polynomial.legendre.leggauss(20)
 _PANELS = 26
 #: the log-captime axis in double precision ends here (exp(+-700) is still a float)
 _LOG_END = 700.0
+#: the peak of a piece's log-density is found on its grid, then on _ZOOMS finer grids of
+#: _ZOOM_POINTS points between the neighbours of the best point so far (to 2/32 of a step each)
+_ZOOMS, _ZOOM_POINTS = 5, 33
+
+
+def _unit_panels() -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [0, 1] in panels doubling away from 0 (the quadrature
+    of one side of a peak is these, scaled by the side's signed length)."""
+    x, w = _GAUSS
+    edges = np.concatenate([[0.0], 2.0 ** np.arange(-_PANELS + 1, 1)])
+    middle, half = (edges[1:] + edges[:-1]) / 2, (edges[1:] - edges[:-1]) / 2
+    return (middle[:, None] + half[:, None] * x).ravel(), (half[:, None] * w).ravel()
+
+
+_UNIT_NODES, _UNIT_WEIGHTS = _unit_panels()
+#: where integrability is judged: kappa = 10**20, 10**40, 10**80 (and their inverses towards 0)
+_PROBES = np.array([1e20, 1e40, 1e80])
+_PROBE_SPAN = 40 * math.log(10)
 #: a piece spanning more than this factor is integrated in log(kappa), like a piece reaching 0 or oo
 _WIDE = 20
 
@@ -112,6 +130,13 @@ class NumericProblem:
 
     # -- integrability ----------------------------------------------------
     def integrable(self, multipliers: Sequence) -> bool:
+        """Whether the density at these multipliers can be normalised: it must fall faster than
+        1/kappa towards infinity and grow slower than 1/kappa towards 0, judged from its log at
+        kappa = 10**(+-20), 10**(+-40) and 10**(+-80)."""
+        if not any(isinstance(v, mpmath.mpf) for v in multipliers):
+            decided = self._float_integrable([float(v) for v in multipliers])
+            if decided is not None:
+                return decided
         exponents = self.compiled["mpmath"][0]
         multipliers = [mpmath.mpf(float(v)) if not isinstance(v, mpmath.mpf) else v for v in multipliers]
         with mpmath.workdps(20):
@@ -130,6 +155,36 @@ class NumericProblem:
                         if not (mpmath.isfinite(c) and slope > 1e-6):
                             return False
                 except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                    return False
+        return True
+
+    def _float_integrable(self, point: list[float]) -> bool | None:
+        """:meth:`integrable` in double precision, or None where floats cannot tell (a value
+        overflows, or a test is too close to call): the solver asks this thousands of times."""
+        exponents = self.compiled["numpy"][0]
+        for piece, exponent in zip(self.pieces, exponents):
+            for end, sign in ((oo, 1), (0, -1)):
+                if not (piece.upper == oo if end == oo else piece.lower == 0):
+                    continue
+                k = _PROBES ** sign
+                with np.errstate(all="ignore"):
+                    try:
+                        a, b, c = np.broadcast_to(np.asarray(exponent(k, *point), dtype=float), (3,)) + np.log(k)
+                    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                        return None
+                if not np.all(np.isfinite([a, b, c])):
+                    return None
+                # each test as a difference of log-densities that must be positive
+                rise = sign * (c - b)
+                if end == oo:
+                    tests = (-1e-6 * _PROBE_SPAN - rise, b - c, a + 1 - b)
+                else:
+                    tests = (rise - 1e-6 * _PROBE_SPAN,)
+                # one decided by less than the rounding of these values is left to mpmath
+                margin = 1e-9 * (abs(a) + abs(b) + abs(c) + 1)
+                if any(abs(test) < margin for test in tests):
+                    return None
+                if not all(test > 0 for test in tests):
                     return False
         return True
 
@@ -163,40 +218,26 @@ class NumericProblem:
         peak_u, peak_value = float(grid[i]), float(values[i])
         if not np.isfinite(peak_value):
             raise ZeroDivisionError("the density vanishes or overflows on a piece")
+        # the grid may straddle a narrow peak (a log-normal with sigma = 0.01): zoom in on its top
+        # by finer grids between the neighbours of the best point (vectorised: this runs for every
+        # piece at every step of the solver, where a scalar minimiser cost as much as the rest)
         left, right = float(grid[max(i - 1, 0)]), float(grid[min(i + 1, grid.size - 1)])
-        # the grid may straddle a narrow peak (a log-normal with sigma = 0.01): find its top,
-        # on scalars (this runs for every piece at every step of the solver)
-        exponent, log = self.compiled["numpy"][0][index], self.log_space[index]
-
-        def depth(u: float) -> float:
-            try:
-                with np.errstate(all="ignore"):
-                    value = float(exponent(math.exp(u) if log else u, *point)) + (u if log else 0.0)
-            except (OverflowError, ZeroDivisionError, ValueError):  # Python floats raise where numpy gives inf/nan
-                return math.inf
-            return math.inf if math.isnan(value) else -value
-
-        found = scipy.optimize.minimize_scalar(depth, bounds=(left, right), method="bounded",
-                                               options={"xatol": 1e-12 * max(1.0, abs(right - left))})
-        if np.isfinite(found.fun) and -found.fun > peak_value:
-            peak_u, peak_value = float(found.x), float(-found.fun)
+        for _ in range(_ZOOMS):
+            fine = np.linspace(left, right, _ZOOM_POINTS)
+            fine_values = log_density(fine)
+            j = int(np.argmax(fine_values))
+            if np.isfinite(fine_values[j]) and fine_values[j] > peak_value:
+                peak_u, peak_value = float(fine[j]), float(fine_values[j])
+            left, right = float(fine[max(j - 1, 0)]), float(fine[min(j + 1, fine.size - 1)])
         drop = 60.0
         before = np.nonzero(values[:i] < peak_value - drop)[0]
         after = np.nonzero(values[i + 1:] < peak_value - drop)[0]
         start = float(grid[before[-1]]) if before.size else lo
         end = float(grid[i + 1 + after[0]]) if after.size else hi
-        x, w = _GAUSS
-        edges = np.concatenate([[0.0], 2.0 ** np.arange(-_PANELS + 1, 1)])
-        nodes, weights = [], []
-        for side in (start - peak_u, end - peak_u):
-            if side == 0:
-                continue
-            panel = peak_u + side * edges
-            for p, q in zip(panel, panel[1:]):
-                half = (q - p) / 2
-                nodes.append((p + q) / 2 + half * x)
-                weights.append(abs(half) * w)
-        return np.concatenate(nodes), np.concatenate(weights), peak_value
+        sides = [side for side in (start - peak_u, end - peak_u) if side != 0]
+        nodes = np.concatenate([peak_u + side * _UNIT_NODES for side in sides])
+        weights = np.concatenate([abs(side) * _UNIT_WEIGHTS for side in sides])
+        return nodes, weights, peak_value
 
     def float_moments(self, point: Sequence, *, second: bool = True) -> tuple:
         """log Z, E[g_i] and d E[g_i] / d mu_j for the free multipliers mu, in double precision."""
