@@ -9,6 +9,7 @@ import re
 import threading
 import time
 
+import mpmath
 import pytest
 import sympy
 
@@ -16,6 +17,7 @@ from maxent_util import ConstraintError, Mean, Support, TimeLimitError, UtilityE
 from maxent_util import expected_utility, exponential
 from maxent_util._timing import Deadline, SymbolicTimeout, check_timeout, run_bounded, time_limit
 from maxent_util.families import family_constraints
+from maxent_util.maxent.symbolic import _mixed_transcendental
 
 # Bounds on elapsed time are generous (T + 5 s) so that a loaded machine cannot fail them; before the
 # shared deadline these calls took 15-50 s on the main thread and 220 s on a worker thread.
@@ -162,3 +164,35 @@ def test_run_bounded_raises_the_workers_error():
     worker.start()
     worker.join(120)
     assert box and str(box[0]) == "from the worker"
+
+
+# ---------------------------------------------------------------------------
+# equations with a multiplier both in and out of an exponent skip sympy.solve
+# ---------------------------------------------------------------------------
+
+_lam = sympy.Symbol("lambda_1", real=True)
+
+
+@pytest.mark.parametrize("equation, mixed", [
+    # a truncated exponential's mean condition: Lambert territory, sympy.solve grinds and fails
+    (5 + 1 / _lam + 4 * sympy.exp(-5 * _lam) / _lam - 1 / _lam ** 2, True),
+    (sympy.log(10 ** ((_lam - 1) * 3)) + 10 ** _lam, True),
+    # an exponential factor never vanishes: the rest is linear, sympy solves it at once
+    ((_lam - 1) * sympy.exp(3 * _lam) / (_lam + 2) ** 2, False),
+    (10 ** (1 - _lam) * ((sympy.log(10) + 2) * (_lam - 1) + 1) / (_lam - 1) ** 2, False),
+    # the multiplier only in exponents, or only outside them
+    (sympy.Rational(18, 5) - 42 * sympy.exp(-_lam) / 5, False),
+    ((24 * _lam - 1) / _lam ** 2, False),
+])
+def test_mixed_transcendental_equations_are_told_apart(equation, mixed):
+    assert _mixed_transcendental([equation], {_lam}) is mixed
+
+
+def test_a_truncated_exponential_comes_out_numeric_and_right():
+    law = derive(Support(0, 10), Mean(3), timeout=30)
+    assert law.derivation.method.startswith("numeric")
+    # reference: E[k] by mpmath quadrature of the derived density, and the density's form
+    # exp(-lambda_0 - lambda_1 k) checked at two points against its own multipliers
+    pdf = sympy.lambdify(kappa, law.pdf, "mpmath")
+    assert abs(mpmath.quad(lambda k: k * pdf(k), [0, 10]) - 3) < 1e-12
+    assert abs(mpmath.quad(pdf, [0, 10]) - 1) < 1e-12

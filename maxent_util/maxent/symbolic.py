@@ -18,8 +18,12 @@ oo = sympy.oo
 def _partition_pieces(pieces: list[Piece]) -> list[sympy.Expr]:
     parts = []
     for piece in pieces:
-        part = sympy.simplify(integrate_piece(sympy.exp(piece.exponent), piece))
-        parts.append(part)
+        part = integrate_piece(sympy.exp(piece.exponent), piece)
+        if part.has(sympy.Integral):
+            # simplify would try the integral sympy just gave up on again, for seconds: the
+            # partition is not closed-form whatever the other pieces give
+            return parts + [part]
+        parts.append(sympy.simplify(part))
     return parts
 
 
@@ -56,7 +60,7 @@ def solve_symbolic(terms: list[Term], equations: list[sympy.Expr]) -> dict | Non
     if _huge_powers(equations, set(unknowns)):
         return None
     simplified = [sympy.simplify(eq.xreplace(stand_ins)) for eq in equations]
-    if _special_in(simplified, set(unknowns)):
+    if _special_in(simplified, set(unknowns)) or _mixed_transcendental(simplified, set(unknowns)):
         return None
     try:
         solutions = sympy.solve(simplified, unknowns, dict=True)
@@ -115,6 +119,45 @@ def _special_in(equations: list[sympy.Expr], unknowns: set) -> bool:
     return any(call.free_symbols & unknowns
                for equation in equations for call in equation.atoms(*_SPECIAL_FUNCTIONS))
 
+
+
+def _exponent_holds(expression: sympy.Expr, unknown: sympy.Symbol) -> bool:
+    """Whether ``unknown`` sits in an exponent here: exp(f(lambda)) or b**f(lambda)."""
+    if isinstance(expression, sympy.exp):
+        return expression.args[0].has(unknown)
+    return isinstance(expression, sympy.Pow) and expression.exp.has(unknown)
+
+
+def _appears_outside_exponents(expression: sympy.Expr, unknown: sympy.Symbol) -> bool:
+    """Whether ``unknown`` occurs somewhere not inside an exponent (as lambda, 1/lambda, log(lambda))."""
+    if expression == unknown:
+        return True
+    if isinstance(expression, sympy.exp):
+        return False
+    if isinstance(expression, sympy.Pow):
+        # the base may hold it outside an exponent ((lambda - 1)**2); the exponent never does
+        return _appears_outside_exponents(expression.base, unknown)
+    return any(_appears_outside_exponents(arg, unknown) for arg in expression.args)
+
+
+def _mixed_transcendental(equations: list[sympy.Expr], unknowns: set) -> bool:
+    """Whether an equation holds a multiplier both in an exponent and outside one, beyond factors
+    that never vanish: lambda + exp(-10 lambda) = c and the like have no closed form but Lambert's
+    W in special cases, and sympy.solve spends seconds finding that out before the numeric route
+    (with exact recognition of its root) takes over."""
+    for equation in equations:
+        # log(10**((lambda - 1) c)) holds lambda outside an exponent: bring exponents out of logs
+        numerator, _ = sympy.fraction(sympy.factor_terms(sympy.expand_log(equation, force=True)))
+        # a factor exp(f) or b**f (b a number) cannot vanish: the roots are those of the rest
+        factors = [factor for factor in sympy.Mul.make_args(numerator)
+                   if not (isinstance(factor, sympy.exp) or
+                           (isinstance(factor, sympy.Pow) and factor.base.is_number))]
+        rest = sympy.Mul(*factors)
+        for unknown in unknowns:
+            if any(_exponent_holds(e, unknown) for e in sympy.preorder_traversal(rest)) and \
+                    _appears_outside_exponents(rest, unknown):
+                return True
+    return False
 
 
 def symbolic_partition(pieces: list[Piece], terms: list[Term]) -> list[sympy.Expr] | None:
