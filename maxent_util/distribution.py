@@ -456,7 +456,10 @@ class CaptimeDistribution(Immutable):
                    for m, g, region, v, c in self.derivation.terms],
             stationary_density=sub(self.derivation.stationary_density),
             partition=sub(self.derivation.partition),
-            equations=[sub(e) for e in self.derivation.equations],
+            # kept as equations: sympy would spend a fraction of a second per relation deciding
+            # whether each substituted one now holds, and fold it to True if it did
+            equations=[sympy.Eq(sub(e.lhs), sub(e.rhs), evaluate=False) if isinstance(e, sympy.Equality)
+                       else sub(e) for e in self.derivation.equations],
             kkt=_substituted_cases(getattr(self.derivation, "kkt", ()), mapping, sub))
         new = type(self)(constraints=constraints, support=tuple(sub(p) for p in self.support),
                          pdf_pieces=[sub(e) for e in self._pdf_pieces],
