@@ -38,7 +38,7 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     **dict.fromkeys(["sweep", "crossovers", "ranking_changes"], "sweeps"),
     **dict.fromkeys(["Runner", "TableRunner", "ProcessRunner", "NaiveResult", "naive", "naive_curve",
-                     "up"], "racing"),
+                     "up", "simulate_up"], "racing"),
     **dict.fromkeys(["plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
                      "plot_sweep"], "plots"),
     **dict.fromkeys(["report_html", "write_report"], "report"),
@@ -94,7 +94,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .comparison import (Comparison, compare, gap_closed, holm_adjusted, pairwise, single_best,
                              virtual_best)
     from .plots import plot_cactus, plot_ranking, plot_survival, plot_sweep, plot_utilities
-    from .racing import NaiveResult, ProcessRunner, Runner, TableRunner, naive, naive_curve, up
+    from .racing import (NaiveResult, ProcessRunner, Runner, TableRunner, naive, naive_curve,
+                         simulate_up, up)
     from .ranking import (PAR, Solved, cross_utility, parse_rule, per_instance, rank, rank_stability,
                           tidy_ranking)
     from .report import report_html, write_report

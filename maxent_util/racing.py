@@ -69,6 +69,7 @@ __all__ = [
     "naive",
     "naive_curve",
     "up",
+    "simulate_up",
     "UNION_CONSTANT",
 ]
 
@@ -504,7 +505,7 @@ def _set_cpu_limit(pid: int, seconds: int) -> None:
 
 
 def _run_batch(runner: Any, configs: list[Any], instances: list[Any],
-               captimes: np.ndarray) -> np.ndarray:
+               captimes: np.ndarray, owner: str) -> np.ndarray:
     """The runner's runtimes of a batch of runs, checked: numbers, at least 0."""
     if not configs:
         return np.zeros(0)
@@ -517,7 +518,7 @@ def _run_batch(runner: Any, configs: list[Any], instances: list[Any],
     if values.shape != (len(configs),) or not (values >= 0).all():  # NaN fails too
         bad = values.ravel()[np.flatnonzero(~(values.ravel() >= 0))[:1]]
         raise DataError(argument_message(
-            "runner", "run", "a runtime of at least 0 seconds per run",
+            "runner", owner, "a runtime of at least 0 seconds per run",
             float(bad[0]) if bad.size else f"shape {values.shape}"))
     return values
 
@@ -712,7 +713,7 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
     order = _order(len(instances), seed, owner)[:m]
     chosen = [instances[j] for j in order]
     runtimes = _run_batch(runner, [c for c in configs for _ in range(m)], chosen * n,
-                          np.full(n * m, captime)).reshape(n, m)
+                          np.full(n * m, captime), owner).reshape(n, m)
     stopped = np.minimum(runtimes, captime)
     means = _utility_at(u, stopped, owner).mean(axis=1)
     best = int(np.argmax(means))
@@ -911,97 +912,248 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     order = _order(size, seed, owner)
     drawn = [instances[j] for j in order]
 
-    observed = np.zeros((n, size))        # u(min(T, k_i)) of each run so far
-    finished = np.zeros((n, size), dtype=bool)
-    captime = np.full(n, k0)
-    doublings = np.zeros(n, dtype=np.int64)
-    rerun = np.zeros(n, dtype=bool)
-    alive = np.ones(n, dtype=bool)
-    dropped = np.zeros(n, dtype=np.int64)
-    ucb, lcb = np.ones(n), np.zeros(n)
-    mean_utility, completed = np.zeros(n), np.zeros(n)
-    total = 0.0
-    rows: list[dict[str, Any]] = []
-    stopped = "instances"
-    log_constant = math.log(4 * UNION_CONSTANT * n / delta)
-    try:
-        for m in range(1, size + 1):
-            active = np.flatnonzero(alive)
-            # the new instance for every survivor, and the capped runs of those whose
-            # captime has just doubled
-            who = [active]
-            where = [np.full(active.size, m - 1)]
-            for i in active[rerun[active]]:
-                again = np.flatnonzero(~finished[i, :m - 1])
-                who.append(np.full(again.size, i))
-                where.append(again)
-            rerun[:] = False
-            rows_i, cols_j = np.concatenate(who), np.concatenate(where)
-            limits = captime[rows_i]
-            times = _run_batch(runner, [configs[i] for i in rows_i], [drawn[j] for j in cols_j],
-                               limits)
-            stopped_at = np.minimum(times, limits)
-            total += float(stopped_at.sum())
-            observed[rows_i, cols_j] = _utility_at(u, stopped_at, owner)
-            finished[rows_i, cols_j] = times < limits
+    def fetch(rep: np.ndarray, config: np.ndarray, instance: np.ndarray,
+              limits: np.ndarray) -> np.ndarray:
+        return _run_batch(runner, [configs[i] for i in config], [drawn[j] for j in instance],
+                          limits, owner)
 
-            at_captime = _utility_at(u, captime[active], owner)
-            mean_utility[active] = observed[active, :m].mean(axis=1)
-            completed[active] = finished[active, :m].mean(axis=1)
-            alpha = np.sqrt((log_constant + 2 * math.log(m)
-                             + 2 * np.log(doublings[active] + 1.0)) / (2 * m))
-            ucb[active] = np.minimum(ucb[active], mean_utility[active] + (1 - at_captime) * alpha)
-            slack = at_captime * (1 - completed[active])
-            lcb[active] = np.maximum(lcb[active], mean_utility[active] - alpha - slack)
-            best = active[int(np.argmax(lcb[active]))]
-            # the incumbent stays even if its own bounds cross (only on a failure event)
-            losing = active[(ucb[active] < lcb[best]) & (active != best)]
-            alive[losing] = False
-            dropped[losing] = m
-            survivors = np.flatnonzero(alive)
-            epsilon = float(ucb[survivors].max() - lcb[best])
-            row = {"m": m, "incumbent": configs[best], "epsilon": epsilon,
-                   "lcb": float(lcb[best]), "ucb": float(ucb[survivors].max()),
-                   "survivors": int(survivors.size),
-                   "captime_min": float(captime[survivors].min()),
-                   "captime_max": float(captime[survivors].max()), "total_time": total}
-            rows.append(row)
-            if progress is not None:
-                progress(row)
-            # double where the capped runs, not the sample, limit the lower bound
-            grow = active[(2 * alpha <= slack) & alive[active] & (captime[active] < largest)]
-            captime[grow] = np.minimum(2 * captime[grow], largest)
-            doublings[grow] += 1
-            rerun[grow] = True
-            if survivors.size == 1:
-                stopped = "one configuration"
-                break
-            if epsilon <= epsilon_min:
-                stopped = "epsilon"
-                break
-            if budget is not None and total >= budget:
-                stopped = "budget"
-                break
-    except KeyboardInterrupt:
-        stopped = "interrupted"
-    return _trace(rows, configs, stopped, delta, k0, mean_utility, completed, captime, lcb,
-                  ucb, alive, dropped)
+    def report(row: tuple[Any, ...]) -> None:
+        if progress is not None:
+            progress(dict(zip(_COLUMNS, (row[0], configs[row[1]], *row[2:]))))
 
-
-def _trace(rows: list[dict[str, Any]], configs: list[Any], stopped: str, delta: float,
-           k0: float, mean_utility: np.ndarray, completed: np.ndarray, captime: np.ndarray,
-           lcb: np.ndarray, ucb: np.ndarray, alive: np.ndarray, dropped: np.ndarray
-           ) -> pd.DataFrame:
-    columns = ["m", "incumbent", "epsilon", "lcb", "ucb", "survivors", "captime_min",
-               "captime_max", "total_time"]
-    trace = pd.DataFrame(rows, columns=columns)
-    trace.attrs["incumbent"] = rows[-1]["incumbent"] if rows else None
-    trace.attrs["epsilon"] = rows[-1]["epsilon"] if rows else 1.0
-    trace.attrs["stopped"] = stopped
-    trace.attrs["delta"] = delta
-    trace.attrs["k0"] = k0
-    trace.attrs["configurations"] = pd.DataFrame(
-        {"mean_utility": mean_utility, "completed": completed, "captime": captime, "lcb": lcb,
-         "ucb": ucb, "alive": alive, "dropped": np.where(alive, 0, dropped)},
-        index=pd.Index(configs, name="configuration"))
+    race = _Race(fetch, 1, n, size, u, delta, k0, largest, epsilon_min, budget, owner)
+    race.run(report)
+    rows = [(m, configs[best], *rest) for _, m, best, *rest in race.rows]
+    trace = pd.DataFrame(rows, columns=list(_COLUMNS))
+    last = dict(zip(_COLUMNS, rows[-1])) if rows else {"incumbent": None, "epsilon": 1.0}
+    trace.attrs.update(incumbent=last["incumbent"], epsilon=last["epsilon"],
+                       stopped=race.stopped[0], delta=delta, k0=k0,
+                       configurations=race.configurations(configs).loc[0])
     return trace
+
+
+def simulate_up(runtimes: Any, utility: Any, delta: float, *, configs: Sequence[Any] | None = None,
+                k0: float = 1.0, epsilon_min: float = 0.0, max_captime: float = math.inf,
+                budget: float | None = None) -> pd.DataFrame:
+    """:func:`up` on many simulated races at once: how often does its guarantee fail?
+
+    Parameters
+    ----------
+    runtimes : array_like of float, shape (repetitions, n, instances)
+        The true runtimes of each repetition's ``n`` configurations on its
+        instances (``inf``: never finishes), e.g. drawn from known laws;
+        the instances are used in the order given, so draw them at random.
+    utility : Utility, sympy.Expr or str
+        As in :func:`up`.
+    delta : float
+        The failure probability, in ``(0, 1)``.
+    configs : sequence, optional, keyword-only
+        Names of the ``n`` configurations (default ``0, ..., n - 1``).
+    k0, epsilon_min, max_captime, budget : float, keyword-only
+        As in :func:`up` (``budget`` per repetition).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The traces of all repetitions, one row per repetition and round: a
+        column ``repetition`` and then the columns of :func:`up`'s trace.
+        ``attrs`` holds ``stopped`` (a Series per repetition), ``delta``,
+        ``k0`` and ``configurations`` (:func:`up`'s, indexed by repetition
+        and configuration).
+
+    Raises
+    ------
+    DataError
+        If ``runtimes`` is not a 3-d array of runtimes of at least 0 (NaN
+        refused), or an option is invalid as in :func:`up`.
+    UtilityError
+        As :func:`up`.
+
+    Notes
+    -----
+    Each repetition runs exactly the rounds :func:`up` would run with a
+    runner that replays its runtimes in the given order (the same code
+    does both); the repetitions only share the evaluations of ``u``, which
+    makes hundreds of them take about as long as a few.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> runtimes = np.stack([rng.exponential([[0.1], [10.0]], size=(2, 50)) for _ in range(3)])
+    >>> traces = simulate_up(runtimes, "exp(-t)", 0.1, configs=["quick", "slow"], k0=0.5)
+    >>> traces.groupby("repetition")["incumbent"].last().tolist()
+    ['quick', 'quick', 'quick']
+    """
+    owner = "simulate_up"
+    try:
+        values = np.asarray(runtimes, dtype=float)
+    except (TypeError, ValueError):
+        values = np.zeros(0)
+    if values.ndim != 3 or 0 in values.shape or not (values >= 0).all():
+        raise DataError(argument_message(
+            "runtimes", owner, "a 3-d array (repetitions, configurations, instances) of "
+            "runtimes of at least 0 (inf: never finishes)",
+            f"shape {values.shape}" if values.ndim != 3 or 0 in values.shape
+            else "a value below 0 or NaN"))
+    races, n, size = values.shape
+    names = list(range(n)) if configs is None else list(configs)
+    if len(names) != n:
+        raise DataError(argument_message("configs", owner, f"{n} names (one per configuration)",
+                                         short(configs)))
+    u = _utility(utility, owner)
+    delta = _probability(delta, "delta", owner)
+    k0 = _positive(k0, "k0", owner)
+    largest = _positive(max_captime, "max_captime", owner, infinite=True)
+    epsilon_min = real(epsilon_min)
+    if not (epsilon_min >= 0) or k0 > largest:
+        arg, value = ("epsilon_min", epsilon_min) if not epsilon_min >= 0 else ("k0", k0)
+        raise DataError(argument_message(arg, owner, "at least 0" if arg == "epsilon_min"
+                                         else f"at most max_captime ({largest:g})", value))
+    if budget is not None:
+        budget = _positive(budget, "budget", owner, infinite=True)
+
+    def fetch(rep: np.ndarray, config: np.ndarray, instance: np.ndarray,
+              limits: np.ndarray) -> np.ndarray:
+        return np.minimum(values[rep, config, instance], limits)
+
+    race = _Race(fetch, races, n, size, u, delta, k0, largest, epsilon_min, budget, owner)
+    race.run()
+    frame = pd.DataFrame(race.rows, columns=["repetition", *_COLUMNS])
+    frame["incumbent"] = np.asarray(names, dtype=object)[frame["incumbent"].to_numpy(int)]
+    frame = frame.sort_values(["repetition", "m"], kind="stable", ignore_index=True)
+    frame.attrs.update(stopped=pd.Series(race.stopped, name="stopped",
+                                         index=pd.RangeIndex(races, name="repetition")),
+                       delta=delta, k0=k0, configurations=race.configurations(names))
+    return frame
+
+
+class _Race:
+    """The rounds of UP, for ``R`` races at once (one for :func:`up`, many for
+    :func:`simulate_up`): every array has the races first, then the ``n`` configurations.
+
+    ``fetch(race, config, instance, captimes)`` gives the runtimes of runs named by index
+    arrays (instances by their position in the order of use).
+    """
+
+    def __init__(self, fetch: Callable[..., np.ndarray], races: int, n: int, size: int,
+                 u: Callable[[Any], Any], delta: float, k0: float, largest: float,
+                 epsilon_min: float, budget: float | None, owner: str) -> None:
+        self.fetch, self.u, self.owner = fetch, u, owner
+        self.races, self.n, self.size = races, n, size
+        self.largest, self.epsilon_min, self.budget = largest, epsilon_min, budget
+        self.observed = np.zeros((races, n, size))   # u(min(T, k)) of each run so far
+        self.finished = np.zeros((races, n, size), dtype=bool)
+        self.sum_u, self.sum_f = np.zeros((races, n)), np.zeros((races, n))
+        self.captime = np.full((races, n), k0)
+        self.doublings = np.zeros((races, n))
+        self.rerun = np.zeros((races, n), dtype=bool)
+        self.alive = np.ones((races, n), dtype=bool)
+        self.dropped = np.zeros((races, n), dtype=np.int64)
+        self.used = np.zeros(races, dtype=np.int64)
+        self.ucb, self.lcb = np.ones((races, n)), np.zeros((races, n))
+        self.total = np.zeros(races)
+        self.running = np.ones(races, dtype=bool)
+        self.stopped = np.full(races, "instances", dtype=object)
+        self.rows: list[tuple[Any, ...]] = []  # (race, m, best, epsilon, lcb, ucb, ...)
+        self.log_constant = math.log(4 * UNION_CONSTANT * n / delta)
+
+    def run(self, report: Callable[[tuple[Any, ...]], None] | None = None) -> None:
+        try:
+            for m in range(1, self.size + 1):
+                self._round(m, report)
+                if not self.running.any():
+                    break
+        except KeyboardInterrupt:
+            self.stopped[self.running] = "interrupted"
+            self.running[:] = False
+
+    def _round(self, m: int, report: Callable[[tuple[Any, ...]], None] | None) -> None:
+        n, races = self.n, np.arange(self.races)
+        active = self.alive & self.running[:, None]
+        # the new instance for every survivor, and the capped runs of those whose captime
+        # has just doubled
+        who_r, who_i = np.nonzero(active)
+        who_j = np.full(who_r.size, m - 1)
+        if self.rerun.any():
+            again_r, again_i, again_j = np.nonzero(~self.finished[:, :, :m - 1]
+                                                   & self.rerun[:, :, None])
+            who_r, who_i, who_j = (np.concatenate([who_r, again_r]),
+                                   np.concatenate([who_i, again_i]),
+                                   np.concatenate([who_j, again_j]))
+            self.rerun[:] = False
+        limits = self.captime[who_r, who_i]
+        times = self.fetch(who_r, who_i, who_j, limits)
+        stopped_at = np.minimum(times, limits)
+        self.total += np.bincount(who_r, weights=stopped_at, minlength=self.races)
+        # one evaluation of u per round: the runs, then the survivors' captimes
+        values = _utility_at(self.u, np.concatenate([stopped_at, self.captime[active]]),
+                             self.owner)
+        runs = who_r.size
+        done = times < limits
+        cell = who_r * n + who_i
+        np.add.at(self.sum_u.reshape(-1), cell, values[:runs] - self.observed[who_r, who_i, who_j])
+        np.add.at(self.sum_f.reshape(-1), cell,
+                  done.astype(float) - self.finished[who_r, who_i, who_j])
+        self.observed[who_r, who_i, who_j] = values[:runs]
+        self.finished[who_r, who_i, who_j] = done
+        self.used[self.running] = m
+
+        at_captime = np.zeros((self.races, n))
+        at_captime[active] = values[runs:]
+        mean = self.sum_u / m
+        slack = at_captime * (1 - self.sum_f / m)
+        alpha = np.sqrt((self.log_constant + 2 * math.log(m) + 2 * np.log1p(self.doublings))
+                        / (2 * m))
+        self.ucb = np.where(active, np.minimum(self.ucb, mean + (1 - at_captime) * alpha),
+                            self.ucb)
+        self.lcb = np.where(active, np.maximum(self.lcb, mean - alpha - slack), self.lcb)
+        best = np.argmax(np.where(active, self.lcb, -np.inf), axis=1)
+        best_lcb = self.lcb[races, best]
+        # the incumbent stays even if its own bounds cross (only on a failure event)
+        losing = active & (self.ucb < best_lcb[:, None]) & (np.arange(n) != best[:, None])
+        self.alive &= ~losing
+        self.dropped[losing] = m
+        survivors = self.alive & self.running[:, None]
+        top = np.where(survivors, self.ucb, -np.inf).max(axis=1)
+        epsilon = top - best_lcb
+        count = survivors.sum(axis=1)
+        low = np.where(survivors, self.captime, np.inf).min(axis=1)
+        high = np.where(survivors, self.captime, -np.inf).max(axis=1)
+        for r in np.flatnonzero(self.running):
+            row = (int(r), m, int(best[r]), float(epsilon[r]), float(best_lcb[r]), float(top[r]),
+                   int(count[r]), float(low[r]), float(high[r]), float(self.total[r]))
+            self.rows.append(row)
+            if report is not None:
+                report(row[1:])
+        # double where the capped runs, not the sample, limit the lower bound
+        grow = active & self.alive & (2 * alpha <= slack) & (self.captime < self.largest)
+        if grow.any():
+            self.captime[grow] = np.minimum(2 * self.captime[grow], self.largest)
+            self.doublings[grow] += 1
+            self.rerun[grow] = True
+        for reason, ends in (("one configuration", count == 1),
+                             ("epsilon", epsilon <= self.epsilon_min),
+                             ("budget", self.total >= (math.inf if self.budget is None
+                                                       else self.budget))):
+            ends &= self.running
+            self.stopped[ends] = reason
+            self.running &= ~ends
+
+    def configurations(self, configs: Sequence[Any]) -> pd.DataFrame:
+        """Per race and configuration: the final means (over the instances it ran on),
+        captime, bounds, and whether and when it was dropped."""
+        used = np.where(self.alive, self.used[:, None], self.dropped).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_utility, completed = self.sum_u / used, self.sum_f / used
+        index = pd.MultiIndex.from_product([range(self.races), list(configs)],
+                                           names=["repetition", "configuration"])
+        return pd.DataFrame(
+            {"mean_utility": mean_utility.ravel(), "completed": completed.ravel(),
+             "captime": self.captime.ravel(), "lcb": self.lcb.ravel(), "ucb": self.ucb.ravel(),
+             "alive": self.alive.ravel(), "dropped": np.where(self.alive, 0, self.dropped).ravel()},
+            index=index)
+
+
+_COLUMNS = ("m", "incumbent", "epsilon", "lcb", "ucb", "survivors", "captime_min",
+            "captime_max", "total_time")
