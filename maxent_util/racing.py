@@ -46,7 +46,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -279,9 +279,16 @@ class ProcessRunner:
         CPU (``RLIMIT_CPU``; a run past the captime still counts as capped),
         and it is killed after ``wall_factor`` times the captime of elapsed
         time in case it sleeps. Linux and macOS (POSIX) only.
+    configurations : mapping of str to sequence of str, optional, keyword-only
+        The words of each configuration by name, e.g. ``{"luby": ["-luby"],
+        "geometric": ["-no-luby", "-rinc=1.5"]}``: a configuration named here
+        fills ``{config}`` with its words, so races and traces speak of names.
+    exit_codes : sequence of int, keyword-only
+        The exit statuses of a run that finished (default ``(0,)``; SAT
+        solvers report 10 and 20).
     failures : {"never", "raise"}, keyword-only
-        A command that exits with a nonzero status, or is killed by a
-        signal before its captime: ``"never"`` counts it as a run that never
+        A command that exits with another status, or is killed by a signal
+        before its captime: ``"never"`` counts it as a run that never
         finishes (runtime ``inf``, utility 0); ``"raise"`` raises
         :class:`~maxent_util.errors.DataError` naming the command and status.
     executor : concurrent.futures.Executor or dask.distributed.Client, optional, keyword-only
@@ -312,6 +319,7 @@ class ProcessRunner:
     max_captime = math.inf
 
     def __init__(self, command: str | Sequence[str], *, clock: str = "wall",
+                 configurations: Any = None, exit_codes: Sequence[int] = (0,),
                  failures: str = "never", executor: Any = None, wall_factor: float = 10.0,
                  cwd: Any = None) -> None:
         owner = "ProcessRunner"
@@ -341,7 +349,23 @@ class ProcessRunner:
             raise DataError(argument_message(
                 "executor", owner, "a concurrent.futures executor or a Dask client (with "
                 "submit)", type(executor).__name__))
+        named: dict[str, tuple[str, ...]] = {}
+        if configurations is not None:
+            if not isinstance(configurations, Mapping) or not all(
+                    isinstance(name, str) and isinstance(value, Sequence)
+                    and not isinstance(value, str) and all(isinstance(w, str) for w in value)
+                    for name, value in configurations.items()):
+                raise DataError(argument_message(
+                    "configurations", owner, "a mapping from names to lists of words",
+                    short(configurations)))
+            named = {name: tuple(value) for name, value in configurations.items()}
+        codes = tuple(exit_codes) if isinstance(exit_codes, Sequence) else ()
+        if not codes or not all(isinstance(c, int) and not isinstance(c, bool) for c in codes):
+            raise DataError(argument_message("exit_codes", owner, "a non-empty list of integers",
+                                             short(exit_codes)))
         self.words = tuple(words)
+        self.configurations = named
+        self.exit_codes = codes
         self.clock = clock
         self.failures = failures
         self.executor = executor
@@ -358,8 +382,9 @@ class ProcessRunner:
         Parameters
         ----------
         config : str or sequence of str
-            The configuration (several words only for a word that is exactly
-            ``{config}``).
+            The configuration: a name of ``configurations`` (its words), or
+            the words themselves (several words only for a word that is
+            exactly ``{config}``).
         instance : object
             The instance, as one argument (``str(instance)``).
         captime : float
@@ -370,6 +395,8 @@ class ProcessRunner:
         list of str
             The words to execute; nothing is read by a shell.
         """
+        if isinstance(config, str) and config in self.configurations:
+            config = self.configurations[config]
         spliced = isinstance(config, (list, tuple))
         config_text = " ".join(map(str, config)) if spliced else str(config)
         values = {"{config}": config_text, "{instance}": str(instance),
@@ -455,12 +482,13 @@ class ProcessRunner:
         runtime = elapsed if self.clock == "wall" else usage.ru_utime + usage.ru_stime
         if killed.is_set():
             return max(runtime, limit)
-        if process.returncode != 0:
+        if process.returncode not in self.exit_codes:
             if self.clock == "cpu" and process.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
                 return max(runtime, limit)  # stopped by the CPU-time limit
             if self.failures == "raise":
                 raise DataError(argument_message(
-                    "command", "ProcessRunner.run", "a command that exits with status 0",
+                    "command", "ProcessRunner.run",
+                    f"a command that exits with status {' or '.join(map(str, self.exit_codes))}",
                     short(" ".join(argv)), f"(it exited with status {process.returncode})"))
             return math.inf
         return runtime

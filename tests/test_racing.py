@@ -390,11 +390,19 @@ def test_process_runner_passes_hostile_words_as_single_arguments(tmp_path):
     assert json.loads(out.read_text()) == ["-luby", "--rinc=2 ; ls", "x" + hostile, "30.0"]
     assert not (tmp_path / "pwned").exists() and not os.path.exists("pwned")
     assert runner.arguments("one word", "i", 1)[-3] == "one word"
+    named = ProcessRunner("solver {config} {instance}", configurations={"luby": ["-luby", "-x=1"]})
+    assert named.arguments("luby", "f.cnf", 1) == ["solver", "-luby", "-x=1", "f.cnf"]
+    assert named.arguments("other", "f.cnf", 1) == ["solver", "other", "f.cnf"]
 
 
 def test_process_runner_failures_and_bad_commands():
     failing = [PYTHON, "-c", "import sys; sys.exit(3)"]
     assert ProcessRunner(failing).run("c", "i", 30.0) == math.inf  # never finishes
+    assert ProcessRunner(failing, exit_codes=[3, 10]).run("c", "i", 30.0) < 30.0  # finished
+    with pytest.raises(DataError, match="`exit_codes` of `ProcessRunner`"):
+        ProcessRunner("true", exit_codes=[])
+    with pytest.raises(DataError, match="`configurations` of `ProcessRunner`"):
+        ProcessRunner("true", configurations={"a": "-luby"})
     with pytest.raises(DataError, match=r"exits with status 0; got .*\(it exited with status 3\)"):
         ProcessRunner(failing, failures="raise").run("c", "i", 30.0)
     with pytest.raises(DataError, match="`command` of `ProcessRunner` must be a command line shlex"):
