@@ -99,7 +99,21 @@ class Runner(Protocol):
     """
 
     def run(self, config: Any, instance: Any, captime: float) -> float:
-        """The runtime of ``config`` on ``instance`` within ``captime`` seconds."""
+        """The runtime of ``config`` on ``instance`` within ``captime`` seconds.
+
+        Parameters
+        ----------
+        config, instance : object
+            What to run and on what.
+        captime : float
+            The time limit in seconds.
+
+        Returns
+        -------
+        float
+            Below ``captime`` if the run finished, ``captime`` or more if it
+            was stopped there, ``inf`` if it can never finish.
+        """
         ...  # pragma: no cover - a protocol
 
 
@@ -718,7 +732,7 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
     ...                       "cutoff": 100.0})
     >>> found = naive(TableRunner(table), None, None, "exp(-t/10)", 0.9, 0.1, 60.0, seed=0)
     >>> found.configuration, found.m, found.total_time
-    ('fast', 9, 279.0)
+    ('fast', 10, 310.0)
     """
     owner = "naive"
     configs, instances = _candidates(runner, configs, instances, owner)
@@ -781,7 +795,7 @@ def naive_curve(runner: Any, configs: Sequence[Any] | None, instances: Sequence[
     ...                       "instance": [f"i{j}" for j in range(50)] * 2,
     ...                       "runtime": 1.0, "status": "solved", "cutoff": 10.0})
     >>> naive_curve(TableRunner(table), None, None, "exp(-t)", 0.1, 10.0, [0.5, 0.9])["m"].tolist()
-    [40, 10]
+    [30, 10]
     """
     owner = "naive_curve"
     u = _utility(utility, owner)
@@ -910,13 +924,15 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
 
     Examples
     --------
-    >>> table = pd.DataFrame({"algorithm": ["fast"] * 60 + ["slow"] * 60,
-    ...                       "instance": [f"i{j}" for j in range(60)] * 2,
-    ...                       "runtime": [1.0] * 60 + [80.0] * 60, "status": "solved",
+    >>> table = pd.DataFrame({"algorithm": ["fast"] * 200 + ["slow"] * 200,
+    ...                       "instance": [f"i{j}" for j in range(200)] * 2,
+    ...                       "runtime": [1.0] * 200 + [80.0] * 200, "status": "solved",
     ...                       "cutoff": 100.0})
     >>> trace = up(TableRunner(table), None, None, "exp(-t/10)", 0.05, k0=1, seed=0)
     >>> trace.attrs["incumbent"], trace.attrs["stopped"], int(trace["m"].iloc[-1])
-    ('fast', 'one configuration', 29)
+    ('fast', 'one configuration', 100)
+    >>> round(trace.attrs["epsilon"], 3), trace.attrs["configurations"]["dropped"].tolist()
+    (0.332, [0, 100])
     """
     owner = "up"
     configs, instances = _candidates(runner, configs, instances, owner)
