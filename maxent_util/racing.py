@@ -292,7 +292,8 @@ class ProcessRunner:
         the kernel stops it at the captime rounded up to a whole second of
         CPU (``RLIMIT_CPU``; a run past the captime still counts as capped),
         and it is killed after ``wall_factor`` times the captime of elapsed
-        time in case it sleeps. Linux and macOS (POSIX) only.
+        time in case it sleeps (the kernel limit is Linux's; elsewhere only
+        that one applies).
     configurations : mapping of str to sequence of str, optional, keyword-only
         The words of each configuration by name, e.g. ``{"luby": ["-luby"],
         "geometric": ["-no-luby", "-rinc=1.5"]}``: a configuration named here
@@ -319,6 +320,12 @@ class ProcessRunner:
     ------
     DataError
         If the command is empty or cannot be split, or an option is invalid.
+
+    Notes
+    -----
+    POSIX only (Linux, macOS): the command runs in a session of its own,
+    so the whole process group it starts is killed at the captime, and an
+    interrupted race (Ctrl-C) kills the run under way before it stops.
 
     Examples
     --------
@@ -484,6 +491,11 @@ class ProcessRunner:
         timer.start()
         try:
             _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:  # Ctrl-C: the command is in its own session and did not get it
+            kill()
+            os.waitpid(process.pid, 0)
+            process.returncode = -signal.SIGKILL
+            raise
         finally:
             timer.cancel()
         elapsed = time.perf_counter() - started
@@ -533,7 +545,12 @@ class ProcessRunner:
         if self.executor is None:
             return np.array([self.run(*request) for request in requests], dtype=float)
         futures = [self.executor.submit(self.run, *request) for request in requests]
-        return np.array([future.result() for future in futures], dtype=float)
+        try:
+            return np.array([future.result() for future in futures], dtype=float)
+        except BaseException:  # interrupted or failed: what has not started need not start
+            for future in futures:
+                future.cancel()
+            raise
 
     def __repr__(self) -> str:
         return f"ProcessRunner({shlex.join(self.words)!r}, clock={self.clock!r})"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -374,6 +375,29 @@ def test_process_runner_kills_the_whole_process_group_at_the_captime(tmp_path):
         time.sleep(0.01)
     else:
         pytest.fail("the command's own child outlived the captime")
+
+
+def test_an_interrupted_run_kills_its_command(tmp_path):
+    pid_file = tmp_path / "command.pid"
+    script = ("import os, sys, time, pathlib; pathlib.Path(sys.argv[1] + '.tmp').write_text("
+              "str(os.getpid())); os.rename(sys.argv[1] + '.tmp', sys.argv[1]); time.sleep(60)")
+    runner = ProcessRunner([PYTHON, "-c", script, str(pid_file)])
+
+    def interrupt(*_):
+        raise KeyboardInterrupt  # what Ctrl-C does; the command, in its own session, sees none
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            runner.run("c", "i", 60.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if not pid_file.exists():
+        pytest.skip("the command had not started within a second; nothing to check")
+    with pytest.raises(ProcessLookupError):  # killed and reaped
+        os.kill(int(pid_file.read_text()), 0)
 
 
 def test_process_runner_cpu_limit_stops_a_busy_loop():
