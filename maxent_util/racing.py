@@ -737,9 +737,9 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
     probability at least :math:`1 - \\delta`; capping moves a mean by at most
     :math:`u(\\kappa)`, so the configuration returned is
     :math:`\\epsilon`-optimal (the Naive procedure of Graham, Leyton-Brown
-    and Roughgarden 2023, Section 3; the same :math:`m` as their code).
+    and Roughgarden 2023; the same :math:`m` as their published code).
     Instances are drawn without replacement; Hoeffding's bound holds for
-    that too (Hoeffding 1963, Section 6).
+    that too (Hoeffding 1963, on sampling from a finite population).
 
     Examples
     --------
@@ -929,8 +929,8 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     except where the last doubling is cut at ``max_captime``.
 
     This is the procedure UP of Graham, Leyton-Brown and Roughgarden,
-    *Utilitarian Algorithm Configuration*, NeurIPS 2023 (Section 4; its
-    correctness theorem says that UP's incumbent is
+    *Utilitarian Algorithm Configuration*, NeurIPS 2023 (the paper's
+    correctness theorem for UP says that its incumbent is
     :math:`\\epsilon^*`-optimal with probability at least :math:`1 -
     \\delta`, at every time). The constants, the bounds and the doubling
     condition were checked against the authors' published code
