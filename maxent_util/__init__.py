@@ -37,8 +37,10 @@ _LOCATIONS: dict[str, str] = {
                      "single_best", "gap_closed"], "comparison"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     **dict.fromkeys(["sweep", "crossovers", "ranking_changes"], "sweeps"),
+    **dict.fromkeys(["Runner", "TableRunner", "ProcessRunner", "NaiveResult", "naive", "naive_curve",
+                     "up", "simulate_up"], "racing"),
     **dict.fromkeys(["plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
-                     "plot_sweep"], "plots"),
+                     "plot_sweep", "plot_race"], "plots"),
     **dict.fromkeys(["report_html", "write_report"], "report"),
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
                      "cost_function"], "export"),
@@ -91,7 +93,10 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .bootstrap import bootstrap_intervals, bootstrap_means, rank_probabilities
     from .comparison import (Comparison, compare, gap_closed, holm_adjusted, pairwise, single_best,
                              virtual_best)
-    from .plots import plot_cactus, plot_ranking, plot_survival, plot_sweep, plot_utilities
+    from .plots import (plot_cactus, plot_race, plot_ranking, plot_survival, plot_sweep,
+                        plot_utilities)
+    from .racing import (NaiveResult, ProcessRunner, Runner, TableRunner, naive, naive_curve,
+                         simulate_up, up)
     from .ranking import (PAR, Solved, cross_utility, parse_rule, per_instance, rank, rank_stability,
                           tidy_ranking)
     from .report import report_html, write_report

@@ -4,6 +4,7 @@ Subcommands: ``derive`` (constraints -> captime law and utility), ``family``
 (the paper's presets), ``rank`` (runtime data -> rankings), ``sweep`` (how a
 ranking changes with a utility's parameter), ``compare``
 (is one algorithm really ahead of another?), ``plan`` (sampling plans),
+``race`` (the best algorithm by utility without running everything),
 ``export`` (Python, C or LaTeX), ``plot`` (figures), ``tour`` (all of it on
 the bundled SAT Competition 2021 data) and ``report`` (one HTML page about
 runtime data).
@@ -990,6 +991,10 @@ def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
 
     if arguments.sweep:
         return _plot_sweep(arguments, out)
+    if arguments.race:
+        return _plot_race(arguments, out)
+    if any(getattr(arguments, name) is not None for name in ("delta", "k0", "captime", "seed")):
+        raise CommandLineError("--delta, --k0, --captime and --seed only go with --race")
     if arguments.family is not None or arguments.start is not None or arguments.stop is not None:
         raise CommandLineError("--family, --from and --to only go with --sweep")
     if arguments.cactus or arguments.survival:
@@ -1158,6 +1163,158 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
 
 
 # ---------------------------------------------------------------------------
+# race
+
+
+def _probability_value(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1 such as 0.05; "
+                                         f"got {text!r}")
+    return value
+
+
+def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, Any, Any]:
+    """The runner of the runs table, its label, the utility of SPEC and Naive's captime."""
+    from .racing import TableRunner
+    from .ranking import parse_rule
+
+    table, label = _runtime_table(arguments)
+    utility = parse_rule(spec)
+    if not hasattr(utility, "expr"):
+        raise CommandLineError(f"argument --utility: a race needs a utility, not the classic "
+                               f"rule {spec!r}")
+    runner = TableRunner(table, duplicates=arguments.duplicates, missing=arguments.missing)
+    captime = arguments.captime if arguments.captime is not None else runner.max_captime
+    if captime > runner.max_captime:
+        raise CommandLineError(f"argument --captime: {captime:g} s is above the cutoff of "
+                               f"{label} ({runner.max_captime:g} s)")
+    return runner, label, utility, captime
+
+
+def _race_progress(show: bool) -> Any:
+    """A function printing one carriage-return line per round on stderr (None if not shown)."""
+    if not show:
+        return None
+
+    def line(row: dict[str, Any]) -> None:
+        print(f"\rm = {row['m']}, survivors {row['survivors']}, epsilon* {row['epsilon']:.4f}, "
+              f"time {row['total_time']:.4g} s ", end="", file=sys.stderr, flush=True)
+
+    return line
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 2 * 86400:
+        return f"{seconds:.4g} s ({seconds / 86400:.1f} days)"
+    if seconds >= 2 * 3600:
+        return f"{seconds:.4g} s ({seconds / 3600:.1f} hours)"
+    return f"{seconds:.4g} s"
+
+
+def _command_race(arguments: argparse.Namespace, out: Any) -> int:
+    from .racing import naive, up
+
+    if arguments.naive and arguments.epsilon is None:
+        raise CommandLineError("--naive needs --epsilon (the accuracy Naive is sized for)")
+    runner, label, utility, captime = _race_inputs(arguments, arguments.utility)
+    spec = arguments.utility.strip()
+    if arguments.naive:
+        found = naive(runner, None, None, utility, arguments.epsilon, arguments.delta, captime,
+                      seed=arguments.seed)
+        record = {"procedure": "naive", "data": label, "utility": spec, "delta": found.delta,
+                  "epsilon": found.epsilon, "captime": found.captime, "m": found.m,
+                  "configurations": len(runner.configs), "incumbent": str(found.configuration),
+                  "total_time": found.total_time}
+        if arguments.json:
+            json.dump(record, out, indent=2)
+            out.write("\n")
+        elif arguments.csv:
+            found.means.rename("mean_utility").to_csv(out)
+        else:
+            print(f"Naive on {label} under {spec}: each of {len(runner.configs)} configurations "
+                  f"ran on m = {found.m} instances at captime {found.captime:g} s", file=out)
+            print(f"best: {found.configuration} (mean utility "
+                  f"{float(found.means.max()):.4f}), within epsilon = {found.epsilon:g} of the "
+                  f"best with probability at least {1 - found.delta:g}", file=out)
+            print(f"total time of runs: {_duration(found.total_time)}", file=out)
+        return 0
+    show = arguments.progress if arguments.progress is not None else sys.stderr.isatty()
+    trace = up(runner, None, None, utility, arguments.delta, k0=arguments.k0,
+               epsilon_min=arguments.epsilon or 0.0, budget=arguments.budget,
+               seed=arguments.seed, progress=_race_progress(show))
+    if show:
+        print(file=sys.stderr)
+    if arguments.csv:
+        trace.to_csv(out, index=False)
+        return 0
+    last = trace.iloc[-1]
+    if arguments.json:
+        json.dump({"procedure": "up", "data": label, "utility": spec, "delta": arguments.delta,
+                   "k0": arguments.k0, "seed": arguments.seed, "stopped": trace.attrs["stopped"],
+                   "m": int(last["m"]), "incumbent": str(last["incumbent"]),
+                   "epsilon": float(last["epsilon"]), "survivors": int(last["survivors"]),
+                   "total_time": float(last["total_time"]),
+                   "trace": json.loads(trace.to_json(orient="records"))}, out, indent=2)
+        out.write("\n")
+        return 0
+    print(f"UP on {label} under {spec}, delta = {arguments.delta:g} (k0 = {arguments.k0:g} s, "
+          f"seed {arguments.seed}): stopped after m = {int(last['m'])} instances "
+          f"({trace.attrs['stopped']})", file=out)
+    print(f"incumbent: {last['incumbent']}, within epsilon* = {last['epsilon']:.4f} of the best "
+          f"with probability at least {1 - arguments.delta:g}", file=out)
+    print(f"configurations left: {int(last['survivors'])} of {len(runner.configs)}; captimes "
+          f"{last['captime_min']:g} to {last['captime_max']:g} s; total time of runs "
+          f"{_duration(float(last['total_time']))}", file=out)
+    return 0
+
+
+def _plot_race(arguments: argparse.Namespace, out: Any) -> int:
+    """``plot --race``: epsilon* and survivors against the time spent, UP and Naive."""
+    import numpy as np
+
+    from . import plots
+    from .racing import naive_curve, up
+
+    target = _figure_target(arguments.output or "race.png", flag="--output",
+                            force=arguments.force, parents=arguments.parents)
+    _fix_greedy_file(arguments)
+    if arguments.delta is None or not arguments.utility or len(arguments.utility) != 1:
+        raise CommandLineError("--race needs one --utility SPEC and --delta D")
+    if arguments.par or arguments.solved or arguments.t_max is not None:
+        raise CommandLineError("--par, --solved and --t-max do not go with --race")
+    if arguments.file is None and arguments.dataset is None:
+        arguments.dataset = "satcomp2021-parallel"
+    runner, label, utility, captime = _race_inputs(arguments, arguments.utility[0])
+    k0 = 1.0 if arguments.k0 is None else arguments.k0
+    seed = 0 if arguments.seed is None else arguments.seed
+    trace = up(runner, None, None, utility, arguments.delta, k0=k0, seed=seed)
+    curve = naive_curve(runner, None, None, utility, arguments.delta, captime,
+                        np.round(np.arange(0.05, 1.0, 0.05), 2), seed=seed)
+    figure = plots.plot_race(trace, curve, title=f"{label}: {arguments.utility[0].strip()}, "
+                                                 f"delta = {arguments.delta:g} (Naive at "
+                                                 f"captime {captime:g} s)")
+    _save(figure, target, force=arguments.force)
+    print(f"wrote {target}", file=out)
+    return 0
+
+
+def _add_race_flags(parser: argparse.ArgumentParser, *, plot: bool) -> None:
+    note = " (with --race)" if plot else ""
+    parser.add_argument("--delta", type=_probability_value, required=not plot, default=None,
+                        metavar="D", help="the probability that the guarantee fails" + note)
+    parser.add_argument("--k0", type=_positive_float, default=None if plot else 1.0,
+                        metavar="SECONDS", help="UP's first captime (default 1 s)" + note)
+    parser.add_argument("--captime", type=_positive_float, default=None, metavar="SECONDS",
+                        help="Naive's captime (default the data's cutoff)" + note)
+    parser.add_argument("--seed", type=_nonnegative_int, default=None if plot else 0, metavar="S",
+                        help="seed of the random order of the instances (default 0)" + note)
+
+
+# ---------------------------------------------------------------------------
 # the parser
 
 
@@ -1305,6 +1462,49 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
     formats.add_argument("--json", action="store_true", help="print the results as JSON records")
     comparing.set_defaults(handler=_command_compare)
 
+    racing = commands.add_parser(
+        "race", help="find the best algorithm by utility without running everything (UP, Naive)",
+        description="Replay a runs table as a race (Graham, Leyton-Brown and Roughgarden, "
+                    "Utilitarian Algorithm Configuration, NeurIPS 2023): utilitarian "
+                    "procrastination (UP) adds instances one at a time in a random order, drops "
+                    "algorithms that are provably worse and doubles captimes only when capped "
+                    "runs limit what it knows; it reports the incumbent and epsilon*, within "
+                    "which it is of the best with probability at least 1 - D. With --naive, "
+                    "every algorithm runs on the same m instances at one captime instead.")
+    racing.add_argument("file", nargs="?", metavar="FILE",
+                        help="runtime data, as for rank; - reads standard input")
+    racing.add_argument("--dataset", choices=sorted(DATASETS), default=None,
+                        help="use bundled data instead of FILE")
+    racing.add_argument("--format", choices=("satcomp", "long", "aslib", "benchexec"),
+                        default=None, help="format of FILE (by default told from its content)")
+    racing.add_argument("--utility", required=True, metavar="SPEC",
+                        help="the utility, e.g. 'pareto(60, 1)' or 'exp(-t/600)'")
+    _add_race_flags(racing, plot=False)
+    racing.add_argument("--epsilon", type=_positive_float, default=None, metavar="E",
+                        help="UP: stop once epsilon* is at most E; Naive: the accuracy it is "
+                             "sized for (required with --naive)")
+    racing.add_argument("--naive", action="store_true",
+                        help="run the Naive procedure instead of UP")
+    racing.add_argument("--budget", type=_positive_float, default=None, metavar="SECONDS",
+                        help="UP: stop once this much time of runs is spent")
+    racing.add_argument("--cutoff", type=_positive_float, metavar="SECONDS",
+                        help="treat every run as stopped at this time (the largest captime)")
+    racing.add_argument("--duplicates", choices=("raise", "first"), default="raise",
+                        help="several runs of one algorithm on one instance: refuse (default) "
+                             "or keep the first")
+    racing.add_argument("--missing", choices=("raise", "unsolved"), default="raise",
+                        help="algorithms run on different instances: refuse (default), or count "
+                             "a missing run as capped at the cutoff")
+    racing.add_argument("--progress", action="store_true", default=None,
+                        help="show m, survivors, epsilon* and time on one line of stderr "
+                             "(default: when stderr is a terminal)")
+    racing.add_argument("--no-progress", action="store_false", dest="progress")
+    formats = racing.add_mutually_exclusive_group()
+    formats.add_argument("--csv", action="store_true",
+                         help="print UP's trace (Naive: each algorithm's mean) as CSV")
+    formats.add_argument("--json", action="store_true", help="print the result as JSON")
+    racing.set_defaults(handler=_command_race)
+
     planning = commands.add_parser("plan", help="runs and captime to estimate a score within epsilon",
                                    description="The estimation theorem's sampling plan (Section 4).")
     planning.add_argument("--epsilon", type=_number, required=True, metavar="E")
@@ -1339,7 +1539,11 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
     kinds.add_argument("--sweep", action="store_true",
                        help="draw each algorithm's score against --parameter of --family, "
                             "from --from to --to, with the leader's changes marked")
+    kinds.add_argument("--race", action="store_true",
+                       help="race the algorithms of FILE under one --utility with --delta: "
+                            "UP's epsilon* and survivors against the time spent, and Naive's")
     _add_ranking_inputs(plot, default_note="Default: the paper's figure.")
+    _add_race_flags(plot, plot=True)
     _add_sweep_flags(plot, required=False)
     plot.add_argument("-o", "--output", metavar="FILE.png",
                       help="where to write (default utilities.png, ranking.png, cactus.png or "

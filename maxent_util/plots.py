@@ -35,7 +35,7 @@ from .runs import Runs, real, validate_runs
 from .utility import Utility
 
 __all__ = ["PAPER_UTILITIES", "plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
-           "survival_curve", "plot_sweep", "to_svg"]
+           "survival_curve", "plot_sweep", "plot_race", "to_svg"]
 
 #: The paper's figure of utilities (Section 3): the seven families with kappa0 = 24.
 PAPER_UTILITIES: tuple[str, ...] = tuple(figure_spec(name) for name in FIGURE_PARAMETERS)
@@ -710,6 +710,99 @@ def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | N
     ax.grid(True, alpha=0.3)
     ax.set_title(_text(title if title is not None else frame.attrs.get("family", "")))
     _solver_legend(figure, ax, created, len(names))
+    return figure
+
+
+def plot_race(trace: pd.DataFrame, naive: pd.DataFrame | None = None, axes: Any = None, *,
+              title: str | None = None) -> Any:
+    """A race's guarantee and its survivors against the time spent, UP and Naive side by side.
+
+    Parameters
+    ----------
+    trace : pandas.DataFrame
+        The trace of :func:`maxent_util.racing.up` (columns ``epsilon``,
+        ``survivors``, ``total_time``).
+    naive : pandas.DataFrame, optional
+        :func:`maxent_util.racing.naive_curve`'s frame (``epsilon``,
+        ``total_time``, ``survivors``): what Naive spends for each guarantee,
+        drawn as points joined by a dashed line.
+    axes : pair of matplotlib Axes, optional
+        Draw :math:`\\epsilon^*` on the first and the survivors on the second;
+        by default on a new figure of two panels.
+    title : str, optional, keyword-only
+        Title of the figure (a new one) or of the first panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on.
+
+    Raises
+    ------
+    DataError
+        If ``trace`` or ``naive`` lacks its columns, or ``axes`` is not two axes.
+    MissingExtraError
+        If matplotlib is not installed (the ``plot`` extra).
+
+    Examples
+    --------
+    >>> trace = pd.DataFrame({"m": [1, 2], "epsilon": [1.0, 0.6], "survivors": [3, 2],
+    ...                       "total_time": [10.0, 25.0]})
+    >>> figure = plot_race(trace)
+    >>> [ax.get_ylabel() for ax in figure.axes]
+    ['guarantee epsilon*', 'configurations left']
+    """
+    owner = "plot_race"
+    needed = {"epsilon", "survivors", "total_time"}
+    for arg, frame in (("trace", trace), ("naive", naive)):
+        if frame is not None and not (isinstance(frame, pd.DataFrame)
+                                      and needed <= set(frame.columns)):
+            raise DataError(argument_message(
+                arg, owner, "a frame with the columns epsilon, survivors and total_time (up's "
+                "trace, naive_curve's frame)", type(frame).__name__
+                if not isinstance(frame, pd.DataFrame) else list(frame.columns)))
+    if axes is None:
+        require_matplotlib()
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=(10.0, 4.2), layout="constrained")
+        FigureCanvasAgg(figure)
+        left, right = figure.subplots(1, 2)
+        if title:
+            figure.suptitle(_text(title))
+    else:
+        try:
+            left, right = axes
+        except (TypeError, ValueError):
+            raise DataError(argument_message("axes", owner, "two matplotlib Axes",
+                                             type(axes).__name__)) from None
+        figure = left.figure
+        if title:
+            left.set_title(_text(title))
+    times = trace["total_time"].to_numpy(dtype=float)
+    left.step(times, trace["epsilon"].to_numpy(dtype=float), where="post", color="C0",
+              linewidth=1.8, label="UP")
+    right.step(times, trace["survivors"].to_numpy(dtype=float), where="post", color="C0",
+               linewidth=1.8, label="UP")
+    if naive is not None and len(naive):
+        rows = naive.sort_values("total_time")
+        spent = rows["total_time"].to_numpy(dtype=float)
+        left.plot(spent, rows["epsilon"].to_numpy(dtype=float), "o--", color="C3",
+                  linewidth=1.2, label="Naive")
+        right.plot(spent, rows["survivors"].to_numpy(dtype=float), "o--", color="C3",
+                   linewidth=1.2, label="Naive")
+    positive = times[times > 0]
+    for ax in (left, right):
+        if positive.size and positive.max() / positive.min() > 100:
+            ax.set_xscale("log")
+        ax.set_xlabel("total time of runs (s)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize="small")
+    left.set_ylabel("guarantee epsilon*")
+    left.set_ylim(0.0, 1.05)
+    right.set_ylabel("configurations left")
+    right.set_ylim(bottom=0)
     return figure
 
 

@@ -1,0 +1,511 @@
+"""Utilitarian configuration (maxent_util.racing): Naive and UP.
+
+References are computed here by an independent route: the sample size and the first round's
+bounds by hand with `math`, the true expected utilities of the simulated laws with
+scipy.integrate.quad over scipy.stats densities (and a closed form for the exponential), the
+true mean utilities of the 2021 main track with `rank`, and the replayed runs with plain numpy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import assert_usage_error, run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import integrate, stats
+
+from maxent_util import datasets, parse_utility
+from maxent_util.errors import DataError, UtilityError
+from maxent_util.racing import (UNION_CONSTANT, ProcessRunner, Runner, TableRunner, naive,
+                                naive_curve, simulate_up, up)
+from maxent_util.ranking import rank
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+class MatrixRunner:
+    """Runs replayed from a configs x instances matrix of true runtimes (inf: never finishes);
+    every request is logged."""
+
+    def __init__(self, runtimes):
+        self.runtimes = np.asarray(runtimes, dtype=float)
+        self.log = []
+
+    def run(self, config, instance, captime):
+        self.log.append((config, instance, captime))
+        return min(self.runtimes[config, instance], captime)
+
+
+def table_of(matrix, cutoff):
+    """A long table whose algorithm i and instance j have runtime matrix[i][j] (inf: capped)."""
+    rows = [(f"c{i}", f"i{j}", min(value, cutoff), "solved" if value < cutoff else "capped")
+            for i, line in enumerate(matrix) for j, value in enumerate(line)]
+    frame = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
+    frame["cutoff"] = cutoff
+    return frame
+
+
+# ---------------------------------------------------------------------------
+# TableRunner
+
+
+runtime_values = st.one_of(st.floats(0.0, 99.0), st.just(math.inf))
+
+
+@SETTINGS
+@given(st.lists(st.lists(runtime_values, min_size=3, max_size=3), min_size=2, max_size=3),
+       st.floats(1e-3, 100.0))
+def test_table_runner_caps_each_recorded_run_at_the_captime(matrix, captime):
+    runner = TableRunner(table_of(matrix, 100.0))
+    for i, line in enumerate(matrix):
+        for j, value in enumerate(line):
+            # a capped run (inf) replays as the captime; a solved one as min(runtime, captime)
+            assert runner.run(f"c{i}", f"i{j}", captime) == min(value, captime)
+    assert isinstance(runner, Runner)
+
+
+def test_table_runner_refuses_what_the_table_cannot_say():
+    runner = TableRunner(table_of([[1.0, math.inf]], 100.0))
+    assert runner.max_captime == 100.0
+    with pytest.raises(DataError, match=r"`captime` of `TableRunner.run` must be positive and at "
+                                        r"most the runs' cutoff \(100 s\); got 200.0"):
+        runner.run("c0", "i0", 200.0)
+    with pytest.raises(DataError, match="`config` of `TableRunner.run` must be one of the table's"):
+        runner.run("nope", "i0", 10.0)
+    with pytest.raises(DataError, match="`instance` of `TableRunner.run`"):
+        runner.run("c0", ["unhashable"], 10.0)
+    with pytest.raises(DataError, match="`duplicates` of `TableRunner`"):
+        TableRunner(table_of([[1.0]], 100.0), duplicates="mean")
+    failures = table_of([[1.0, 2.0]], 100.0)
+    failures.loc[1, "status"] = "memout"
+    assert TableRunner(failures).run("c0", "i1", 50.0) == 50.0  # a failure never finishes
+
+
+# ---------------------------------------------------------------------------
+# naive
+
+
+@SETTINGS
+@given(st.integers(1, 5), st.floats(0.05, 0.95), st.floats(0.01, 0.5), st.floats(5.0, 50.0))
+def test_naive_uses_the_papers_sample_size(n, epsilon, delta, captime):
+    u_captime = math.exp(-captime / 10)  # the utility exp(-t/10), by hand
+    runner = MatrixRunner(np.full((n, 300), 1.0))
+    if u_captime >= epsilon:
+        with pytest.raises(DataError, match="`epsilon` of `naive` must be above u"):
+            naive(runner, range(n), range(300), "exp(-t/10)", epsilon, delta, captime)
+        return
+    m = math.ceil(2 * math.log(2 * n / delta) / (epsilon - u_captime) ** 2)
+    if m > 300:
+        with pytest.raises(DataError, match=f"at least m = {m} "):
+            naive(runner, range(n), range(300), "exp(-t/10)", epsilon, delta, captime)
+        return
+    found = naive(runner, range(n), range(300), "exp(-t/10)", epsilon, delta, captime, seed=1)
+    assert found.m == m and found.total_time == pytest.approx(n * m * 1.0)
+
+
+def test_naive_keeps_the_best_mean_on_the_seeded_instances():
+    rng = np.random.default_rng(5)
+    matrix = rng.exponential([[1.0], [3.0], [0.5]], size=(3, 200))
+    matrix[2, ::4] = math.inf  # c2 is quick but never finishes a quarter of the time
+    runner = TableRunner(table_of(matrix, 1000.0))
+    found = naive(runner, None, None, "pareto(1, 1)", 0.6, 0.1, 20.0, seed=3)
+    # the same instances by hand: the documented order is default_rng(seed).permutation
+    m = math.ceil(2 * math.log(2 * 3 / 0.1) / (0.6 - 1 / 20.0) ** 2)
+    used = np.random.default_rng(3).permutation(200)[:m]
+    stopped = np.minimum(matrix[:, used], 20.0)
+    means = np.where(stopped < 1, 1.0, 1 / stopped).mean(axis=1)  # pareto(1, 1): min(1, 1/t)
+    assert found.m == m
+    np.testing.assert_allclose(found.means.to_numpy(), means, rtol=1e-12)
+    assert found.configuration == f"c{int(np.argmax(means))}"
+    assert found.total_time == pytest.approx(stopped.sum())
+    curve = naive_curve(runner, None, None, "pareto(1, 1)", 0.1, 20.0, [0.01, 0.6, 0.9], seed=3)
+    assert curve["epsilon"].tolist() == [0.6, 0.9]  # 0.01 is below u(20) = 0.05
+    assert curve["m"].iloc[0] == m and curve["total_time"].iloc[0] == pytest.approx(
+        found.total_time)
+
+
+def test_naive_and_up_refuse_bad_input():
+    runner = MatrixRunner(np.ones((2, 10)))
+    with pytest.raises(DataError, match="`delta` of `naive` must be a number in"):
+        naive(runner, [0, 1], range(10), "exp(-t)", 0.5, 1.5, 10.0)
+    with pytest.raises(UtilityError, match="`utility` of `up` must be a utility"):
+        up(runner, [0, 1], range(10), "PAR-2", 0.1)
+    with pytest.raises(UtilityError, match="free of unset parameters"):
+        up(runner, [0, 1], range(10), "exp(-t/kappa0)", 0.1)
+    with pytest.raises(UtilityError, match="between 0 and 1"):
+        up(runner, [0, 1], range(10), "2*exp(-t/100)", 0.1)
+    with pytest.raises(DataError, match="`configs` of `up` must be non-empty"):
+        up(runner, [], range(10), "exp(-t)", 0.1)
+    with pytest.raises(DataError, match="`runner` of `up` must be a runner"):
+        up(object(), [0], range(10), "exp(-t)", 0.1)
+    with pytest.raises(DataError, match="`k0` of `up` must be at most max_captime"):
+        up(runner, [0, 1], range(10), "exp(-t)", 0.1, k0=5.0, max_captime=2.0)
+    with pytest.raises(DataError, match="`seed` of `up`"):
+        up(runner, [0, 1], range(10), "exp(-t)", 0.1, seed="x")
+
+    class Broken:
+        def run(self, config, instance, captime):
+            return float("nan")
+
+    with pytest.raises(DataError, match="`runner` of `up` must be a runtime of at least 0"):
+        up(Broken(), [0, 1], range(10), "exp(-t)", 0.1)
+
+
+# ---------------------------------------------------------------------------
+# up: the rounds by hand
+
+
+def test_up_first_round_bounds_by_hand():
+    # c0 always finishes in 2 s, c1 never does; k0 = 5, u = exp(-t/10), delta = 0.1, n = 2
+    runner = MatrixRunner([[2.0] * 5, [math.inf] * 5])
+    trace = up(runner, [0, 1], range(5), "exp(-t/10)", 0.1, k0=5.0, seed=0)
+    alpha = math.sqrt(math.log(4 * (math.pi ** 2 / 6) ** 2 * 2 * 1 * 1 / 0.1) / 2)
+    assert UNION_CONSTANT == pytest.approx(2.705808, abs=1e-6)
+    u2, u5 = math.exp(-0.2), math.exp(-0.5)
+    ucb = [min(1.0, u2 + (1 - u5) * alpha), min(1.0, u5 + (1 - u5) * alpha)]
+    lcb = [max(0.0, u2 - alpha), max(0.0, u5 - alpha - u5 * 1.0)]  # c1: F = 0
+    first = trace.iloc[0]
+    best = int(np.argmax(lcb))  # a tie (both 0) goes to the first
+    assert first["incumbent"] == best
+    assert first["lcb"] == pytest.approx(lcb[best])
+    assert first["ucb"] == pytest.approx(max(ucb))
+    assert first["epsilon"] == pytest.approx(max(ucb) - lcb[best])
+    assert first["total_time"] == pytest.approx(2.0 + 5.0)
+
+
+def test_up_doubles_only_when_capping_limits_and_reruns_only_capped_runs():
+    rng = np.random.default_rng(2)
+    matrix = rng.lognormal(0.0, 1.5, size=(3, 60))
+    runner = MatrixRunner(matrix)
+    trace = up(runner, [0, 1, 2], range(60), "exp(-t/4)", 0.2, k0=0.125, seed=4)
+    assert trace["captime_max"].max() > 0.125  # some captime doubled
+    seen = {}
+    for config, instance, captime in runner.log:
+        if (config, instance) in seen:
+            previous = seen[(config, instance)]
+            # a run is repeated only if it was capped, and only at a larger captime
+            assert matrix[config, instance] >= previous and captime > previous
+            assert math.log2(captime / previous) == int(math.log2(captime / previous))
+        seen[(config, instance)] = captime
+    spent = sum(min(matrix[c, i], k) for c, i, k in runner.log)
+    assert trace["total_time"].iloc[-1] == pytest.approx(spent)
+
+
+matrices = st.integers(2, 4).flatmap(lambda n: st.lists(
+    st.lists(st.one_of(st.floats(0.0, 30.0), st.just(math.inf)), min_size=12, max_size=12),
+    min_size=n, max_size=n))
+
+
+@SETTINGS
+@given(matrices, st.sampled_from(["exp(-t/3)", "pareto(1, 1)", "uniform(20)"]),
+       st.floats(0.01, 0.5), st.integers(0, 3))
+def test_up_trace_invariants(matrix, spec, delta, seed):
+    trace = up(MatrixRunner(matrix), range(len(matrix)), range(12), spec, delta, k0=0.5,
+               max_captime=16.0, seed=seed)
+    assert trace["m"].tolist() == list(range(1, len(trace) + 1))
+    # bounds only tighten and configurations only leave: epsilon* never grows
+    assert (np.diff(trace["epsilon"]) <= 1e-12).all()
+    assert (np.diff(trace["lcb"]) >= -1e-12).all() and (np.diff(trace["ucb"]) <= 1e-12).all()
+    assert (np.diff(trace["survivors"]) <= 0).all() and (np.diff(trace["total_time"]) >= 0).all()
+    assert ((trace["captime_min"] >= 0.5) & (trace["captime_max"] <= 16.0)).all()
+    configurations = trace.attrs["configurations"]
+    assert configurations.loc[trace.attrs["incumbent"], "alive"]
+    assert trace.attrs["stopped"] in ("one configuration", "epsilon", "instances")
+    assert (trace.attrs["stopped"] == "one configuration") == (trace["survivors"].iloc[-1] == 1)
+
+
+def test_up_stops_at_epsilon_budget_and_interruption():
+    matrix = np.random.default_rng(0).exponential(1.0, size=(3, 200))
+    runner = MatrixRunner(matrix)
+    trace = up(runner, range(3), range(200), "exp(-t)", 0.1, epsilon_min=0.9, k0=1.0)
+    assert trace.attrs["stopped"] == "epsilon" and trace["epsilon"].iloc[-1] <= 0.9
+    assert (trace["epsilon"].iloc[:-1] > 0.9).all()
+    trace = up(runner, range(3), range(200), "exp(-t)", 0.1, budget=30.0, k0=1.0)
+    assert trace.attrs["stopped"] == "budget" and trace["total_time"].iloc[-1] >= 30.0
+    assert (trace["total_time"].iloc[:-1] < 30.0).all()
+    seen = []
+
+    def interrupt(row):
+        seen.append(row)
+        if row["m"] == 7:
+            raise KeyboardInterrupt
+
+    trace = up(runner, range(3), range(200), "exp(-t)", 0.1, progress=interrupt)
+    assert trace.attrs["stopped"] == "interrupted" and len(trace) == 7
+    assert [row["m"] for row in seen] == list(range(1, 8))
+    assert set(seen[0]) == set(trace.columns)
+
+
+def test_simulate_up_runs_the_rounds_of_up():
+    rng = np.random.default_rng(8)
+    matrix = rng.pareto(0.7, size=(3, 80))
+    order = np.random.default_rng(11).permutation(80)  # up's order of the instances
+    runner = TableRunner(table_of(matrix, 1e9))  # algorithms c0, c1, c2; instances i0, ...
+    trace = up(runner, ["c0", "c1", "c2"], [f"i{j}" for j in range(80)], "pareto(1, 1)", 0.1,
+               k0=0.25, seed=11)
+    simulated = simulate_up(matrix[None, :, order], "pareto(1, 1)", 0.1,
+                            configs=["c0", "c1", "c2"], k0=0.25, max_captime=1e9)
+    pd.testing.assert_frame_equal(simulated.drop(columns="repetition"), trace)
+    with pytest.raises(DataError, match="`runtimes` of `simulate_up` must be a 3-d array"):
+        simulate_up(matrix, "exp(-t)", 0.1)
+    with pytest.raises(DataError, match="a value below 0 or NaN"):
+        simulate_up(-matrix[None], "exp(-t)", 0.1)
+
+
+# ---------------------------------------------------------------------------
+# the guarantee, by simulation
+
+# Four configurations with known runtime laws (scipy.stats), two with an infinite mean:
+LAWS = {
+    "exponential, mean 0.2 s": stats.expon(scale=0.2),
+    "Pareto, shape 0.5 (infinite mean)": stats.pareto(b=0.5, scale=1.0),
+    "log-normal, sigma 1, median 1 s": stats.lognorm(s=1.0, scale=1.0),
+    "Pareto, shape 0.8 (infinite mean)": stats.pareto(b=0.8, scale=0.1),
+}
+UTILITY = "exponential(2)"  # the paper's exponential family: u(t) = exp(-t/2)
+
+
+def true_utilities():
+    """E[u(T)] = integral of exp(-t/2) f(t) dt by quadrature over each law's density."""
+    values = np.array([integrate.quad(lambda x, law=law: law.pdf(x) * math.exp(-x / 2), 0,
+                                      math.inf, limit=200)[0] for law in LAWS.values()])
+    # the exponential law's is its Laplace transform, 1 / (1 + 0.2 / 2)
+    assert values[0] == pytest.approx(1 / 1.1, rel=1e-9)
+    return values  # about 0.909, 0.209, 0.562, 0.781
+
+
+def test_ups_incumbent_is_epsilon_star_optimal_in_at_least_1_minus_delta_of_500_races():
+    truth = true_utilities()
+    np.testing.assert_allclose(truth, [0.9091, 0.2088, 0.5617, 0.7813], atol=1e-4)
+    repetitions, instances, delta = 500, 400, 0.1
+    rng = np.random.default_rng(2023)
+    runtimes = np.stack([np.stack([law.rvs(size=instances, random_state=rng)
+                                   for law in LAWS.values()]) for _ in range(repetitions)])
+    traces = simulate_up(runtimes, UTILITY, delta, k0=0.25)
+    assert traces["repetition"].nunique() == repetitions
+    # the guarantee is anytime: check every round of every race, not only the last
+    gap = truth.max() - truth[traces["incumbent"].to_numpy(dtype=int)]
+    ratio = pd.Series(gap / traces["epsilon"].to_numpy()).groupby(traces["repetition"]).max()
+    assert (ratio > 1).mean() <= delta
+    # the check has teeth: the incumbent is often not the best, and a fifth of epsilon* would
+    # not cover it in more than delta of the races
+    assert (pd.Series(gap > 0).groupby(traces["repetition"]).any()).mean() > 0.2
+    assert (ratio > 0.2).mean() > delta
+    # and every bound of every configuration holds together in at least 1 - delta of them
+    final = traces.attrs["configurations"]
+    held = ((final["lcb"] <= truth[final.index.get_level_values(1)])
+            & (truth[final.index.get_level_values(1)] <= final["ucb"])).groupby(level=0).all()
+    assert held.mean() >= 1 - delta
+    assert (~final["alive"]).any()  # the bounds are tight enough to drop the worst
+
+
+# ---------------------------------------------------------------------------
+# the 2021 main track, replayed
+
+
+@pytest.fixture(scope="module")
+def main_track():
+    return datasets.satcomp2021("main")
+
+
+def test_up_on_the_2021_main_track_is_within_epsilon_star_of_the_best(main_track):
+    runner = TableRunner(main_track)
+    assert (len(runner.configs), len(runner.instances), runner.max_captime) == (46, 400, 5000.0)
+    trace = up(runner, None, None, "pareto(60, 1)", 0.05, k0=1.0, seed=0)
+    # the true mean utilities over all 400 instances (capped runs and failures count 0)
+    truth = rank(main_track, {"u": parse_utility("pareto(60, 1)")})["u"]
+    gap = truth.max() - truth[trace["incumbent"]].to_numpy()
+    assert (gap <= trace["epsilon"].to_numpy()).all()
+    assert trace.attrs["stopped"] == "instances" and trace["epsilon"].iloc[-1] < 0.65
+    # UP against Naive at the table's cutoff, for epsilon = 0.8 (seed 0; the printed
+    # comparison at more accuracies and captimes is benchmarks/bench_race.py)
+    naive_found = naive(runner, None, None, "pareto(60, 1)", 0.8, 0.05, 5000.0, seed=0)
+    up_time = trace.loc[trace["epsilon"] <= 0.8, "total_time"].iloc[0]
+    print(f"epsilon 0.8: UP {up_time:.4g} s, Naive (captime 5000 s) "
+          f"{naive_found.total_time:.4g} s")
+    assert up_time < naive_found.total_time
+
+
+# ---------------------------------------------------------------------------
+# ProcessRunner: real commands, real time limits
+
+PYTHON = sys.executable
+SLEEP = "import sys, time; time.sleep(float(sys.argv[1]))"
+
+
+def test_process_runner_times_a_run_that_finishes():
+    runner = ProcessRunner([PYTHON, "-c", SLEEP, "{instance}"])
+    runtime = runner.run("any", "0.05", 60.0)
+    assert 0.05 <= runtime < 60.0
+    cpu = ProcessRunner([PYTHON, "-S", "-c", SLEEP, "{instance}"], clock="cpu")
+    # sleeping costs no CPU: 0.4 s of sleep finishes within a CPU captime of 0.3 s
+    assert 0 <= cpu.run("any", "0.4", 0.3) < 0.3
+
+
+def test_process_runner_kills_the_whole_process_group_at_the_captime(tmp_path):
+    pid_file = tmp_path / "grandchild.pid"
+    script = ("import subprocess, sys, time, pathlib\n"
+              "path = pathlib.Path(sys.argv[2])\n"
+              "subprocess.Popen([sys.executable, '-c', 'import os, sys, time, pathlib; "
+              "pathlib.Path(sys.argv[1]).write_text(str(os.getpid())); time.sleep(60)', "
+              "sys.argv[2] + '.tmp'])\n"
+              "while not pathlib.Path(sys.argv[2] + '.tmp').exists(): time.sleep(0.01)\n"
+              "pathlib.Path(sys.argv[2] + '.tmp').rename(path)\n"
+              "time.sleep(float(sys.argv[1]))\n")
+    runner = ProcessRunner([PYTHON, "-c", script, "{instance}", str(pid_file)])
+    runtime = runner.run("c", "60", 0.8)
+    assert runtime >= 0.8  # capped: the captime or more
+    assert pid_file.exists(), "the grandchild had not started; nothing was checked"
+    pid = int(pid_file.read_text())
+    for _ in range(200):  # killed with its group; init reaps it
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.01)
+    else:
+        pytest.fail("the command's own child outlived the captime")
+
+
+def test_an_interrupted_run_kills_its_command(tmp_path):
+    pid_file = tmp_path / "command.pid"
+    script = ("import os, sys, time, pathlib; pathlib.Path(sys.argv[1] + '.tmp').write_text("
+              "str(os.getpid())); os.rename(sys.argv[1] + '.tmp', sys.argv[1]); time.sleep(60)")
+    runner = ProcessRunner([PYTHON, "-c", script, str(pid_file)])
+
+    def interrupt(*_):
+        raise KeyboardInterrupt  # what Ctrl-C does; the command, in its own session, sees none
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            runner.run("c", "i", 60.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if not pid_file.exists():
+        pytest.skip("the command had not started within a second; nothing to check")
+    with pytest.raises(ProcessLookupError):  # killed and reaped
+        os.kill(int(pid_file.read_text()), 0)
+
+
+def test_process_runner_cpu_limit_stops_a_busy_loop():
+    runner = ProcessRunner([PYTHON, "-S", "-c", "while True: pass"], clock="cpu")
+    assert runner.run("c", "i", 0.2) >= 0.2  # capped (the kernel stops it at 1 s of CPU)
+
+
+def test_process_runner_passes_hostile_words_as_single_arguments(tmp_path):
+    out = tmp_path / "argv.json"
+    echo = "import sys, json, pathlib; pathlib.Path(sys.argv[1]).write_text(json.dumps(sys.argv[2:]))"
+    hostile = "a b; rm -rf / $(touch pwned) `id` 'q' \"r\" {config}"
+    runner = ProcessRunner(f"{PYTHON} -c '{echo}' {out} {{config}} x{{instance}} {{captime}}")
+    runner.run(["-luby", "--rinc=2 ; ls"], hostile, 30.0)
+    assert json.loads(out.read_text()) == ["-luby", "--rinc=2 ; ls", "x" + hostile, "30.0"]
+    assert not (tmp_path / "pwned").exists() and not os.path.exists("pwned")
+    assert runner.arguments("one word", "i", 1)[-3] == "one word"
+    named = ProcessRunner("solver {config} {instance}", configurations={"luby": ["-luby", "-x=1"]})
+    assert named.arguments("luby", "f.cnf", 1) == ["solver", "-luby", "-x=1", "f.cnf"]
+    assert named.arguments("other", "f.cnf", 1) == ["solver", "other", "f.cnf"]
+
+
+def test_process_runner_failures_and_bad_commands():
+    failing = [PYTHON, "-c", "import sys; sys.exit(3)"]
+    assert ProcessRunner(failing).run("c", "i", 30.0) == math.inf  # never finishes
+    assert ProcessRunner(failing, exit_codes=[3, 10]).run("c", "i", 30.0) < 30.0  # finished
+    with pytest.raises(DataError, match="`exit_codes` of `ProcessRunner`"):
+        ProcessRunner("true", exit_codes=[])
+    with pytest.raises(DataError, match="`configurations` of `ProcessRunner`"):
+        ProcessRunner("true", configurations={"a": "-luby"})
+    with pytest.raises(DataError, match=r"exits with status 0; got .*\(it exited with status 3\)"):
+        ProcessRunner(failing, failures="raise").run("c", "i", 30.0)
+    with pytest.raises(DataError, match="`command` of `ProcessRunner` must be a command line shlex"):
+        ProcessRunner("python -c 'unclosed")
+    with pytest.raises(DataError, match="`command` of `ProcessRunner` must be a command to run"):
+        ProcessRunner("   ")
+    with pytest.raises(DataError, match="`clock` of `ProcessRunner` must be 'wall' or 'cpu'"):
+        ProcessRunner("true", clock="sundial")
+    with pytest.raises(DataError, match="must be a command that can be started"):
+        ProcessRunner(["/nonexistent/solver-xyz"]).run("c", "i", 1.0)
+    with pytest.raises(DataError, match="`captime` of `ProcessRunner.run`"):
+        ProcessRunner("true").run("c", "i", -1.0)
+
+
+def test_process_runner_races_in_parallel_on_an_executor():
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runner = ProcessRunner([PYTHON, "-S", "-c", SLEEP, "{config}"], executor=pool)
+        got = runner.run_many(["0.01", "0.01", "2", "2"], ["i", "j", "i", "j"], [30, 30, 0.3, 0.3])
+        assert (got[:2] < 30).all() and (got[2:] >= 0.3).all()
+        # a small race of real commands: the configuration is the sleep, the instance unused
+        trace = up(runner, ["0.01", "3"], ["i", "j", "k"], "exp(-t)", 0.5, k0=0.2, seed=0)
+    assert trace.attrs["configurations"].loc["3", "completed"] == 0
+    assert trace["incumbent"].iloc[-1] == "0.01"
+
+
+# ---------------------------------------------------------------------------
+# the command line
+
+
+@pytest.fixture
+def race_csv(tmp_path):
+    rng = np.random.default_rng(1)
+    matrix = rng.exponential([[2.0], [30.0], [300.0]], size=(3, 120))
+    path = tmp_path / "runs.csv"
+    table_of(np.where(matrix < 500, matrix, math.inf), 500.0).to_csv(path, index=False)
+    return path
+
+
+def test_race_command_runs_up_and_naive(capsys, race_csv):
+    status, out, err = run(capsys, "race", str(race_csv), "--utility", "exponential(10)",
+                           "--delta", "0.05", "--no-progress")
+    assert status == 0, err
+    assert "incumbent: c0, within epsilon* = " in out and "UP on " in out
+    status, out, err = run(capsys, "race", str(race_csv), "--utility", "exponential(10)",
+                           "--delta", "0.05", "--json")
+    record = json.loads(out)
+    assert record["incumbent"] == "c0" and record["trace"][-1]["m"] == record["m"]
+    status, out, _ = run(capsys, "race", str(race_csv), "--utility", "exponential(10)",
+                         "--delta", "0.05", "--naive", "--epsilon", "0.8", "--json")
+    record = json.loads(out)
+    m = math.ceil(2 * math.log(2 * 3 / 0.05) / (0.8 - math.exp(-50)) ** 2)  # captime 500 s
+    assert (record["m"], record["incumbent"], record["captime"]) == (m, "c0", 500.0)
+    status, out, err = run(capsys, "race", str(race_csv), "--utility", "exponential(10)",
+                           "--delta", "0.05", "--progress", "--csv", "--epsilon", "0.9")
+    assert status == 0 and "\rm = 1, survivors 3" in err
+    assert pd.read_csv(pd.io.common.StringIO(out))["epsilon"].iloc[-1] <= 0.9
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--utility", "PAR-2", "--delta", "0.05"], "a race needs a utility, not the classic rule"),
+    (["--utility", "exp(-t)", "--delta", "0.05", "--naive"], "--naive needs --epsilon"),
+    (["--utility", "exp(-t)", "--delta", "1"], "argument --delta: expected a probability"),
+    (["--utility", "exp(-t)", "--delta", "0.05", "--captime", "900"], "above the cutoff"),
+    (["--utility", "exp(-t/50)", "--delta", "0.05", "--naive", "--epsilon", "0.1"],
+     "`instances` of `naive` must be at least m = "),
+])
+def test_race_command_refuses_bad_input(capsys, race_csv, argv, message):
+    status, out, err = run(capsys, "race", str(race_csv), *argv)
+    assert_usage_error(status, out, err, message)
+
+
+def test_plot_race_draws_up_and_naive(capsys, race_csv, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "race.png"
+    status, out, err = run(capsys, "plot", "--race", str(race_csv), "--utility", "exponential(10)",
+                           "--delta", "0.05", "-o", str(target))
+    assert status == 0, err
+    assert target.read_bytes().startswith(b"\x89PNG")
+    status, out, err = run(capsys, "plot", "--ranking", str(race_csv), "--delta", "0.05")
+    assert_usage_error(status, out, err, "only go with --race")
+    status, out, err = run(capsys, "plot", "--race", str(race_csv), "--utility", "exp(-t)")
+    assert_usage_error(status, out, err, "--race needs one --utility SPEC and --delta D")
