@@ -246,6 +246,32 @@ def generic_branch(expr: sympy.Expr) -> sympy.Expr:
     return expr
 
 
+def _exponential_integral(integrand: sympy.Expr, variable: sympy.Symbol, lower: sympy.Expr,
+                          upper: sympy.Expr) -> sympy.Expr | None:
+    """int of c * exp(a v + b) over [lower, upper] for v = ``variable`` in closed form, or None
+    where the integrand is not of that form or the integral provably diverges.
+
+    Every density of the engine is an exponential of its features, and on a piece whose features
+    are linear in v (kappa, or log(kappa) in log space) this is the whole integral; sympy reaches
+    the same generic branch (a != 0, the ends at infinity contributing 0) only after trying the
+    Meijer G route, for seconds."""
+    constant, rest = integrand.as_independent(variable, as_Add=False)
+    if not isinstance(rest, sympy.exp):
+        return None
+    polynomial = sympy.expand(rest.args[0]).as_poly(variable)
+    if polynomial is None or polynomial.degree() != 1:
+        return None
+    a, b = polynomial.coeff_monomial(variable), polynomial.coeff_monomial(1)
+    if a.is_zero is not False and not a.free_symbols or (upper == oo and a.is_nonnegative) or \
+            (lower == -oo and a.is_nonpositive):
+        return None  # constant, or divergent: sympy says so in its own words
+
+    def antiderivative(end: sympy.Expr) -> sympy.Expr:
+        # written as sympy's own antiderivative is, so that the simplified laws read the same
+        return sympy.Integer(0) if end in (oo, -oo) else constant * rest.subs(variable, end) / a
+    return antiderivative(upper) - antiderivative(lower)
+
+
 def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | None = None, *,
                      start: sympy.Expr | None = None) -> sympy.Expr:
     """int of integrand(kappa) over the piece, or from its lower end to ``upper``, or from
@@ -260,7 +286,9 @@ def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | Non
             y_upper = _upper_y
         if start is not None:
             y_lower = _upper_y
-        result = generic_branch(sympy.integrate(transformed, (_y, y_lower, y_upper), conds="none"))
+        result = _exponential_integral(transformed, _y, y_lower, y_upper)
+        if result is None:
+            result = generic_branch(sympy.integrate(transformed, (_y, y_lower, y_upper), conds="none"))
         end = upper if upper is not None else start
         if end is not None:
             result = result.subs(_upper_y, sympy.log(end / s))
@@ -270,7 +298,9 @@ def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | Non
     # a captime end is positive: saying so spares sympy the case of a negative lower limit
     lower_limit = _positive_end if start is not None else piece.lower
     upper_limit = _upper_y if upper is not None else piece.upper
-    result = generic_branch(sympy.integrate(integrand_x, (variable, lower_limit, upper_limit), conds="none"))
+    result = _exponential_integral(integrand_x, variable, lower_limit, upper_limit)
+    if result is None:
+        result = generic_branch(sympy.integrate(integrand_x, (variable, lower_limit, upper_limit), conds="none"))
     if upper is not None:
         result = result.subs(_upper_y, upper)
     if start is not None:
