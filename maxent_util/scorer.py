@@ -15,9 +15,23 @@ only on the runtimes that take it; a cheap one (a few elementary functions)
 is evaluated on the whole block with floating-point errors silenced and then
 selected, as a hand-written ``np.where`` would, because gathering the
 runtimes costs more than the branch. Either way no value of an unused branch
-reaches the result. Runtimes are processed in blocks of :data:`CHUNK_SIZE`
-so that the temporaries of a long expression stay in cache; this makes a
-scorer about as fast as the equivalent hand-written numpy expression.
+reaches the result. The selection copies bit patterns under an all-ones mask
+(:func:`_select`) straight into the output block: ``np.where`` mispredicts a
+branch per runtime when runtimes alternate between pieces, which made it the
+dearest step of a cheap Piecewise. Runtimes are processed in blocks of
+:data:`CHUNK_SIZE` so that the temporaries of a long expression stay in
+cache; integer powers of the runtime print as products (``t**5`` as
+``t*t*t*t*t``: numpy's ``power`` costs some 20 ns an element for any
+exponent but 2). ``benchmarks/bench_scoring.py`` measures every family
+against the best hand-written numpy formula; docs/performance.md has the
+numbers.
+
+*Threads.* ``compile_scorer(u, threads=k)`` hands contiguous runs of whole
+blocks to a pool of ``k`` threads; numpy and scipy.special release the GIL
+while they compute, and every block is evaluated by the same code as on one
+thread, so the result is the same to the bit. numexpr was the other
+candidate: it lacks erf, erfc and the gamma functions the presets need and
+rounds differently from numpy, so it could not promise identical results.
 
 *Limits.* Numbers never raise inside a scorer. A runtime at or below 0 gets
 :math:`u(0^+)` and ``inf`` gets :math:`\\lim_{t\\to\\infty} u(t)`, both
@@ -572,6 +586,8 @@ class Scorer:
         last if the utility depends on solution quality).
     backend : str
         ``"numpy"``.
+    threads : int
+        Threads its blocks are evaluated on (``compile_scorer(..., threads=)``).
     """
 
     backend = "numpy"
@@ -667,7 +683,18 @@ class Scorer:
         return float(out[0]) if shape == () else out.reshape(shape)
 
     def with_threads(self, threads: int) -> "Scorer":
-        """This scorer evaluating its blocks on ``threads`` threads (same compiled code)."""
+        """This scorer evaluating its blocks on ``threads`` threads (same compiled code).
+
+        Parameters
+        ----------
+        threads : int
+            Number of threads (at least 1; :func:`compile_scorer` checks it).
+
+        Returns
+        -------
+        Scorer
+            A copy sharing the compiled code and limits, with :attr:`threads` set.
+        """
         twin = copy.copy(self)
         twin.threads = threads
         return twin
