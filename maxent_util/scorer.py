@@ -52,6 +52,7 @@ import copy
 import inspect
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 import warnings
 from functools import lru_cache
@@ -84,6 +85,9 @@ CHUNK_SIZE = 1 << 15
 _MIN_BLOCKS_PER_THREAD = 4
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
+
+#: held while a scorer computes a limit at an end of the support (shared by its threads)
+_LIMITS_LOCK = threading.RLock()
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:
@@ -757,7 +761,10 @@ class Scorer:
 
     def _limit_values(self, end: str, pc: list[Any], mask: np.ndarray) -> Any:
         if end not in self._limits:
-            self._limits[end] = self._limit_function(end)
+            # one thread computes a limit (sympy, seconds at worst); the others wait for it
+            with _LIMITS_LOCK:
+                if end not in self._limits:
+                    self._limits[end] = self._limit_function(end)
         placeholder = np.zeros(int(np.count_nonzero(mask)))  # stands for t, of the right length
         return self._limits[end](
             placeholder, *[v[mask] if isinstance(v, np.ndarray) else v for v in pc])
