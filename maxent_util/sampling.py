@@ -153,6 +153,9 @@ def plan(epsilon: float, delta: float, utility: Any) -> Plan:
 def _draw(sampler: Any, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
     if hasattr(sampler, "rvs"):
         samples = sampler.rvs(size=shape, random_state=rng)
+    elif hasattr(sampler, "sample") and not callable(sampler):
+        # scipy's new distributions (scipy.stats.make_distribution, Normal, ...): sample(shape, rng=)
+        samples = sampler.sample(shape, rng=rng)
     else:
         samples = sampler(shape, rng)
     samples = np.asarray(samples, dtype=float)
@@ -180,9 +183,13 @@ def simulate_plan(plan: Plan, sampler: Callable[..., Any] | Any, utility: Any,
     ----------
     plan : Plan
         The plan to try, from :func:`plan`.
-    sampler : callable or frozen scipy.stats distribution
-        ``sampler(shape, rng)`` returning runtimes of that shape, or an
-        object with ``rvs(size=..., random_state=...)``.
+    sampler : callable or scipy.stats distribution
+        ``sampler(shape, rng)`` returning runtimes of that shape, an object
+        with ``rvs(size=..., random_state=...)`` (a frozen ``rv_continuous``,
+        as :meth:`CaptimeDistribution.to_scipy` gives), or one of scipy's new
+        distributions with ``sample(shape, rng=...)`` (``scipy.stats.Normal``,
+        ``scipy.stats.make_distribution``; its parameters must be scalars, so
+        that the draws have the requested shape).
     utility : Utility or sympy.Expr
         The utility the plan was made for.
     trials : int

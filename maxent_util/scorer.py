@@ -15,9 +15,23 @@ only on the runtimes that take it; a cheap one (a few elementary functions)
 is evaluated on the whole block with floating-point errors silenced and then
 selected, as a hand-written ``np.where`` would, because gathering the
 runtimes costs more than the branch. Either way no value of an unused branch
-reaches the result. Runtimes are processed in blocks of :data:`CHUNK_SIZE`
-so that the temporaries of a long expression stay in cache; this makes a
-scorer about as fast as the equivalent hand-written numpy expression.
+reaches the result. The selection copies bit patterns under an all-ones mask
+(:func:`_select`) straight into the output block: ``np.where`` mispredicts a
+branch per runtime when runtimes alternate between pieces, which made it the
+dearest step of a cheap Piecewise. Runtimes are processed in blocks of
+:data:`CHUNK_SIZE` so that the temporaries of a long expression stay in
+cache; integer powers of the runtime print as products (``t**5`` as
+``t*t*t*t*t``: numpy's ``power`` costs some 20 ns an element for any
+exponent but 2). ``benchmarks/bench_scoring.py`` measures every family
+against the best hand-written numpy formula; docs/performance.md has the
+numbers.
+
+*Threads.* ``compile_scorer(u, threads=k)`` hands contiguous runs of whole
+blocks to a pool of ``k`` threads; numpy and scipy.special release the GIL
+while they compute, and every block is evaluated by the same code as on one
+thread, so the result is the same to the bit. numexpr was the other
+candidate: it lacks erf, erfc and the gamma functions the presets need and
+rounds differently from numpy, so it could not promise identical results.
 
 *Limits.* Numbers never raise inside a scorer. A runtime at or below 0 gets
 :math:`u(0^+)` and ``inf`` gets :math:`\\lim_{t\\to\\infty} u(t)`, both
@@ -34,8 +48,12 @@ tail), ``log(1 + x)`` becomes ``log1p(x)``, ``exp(x) - 1`` ``expm1(x)`` and
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 import warnings
 from functools import lru_cache
 from importlib.util import find_spec
@@ -62,6 +80,22 @@ BACKENDS: tuple[str, ...] = ("numpy", "jax", "torch")
 
 CHUNK_SIZE = 1 << 15
 """Runtimes evaluated per block by a numpy scorer (keeps temporaries in cache)."""
+
+#: a scorer on several threads gives each at least this many blocks (else one thread serves)
+_MIN_BLOCKS_PER_THREAD = 4
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+#: held while a scorer computes a limit at an end of the support (shared by its threads)
+_LIMITS_LOCK = threading.RLock()
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A process-wide pool of ``workers`` threads, made on first use."""
+    pool = _POOLS.get(workers)
+    if pool is None:
+        pool = _POOLS.setdefault(workers, ThreadPoolExecutor(workers, thread_name_prefix="scorer"))
+    return pool
 
 
 # ---------------------------------------------------------------------------
@@ -175,8 +209,22 @@ def _minus_one(expr: sympy.Expr) -> sympy.Expr:
             continue
         # exact pairs first, then sympy's numeric-coefficient pass (its cheap half, no factor())
         expr = expr.replace(lambda node: node.is_Add,
-                            lambda node, f=func, g=func_m_1, o=optim: o.replace_in_Add(_cancel_minus_one(node, f, g)))
+                            lambda node, f=func, g=func_m_1, o=optim: _numeric_minus_one(
+                                _cancel_minus_one(node, f, g), f, o))
     return expr
+
+
+def _numeric_minus_one(add: sympy.Expr, func: Any, optim: Any) -> sympy.Expr:
+    """sympy's numeric-coefficient pass, not for integer powers: ``1 - t**2/1152`` would become
+    ``1151/1152 - powm1(t, 2)/1152``, a call to scipy's powm1 (four times slower than ``t*t``)
+    that gains nothing, as ``t**2`` itself is exact."""
+    if not add.is_Add:
+        return add
+    if func is sympy.Pow and not any(
+            node.is_Pow and node.free_symbols and not node.exp.is_Integer
+            for node in sympy.preorder_traversal(add)):
+        return add
+    return optim.replace_in_Add(add)
 
 
 #: digits kept by a constant folded into a Float (above double precision)
@@ -240,6 +288,19 @@ class _ScorerPrinter(SciPyPrinter):
                           "allow_unknown_functions": False, "user_functions": {}})
         self._runtime_symbols = runtime_symbols
 
+    def _print_Pow(self, expr: sympy.Pow, rational: bool = False) -> str:
+        # numpy's power costs ~20 ns an element for any integer exponent but 2, a product of
+        # the runtime with itself under 1 ns (error at most (n-1)/2 ulp more than pow's)
+        exponent = expr.exp
+        if (exponent.is_Integer and 3 <= abs(int(exponent)) <= _MAX_PRODUCT_POWER
+                and expr.base.is_Symbol):
+            product = "*".join([self._print(expr.base)] * abs(int(exponent)))
+            return f"({product})" if exponent > 0 else f"(1.0/({product}))"
+        if exponent.is_Integer and exponent == -2 and expr.base.is_Symbol:
+            base = self._print(expr.base)
+            return f"(1.0/({base}*{base}))"
+        return super()._print_Pow(expr, rational=rational)
+
     def _print_Mul(self, expr: sympy.Mul) -> str:
         scalar, numerator, denominator = [], [], []
         for factor in expr.args:
@@ -258,6 +319,9 @@ class _ScorerPrinter(SciPyPrinter):
             text += f"/({self._print(sympy.Mul(*denominator))})"
         return text
 
+
+#: integer powers of a runtime up to this exponent are printed as products
+_MAX_PRODUCT_POWER = 8
 
 #: functions numpy evaluates by itself; any other (erfc, gamma, ...) needs scipy.special
 _NUMPY_FUNCTIONS = (sympy.exp, sympy.log, log1p, sympy.Abs, sympy.Min, sympy.Max, sympy.sign,
@@ -295,13 +359,35 @@ def _is_cheap(expr: sympy.Basic) -> bool:
     return calls <= _MAX_CHEAP_CALLS
 
 
+def _select(holds: np.ndarray, value: Any, out: np.ndarray, bits: np.ndarray) -> None:
+    """``out = np.where(holds, value, out)``, exactly, without branches.
+
+    numpy's ``where`` mispredicts a branch per element when the runtimes
+    alternate between pieces (7 ns an element); selecting bit patterns with an
+    all-ones mask, ``out ^ ((value ^ out) & mask)``, costs four passes of
+    under half a nanosecond each and copies every bit of the chosen value
+    (NaN payloads and signed zeros included).
+    """
+    bits[...] = holds
+    np.negative(bits, out=bits)  # True -> -1: all 64 bits set
+    out_bits = out.view(np.int64)
+    if isinstance(value, np.ndarray):
+        chosen = value.view(np.int64) if value.dtype == np.float64 else \
+            np.asarray(value, dtype=np.float64).view(np.int64)
+    else:
+        chosen = np.float64(value).view(np.int64)
+    bits &= chosen ^ out_bits
+    out_bits ^= bits
+
+
 class _PiecewiseNode:
     """Evaluates a Piecewise without letting an unused branch leak NaN or warnings.
 
     Cheap branches are evaluated on the whole block (floating-point errors
-    silenced by the caller) and selected with ``np.where``; costly ones
+    silenced by the caller) and selected with :func:`_select`; costly ones
     (special functions, nested Piecewise) only on the elements that take
-    them. Earlier pieces win, as in sympy.
+    them. Earlier pieces win, as in sympy. :meth:`into` writes into the
+    scorer's output block, so a piece costs no array beyond its own value.
     """
 
     def __init__(self, pieces: list[tuple[Callable[..., Any] | None, Callable[..., Any], bool]]
@@ -310,29 +396,40 @@ class _PiecewiseNode:
         self.covers_all = pieces[-1][0] is None
 
     def __call__(self, *values: Any) -> np.ndarray:
-        n = values[0].shape[0]
-        holds = [None if condition is None
-                 else np.broadcast_to(np.asarray(condition(*values), dtype=bool), (n,))
+        out = np.empty(values[0].shape[0])
+        self.into(out, *values)
+        return out
+
+    def into(self, out: np.ndarray, *values: Any) -> None:
+        """Evaluate on the flat block ``values[0]`` into ``out`` (of the same length)."""
+        n = out.shape[0]
+        holds = [None if condition is None else condition(*values)
                  for condition, _, _ in self.pieces]
-        result: Any = None if self.covers_all else np.full(n, np.nan)
-        for i in range(len(self.pieces) - 1, -1, -1):
+        holds = [h if h is None or (isinstance(h, np.ndarray) and h.shape == (n,))
+                 else np.broadcast_to(np.asarray(h, dtype=bool), (n,)) for h in holds]
+        bits = np.empty(n, np.int64)
+        last = len(self.pieces) - 1
+        for i in range(last, -1, -1):
             _, branch, cheap = self.pieces[i]
             if cheap:
                 value = branch(*values)
-            else:
-                takes = np.ones(n, bool) if holds[i] is None else holds[i].copy()
-                for earlier in holds[:i]:
-                    takes &= ~earlier
-                index = np.flatnonzero(takes)
-                if index.size == n:
-                    value = branch(*values)
-                else:
-                    value = np.zeros(n)
-                    if index.size:
-                        value[index] = branch(*[v.take(index) if isinstance(v, np.ndarray)
-                                                else v for v in values])
-            result = value if holds[i] is None else np.where(holds[i], value, result)
-        return np.broadcast_to(result, (n,))
+                if i == last:
+                    out[...] = value if holds[i] is None else np.nan
+                    if holds[i] is None:
+                        continue
+                _select(holds[i], value, out, bits)
+                continue
+            takes = np.ones(n, bool) if holds[i] is None else holds[i].copy()
+            for earlier in holds[:i]:
+                takes &= ~earlier
+            if i == last and holds[i] is not None:
+                out.fill(np.nan)
+            index = np.flatnonzero(takes)
+            if index.size == n:
+                out[...] = branch(*values)
+            elif index.size:
+                out[index] = branch(*[v.take(index) if isinstance(v, np.ndarray) else v
+                                      for v in values])
 
 
 #: seconds allowed for the stable rewrites of one scorer (they are skipped after that)
@@ -493,9 +590,12 @@ class Scorer:
         last if the utility depends on solution quality).
     backend : str
         ``"numpy"``.
+    threads : int
+        Threads its blocks are evaluated on (``compile_scorer(..., threads=)``).
     """
 
     backend = "numpy"
+    threads = 1
 
     def __init__(self, expr: sympy.Expr) -> None:
         self.expr = expr
@@ -520,6 +620,7 @@ class Scorer:
             raise UtilityError(argument_message(
                 "utility", "compile_scorer", "made of functions with a numpy or scipy equivalent",
                 expr, f"({type(error).__name__}: {error})")) from None
+        self._into = self._root.into if isinstance(self._root, _PiecewiseNode) else None
         self._limits: dict[str, Callable[..., Any]] = {}
         names_are_identifiers = all(name.isidentifier() and not iskeyword(name)
                                     for name in self.parameters)
@@ -585,22 +686,58 @@ class Scorer:
         out = self._evaluate(flat_t, flat_p)
         return float(out[0]) if shape == () else out.reshape(shape)
 
+    def with_threads(self, threads: int) -> "Scorer":
+        """This scorer evaluating its blocks on ``threads`` threads (same compiled code).
+
+        Parameters
+        ----------
+        threads : int
+            Number of threads (at least 1; :func:`compile_scorer` checks it).
+
+        Returns
+        -------
+        Scorer
+            A copy sharing the compiled code and limits, with :attr:`threads` set.
+        """
+        twin = copy.copy(self)
+        twin.threads = threads
+        return twin
+
     def _evaluate(self, flat_t: np.ndarray, flat_p: list[Any]) -> np.ndarray:
         n = flat_t.shape[0]
         out = np.empty(n)
+        blocks = -(-n // CHUNK_SIZE)
+        workers = min(self.threads, blocks // _MIN_BLOCKS_PER_THREAD)
+        if workers <= 1:
+            self._evaluate_range(flat_t, flat_p, out, 0, n)
+            return out
+        # contiguous runs of whole blocks: the same blocks as one thread evaluates,
+        # so the result is the same to the bit; numpy and scipy.special release the GIL
+        per_worker = -(-blocks // workers) * CHUNK_SIZE
+        futures = [_pool(workers).submit(self._evaluate_range, flat_t, flat_p, out, start,
+                                         min(start + per_worker, n))
+                   for start in range(0, n, per_worker)]
+        for future in futures:
+            future.result()
+        return out
+
+    def _evaluate_range(self, flat_t: np.ndarray, flat_p: list[Any], out: np.ndarray,
+                        begin: int, end: int) -> None:
         with np.errstate(all="ignore"):
-            for start in range(0, n, CHUNK_SIZE):
-                stop = start + CHUNK_SIZE
+            for start in range(begin, end, CHUNK_SIZE):
+                stop = min(start + CHUNK_SIZE, end)
                 tc = flat_t[start:stop]
                 pc = [v[start:stop] if isinstance(v, np.ndarray) else v for v in flat_p]
                 oc = out[start:stop]
-                oc[...] = self._root(tc, *pc)
+                if self._into is not None:
+                    self._into(oc, tc, *pc)
+                else:
+                    oc[...] = self._root(tc, *pc)
                 # Cheap in-cache checks; the repairs run only when something is off.
                 if not (tc.min() > 0.0 and tc.max() < math.inf):
                     self._repair_ends(tc, pc, oc)
                 if not math.isfinite(np.add.reduce(oc)):
                     self._repair_breakdowns(tc, pc, oc)
-        return out
 
     def _repair_ends(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray) -> None:
         at_zero = tc <= 0.0
@@ -624,7 +761,10 @@ class Scorer:
 
     def _limit_values(self, end: str, pc: list[Any], mask: np.ndarray) -> Any:
         if end not in self._limits:
-            self._limits[end] = self._limit_function(end)
+            # one thread computes a limit (sympy, seconds at worst); the others wait for it
+            with _LIMITS_LOCK:
+                if end not in self._limits:
+                    self._limits[end] = self._limit_function(end)
         placeholder = np.zeros(int(np.count_nonzero(mask)))  # stands for t, of the right length
         return self._limits[end](
             placeholder, *[v[mask] if isinstance(v, np.ndarray) else v for v in pc])
@@ -754,7 +894,7 @@ def _cached_scorer(expr: sympy.Expr, backend: str) -> Any:
     return _LambdifiedScorer(expr, backend)
 
 
-def compile_scorer(utility: Any, *, backend: str = "numpy") -> CompiledScorer:
+def compile_scorer(utility: Any, *, backend: str = "numpy", threads: int | None = 1) -> CompiledScorer:
     """A fast vectorised function ``f(t, **parameters)`` evaluating a utility.
 
     Parameters
@@ -767,6 +907,13 @@ def compile_scorer(utility: Any, *, backend: str = "numpy") -> CompiledScorer:
         ``"torch"`` give ``sympy.lambdify`` with that module, for use inside
         those frameworks (their branches are not masked and ends of the
         support are not special-cased).
+    threads : int or None, keyword-only
+        Threads a numpy scorer evaluates its blocks of :data:`CHUNK_SIZE`
+        runtimes on: ``1`` (default), a positive integer, or ``None`` for
+        every core (``os.cpu_count()``). Each thread takes at least four
+        blocks, so small inputs stay on the calling thread; the result is the
+        same to the bit whatever the number of threads (the same blocks, the
+        same code; numpy and scipy.special release the GIL while they compute).
 
     Returns
     -------
@@ -781,7 +928,8 @@ def compile_scorer(utility: Any, *, backend: str = "numpy") -> CompiledScorer:
     Raises
     ------
     UtilityError
-        If ``backend`` is unknown or not installed, or the utility uses a
+        If ``backend`` is unknown or not installed, ``threads`` is not a positive
+        integer or None (or is not 1 for jax and torch), or the utility uses a
         function with no numpy/scipy equivalent.
     NoClosedFormError
         If the utility holds an unevaluated integral. A scorer itself raises only
@@ -810,6 +958,10 @@ def compile_scorer(utility: Any, *, backend: str = "numpy") -> CompiledScorer:
     array([1.  , 1.  , 0.25, 0.  ])
     >>> f(20.0, 1.0, 10.0)  # positional: alpha, then kappa0
     0.5
+    >>> fast = compile_scorer(pareto, threads=None)  # every core, for large inputs
+    >>> x = np.linspace(0.0, 50.0, 10**6)
+    >>> bool(np.array_equal(fast(x, kappa0=1.0, alpha=1.0), f(x, kappa0=1.0, alpha=1.0)))
+    True
     """
     if backend not in BACKENDS:
         raise UtilityError(argument_message(
@@ -820,8 +972,17 @@ def compile_scorer(utility: Any, *, backend: str = "numpy") -> CompiledScorer:
             "backend", "compile_scorer",
             f"an installed backend (installed: {', '.join(map(repr, installed))})", backend,
             f"Install {backend} to use it."))
+    if threads is None:
+        threads = os.cpu_count() or 1
+    if not (isinstance(threads, (int, np.integer)) and not isinstance(threads, bool)
+            and threads >= 1) or (backend != "numpy" and threads != 1):
+        raise UtilityError(argument_message(
+            "threads", "compile_scorer",
+            "a positive integer or None (every core)" if backend == "numpy"
+            else f"1 (the {backend} backend runs on that framework's own threads)", threads))
     expr = _utility_expr(utility, "compile_scorer")
-    return _cached_scorer(expr, backend)
+    scorer = _cached_scorer(expr, backend)
+    return scorer if threads == 1 else scorer.with_threads(int(threads))
 
 
 def make_scorer(utility: Any, *, backend: str = "numpy") -> CompiledScorer:

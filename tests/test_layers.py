@@ -24,6 +24,9 @@ LATE_IMPORTS_ALLOWED = {
     "_timing.py": {"multiprocessing"},
     "plots.py": {"matplotlib"},
     "scorer.py": {"jax", "torch", "sympy.printing.pytorch", "sympy.printing.numpy"},
+    # scipy.stats does not load its sampling submodule; importing it at the top would load
+    # scipy.stats (a second) for every law, drawn from or not
+    "_scipy.py": {"scipy.stats.sampling"},
 }
 
 

@@ -670,12 +670,18 @@ def test_benchmark_quick_run_prints_ratios():
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    for utility in ("exponential", "log-normal", "generalized log-Laplace"):
+    for utility in ("uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace",
+                    "log_normal", "piecewise", "4 breakpoints"):
         assert utility in out
-    assert "vs numpy" in out and "vs scipy" in out and "rank" in out
+    for section in ("vs numpy", "speed-up", "draws/s", "KS test", "rank", "bench_scale.py"):
+        assert section in out
     ratios = [float(word.rstrip("x")) for word in out.split() if word.endswith("x")
               and word.rstrip("x").replace(".", "", 1).isdigit()]
-    assert len(ratios) >= 6 and all(r > 0 for r in ratios)
+    # 8 scorers against numpy, 8 on two threads, 3 sampling rows, 3 ranking rows
+    assert len(ratios) >= 22 and all(r > 0 for r in ratios)
+    # the threaded scorer gives the single-threaded one's values to the bit
+    multicore = out.split("2. Multi-core")[1].split("3. Sampling")[0]
+    assert all(line.split()[-1] == "0.0e+00" for line in multicore.splitlines()[3:] if line.strip())
 
 
 def test_symbolic_log_laplace_scorer_takes_exact_limits():
