@@ -175,16 +175,17 @@ class NumericProblem:
                 if not np.all(np.isfinite([a, b, c])):
                     return None
                 # each test as a difference of log-densities that must be positive
+                # (difference, size of the values it is taken from)
                 rise = sign * (c - b)
                 if end == oo:
-                    tests = (-1e-6 * _PROBE_SPAN - rise, b - c, a + 1 - b)
+                    tests = ((-1e-6 * _PROBE_SPAN - rise, abs(b) + abs(c)), (b - c, abs(b) + abs(c)),
+                             (a + 1 - b, abs(a) + abs(b) + 1))
                 else:
-                    tests = (rise - 1e-6 * _PROBE_SPAN,)
-                # one decided by less than the rounding of these values is left to mpmath
-                margin = 1e-9 * (abs(a) + abs(b) + abs(c) + 1)
-                if any(abs(test) < margin for test in tests):
+                    tests = ((rise - 1e-6 * _PROBE_SPAN, abs(b) + abs(c)),)
+                # one decided by less than the rounding of its values is left to mpmath
+                if any(abs(difference) < 1e-9 * (size + 1) for difference, size in tests):
                     return None
-                if not all(test > 0 for test in tests):
+                if not all(difference > 0 for difference, _ in tests):
                     return False
         return True
 
@@ -342,18 +343,24 @@ class NumericProblem:
             for term, size in zip(self.moment_terms, scales):
                 if term.multiplier == multiplier:
                     sizes[j] = size
-        if getattr(self, "_integrable_grid", None) is None:
-            # integrability does not depend on the moment values: the scan over P(kappa < kappa0)
-            # reuses it
-            self._integrable_grid = [point for point in (np.array(p, dtype=float) / sizes for p in
-                                                         itertools.product(base[:per_axis], repeat=m))
-                                     if self.integrable(point)]
+        if getattr(self, "_grid_moments", None) is None:
+            # integrability, log Z and the moments at a point do not depend on the moment values:
+            # the scan over P(kappa < kappa0) (the only caller that changes them) reuses them
+            self._grid_moments = []
+            for point in (np.array(p, dtype=float) / sizes for p in itertools.product(base[:per_axis], repeat=m)):
+                if not self.integrable(point):
+                    continue
+                try:
+                    log_z, means, _ = self.float_moments(point, second=False)
+                except (ValueError, ZeroDivisionError, OverflowError, FloatingPointError):
+                    continue
+                self._grid_moments.append((point, log_z, means))
+        values = self._float_values()
         scored = []
-        for point in self._integrable_grid:
-            try:
-                merit = self._float_merit(point)[0]
-            except (ValueError, ZeroDivisionError, OverflowError, FloatingPointError):
-                continue
+        for point, log_z, means in self._grid_moments:
+            # the merit of _float_merit, from the stored moments
+            norm = float(np.linalg.norm((means - values) / scales))
+            merit = norm if self.substitution else float(log_z + point @ values)
             if math.isfinite(merit):
                 scored.append((merit, point))
         if not scored:
