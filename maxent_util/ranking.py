@@ -328,6 +328,8 @@ def _result_columns(rules: list[tuple[str, Any]], bounds: bool, owner: str,
 def _cell_values(runs: Table, values: np.ndarray) -> np.ndarray:
     """Per (algorithm, instance) cell: the mean of its runs' values (cells in the table's order,
     an algorithms x instances grid when reshaped)."""
+    if runs.ordered:  # one run per cell, in cell order: the values are the cells' already
+        return values
     if runs.cells.size == runs.runs_per_cell.size:  # one run per cell: nothing to average
         cell_values = np.empty(runs.cells.size)
         cell_values[runs.cells] = values
@@ -335,6 +337,13 @@ def _cell_values(runs: Table, values: np.ndarray) -> np.ndarray:
     grouped = np.lexsort((values, runs.cells))
     starts = np.concatenate([[0], np.cumsum(runs.runs_per_cell)[:-1]])
     return np.add.reduceat(values[grouped], starts) / runs.runs_per_cell
+
+
+def sorted_sums(cell_values: np.ndarray, n_algorithms: int) -> np.ndarray:
+    """Per algorithm, the sum of its cells' values (an algorithms x instances grid, algorithm
+    by algorithm) added in sorted order, so that equal multisets of values give bit-identical
+    sums whatever their order (the sums :func:`~maxent_util.sweeps.sweep` makes too)."""
+    return np.sort(cell_values.reshape(n_algorithms, -1), axis=1).sum(axis=1)
 
 
 def _aggregate(runs: Table, values: np.ndarray, aggregate: str,
@@ -346,9 +355,7 @@ def _aggregate(runs: Table, values: np.ndarray, aggregate: str,
     """
     if cell_values is None:
         cell_values = _cell_values(runs, values)
-    grouped = np.lexsort((cell_values, runs.cell_algorithm))
-    starts = np.concatenate([[0], np.cumsum(runs.cells_per_algorithm)[:-1]])
-    sums = np.add.reduceat(cell_values[grouped], starts)
+    sums = sorted_sums(cell_values, runs.names.size)
     return sums if aggregate == "sum" else sums / runs.cells_per_algorithm
 
 
@@ -358,16 +365,38 @@ def _row_of(runs: Table, mask: np.ndarray) -> str:
     return "an added missing run" if label is None else f"row {_plain(label)!r}"
 
 
-def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Per run: u at a solved runtime (else 0), and u where a capped run stopped (else as before).
+class _Times:
+    """The times a table's utilities are checked at, found once for all its rules: the runtimes
+    of solved runs and the times capped runs stopped, distinct and sorted."""
 
-    ``u`` is evaluated once on the distinct times, which also checks that it is
-    a utility there: a number in [0, 1], non-increasing in t.
+    def __init__(self, runs: Table) -> None:
+        self.runs = runs
+        self.stopped = (runs.runtimes if runs.cutoffs is None
+                        else np.minimum(runs.runtimes, runs.cutoffs))
+        self._distinct: np.ndarray | None = None
+
+    @property
+    def distinct(self) -> np.ndarray:
+        if self._distinct is None:
+            runs = self.runs
+            self._distinct = np.unique(np.concatenate([runs.runtimes[runs.solved],
+                                                       self.stopped[runs.capped]]))
+        return self._distinct
+
+
+def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str,
+                    times: _Times | None = None, upper: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per run: u at a solved runtime (else 0), and (with ``upper``) u where a capped run
+    stopped (else as before).
+
+    ``u`` is evaluated on the distinct times, which checks that it is a utility
+    there: a number in [0, 1], non-increasing in t; then on the runs themselves.
     """
-    stopped = runs.runtimes if runs.cutoffs is None else np.minimum(runs.runtimes, runs.cutoffs)
-    times = np.unique(np.concatenate([runs.runtimes[runs.solved], stopped[runs.capped]]))
-    at = evaluate_rule(u, times, owner, f"rule {name!r}: ")
+    times = _Times(runs) if times is None else times
+    stopped = times.stopped
+    distinct = times.distinct
+    at = evaluate_rule(u, distinct, owner, f"rule {name!r}: ")
 
     def where(value: float) -> str:
         return _row_of(runs, (runs.solved & (runs.runtimes == value))
@@ -378,28 +407,34 @@ def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str
     if bad is not None:
         raise UtilityError(argument_message(
             "utility", owner, "a number between 0 and 1 on every run", float(at[bad]),
-            f"(rule {name!r}: u({float(times[bad])!r}) at {where(times[bad])}) "
+            f"(rule {name!r}: u({float(distinct[bad])!r}) at {where(distinct[bad])}) "
             "Rescale the utility to [0, 1]."))
     bad = first_bad(np.diff(at) > tolerance)
     if bad is not None:
         raise UtilityError(argument_message(
             "utility", owner, "non-increasing in t on the runs",
-            f"u({float(times[bad])!r}) = {float(at[bad])!r} < u({float(times[bad + 1])!r}) "
-            f"= {float(at[bad + 1])!r}",
-            f"(rule {name!r}, at {where(times[bad])} and {where(times[bad + 1])}) "
+            f"u({float(distinct[bad])!r}) = {float(at[bad])!r} < "
+            f"u({float(distinct[bad + 1])!r}) = {float(at[bad + 1])!r}",
+            f"(rule {name!r}, at {where(distinct[bad])} and {where(distinct[bad + 1])}) "
             "A utility rewards shorter runs at least as much as longer ones."))
     lower = np.zeros(runs.runtimes.shape)
-    lower[runs.solved] = at[np.searchsorted(times, runs.runtimes[runs.solved])]
-    upper = lower.copy()
-    upper[runs.capped] = at[np.searchsorted(times, stopped[runs.capped])]
-    return lower, upper
+    if distinct.size * 4 < runs.runtimes.size:  # few distinct times: look them up
+        lower[runs.solved] = at[np.searchsorted(distinct, runs.runtimes[runs.solved])]
+    else:  # as many as runs: evaluating u is cheaper than searching (same value, same time)
+        lower[runs.solved] = evaluate_rule(u, runs.runtimes[runs.solved], owner,
+                                           f"rule {name!r}: ")
+    if not upper:
+        return lower, None
+    upper_values = lower.copy()
+    upper_values[runs.capped] = at[np.searchsorted(distinct, stopped[runs.capped])]
+    return lower, upper_values
 
 
-def _run_values(runs: Table, name: str, rule: Any, owner: str
-                ) -> tuple[np.ndarray, np.ndarray, str, bool]:
-    """Per run: the rule's value and its value with capped runs at u(cutoff) (the same for
-    classic rules); how scores aggregate the instances ("sum" for Solved, else "mean"); and
-    whether higher is better."""
+def _run_values(runs: Table, name: str, rule: Any, owner: str, times: _Times | None = None,
+                upper: bool = True) -> tuple[np.ndarray, np.ndarray | None, str, bool]:
+    """Per run: the rule's value and (with ``upper``) its value with capped runs at u(cutoff)
+    (the same for classic rules); how scores aggregate the instances ("sum" for Solved, else
+    "mean"); and whether higher is better."""
     if isinstance(rule, (PAR, Solved)):
         cutoffs = runs.cutoffs
         if cutoffs is None and isinstance(rule, PAR) and rule.cutoff is not None:
@@ -407,7 +442,7 @@ def _run_values(runs: Table, name: str, rule: Any, owner: str
         values = rule.per_run(runs.runtimes, runs.solved, cutoffs)
         return values, values, "sum" if isinstance(rule, Solved) else "mean", \
             rule.higher_is_better
-    values, upper_values = _utility_values(runs, name, rule, owner)
+    values, upper_values = _utility_values(runs, name, rule, owner, times, upper)
     return values, upper_values, "mean", True
 
 
@@ -418,8 +453,10 @@ def _score_matrix(runs: Table, rules: list[tuple[str, Any]], bounds: bool, owner
     """Per rule: scores, lower and upper (with ``bounds``), whether higher is better, and
     (with ``cells``) the instances x algorithms matrix of per-instance values."""
     results = {}
+    times = _Times(runs)
     for name, rule in rules:
-        values, upper_values, aggregate, higher = _run_values(runs, name, rule, owner)
+        values, upper_values, aggregate, higher = _run_values(runs, name, rule, owner, times,
+                                                              upper=bounds)
         cell_values = _cell_values(runs, values)
         scores = _aggregate(runs, values, aggregate, cell_values)
         lower = scores if bounds else None
