@@ -343,7 +343,19 @@ def sorted_sums(cell_values: np.ndarray, n_algorithms: int) -> np.ndarray:
     """Per algorithm, the sum of its cells' values (an algorithms x instances grid, algorithm
     by algorithm) added in sorted order, so that equal multisets of values give bit-identical
     sums whatever their order (the sums :func:`~maxent_util.sweeps.sweep` makes too)."""
-    return np.sort(cell_values.reshape(n_algorithms, -1), axis=1).sum(axis=1)
+    grid = cell_values.reshape(n_algorithms, -1)
+    if _exact_in_any_order(cell_values):  # counts of solved runs, say: no sort needed
+        return grid.sum(axis=1)
+    return np.sort(grid, axis=1).sum(axis=1)
+
+
+def _exact_in_any_order(values: np.ndarray) -> bool:
+    """Whether every partial sum of ``values`` is an exactly represented integer (integer
+    values whose absolute total stays below 2**53), so that the order of adding cannot matter."""
+    if not values.size:
+        return True
+    total = float(np.abs(values).sum())
+    return total < 2.0 ** 53 and bool(np.all(values == np.trunc(values)))
 
 
 def _aggregate(runs: Table, values: np.ndarray, aggregate: str,
@@ -417,16 +429,15 @@ def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str,
             f"u({float(distinct[bad + 1])!r}) = {float(at[bad + 1])!r}",
             f"(rule {name!r}, at {where(distinct[bad])} and {where(distinct[bad + 1])}) "
             "A utility rewards shorter runs at least as much as longer ones."))
+    # then on the runs themselves: cheaper than looking each run's time up among the distinct
+    # ones (a random search per run), and the same time gives the same value
+    context = f"rule {name!r}: "
     lower = np.zeros(runs.runtimes.shape)
-    if distinct.size * 4 < runs.runtimes.size:  # few distinct times: look them up
-        lower[runs.solved] = at[np.searchsorted(distinct, runs.runtimes[runs.solved])]
-    else:  # as many as runs: evaluating u is cheaper than searching (same value, same time)
-        lower[runs.solved] = evaluate_rule(u, runs.runtimes[runs.solved], owner,
-                                           f"rule {name!r}: ")
+    lower[runs.solved] = evaluate_rule(u, runs.runtimes[runs.solved], owner, context)
     if not upper:
         return lower, None
     upper_values = lower.copy()
-    upper_values[runs.capped] = at[np.searchsorted(distinct, stopped[runs.capped])]
+    upper_values[runs.capped] = evaluate_rule(u, stopped[runs.capped], owner, context)
     return lower, upper_values
 
 

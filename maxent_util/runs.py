@@ -285,7 +285,11 @@ def _missing_runs(frame: pd.DataFrame, owner: str, policy: str) -> pd.DataFrame:
 
 def _cell_keys(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, Any]:
     """Per run an integer naming its (algorithm, instance) pair; algorithms sorted."""
-    codes, names = pd.factorize(frame["algorithm"], sort=True)
+    algorithm = frame["algorithm"]
+    if isinstance(algorithm.dtype, pd.CategoricalDtype):  # sort by name, not category order
+        algorithm = algorithm.cat.remove_unused_categories()
+        algorithm = algorithm.cat.reorder_categories(sorted(algorithm.cat.categories))
+    codes, names = pd.factorize(algorithm, sort=True)
     instance_codes, instances = pd.factorize(frame["instance"])
     return codes.astype(np.int64) * len(instances) + instance_codes, names, instances
 
@@ -319,8 +323,8 @@ def long_table(table: Any, owner: str, duplicates: str = "raise",
     if _full_grid(keys, len(names) * n_instances):
         # one run per cell, every cell: the cell of a run is its key (the common case, fast)
         cells = keys
-        cell_keys = np.arange(keys.size, dtype=np.int64)
-        runs_per_cell = np.ones(keys.size, dtype=np.int64)
+        cell_keys = None
+        runs_per_cell = np.broadcast_to(np.int64(1), keys.shape)  # a view: no memory per run
     else:
         cell_keys, first_run, cells, runs_per_cell = np.unique(
             keys, return_index=True, return_inverse=True, return_counts=True)
@@ -340,9 +344,10 @@ def long_table(table: Any, owner: str, duplicates: str = "raise",
             cell_keys, cells, runs_per_cell = np.unique(keys, return_inverse=True,
                                                         return_counts=True)
     cells = np.ravel(cells)
-    cell_algorithm = cell_keys // n_instances
+    cell_algorithm = (np.repeat(np.arange(len(names), dtype=np.int32), n_instances)
+                      if cell_keys is None else cell_keys // n_instances)
     cutoffs = frame["cutoff"].to_numpy(dtype=float) if "cutoff" in frame.columns else None
-    ordered = bool(cells.size == cell_keys.size
+    ordered = bool(cells.size == cell_algorithm.size
                    and (cells.size < 2 or bool(np.all(np.diff(cells) == 1))) and cells[0] == 0)
     return Table(names=np.asarray(names, dtype=object),
                  instances=np.asarray(instances, dtype=object), cells=cells,
@@ -414,6 +419,9 @@ def cap_runs(table: pd.DataFrame, cutoff: float, *, arg: str = "cutoff",
             f"runs ({float(stated[row])!r} s: the run was stopped there)", cutoff,
             "A cutoff can re-cap runs at a lower time, never extend them."))
     table = table.copy()
+    if isinstance(table["status"].dtype, pd.CategoricalDtype):  # "capped" may be new to it
+        table["status"] = table["status"].cat.add_categories(
+            [s for s in ("capped",) if s not in table["status"].cat.categories])
     over = table["runtime"].to_numpy(dtype=float) >= cutoff
     solved = (table["status"] == "solved").to_numpy()
     table.loc[over & solved, "status"] = "capped"

@@ -23,6 +23,7 @@ LATE_IMPORTS_ALLOWED = {
     "cli.py": None,             # any: `maxent-util --help` must not load sympy, scipy or pandas
     "_timing.py": {"multiprocessing"},
     "plots.py": {"matplotlib"},
+    "long.py": {"pyarrow"},
     "scorer.py": {"jax", "torch", "sympy.printing.pytorch", "sympy.printing.numpy"},
 }
 

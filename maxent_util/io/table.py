@@ -232,9 +232,7 @@ def _names_ok(series: pd.Series) -> np.ndarray:
     where the column's type tells (categorical, string dtype, or an object column that pandas
     infers to hold only str); an object column of mixed types is checked value by value."""
     if isinstance(series.dtype, pd.CategoricalDtype):
-        categories = series.cat.categories
-        ok = np.fromiter((isinstance(v, str) and v != "" for v in categories), bool,
-                         len(categories))
+        ok = _names_ok(pd.Series(series.cat.categories, dtype=series.cat.categories.dtype))
         return np.append(ok, False)[series.cat.codes.to_numpy()]
     if isinstance(series.dtype, pd.StringDtype) or (
             series.dtype == object and pd.api.types.infer_dtype(series, skipna=False) == "string"):
