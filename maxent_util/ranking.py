@@ -27,14 +27,18 @@ import numpy as np
 import pandas as pd
 import sympy
 
+from . import _dask
 from .bootstrap import (check_level, check_resamples, generator, interval_from, rank_counts,
                         resampled_means)
 from .errors import DataError, MaxEntError, UtilityError, argument_message
 from .estimate import evaluate_rule, fixed_scorer
 from .expressions import read_expression
 from .families import parse_utility
+from .io import LONG_COLUMNS, validate_table
+from .io.table import _in
 from .io.table import plain as _plain
-from .runs import Runs, Table, first_bad, long_table, real, validate_runs
+from .runs import (DUPLICATE_POLICIES, MISSING_POLICIES, Runs, Table, _shown, first_bad,
+                   long_table, policy, real, refuse_duplicates, validate_runs)
 from .symbols import t
 from .utility import Utility
 
@@ -638,10 +642,20 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
     level = None if ci is None else check_level(ci, owner)
     resamples = check_resamples(resamples, owner)
     rng = None if level is None else generator(seed, owner)
+    if _dask.partitioned(table):
+        return _rank_partitioned(table, utilities, bounds, duplicates, missing, level, owner)
     runs = long_table(table, owner, duplicates, missing)
     rules = _rules(utilities, owner)
     _result_columns(rules, bounds, owner, ci=level is not None)
     results = _score_matrix(runs, rules, bounds, owner, cells=level is not None)
+    columns = _ranking_columns(results, bounds)
+    if level is not None:
+        _score_intervals(columns, runs, rules, results, level, resamples, rng)
+    return _ranking_frame(columns, runs.names, rules)
+
+
+def _ranking_columns(results: dict[str, Any], bounds: bool) -> dict[str, Any]:
+    """Per rule its score column, its rank column and (with ``bounds``) both bounds."""
     columns: dict[str, Any] = {}
     for name, (scores, lower, upper, higher, _) in results.items():
         columns[name] = scores
@@ -649,10 +663,187 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
         if bounds:
             columns[f"{name} lower"] = lower
             columns[f"{name} upper"] = upper
-    if level is not None:
-        _score_intervals(columns, runs, rules, results, level, resamples, rng)
-    frame = pd.DataFrame(columns, index=pd.Index(runs.names, name="algorithm"))
+    return columns
+
+
+def _ranking_frame(columns: dict[str, Any], names: np.ndarray,
+                   rules: list[tuple[str, Any]]) -> pd.DataFrame:
+    frame = pd.DataFrame(columns, index=pd.Index(names, name="algorithm"))
     return frame.sort_values(f"{rules[0][0]} rank", kind="stable")
+
+
+# ---------------------------------------------------------------------------
+# rankings of partitioned tables (Dask DataFrames, Parquet datasets)
+
+# Instance names are hashed with two random keys drawn per ranking: an algorithm whose runs
+# number the instances and whose hashes add up to the instances' sums has one run on each
+# instance (a wrong answer needs two 64-bit sums to collide at once).
+_HASH_KEYS = 2
+
+
+def _partition_runs(part: pd.DataFrame) -> Table:
+    """One partition's runs, laid out for the per-run rules (its cells are not needed: the
+    grid is checked across partitions)."""
+    none = np.zeros(0, dtype=np.int64)
+    return Table(names=np.zeros(0, dtype=object), instances=np.zeros(0, dtype=object),
+                 cells=none, cell_algorithm=none, runs_per_cell=none, cells_per_algorithm=none,
+                 runtimes=part["runtime"].to_numpy(dtype=float),
+                 solved=_in_status(part, "solved"), capped=_in_status(part, "capped"),
+                 cutoffs=(part["cutoff"].to_numpy(dtype=float) if "cutoff" in part.columns
+                          else None),
+                 labels=part.index)
+
+
+def _in_status(part: pd.DataFrame, status: str) -> np.ndarray:
+    return _in(part["status"], (status,))
+
+
+def _partition_meta(rules: list[tuple[str, Any]], bounds: bool) -> pd.DataFrame:
+    columns: dict[str, Any] = {"runs": pd.Series(dtype=np.int64)}
+    for key in range(_HASH_KEYS):
+        columns[f"hash {key}"] = pd.Series(dtype=np.uint64)
+    for index in range(len(rules)):
+        columns[f"sum {index}"] = pd.Series(dtype=float)
+        if bounds:
+            columns[f"upper {index}"] = pd.Series(dtype=float)
+    return pd.DataFrame(columns, index=pd.Index([], dtype=object, name="algorithm"))
+
+
+def _partition_sums(part: pd.DataFrame, number: int, rules: list[tuple[str, Any]],
+                    bounds: bool, keys: list[str], owner: str) -> pd.DataFrame:
+    """One partition, validated and scored as the pandas route does: per algorithm its runs,
+    the sums of its instances' hashes, and per rule the sum of the runs' values."""
+    validate_table(part, name=f"table, partition {number}")
+    meta = _partition_meta(rules, bounds)
+    if not len(part):
+        return meta
+    codes, names = pd.factorize(part["algorithm"])
+    k = len(names)
+    columns: dict[str, Any] = {"runs": np.bincount(codes, minlength=k).astype(np.int64)}
+    for index, key in enumerate(keys):
+        columns[f"hash {index}"] = _dask.add_per_group(
+            codes, _dask.instance_hashes(part["instance"], key), k)
+    runs = _partition_runs(part)
+    times = _Times(runs)
+    for index, (name, rule) in enumerate(rules):
+        values, upper_values, _, _ = _run_values(runs, name, rule, owner, times, upper=bounds)
+        columns[f"sum {index}"] = np.bincount(codes, weights=values, minlength=k)
+        if bounds:
+            columns[f"upper {index}"] = np.bincount(codes, weights=upper_values, minlength=k)
+    return pd.DataFrame(columns, index=pd.Index(np.asarray(names, dtype=object),
+                                                name="algorithm"))
+
+
+def _refuse_policy(arg: str, value: str, problem: str, owner: str) -> None:
+    raise DataError(argument_message(
+        arg, owner, f"'raise' for a Dask DataFrame or Parquet dataset that has {problem} "
+        "(the policy needs all of an (algorithm, instance) pair's runs, or the whole grid, "
+        "in memory at once, which a partitioned table does not give)", value,
+        "Compute the table into pandas first (frame.compute()) and rank that, or fix the "
+        "runs."))
+
+
+def _check_partitioned_grid(frame: Any, names: np.ndarray, runs: np.ndarray,
+                            hashes: np.ndarray, instances: np.ndarray, expected: np.ndarray,
+                            duplicates: str, missing: str, owner: str) -> None:
+    """Refuse repeated or missing runs as the pandas route does (naming the first algorithm
+    that has them, by name), or the policy that would need the runs in memory."""
+    wrong = (runs != instances.size) | np.any(hashes != expected[None, :], axis=1)
+    if not wrong.any():
+        return
+    first = int(np.flatnonzero(wrong)[0])
+    algorithm = names[first]
+    rows = _dask.rows_of(frame, "algorithm", algorithm, ["algorithm", "instance"])
+    rows = rows.assign(algorithm=rows["algorithm"].astype(object),
+                       instance=rows["instance"].astype(object))
+    others = int(wrong.sum()) - 1
+    more = f" ({others} more algorithms have repeated or missing runs)" if others else ""
+    if rows.duplicated(["algorithm", "instance"]).any():
+        if duplicates != "raise":
+            _refuse_policy("duplicates", duplicates, f"repeated runs (of {algorithm!r}){more}",
+                           owner)
+        refuse_duplicates(rows.reset_index(drop=True), rows.index, owner)
+    lacking = [instance for instance in instances
+               if instance not in set(rows["instance"])]
+    if missing != "raise":
+        _refuse_policy("missing", missing, f"missing runs (of {algorithm!r}){more}", owner)
+    raise DataError(argument_message(
+        "table", owner, "a run of every algorithm on every instance (the same instances "
+        "for all algorithms)", f"no run of {algorithm!r} on {_shown(lacking)}{more}",
+        "Pass missing='unsolved' (on the command line, --missing unsolved) to count a "
+        "missing run as a run capped at the cutoff, after computing the table into pandas."))
+
+
+def _partitioned_sums(table: Any, rules: list[tuple[str, Any]], bounds: bool,
+                      duplicates: str, missing: str, owner: str
+                      ) -> tuple[np.ndarray, int, pd.DataFrame]:
+    """Per algorithm (sorted by name): the sums of every rule's per-run values over its runs,
+    from a map over the partitions and a reduction per algorithm; and the instances' count.
+    The grid is checked as the pandas route checks it."""
+    duplicates = policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
+    missing = policy(missing, "missing", owner, MISSING_POLICIES)
+    frame = _dask.frame_of(table, owner)
+    present = _dask.columns_of(frame)
+    required = ("algorithm", "instance", "runtime", "status")
+    if any(column not in present for column in required):
+        raise DataError(argument_message(
+            "columns", "table", "a list including 'algorithm', 'instance', 'runtime', 'status' "
+            "(optional: 'cutoff')", present))
+    frame = frame[[c for c in LONG_COLUMNS if c in present]]
+    rng = np.random.default_rng()
+    keys = [bytes(rng.integers(97, 123, 16, dtype=np.uint8)).decode() for _ in range(_HASH_KEYS)]
+    sums = _dask.map_partitions(frame, _partition_sums, _partition_meta(rules, bounds),
+                                rules=rules, bounds=bounds, keys=keys, owner=owner)
+    parts, instances = _dask.compute(owner, sums, _dask.distinct(frame, "instance"))
+    if not len(parts) or int(parts["runs"].sum()) == 0:
+        raise DataError(argument_message("table", owner, "at least one run", "no rows"))
+    codes, names = pd.factorize(np.asarray(parts.index, dtype=object), sort=True)
+    k = len(names)
+    instances = np.asarray(instances, dtype=object)
+    runs = _dask.add_per_group(codes, parts["runs"].to_numpy(dtype=np.int64), k)
+    hashes = np.column_stack([
+        _dask.add_per_group(codes, parts[f"hash {index}"].to_numpy(dtype=np.uint64), k)
+        for index in range(_HASH_KEYS)])
+    expected = np.array([
+        _dask.instance_hashes(pd.Series(instances, dtype=object), key).sum(dtype=np.uint64)
+        for key in keys], dtype=np.uint64)
+    _check_partitioned_grid(frame, np.asarray(names, dtype=object), runs, hashes, instances,
+                            expected, duplicates, missing, owner)
+    totals = pd.DataFrame({column: np.bincount(codes, weights=parts[column].to_numpy(),
+                                               minlength=k)
+                           for column in parts.columns if column.startswith(("sum", "upper"))})
+    return np.asarray(names, dtype=object), instances.size, totals
+
+
+def _rank_partitioned(table: Any, utilities: Any, bounds: bool, duplicates: str, missing: str,
+                      level: float | None, owner: str) -> pd.DataFrame:
+    """:func:`rank` of a Dask DataFrame or a Parquet dataset."""
+    if level is not None:
+        raise DataError(argument_message(
+            "ci", owner, "None for a Dask DataFrame or Parquet dataset (the paired bootstrap "
+            "resamples the instances x algorithms matrix, which a partitioned table does not "
+            "hold)", level, "Compute the table into pandas first (frame.compute())."))
+    rules = _rules(utilities, owner)
+    _result_columns(rules, bounds, owner)
+    names, n_instances, totals = _partitioned_sums(table, rules, bounds, duplicates, missing,
+                                                   owner)
+    results = {}
+    for index, (name, rule) in enumerate(rules):
+        total = isinstance(rule, Solved)
+        higher = rule.higher_is_better if isinstance(rule, (PAR, Solved)) else True
+        sums = totals[f"sum {index}"].to_numpy()
+        scores = sums if total else sums / n_instances
+        bad = first_bad(~np.isfinite(scores))
+        if bad is not None:
+            raise UtilityError(argument_message(
+                "utilities", owner, "rules giving every algorithm a finite score",
+                float(scores[bad]), f"(rule {name!r}, algorithm {names[bad]!r})"))
+        upper = None
+        if bounds:
+            upper = totals[f"upper {index}"].to_numpy()
+            upper = upper if total else upper / n_instances
+        results[name] = (scores, scores if bounds else None, upper, higher, None)
+    return _ranking_frame(_ranking_columns(results, bounds), names, rules)
 
 
 def _score_intervals(columns: dict[str, Any], runs: Table, rules: list[tuple[str, Any]],

@@ -216,7 +216,7 @@ class Table:
     ordered: bool = False       # runs in cell order, one per cell (cells is 0, 1, 2, ...)
 
 
-def _policy(value: Any, arg: str, owner: str, allowed: tuple[str, ...]) -> str:
+def policy(value: Any, arg: str, owner: str, allowed: tuple[str, ...]) -> str:
     if not (isinstance(value, str) and value in allowed):
         raise DataError(argument_message(arg, owner, f"one of {', '.join(map(repr, allowed))}",
                                          value))
@@ -228,7 +228,7 @@ def _shown(items: Sequence[Any]) -> str:
     return text + (", ..." if len(items) > _SHOWN else "")
 
 
-def _refuse_duplicates(frame: pd.DataFrame, labels: pd.Index, owner: str) -> None:
+def refuse_duplicates(frame: pd.DataFrame, labels: pd.Index, owner: str) -> None:
     repeated = frame.duplicated(["algorithm", "instance"], keep=False).to_numpy()
     if not repeated.any():
         return
@@ -309,8 +309,8 @@ def _full_grid(keys: np.ndarray, n_cells: int) -> bool:
 
 def long_table(table: Any, owner: str, duplicates: str = "raise",
                missing: str = "raise") -> Table:
-    duplicates = _policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
-    missing = _policy(missing, "missing", owner, MISSING_POLICIES)
+    duplicates = policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
+    missing = policy(missing, "missing", owner, MISSING_POLICIES)
     validate_table(table, name="table")
     if len(table) == 0:
         raise DataError(argument_message("table", owner, "at least one run", "no rows"))
@@ -330,7 +330,7 @@ def long_table(table: Any, owner: str, duplicates: str = "raise",
             keys, return_index=True, return_inverse=True, return_counts=True)
         if runs_per_cell.max() > 1 and duplicates != "mean":
             if duplicates == "raise":
-                _refuse_duplicates(frame, labels, owner)
+                refuse_duplicates(frame, labels, owner)
             keep = first_run[cells.ravel()] == np.arange(len(frame))
             frame, labels = frame[keep].reset_index(drop=True), labels[keep]
             keys, cell_keys, cells = keys[keep], cell_keys, np.searchsorted(cell_keys, keys[keep])

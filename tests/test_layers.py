@@ -24,6 +24,7 @@ LATE_IMPORTS_ALLOWED = {
     "_timing.py": {"multiprocessing"},
     "plots.py": {"matplotlib"},
     "long.py": {"pyarrow"},
+    "_dask.py": {"dask", "distributed"},
     "scorer.py": {"jax", "torch", "sympy.printing.pytorch", "sympy.printing.numpy"},
 }
 
