@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import uuid
 from contextlib import contextmanager
 from importlib.util import find_spec
 from typing import Any, Callable, Iterator
@@ -118,7 +119,10 @@ def map_partitions(frame: Any, function: Callable[..., pd.DataFrame], meta: pd.D
         number = partition_info["number"] if partition_info else 0
         return function(part, number, **arguments)
 
-    return frame.map_partitions(call, meta=meta, align_dataframes=False)
+    # a name of its own: dask would otherwise hash the arguments for one, pickling every
+    # compiled rule by value (seconds for a few rules, as cloudpickle searches the modules)
+    name = f"maxent-util-{function.__name__.strip('_')}-{uuid.uuid4().hex}"
+    return frame.map_partitions(call, meta=meta, align_dataframes=False, token=name)
 
 
 def columns_of(frame: Any) -> list[str]:

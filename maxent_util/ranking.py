@@ -709,11 +709,27 @@ def _partition_meta(rules: list[tuple[str, Any]], bounds: bool) -> pd.DataFrame:
     return pd.DataFrame(columns, index=pd.Index([], dtype=object, name="algorithm"))
 
 
+# The rules of the last few rankings, by the ranking's token, in each process that scores
+# partitions: a worker compiles a ranking's utilities once, not once per partition (each task
+# arrives with its own unpickled copy of the rules, without compiled code).
+_RULES_SEEN: dict[str, list[tuple[str, Any]]] = {}
+_RULES_KEPT = 8
+
+
+def _shared_rules(token: str, rules: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    if token not in _RULES_SEEN:
+        while len(_RULES_SEEN) >= _RULES_KEPT:
+            _RULES_SEEN.pop(next(iter(_RULES_SEEN)))
+        _RULES_SEEN[token] = rules
+    return _RULES_SEEN[token]
+
+
 def _partition_sums(part: pd.DataFrame, number: int, rules: list[tuple[str, Any]],
                     bounds: bool, keys: list[str], owner: str) -> pd.DataFrame:
     """One partition, validated and scored as the pandas route does: per algorithm its runs,
     the sums of its instances' hashes, and per rule the sum of the runs' values."""
     validate_table(part, name=f"table, partition {number}")
+    rules = _shared_rules("".join(keys), rules)
     meta = _partition_meta(rules, bounds)
     if not len(part):
         return meta
