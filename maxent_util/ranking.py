@@ -698,56 +698,72 @@ def _in_status(part: pd.DataFrame, status: str) -> np.ndarray:
     return _in(part["status"], (status,))
 
 
-def _partition_meta(rules: list[tuple[str, Any]], bounds: bool) -> pd.DataFrame:
-    columns: dict[str, Any] = {"runs": pd.Series(dtype=np.int64)}
-    for key in range(_HASH_KEYS):
-        columns[f"hash {key}"] = pd.Series(dtype=np.uint64)
-    for index in range(len(rules)):
-        columns[f"sum {index}"] = pd.Series(dtype=float)
-        if bounds:
-            columns[f"upper {index}"] = pd.Series(dtype=float)
-    return pd.DataFrame(columns, index=pd.Index([], dtype=object, name="algorithm"))
-
-
-# The rules of the last few rankings, by the ranking's token, in each process that scores
+# The scorers of the last few partitioned computations, by token, in each process that scores
 # partitions: a worker compiles a ranking's utilities once, not once per partition (each task
-# arrives with its own unpickled copy of the rules, without compiled code).
-_RULES_SEEN: dict[str, list[tuple[str, Any]]] = {}
-_RULES_KEPT = 8
+# arrives with its own unpickled copy, without compiled code).
+_SCORERS_SEEN: dict[str, Any] = {}
+_SCORERS_KEPT = 8
 
 
-def _shared_rules(token: str, rules: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    if token not in _RULES_SEEN:
-        while len(_RULES_SEEN) >= _RULES_KEPT:
-            _RULES_SEEN.pop(next(iter(_RULES_SEEN)))
-        _RULES_SEEN[token] = rules
-    return _RULES_SEEN[token]
+def _shared(token: str, scorer: Any) -> Any:
+    if token not in _SCORERS_SEEN:
+        while len(_SCORERS_SEEN) >= _SCORERS_KEPT:
+            _SCORERS_SEEN.pop(next(iter(_SCORERS_SEEN)))
+        _SCORERS_SEEN[token] = scorer
+    return _SCORERS_SEEN[token]
 
 
-def _partition_sums(part: pd.DataFrame, number: int, rules: list[tuple[str, Any]],
-                    bounds: bool, keys: list[str], owner: str) -> pd.DataFrame:
+class RuleSums:
+    """Per algorithm of a partition, the sum of every rule's per-run values (and of the upper
+    values, with ``bounds``), by the pandas route's :func:`_run_values`."""
+
+    def __init__(self, rules: list[tuple[str, Any]], bounds: bool, owner: str) -> None:
+        self.rules, self.bounds, self.owner = rules, bounds, owner
+
+    def columns(self) -> list[str]:
+        names = []
+        for index in range(len(self.rules)):
+            names += [f"sum {index}"] + ([f"upper {index}"] if self.bounds else [])
+        return names
+
+    def __call__(self, runs: Table, codes: np.ndarray, k: int) -> dict[str, np.ndarray]:
+        times = _Times(runs)
+        columns = {}
+        for index, (name, rule) in enumerate(self.rules):
+            values, upper, _, _ = _run_values(runs, name, rule, self.owner, times,
+                                              upper=self.bounds)
+            columns[f"sum {index}"] = np.bincount(codes, weights=values, minlength=k)
+            if self.bounds:
+                columns[f"upper {index}"] = np.bincount(codes, weights=upper, minlength=k)
+        return columns
+
+
+def _partition_meta(columns: list[str]) -> pd.DataFrame:
+    frame: dict[str, Any] = {"runs": pd.Series(dtype=np.int64)}
+    for key in range(_HASH_KEYS):
+        frame[f"hash {key}"] = pd.Series(dtype=np.uint64)
+    for column in columns:
+        frame[column] = pd.Series(dtype=float)
+    return pd.DataFrame(frame, index=pd.Index([], dtype=object, name="algorithm"))
+
+
+def _partition_sums(part: pd.DataFrame, number: int, scorer: Any, columns: list[str],
+                    keys: list[str]) -> pd.DataFrame:
     """One partition, validated and scored as the pandas route does: per algorithm its runs,
-    the sums of its instances' hashes, and per rule the sum of the runs' values."""
+    the sums of its instances' hashes, and the scorer's sums of the runs' values."""
     validate_table(part, name=f"table, partition {number}")
-    rules = _shared_rules("".join(keys), rules)
-    meta = _partition_meta(rules, bounds)
     if not len(part):
-        return meta
+        return _partition_meta(columns)
+    scorer = _shared("".join(keys), scorer)
     codes, names = pd.factorize(part["algorithm"])
     k = len(names)
-    columns: dict[str, Any] = {"runs": np.bincount(codes, minlength=k).astype(np.int64)}
+    frame: dict[str, Any] = {"runs": np.bincount(codes, minlength=k).astype(np.int64)}
     for index, key in enumerate(keys):
-        columns[f"hash {index}"] = _dask.add_per_group(
+        frame[f"hash {index}"] = _dask.add_per_group(
             codes, _dask.instance_hashes(part["instance"], key), k)
-    runs = _partition_runs(part)
-    times = _Times(runs)
-    for index, (name, rule) in enumerate(rules):
-        values, upper_values, _, _ = _run_values(runs, name, rule, owner, times, upper=bounds)
-        columns[f"sum {index}"] = np.bincount(codes, weights=values, minlength=k)
-        if bounds:
-            columns[f"upper {index}"] = np.bincount(codes, weights=upper_values, minlength=k)
-    return pd.DataFrame(columns, index=pd.Index(np.asarray(names, dtype=object),
-                                                name="algorithm"))
+    frame.update(scorer(_partition_runs(part), codes, k))
+    return pd.DataFrame(frame, index=pd.Index(np.asarray(names, dtype=object),
+                                              name="algorithm"))
 
 
 def _refuse_policy(arg: str, value: str, problem: str, owner: str) -> None:
@@ -790,12 +806,12 @@ def _check_partitioned_grid(frame: Any, names: np.ndarray, runs: np.ndarray,
         "missing run as a run capped at the cutoff, after computing the table into pandas."))
 
 
-def _partitioned_sums(table: Any, rules: list[tuple[str, Any]], bounds: bool,
-                      duplicates: str, missing: str, owner: str
-                      ) -> tuple[np.ndarray, int, pd.DataFrame]:
-    """Per algorithm (sorted by name): the sums of every rule's per-run values over its runs,
-    from a map over the partitions and a reduction per algorithm; and the instances' count.
-    The grid is checked as the pandas route checks it."""
+def partitioned_sums(table: Any, scorer: Any, duplicates: str, missing: str, owner: str
+                     ) -> tuple[np.ndarray, int, pd.DataFrame]:
+    """Per algorithm (sorted by name): the ``scorer``'s sums over its runs (columns
+    ``scorer.columns()``), from a map over the partitions of a Dask DataFrame or Parquet
+    dataset and a reduction per algorithm; and the number of instances. The table is
+    validated and its grid checked as the pandas route does."""
     duplicates = policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
     missing = policy(missing, "missing", owner, MISSING_POLICIES)
     frame = _dask.frame_of(table, owner)
@@ -808,8 +824,9 @@ def _partitioned_sums(table: Any, rules: list[tuple[str, Any]], bounds: bool,
     frame = frame[[c for c in LONG_COLUMNS if c in present]]
     rng = np.random.default_rng()
     keys = [bytes(rng.integers(97, 123, 16, dtype=np.uint8)).decode() for _ in range(_HASH_KEYS)]
-    sums = _dask.map_partitions(frame, _partition_sums, _partition_meta(rules, bounds),
-                                rules=rules, bounds=bounds, keys=keys, owner=owner)
+    columns = scorer.columns()
+    sums = _dask.map_partitions(frame, _partition_sums, _partition_meta(columns),
+                                scorer=scorer, columns=columns, keys=keys)
     parts, instances = _dask.compute(owner, sums, _dask.distinct(frame, "instance"))
     if not len(parts) or int(parts["runs"].sum()) == 0:
         raise DataError(argument_message("table", owner, "at least one run", "no rows"))
@@ -827,7 +844,7 @@ def _partitioned_sums(table: Any, rules: list[tuple[str, Any]], bounds: bool,
                             expected, duplicates, missing, owner)
     totals = pd.DataFrame({column: np.bincount(codes, weights=parts[column].to_numpy(),
                                                minlength=k)
-                           for column in parts.columns if column.startswith(("sum", "upper"))})
+                           for column in columns})
     return np.asarray(names, dtype=object), instances.size, totals
 
 
@@ -841,8 +858,8 @@ def _rank_partitioned(table: Any, utilities: Any, bounds: bool, duplicates: str,
             "hold)", level, "Compute the table into pandas first (frame.compute())."))
     rules = _rules(utilities, owner)
     _result_columns(rules, bounds, owner)
-    names, n_instances, totals = _partitioned_sums(table, rules, bounds, duplicates, missing,
-                                                   owner)
+    names, n_instances, totals = partitioned_sums(table, RuleSums(rules, bounds, owner),
+                                                  duplicates, missing, owner)
     results = {}
     for index, (name, rule) in enumerate(rules):
         total = isinstance(rule, Solved)

@@ -175,3 +175,17 @@ def test_the_command_line_ranks_a_parquet_dataset_on_a_local_cluster(capsys, tmp
     assert_usage_error(status, out, err, "--dask ranks a Parquet dataset")
     status, out, err = run(capsys, "rank", str(path), "--dask", "--par", "2", "--ci", "0.9")
     assert_usage_error(status, out, err, "--ci does not go with --dask")
+
+
+def test_sweep_of_a_dask_frame_equals_pandas():
+    from maxent_util import sweep
+
+    runs = table(4, 9, seed=4)
+    values = [0.5, 3.0, 20.0, 90.0]
+    expected = sweep(runs, "pareto", "kappa0", values, alpha=1)
+    got = sweep(dd.from_pandas(runs, npartitions=3), "pareto", "kappa0", values, alpha=1)
+    pd.testing.assert_frame_equal(got, expected, rtol=1e-12, atol=0)
+    assert got.attrs == expected.attrs
+    with pytest.raises(DataError, match=r"no run of 's1' on 'i0'"):
+        sweep(dd.from_pandas(runs.drop(index=9), npartitions=2), "pareto", "kappa0", values,
+              alpha=1)
