@@ -83,6 +83,7 @@ def frame_of(table: Any, owner: str) -> Any:
         raise DataError(argument_message("table", owner, "an existing Parquet file or folder",
                                          path))
     try:
+        # names as categoricals: a partition factorizes and hashes each name once
         return dd.read_parquet(path)
     except Exception as error:  # noqa: BLE001 - pyarrow and fsspec raise many kinds
         raise DataError(argument_message(
@@ -139,13 +140,15 @@ def distinct(frame: Any, column: str) -> Any:
     return frame[column].drop_duplicates(split_out=1)
 
 
-def instance_hashes(series: pd.Series, key: str) -> np.ndarray:
-    """A keyed 64-bit hash of every value (of the categories, for a categorical column)."""
+def instance_hashes(series: pd.Series, keys: list[str]) -> list[np.ndarray]:
+    """Per key, a keyed 64-bit hash of every value: the distinct values (the categories, for
+    a categorical column) are hashed, and each row takes its value's hash."""
     if isinstance(series.dtype, pd.CategoricalDtype):
-        categories = np.asarray(series.cat.categories, dtype=object)
-        hashed = pd.util.hash_array(categories, hash_key=key, categorize=False)
-        return hashed[series.cat.codes.to_numpy()]
-    return pd.util.hash_array(series.to_numpy(dtype=object), hash_key=key, categorize=True)
+        codes, distinct = series.cat.codes.to_numpy(), series.cat.categories
+    else:
+        codes, distinct = pd.factorize(series)
+    values = np.asarray(distinct, dtype=object)
+    return [pd.util.hash_array(values, hash_key=key, categorize=False)[codes] for key in keys]
 
 
 def add_per_group(codes: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:

@@ -758,9 +758,8 @@ def _partition_sums(part: pd.DataFrame, number: int, scorer: Any, columns: list[
     codes, names = pd.factorize(part["algorithm"])
     k = len(names)
     frame: dict[str, Any] = {"runs": np.bincount(codes, minlength=k).astype(np.int64)}
-    for index, key in enumerate(keys):
-        frame[f"hash {index}"] = _dask.add_per_group(
-            codes, _dask.instance_hashes(part["instance"], key), k)
+    for index, hashes in enumerate(_dask.instance_hashes(part["instance"], keys)):
+        frame[f"hash {index}"] = _dask.add_per_group(codes, hashes, k)
     frame.update(scorer(_partition_runs(part), codes, k))
     return pd.DataFrame(frame, index=pd.Index(np.asarray(names, dtype=object),
                                               name="algorithm"))
@@ -837,9 +836,9 @@ def partitioned_sums(table: Any, scorer: Any, duplicates: str, missing: str, own
     hashes = np.column_stack([
         _dask.add_per_group(codes, parts[f"hash {index}"].to_numpy(dtype=np.uint64), k)
         for index in range(_HASH_KEYS)])
-    expected = np.array([
-        _dask.instance_hashes(pd.Series(instances, dtype=object), key).sum(dtype=np.uint64)
-        for key in keys], dtype=np.uint64)
+    expected = np.array([hashes.sum(dtype=np.uint64) for hashes in
+                         _dask.instance_hashes(pd.Series(instances, dtype=object), keys)],
+                        dtype=np.uint64)
     _check_partitioned_grid(frame, np.asarray(names, dtype=object), runs, hashes, instances,
                             expected, duplicates, missing, owner)
     totals = pd.DataFrame({column: np.bincount(codes, weights=parts[column].to_numpy(),
