@@ -1,21 +1,24 @@
-"""Benchmark of large tables: ranking 10^7 runs, the memory of a 100 MB CSV, Dask against pandas.
+"""Benchmark of large tables: a 100 MB CSV's memory, Dask against pandas, ranking 10^7 runs.
 
-Run ``python benchmarks/bench_scale.py`` (about two minutes on two cores). It prints
+Run ``python benchmarks/bench_scale.py`` (a few minutes on two cores). It prints
 
-1. ``rank()`` of 10^7 runs (100 algorithms x 100,000 instances, categorical columns as
+1. the peak resident memory of ``read_runs`` + ``rank`` of a generated long CSV of about
+   100 MB, in a fresh process, as a multiple of the file's size;
+2. a Parquet dataset ranked by Dask (``rank(path)`` on a local cluster of 1 and of 2 worker
+   processes) and by pandas (``pandas.read_parquet`` + ``rank``), with the largest score
+   difference and the workers' peak memory next to the partition's size;
+3. ``rank()`` of 10^7 runs (100 algorithms x 100,000 instances, categorical columns as
    :func:`maxent_util.io.read_long` returns them) under five rules (two presets' utilities,
    PAR-2, PAR-10, solved), against a baseline measured in the same run: plain pandas, a
    hand-written numpy formula of each rule and ``groupby("algorithm").mean()``, with no
-   validation and no ties made exact; the ratio is rank / baseline;
-2. the peak resident memory of ``read_runs`` + ``rank`` of a generated long CSV of about
-   100 MB, in a fresh process, as a multiple of the file's size;
-3. the same Parquet dataset ranked by pandas (``pandas.read_parquet`` + ``rank``) and by
-   Dask (``rank(path)`` on a local cluster of 1 and of 2 worker processes), with the
-   largest score difference and the workers' peak memory next to the partition's size.
+   validation and no ties made exact; the ratio is rank / baseline.
+
+They run in this order: Linux gives a new process its parent's peak memory as a floor for
+its own, so the fresh processes start while this one is still small.
 
 ``--runs``, ``--csv-mb`` and ``--parquet-runs`` change the sizes (``--parquet-runs
-100000000`` is the issue's 10^8 runs under 3 rules: about 10 minutes to write and rank on
-two cores; the default is 10^7). Nothing is asserted about speed; ``main()`` is what
+100000000`` is the issue's 10^8 runs under 3 rules: tens of minutes to write and rank on
+two cores, so the default is 10^7). Nothing is asserted about speed; ``main()`` is what
 ``bench_scoring.py`` calls.
 """
 
@@ -115,7 +118,7 @@ def part_one(runs: int) -> None:
     ranked, first = timed(rank, table, five)
     _, second = timed(rank, table, five)
     expected, base = timed(baseline, table, FIVE)
-    print(f"1. rank() of {len(table):,} runs ({n_algorithms} algorithms x {n_instances:,} "
+    print(f"3. rank() of {len(table):,} runs ({n_algorithms} algorithms x {n_instances:,} "
           f"instances) under 5 rules ({', '.join(FIVE)})")
     print(f"   rank (validation, grid check, rules, exact ties): {first:7.2f} s first call, "
           f"{second:.2f} s second")
@@ -147,7 +150,7 @@ def part_two(megabytes: float, folder: Path) -> None:
                                                               path=str(path))],
                           capture_output=True, text=True, check=True)
     seconds, peak = map(float, done.stdout.split())
-    print(f"2. read_runs + rank of a {size / 1e6:.0f} MB long CSV ({n_algorithms * n_instances:,} "
+    print(f"1. read_runs + rank of a {size / 1e6:.0f} MB long CSV ({n_algorithms * n_instances:,} "
           f"runs, 5 rules) in a fresh process: {seconds:.1f} s, peak resident memory "
           f"{peak / 1e6:.0f} MB = {peak / size:.1f} x the file (interpreter and libraries "
           "included)")
@@ -176,8 +179,20 @@ def part_three(runs: int, folder: Path, per_partition: int) -> None:
     total, seconds = timed(write_parquet, path, runs, per_partition)
     names = THREE
     chosen = rules(names)
-    print(f"3. a Parquet dataset of {total:,} runs in partitions of {per_partition:,} runs "
+    print(f"2. a Parquet dataset of {total:,} runs in partitions of {per_partition:,} runs "
           f"(written in {seconds:.0f} s), ranked under {len(names)} rules ({', '.join(names)})")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
+    os.environ.update(environment)  # the worker processes import this checkout too
+    results = {}
+    for workers in (1, 2):
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, \
+                distributed.Client(cluster) as client:
+            client.run(lambda: __import__("maxent_util.ranking"))
+            got, seconds = timed(rank, path, chosen)
+            peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+        results[workers] = (got, seconds, max(peaks.values()))
     if total <= 20_000_000:
         table, read = timed(pd.read_parquet, path)
         expected, ranked = timed(rank, table, chosen)
@@ -186,23 +201,14 @@ def part_three(runs: int, folder: Path, per_partition: int) -> None:
         del table
     else:
         expected = None
-        print("   pandas: not run (the table would not fit in this machine's memory comfortably)")
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
-    os.environ.update(environment)  # the worker processes import this checkout too
-    for workers in (1, 2):
-        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                      dashboard_address=None) as cluster, \
-                distributed.Client(cluster) as client:
-            client.run(lambda: __import__("maxent_util.ranking"))
-            got, seconds = timed(rank, path, chosen)
-            peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+        print("   pandas: not run (the whole table in one process would not fit comfortably)")
+    for workers, (got, seconds, peak) in results.items():
         difference = ("" if expected is None else
                       f"; largest relative difference to pandas "
                       f"{largest_difference(got, expected, names):.1e}")
         print(f"   dask, {workers} worker process{'es' if workers > 1 else ''}: {seconds:6.2f} s"
-              f"{difference}; worker peak memory {max(peaks.values()) / 1e6:.0f} MB "
-              f"(a partition holds {per_partition * 30 / 1e6:.0f} MB in memory)")
+              f"{difference}; worker peak memory {peak / 1e6:.0f} MB "
+              f"(a partition holds {per_partition * 30 / 1e6:.0f} MB of runs)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -219,9 +225,11 @@ def main(argv: list[str] | None = None) -> None:
     arguments = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        part_one(arguments.runs)
+        # the CSV's fresh process first: Linux hands a child its parent's peak memory as a
+        # floor for its own, so the parent must still be small
         part_two(arguments.csv_mb, folder)
         part_three(arguments.parquet_runs, folder, arguments.partition)
+        part_one(arguments.runs)
 
 
 if __name__ == "__main__":

@@ -547,10 +547,19 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
 
     Parameters
     ----------
-    table : pandas.DataFrame
+    table : pandas.DataFrame, dask.dataframe.DataFrame or path
         The long runtime table (``algorithm``, ``instance``, ``runtime``,
         ``status``, optional ``cutoff``): by default exactly one run of every
-        algorithm on every instance.
+        algorithm on every instance. A Dask DataFrame, or the path of a
+        Parquet file or folder of Parquet files (read lazily), is scored
+        partition by partition on the current Dask scheduler (the ``dask``
+        extra): each partition is validated and scored by the same code,
+        and only per-algorithm sums and counts leave it; the scores equal
+        the pandas route's to rounding (about 1e-15 relative; the sums are
+        not in sorted order, so exact ties can split by the last bit). A
+        grid with repeated or missing runs is refused naming them, and so
+        is a ``duplicates`` or ``missing`` policy that would have to act on
+        them, and ``ci`` (both need the runs in memory).
     utilities : mapping of str to Utility, sympy.Expr, PAR or Solved
         Display name to rule (a sequence uses each rule's own name). Utilities
         must have no free parameters, and on the table's runtimes take values
@@ -602,6 +611,8 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
         instance) pair or lacks one (naming the rows or the runs) and no
         policy says what to do, a policy is unknown, or ``ci``,
         ``resamples`` or ``seed`` is invalid.
+    MissingExtraError
+        If ``table`` is a Parquet path and dask is not installed.
     UtilityError
         If a rule is not a utility, PAR or Solved, has free parameters, is
         NaN, outside ``[0, 1]`` or increasing on the table's runtimes, or its
