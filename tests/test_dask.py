@@ -189,3 +189,38 @@ def test_sweep_of_a_dask_frame_equals_pandas():
     with pytest.raises(DataError, match=r"no run of 's1' on 'i0'"):
         sweep(dd.from_pandas(runs.drop(index=9), npartitions=2), "pareto", "kappa0", values,
               alpha=1)
+
+
+@pytest.mark.parametrize("columns", [("status", "cutoff"), ("status",), ("solved",)])
+def test_score_of_a_dask_frame_equals_the_arrays_route(columns):
+    from maxent_util import score
+
+    rng = np.random.default_rng(5)
+    n = 60
+    cutoff = rng.choice([50.0, 80.0, 100.0], n)  # cutoffs differ: the Kaplan-Meier estimate too
+    runtime = np.round(rng.uniform(0, 100, n), 1)
+    status = np.where(runtime < cutoff, "solved", "capped").astype(object)
+    status[rng.random(n) < 0.1] = "memout"
+    runtime = np.minimum(runtime, cutoff)
+    runs = pd.DataFrame({"runtime": runtime, "status": status, "cutoff": cutoff,
+                         "solved": status == "solved"})
+    u = parse_rule("exp(-t/30)")
+    given = {name: runs[name].to_numpy() for name in columns}
+    expected = score(runtime, u, **given)
+    got = score(dd.from_pandas(runs[["runtime", *columns]], npartitions=4), u)
+    for field in ("estimate", "lower", "upper", "ci_low", "ci_high", "kaplan_meier"):
+        reference, value = getattr(expected, field), getattr(got, field)
+        assert (value is None) == (reference is None), field
+        if reference is not None:
+            assert value == pytest.approx(reference, rel=1e-12, abs=1e-15), field
+    assert (got.n, got.n_capped) == (expected.n, expected.n_capped)
+
+
+def test_score_of_a_dask_frame_refuses_what_it_cannot_do():
+    from maxent_util import score
+
+    frame = dd.from_pandas(pd.DataFrame({"runtime": [1.0, -2.0, 3.0]}), npartitions=2)
+    with pytest.raises(DataError, match=r"runtimes\[1\]` of `score, partition 0`"):
+        score(frame, parse_rule("exp(-t)"))
+    with pytest.raises(DataError, match="`solved` of `score` must be None"):
+        score(frame, parse_rule("exp(-t)"), solved=[True, True, True])
