@@ -211,7 +211,9 @@ def part_three(runs: int, folder: Path, per_partition: int) -> None:
               f"(a partition holds {per_partition * 30 / 1e6:.0f} MB of runs)")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | tuple[str, ...] = ()) -> None:
+    """Run the benchmark with the command-line words ``argv`` (none: the default sizes, as
+    another benchmark calling it gets)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000_000,
                         help="runs ranked in memory under 5 rules (default 10^7)")
@@ -222,7 +224,7 @@ def main(argv: list[str] | None = None) -> None:
                              "issue's full size is 100000000)")
     parser.add_argument("--partition", type=int, default=1_000_000,
                         help="runs per Parquet partition (default 10^6)")
-    arguments = parser.parse_args(argv)
+    arguments = parser.parse_args(list(argv))
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         # the CSV's fresh process first: Linux hands a child its parent's peak memory as a
@@ -233,4 +235,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
