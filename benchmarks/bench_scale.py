@@ -187,7 +187,7 @@ def part_three(runs: int, folder: Path, per_partition: int) -> None:
     results = {}
     for workers in (1, 2):
         with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                      dashboard_address=None) as cluster, \
+                                      dashboard_address=":0") as cluster, \
                 distributed.Client(cluster) as client:
             client.run(lambda: __import__("maxent_util.ranking"))
             got, seconds = timed(rank, path, chosen)

@@ -168,9 +168,10 @@ def client(address: str | None, owner: str, workers: int | None = None) -> Itera
     if address is None:
         count = workers or max(1, min(4, os.cpu_count() or 1))
         # a partition's refusal reaches the caller as the library's error: the workers' own
-        # logging of it would be a second, longer report
+        # logging of it would be a second, longer report; the dashboard takes a free port
         with LocalCluster(n_workers=count, threads_per_worker=1, processes=False,
-                          dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, Client(cluster) as connected:
+                          dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
+                Client(cluster) as connected:
             yield connected
         return
     try:

@@ -26,7 +26,7 @@ distributed = pytest.importorskip("distributed")
 @pytest.fixture(scope="module", autouse=True)
 def cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local, \
+                                  dashboard_address=":0") as local, \
             distributed.Client(local) as client:
         yield client
 
