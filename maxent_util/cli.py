@@ -43,6 +43,9 @@ TOUR_UTILITIES: tuple[str, ...] = ("uniform(20)", "uniform(500)", "pareto(5, 3)"
                                    "exponential(1)")
 
 #: ``--dataset`` names -> track of :func:`maxent_util.datasets.satcomp2021`.
+# `rank --dask` without an address: a local cluster
+LOCAL_CLUSTER = "local"
+
 DATASETS: dict[str, str] = {"satcomp2021-parallel": "parallel", "satcomp2021-main": "main"}
 
 # Runtime axis of the default utility figure: the paper's seven families share kappa0 = 24 s.
@@ -519,6 +522,8 @@ def _table_and_rules(arguments: argparse.Namespace) -> tuple[Any, str, dict[str,
 def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
     from .ranking import rank
 
+    if getattr(arguments, "dask", None) is not None:
+        return _dask_ranking(arguments)
     table, label, rules = _table_and_rules(arguments)
     ci = getattr(arguments, "ci", None)
     if ci is None and (getattr(arguments, "resamples", None) is not None
@@ -527,6 +532,35 @@ def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
     return rank(table, rules, bounds=getattr(arguments, "bounds", False),
                 duplicates=arguments.duplicates, missing=arguments.missing,
                 **_bootstrap_options(arguments)), label
+
+
+def _dask_ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
+    """``rank FILE --dask [ADDRESS]``: the Parquet dataset FILE ranked on a Dask cluster."""
+    from ._dask import client, is_parquet_path
+    from .ranking import rank
+
+    _fix_greedy_file(arguments)
+    if arguments.file is None and is_parquet_path(arguments.dask):  # `rank --dask DATA.parquet`
+        arguments.file, arguments.dask = arguments.dask, LOCAL_CLUSTER
+    if arguments.dataset is not None or arguments.file is None \
+            or not is_parquet_path(arguments.file):
+        raise CommandLineError("--dask ranks a Parquet dataset: give a .parquet file or a folder "
+                               "of them as FILE")
+    for flag, given in (("--cutoff", arguments.cutoff), ("--format", arguments.format),
+                        ("--ci", getattr(arguments, "ci", None)),
+                        ("--performance", getattr(arguments, "performance", None)),
+                        ("--time", getattr(arguments, "time", None))):
+        if given is not None:
+            raise CommandLineError(f"{flag} does not go with --dask (the Parquet dataset is "
+                                   "ranked as it is, partition by partition)")
+    specs, pars = list(arguments.utility or []), list(arguments.par or [])
+    if not specs and not pars and not arguments.solved:
+        specs, pars = list(TOUR_UTILITIES), [2.0]
+    rules = _rules(specs, pars, arguments.solved, arguments.progress)
+    address = None if arguments.dask == LOCAL_CLUSTER else arguments.dask
+    with client(address, f"{PROG} rank --dask"):
+        return rank(arguments.file, rules, bounds=arguments.bounds,
+                    duplicates=arguments.duplicates, missing=arguments.missing), arguments.file
 
 
 def _bootstrap_options(arguments: argparse.Namespace) -> dict[str, Any]:
@@ -1422,6 +1456,12 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
                          help="also give each utility's score with capped runs counting u(cutoff) "
                               "(upper) and 0 (lower)")
     _bootstrap_flags(ranking, ci=None)
+    ranking.add_argument("--dask", nargs="?", const=LOCAL_CLUSTER, default=None,
+                         metavar="SCHEDULER_ADDRESS",
+                         help="rank a Parquet dataset FILE partition by partition with Dask (the "
+                              "dask extra): on a local cluster, or on the running "
+                              "dask.distributed scheduler at SCHEDULER_ADDRESS "
+                              "(tcp://host:8786)")
     formats = ranking.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true", help="print the full table as CSV")
     formats.add_argument("--json", action="store_true", help="print the full table as JSON records")

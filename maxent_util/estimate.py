@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+import pandas as pd
 # scipy loads a submodule on first attribute access: `import maxent_util` and the
 # command line start without paying for scipy.stats until it is used
 import scipy
 
+from . import _dask
 from .errors import DataError, UtilityError, argument_message
 from .runs import Runs, first_bad, real, validate_runs
 from .scorer import _parameters, _utility_expr, compile_scorer
@@ -103,9 +105,15 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
 
     Parameters
     ----------
-    runtimes : array_like of float
+    runtimes : array_like of float, dask.dataframe.DataFrame or path
         One entry per run: the runtime of a solved run, else the time at
-        which the run stopped.
+        which the run stopped. Or a Dask DataFrame, or the path of a Parquet
+        dataset, with a ``runtime`` column and optional ``status``,
+        ``solved`` and ``cutoff`` columns (in place of the keywords, which
+        must then be None, but for a common ``cutoff``): scored partition
+        by partition (the ``dask`` extra), sums and counts reduced across
+        partitions; the utility's monotonicity is checked on each
+        partition's runtimes.
     utility : Utility or sympy.Expr
         A utility with values in ``[0, 1]`` and no free parameters.
     solved : array_like of bool, optional, keyword-only
@@ -178,6 +186,9 @@ def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None
     owner = "score"
     if not 0.0 < real(level) < 1.0:
         raise DataError(argument_message("level", owner, "a number in (0, 1)", level))
+    if _dask.partitioned(runtimes):
+        return _score_partitioned(runtimes, utility, solved, cutoff, status, failures_as_capped,
+                                  float(level), owner)
     runs = validate_runs(runtimes, solved=solved, cutoff=cutoff, status=status,
                          failures_as_capped=failures_as_capped, owner=owner)
     u = fixed_scorer(utility, owner)
@@ -272,3 +283,118 @@ def _kaplan_meier_mean(runs: Runs, u: Callable[[Any], Any]) -> float:
     drops = np.concatenate([[1.0], s[:-1]]) - s
     jumps = drops > 0
     return float(np.dot(u(times[jumps]), drops[jumps]) + s[-1] * u(math.inf))
+
+
+# ---------------------------------------------------------------------------
+# score() of a Dask DataFrame or a Parquet dataset
+
+_SUMS = ("runs", "capped", "failed", "lower", "upper", "cutoff min", "cutoff max", "stop min",
+         "stop max", "longest")
+
+
+def _partition_runs(part: pd.DataFrame, number: int, common_cutoff: Any,
+                    failures_as_capped: bool) -> Runs:
+    columns = set(map(str, part.columns))
+    cutoff = part["cutoff"].to_numpy(dtype=float) if "cutoff" in columns else common_cutoff
+    return validate_runs(
+        part["runtime"].to_numpy(), owner=f"score, partition {number}",
+        solved=part["solved"].to_numpy(dtype=object) if "solved" in columns else None,
+        status=part["status"].to_numpy(dtype=object) if "status" in columns else None,
+        cutoff=cutoff, failures_as_capped=failures_as_capped)
+
+
+def _partition_score(part: pd.DataFrame, number: int, utility: Any, common_cutoff: Any,
+                     failures_as_capped: bool) -> pd.DataFrame:
+    """One partition's runs validated and valued as :func:`score` does, as sums."""
+    if not len(part):
+        return pd.DataFrame({name: pd.Series(dtype=float) for name in _SUMS})
+    owner = f"score, partition {number}"
+    runs = _partition_runs(part, number, common_cutoff, failures_as_capped)
+    lower = np.zeros(runs.runtimes.shape[0])
+    lower[runs.solved] = evaluate_rule(utility, runs.runtimes[runs.solved], owner)
+    upper = lower.copy()
+    upper[runs.capped] = evaluate_rule(utility, runs.stop_times[runs.capped], owner)
+    _check_unit_range(lower, upper, runs, owner)
+    _check_non_increasing(utility, runs, owner)
+    cutoffs = runs.cutoffs if runs.cutoffs is not None else np.full(1, np.nan)
+    stops = runs.stop_times[runs.capped]
+    row = {"runs": runs.runtimes.size, "capped": int(runs.capped.sum()),
+           "failed": int((~runs.solved & ~runs.capped).sum()), "lower": lower.sum(),
+           "upper": upper.sum(), "cutoff min": np.min(cutoffs), "cutoff max": np.max(cutoffs),
+           "stop min": stops.min(initial=np.inf), "stop max": stops.max(initial=-np.inf),
+           "longest": max(runs.runtimes.max(), stops.max(initial=0.0))}
+    return pd.DataFrame({name: [float(value)] for name, value in row.items()})
+
+
+def _partition_steps(part: pd.DataFrame, number: int, common_cutoff: Any,
+                     failures_as_capped: bool) -> pd.DataFrame:
+    """One partition's distinct times with their solved (event) and capped (censored) counts."""
+    if not len(part):
+        return pd.DataFrame({"time": pd.Series(dtype=float), "events": pd.Series(dtype=float),
+                             "censored": pd.Series(dtype=float)})
+    runs = _partition_runs(part, number, common_cutoff, failures_as_capped)
+    events = pd.Series(runs.runtimes[runs.solved]).value_counts()
+    censored = pd.Series(runs.stop_times[runs.capped]).value_counts()
+    both = pd.concat([events.rename("events"), censored.rename("censored")], axis=1)
+    both = both.fillna(0.0).astype(float)
+    return both.rename_axis("time").reset_index()
+
+
+def _kaplan_meier_from_counts(times: np.ndarray, events: np.ndarray, censored: np.ndarray,
+                              failed: float, u: Callable[[Any], Any]) -> float:
+    """:func:`_kaplan_meier_mean` from each distinct time's counts: failures stay at risk."""
+    if not events.sum():
+        return float(u(math.inf))
+    at_risk = np.cumsum((events + censored)[::-1])[::-1] + failed
+    step = events > 0
+    survival = np.cumprod(1.0 - events[step] / at_risk[step])
+    drops = np.concatenate([[1.0], survival[:-1]]) - survival
+    jumps = drops > 0
+    return float(np.dot(u(times[step][jumps]), drops[jumps]) + survival[-1] * u(math.inf))
+
+
+def _score_partitioned(table: Any, utility: Any, solved: Any, cutoff: Any, status: Any,
+                       failures_as_capped: bool, level: float, owner: str) -> Score:
+    """:func:`score` of a Dask DataFrame or Parquet dataset of one algorithm's runs."""
+    for name, given in (("solved", solved), ("status", status)):
+        if given is not None:
+            raise DataError(argument_message(
+                name, owner, f"None for a Dask DataFrame or Parquet dataset (give a {name!r} "
+                "column)", type(given).__name__))
+    if cutoff is not None and np.ndim(cutoff) != 0:
+        raise DataError(argument_message(
+            "cutoff", owner, "one number for a Dask DataFrame or Parquet dataset (give a "
+            "'cutoff' column for one per run)", type(cutoff).__name__))
+    u = fixed_scorer(utility, owner)
+    frame = _dask.frame_of(table, owner)
+    present = _dask.columns_of(frame)
+    if "runtime" not in present:
+        raise DataError(argument_message(
+            "columns", owner, "a list including 'runtime' (optional: 'status', 'solved', "
+            "'cutoff')", present))
+    frame = frame[[c for c in ("runtime", "status", "solved", "cutoff") if c in present]]
+    options = {"common_cutoff": cutoff, "failures_as_capped": failures_as_capped}
+    meta = pd.DataFrame({name: pd.Series(dtype=float) for name in _SUMS})
+    (parts,) = _dask.compute(owner, _dask.map_partitions(frame, _partition_score, meta,
+                                                         utility=u, **options))
+    n = int(parts["runs"].sum()) if len(parts) else 0
+    if n == 0:
+        raise DataError(argument_message("runtimes", owner, "non-empty", "no runs"))
+    lower, upper = float(parts["lower"].sum()) / n, float(parts["upper"].sum()) / n
+    h = _hoeffding_half_width(n, level)
+    cutoffs_differ = parts["cutoff min"].min() < parts["cutoff max"].max()
+    stops_differ = parts["stop min"].min() < parts["stop max"].max()
+    km = None
+    if cutoffs_differ or stops_differ:
+        steps_meta = pd.DataFrame({"time": pd.Series(dtype=float),
+                                   "events": pd.Series(dtype=float),
+                                   "censored": pd.Series(dtype=float)})
+        (steps,) = _dask.compute(owner, _dask.map_partitions(frame, _partition_steps,
+                                                             steps_meta, **options))
+        steps = steps.groupby("time").sum().sort_index()
+        km = _kaplan_meier_from_counts(steps.index.to_numpy(dtype=float),
+                                       steps["events"].to_numpy(), steps["censored"].to_numpy(),
+                                       float(parts["failed"].sum()), u)
+    return Score(estimate=lower, lower=lower, upper=upper, ci_low=max(0.0, lower - h),
+                 ci_high=min(1.0, upper + h), n=n, n_capped=int(parts["capped"].sum()),
+                 kaplan_meier=km, level=level)

@@ -27,14 +27,18 @@ import numpy as np
 import pandas as pd
 import sympy
 
+from . import _dask
 from .bootstrap import (check_level, check_resamples, generator, interval_from, rank_counts,
                         resampled_means)
 from .errors import DataError, MaxEntError, UtilityError, argument_message
 from .estimate import evaluate_rule, fixed_scorer
 from .expressions import read_expression
 from .families import parse_utility
+from .io import LONG_COLUMNS, validate_table
+from .io.table import _in
 from .io.table import plain as _plain
-from .runs import Runs, Table, first_bad, long_table, real, validate_runs
+from .runs import (DUPLICATE_POLICIES, MISSING_POLICIES, Runs, Table, _shown, first_bad,
+                   long_table, policy, real, refuse_duplicates, validate_runs)
 from .symbols import t
 from .utility import Utility
 
@@ -328,6 +332,8 @@ def _result_columns(rules: list[tuple[str, Any]], bounds: bool, owner: str,
 def _cell_values(runs: Table, values: np.ndarray) -> np.ndarray:
     """Per (algorithm, instance) cell: the mean of its runs' values (cells in the table's order,
     an algorithms x instances grid when reshaped)."""
+    if runs.ordered:  # one run per cell, in cell order: the values are the cells' already
+        return values
     if runs.cells.size == runs.runs_per_cell.size:  # one run per cell: nothing to average
         cell_values = np.empty(runs.cells.size)
         cell_values[runs.cells] = values
@@ -335,6 +341,25 @@ def _cell_values(runs: Table, values: np.ndarray) -> np.ndarray:
     grouped = np.lexsort((values, runs.cells))
     starts = np.concatenate([[0], np.cumsum(runs.runs_per_cell)[:-1]])
     return np.add.reduceat(values[grouped], starts) / runs.runs_per_cell
+
+
+def sorted_sums(cell_values: np.ndarray, n_algorithms: int) -> np.ndarray:
+    """Per algorithm, the sum of its cells' values (an algorithms x instances grid, algorithm
+    by algorithm) added in sorted order, so that equal multisets of values give bit-identical
+    sums whatever their order (the sums :func:`~maxent_util.sweeps.sweep` makes too)."""
+    grid = cell_values.reshape(n_algorithms, -1)
+    if _exact_in_any_order(cell_values):  # counts of solved runs, say: no sort needed
+        return grid.sum(axis=1)
+    return np.sort(grid, axis=1).sum(axis=1)
+
+
+def _exact_in_any_order(values: np.ndarray) -> bool:
+    """Whether every partial sum of ``values`` is an exactly represented integer (integer
+    values whose absolute total stays below 2**53), so that the order of adding cannot matter."""
+    if not values.size:
+        return True
+    total = float(np.abs(values).sum())
+    return total < 2.0 ** 53 and bool(np.all(values == np.trunc(values)))
 
 
 def _aggregate(runs: Table, values: np.ndarray, aggregate: str,
@@ -346,9 +371,7 @@ def _aggregate(runs: Table, values: np.ndarray, aggregate: str,
     """
     if cell_values is None:
         cell_values = _cell_values(runs, values)
-    grouped = np.lexsort((cell_values, runs.cell_algorithm))
-    starts = np.concatenate([[0], np.cumsum(runs.cells_per_algorithm)[:-1]])
-    sums = np.add.reduceat(cell_values[grouped], starts)
+    sums = sorted_sums(cell_values, runs.names.size)
     return sums if aggregate == "sum" else sums / runs.cells_per_algorithm
 
 
@@ -358,16 +381,38 @@ def _row_of(runs: Table, mask: np.ndarray) -> str:
     return "an added missing run" if label is None else f"row {_plain(label)!r}"
 
 
-def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Per run: u at a solved runtime (else 0), and u where a capped run stopped (else as before).
+class _Times:
+    """The times a table's utilities are checked at, found once for all its rules: the runtimes
+    of solved runs and the times capped runs stopped, distinct and sorted."""
 
-    ``u`` is evaluated once on the distinct times, which also checks that it is
-    a utility there: a number in [0, 1], non-increasing in t.
+    def __init__(self, runs: Table) -> None:
+        self.runs = runs
+        self.stopped = (runs.runtimes if runs.cutoffs is None
+                        else np.minimum(runs.runtimes, runs.cutoffs))
+        self._distinct: np.ndarray | None = None
+
+    @property
+    def distinct(self) -> np.ndarray:
+        if self._distinct is None:
+            runs = self.runs
+            self._distinct = np.unique(np.concatenate([runs.runtimes[runs.solved],
+                                                       self.stopped[runs.capped]]))
+        return self._distinct
+
+
+def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str,
+                    times: _Times | None = None, upper: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per run: u at a solved runtime (else 0), and (with ``upper``) u where a capped run
+    stopped (else as before).
+
+    ``u`` is evaluated on the distinct times, which checks that it is a utility
+    there: a number in [0, 1], non-increasing in t; then on the runs themselves.
     """
-    stopped = runs.runtimes if runs.cutoffs is None else np.minimum(runs.runtimes, runs.cutoffs)
-    times = np.unique(np.concatenate([runs.runtimes[runs.solved], stopped[runs.capped]]))
-    at = evaluate_rule(u, times, owner, f"rule {name!r}: ")
+    times = _Times(runs) if times is None else times
+    stopped = times.stopped
+    distinct = times.distinct
+    at = evaluate_rule(u, distinct, owner, f"rule {name!r}: ")
 
     def where(value: float) -> str:
         return _row_of(runs, (runs.solved & (runs.runtimes == value))
@@ -378,28 +423,33 @@ def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str
     if bad is not None:
         raise UtilityError(argument_message(
             "utility", owner, "a number between 0 and 1 on every run", float(at[bad]),
-            f"(rule {name!r}: u({float(times[bad])!r}) at {where(times[bad])}) "
+            f"(rule {name!r}: u({float(distinct[bad])!r}) at {where(distinct[bad])}) "
             "Rescale the utility to [0, 1]."))
     bad = first_bad(np.diff(at) > tolerance)
     if bad is not None:
         raise UtilityError(argument_message(
             "utility", owner, "non-increasing in t on the runs",
-            f"u({float(times[bad])!r}) = {float(at[bad])!r} < u({float(times[bad + 1])!r}) "
-            f"= {float(at[bad + 1])!r}",
-            f"(rule {name!r}, at {where(times[bad])} and {where(times[bad + 1])}) "
+            f"u({float(distinct[bad])!r}) = {float(at[bad])!r} < "
+            f"u({float(distinct[bad + 1])!r}) = {float(at[bad + 1])!r}",
+            f"(rule {name!r}, at {where(distinct[bad])} and {where(distinct[bad + 1])}) "
             "A utility rewards shorter runs at least as much as longer ones."))
+    # then on the runs themselves: cheaper than looking each run's time up among the distinct
+    # ones (a random search per run), and the same time gives the same value
+    context = f"rule {name!r}: "
     lower = np.zeros(runs.runtimes.shape)
-    lower[runs.solved] = at[np.searchsorted(times, runs.runtimes[runs.solved])]
-    upper = lower.copy()
-    upper[runs.capped] = at[np.searchsorted(times, stopped[runs.capped])]
-    return lower, upper
+    lower[runs.solved] = evaluate_rule(u, runs.runtimes[runs.solved], owner, context)
+    if not upper:
+        return lower, None
+    upper_values = lower.copy()
+    upper_values[runs.capped] = evaluate_rule(u, stopped[runs.capped], owner, context)
+    return lower, upper_values
 
 
-def _run_values(runs: Table, name: str, rule: Any, owner: str
-                ) -> tuple[np.ndarray, np.ndarray, str, bool]:
-    """Per run: the rule's value and its value with capped runs at u(cutoff) (the same for
-    classic rules); how scores aggregate the instances ("sum" for Solved, else "mean"); and
-    whether higher is better."""
+def _run_values(runs: Table, name: str, rule: Any, owner: str, times: _Times | None = None,
+                upper: bool = True) -> tuple[np.ndarray, np.ndarray | None, str, bool]:
+    """Per run: the rule's value and (with ``upper``) its value with capped runs at u(cutoff)
+    (the same for classic rules); how scores aggregate the instances ("sum" for Solved, else
+    "mean"); and whether higher is better."""
     if isinstance(rule, (PAR, Solved)):
         cutoffs = runs.cutoffs
         if cutoffs is None and isinstance(rule, PAR) and rule.cutoff is not None:
@@ -407,7 +457,7 @@ def _run_values(runs: Table, name: str, rule: Any, owner: str
         values = rule.per_run(runs.runtimes, runs.solved, cutoffs)
         return values, values, "sum" if isinstance(rule, Solved) else "mean", \
             rule.higher_is_better
-    values, upper_values = _utility_values(runs, name, rule, owner)
+    values, upper_values = _utility_values(runs, name, rule, owner, times, upper)
     return values, upper_values, "mean", True
 
 
@@ -418,8 +468,10 @@ def _score_matrix(runs: Table, rules: list[tuple[str, Any]], bounds: bool, owner
     """Per rule: scores, lower and upper (with ``bounds``), whether higher is better, and
     (with ``cells``) the instances x algorithms matrix of per-instance values."""
     results = {}
+    times = _Times(runs)
     for name, rule in rules:
-        values, upper_values, aggregate, higher = _run_values(runs, name, rule, owner)
+        values, upper_values, aggregate, higher = _run_values(runs, name, rule, owner, times,
+                                                              upper=bounds)
         cell_values = _cell_values(runs, values)
         scores = _aggregate(runs, values, aggregate, cell_values)
         lower = scores if bounds else None
@@ -495,10 +547,19 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
 
     Parameters
     ----------
-    table : pandas.DataFrame
+    table : pandas.DataFrame, dask.dataframe.DataFrame or path
         The long runtime table (``algorithm``, ``instance``, ``runtime``,
         ``status``, optional ``cutoff``): by default exactly one run of every
-        algorithm on every instance.
+        algorithm on every instance. A Dask DataFrame, or the path of a
+        Parquet file or folder of Parquet files (read lazily), is scored
+        partition by partition on the current Dask scheduler (the ``dask``
+        extra): each partition is validated and scored by the same code,
+        and only per-algorithm sums and counts leave it; the scores equal
+        the pandas route's to rounding (about 1e-15 relative; the sums are
+        not in sorted order, so exact ties can split by the last bit). A
+        grid with repeated or missing runs is refused naming them, and so
+        is a ``duplicates`` or ``missing`` policy that would have to act on
+        them, and ``ci`` (both need the runs in memory).
     utilities : mapping of str to Utility, sympy.Expr, PAR or Solved
         Display name to rule (a sequence uses each rule's own name). Utilities
         must have no free parameters, and on the table's runtimes take values
@@ -550,6 +611,8 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
         instance) pair or lacks one (naming the rows or the runs) and no
         policy says what to do, a policy is unknown, or ``ci``,
         ``resamples`` or ``seed`` is invalid.
+    MissingExtraError
+        If ``table`` is a Parquet path and dask is not installed.
     UtilityError
         If a rule is not a utility, PAR or Solved, has free parameters, is
         NaN, outside ``[0, 1]`` or increasing on the table's runtimes, or its
@@ -590,10 +653,20 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
     level = None if ci is None else check_level(ci, owner)
     resamples = check_resamples(resamples, owner)
     rng = None if level is None else generator(seed, owner)
+    if _dask.partitioned(table):
+        return _rank_partitioned(table, utilities, bounds, duplicates, missing, level, owner)
     runs = long_table(table, owner, duplicates, missing)
     rules = _rules(utilities, owner)
     _result_columns(rules, bounds, owner, ci=level is not None)
     results = _score_matrix(runs, rules, bounds, owner, cells=level is not None)
+    columns = _ranking_columns(results, bounds)
+    if level is not None:
+        _score_intervals(columns, runs, rules, results, level, resamples, rng)
+    return _ranking_frame(columns, runs.names, rules)
+
+
+def _ranking_columns(results: dict[str, Any], bounds: bool) -> dict[str, Any]:
+    """Per rule its score column, its rank column and (with ``bounds``) both bounds."""
     columns: dict[str, Any] = {}
     for name, (scores, lower, upper, higher, _) in results.items():
         columns[name] = scores
@@ -601,10 +674,219 @@ def rank(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[Any], *,
         if bounds:
             columns[f"{name} lower"] = lower
             columns[f"{name} upper"] = upper
-    if level is not None:
-        _score_intervals(columns, runs, rules, results, level, resamples, rng)
-    frame = pd.DataFrame(columns, index=pd.Index(runs.names, name="algorithm"))
+    return columns
+
+
+def _ranking_frame(columns: dict[str, Any], names: np.ndarray,
+                   rules: list[tuple[str, Any]]) -> pd.DataFrame:
+    frame = pd.DataFrame(columns, index=pd.Index(names, name="algorithm"))
     return frame.sort_values(f"{rules[0][0]} rank", kind="stable")
+
+
+# ---------------------------------------------------------------------------
+# rankings of partitioned tables (Dask DataFrames, Parquet datasets)
+
+# Instance names are hashed with two random keys drawn per ranking: an algorithm whose runs
+# number the instances and whose hashes add up to the instances' sums has one run on each
+# instance (a wrong answer needs two 64-bit sums to collide at once).
+_HASH_KEYS = 2
+
+
+def _partition_runs(part: pd.DataFrame) -> Table:
+    """One partition's runs, laid out for the per-run rules (its cells are not needed: the
+    grid is checked across partitions)."""
+    none = np.zeros(0, dtype=np.int64)
+    return Table(names=np.zeros(0, dtype=object), instances=np.zeros(0, dtype=object),
+                 cells=none, cell_algorithm=none, runs_per_cell=none, cells_per_algorithm=none,
+                 runtimes=part["runtime"].to_numpy(dtype=float),
+                 solved=_in_status(part, "solved"), capped=_in_status(part, "capped"),
+                 cutoffs=(part["cutoff"].to_numpy(dtype=float) if "cutoff" in part.columns
+                          else None),
+                 labels=part.index)
+
+
+def _in_status(part: pd.DataFrame, status: str) -> np.ndarray:
+    return _in(part["status"], (status,))
+
+
+# The scorers of the last few partitioned computations, by token, in each process that scores
+# partitions: a worker compiles a ranking's utilities once, not once per partition (each task
+# arrives with its own unpickled copy, without compiled code).
+_SCORERS_SEEN: dict[str, Any] = {}
+_SCORERS_KEPT = 8
+
+
+def _shared(token: str, scorer: Any) -> Any:
+    if token not in _SCORERS_SEEN:
+        while len(_SCORERS_SEEN) >= _SCORERS_KEPT:
+            _SCORERS_SEEN.pop(next(iter(_SCORERS_SEEN)))
+        _SCORERS_SEEN[token] = scorer
+    return _SCORERS_SEEN[token]
+
+
+class RuleSums:
+    """Per algorithm of a partition, the sum of every rule's per-run values (and of the upper
+    values, with ``bounds``), by the pandas route's :func:`_run_values`."""
+
+    def __init__(self, rules: list[tuple[str, Any]], bounds: bool, owner: str) -> None:
+        self.rules, self.bounds, self.owner = rules, bounds, owner
+
+    def columns(self) -> list[str]:
+        names = []
+        for index in range(len(self.rules)):
+            names += [f"sum {index}"] + ([f"upper {index}"] if self.bounds else [])
+        return names
+
+    def __call__(self, runs: Table, codes: np.ndarray, k: int) -> dict[str, np.ndarray]:
+        times = _Times(runs)
+        columns = {}
+        for index, (name, rule) in enumerate(self.rules):
+            values, upper, _, _ = _run_values(runs, name, rule, self.owner, times,
+                                              upper=self.bounds)
+            columns[f"sum {index}"] = np.bincount(codes, weights=values, minlength=k)
+            if self.bounds:
+                columns[f"upper {index}"] = np.bincount(codes, weights=upper, minlength=k)
+        return columns
+
+
+def _partition_meta(columns: list[str]) -> pd.DataFrame:
+    frame: dict[str, Any] = {"runs": pd.Series(dtype=np.int64)}
+    for key in range(_HASH_KEYS):
+        frame[f"hash {key}"] = pd.Series(dtype=np.uint64)
+    for column in columns:
+        frame[column] = pd.Series(dtype=float)
+    return pd.DataFrame(frame, index=pd.Index([], dtype=object, name="algorithm"))
+
+
+def _partition_sums(part: pd.DataFrame, number: int, scorer: Any, columns: list[str],
+                    keys: list[str]) -> pd.DataFrame:
+    """One partition, validated and scored as the pandas route does: per algorithm its runs,
+    the sums of its instances' hashes, and the scorer's sums of the runs' values."""
+    validate_table(part, name=f"table, partition {number}")
+    if not len(part):
+        return _partition_meta(columns)
+    scorer = _shared("".join(keys), scorer)
+    codes, names = pd.factorize(part["algorithm"])
+    k = len(names)
+    frame: dict[str, Any] = {"runs": np.bincount(codes, minlength=k).astype(np.int64)}
+    for index, hashes in enumerate(_dask.instance_hashes(part["instance"], keys)):
+        frame[f"hash {index}"] = _dask.add_per_group(codes, hashes, k)
+    frame.update(scorer(_partition_runs(part), codes, k))
+    return pd.DataFrame(frame, index=pd.Index(np.asarray(names, dtype=object),
+                                              name="algorithm"))
+
+
+def _refuse_policy(arg: str, value: str, problem: str, owner: str) -> None:
+    raise DataError(argument_message(
+        arg, owner, f"'raise' for a Dask DataFrame or Parquet dataset that has {problem} "
+        "(the policy needs all of an (algorithm, instance) pair's runs, or the whole grid, "
+        "in memory at once, which a partitioned table does not give)", value,
+        "Compute the table into pandas first (frame.compute()) and rank that, or fix the "
+        "runs."))
+
+
+def _check_partitioned_grid(frame: Any, names: np.ndarray, runs: np.ndarray,
+                            hashes: np.ndarray, instances: np.ndarray, expected: np.ndarray,
+                            duplicates: str, missing: str, owner: str) -> None:
+    """Refuse repeated or missing runs as the pandas route does (naming the first algorithm
+    that has them, by name), or the policy that would need the runs in memory."""
+    wrong = (runs != instances.size) | np.any(hashes != expected[None, :], axis=1)
+    if not wrong.any():
+        return
+    first = int(np.flatnonzero(wrong)[0])
+    algorithm = names[first]
+    rows = _dask.rows_of(frame, "algorithm", algorithm, ["algorithm", "instance"])
+    rows = rows.assign(algorithm=rows["algorithm"].astype(object),
+                       instance=rows["instance"].astype(object))
+    others = int(wrong.sum()) - 1
+    more = f" ({others} more algorithms have repeated or missing runs)" if others else ""
+    if rows.duplicated(["algorithm", "instance"]).any():
+        if duplicates != "raise":
+            _refuse_policy("duplicates", duplicates, f"repeated runs (of {algorithm!r}){more}",
+                           owner)
+        refuse_duplicates(rows.reset_index(drop=True), rows.index, owner)
+    lacking = [instance for instance in instances
+               if instance not in set(rows["instance"])]
+    if missing != "raise":
+        _refuse_policy("missing", missing, f"missing runs (of {algorithm!r}){more}", owner)
+    raise DataError(argument_message(
+        "table", owner, "a run of every algorithm on every instance (the same instances "
+        "for all algorithms)", f"no run of {algorithm!r} on {_shown(lacking)}{more}",
+        "Pass missing='unsolved' (on the command line, --missing unsolved) to count a "
+        "missing run as a run capped at the cutoff, after computing the table into pandas."))
+
+
+def partitioned_sums(table: Any, scorer: Any, duplicates: str, missing: str, owner: str
+                     ) -> tuple[np.ndarray, int, pd.DataFrame]:
+    """Per algorithm (sorted by name): the ``scorer``'s sums over its runs (columns
+    ``scorer.columns()``), from a map over the partitions of a Dask DataFrame or Parquet
+    dataset and a reduction per algorithm; and the number of instances. The table is
+    validated and its grid checked as the pandas route does."""
+    duplicates = policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
+    missing = policy(missing, "missing", owner, MISSING_POLICIES)
+    frame = _dask.frame_of(table, owner)
+    present = _dask.columns_of(frame)
+    required = ("algorithm", "instance", "runtime", "status")
+    if any(column not in present for column in required):
+        raise DataError(argument_message(
+            "columns", "table", "a list including 'algorithm', 'instance', 'runtime', 'status' "
+            "(optional: 'cutoff')", present))
+    frame = frame[[c for c in LONG_COLUMNS if c in present]]
+    rng = np.random.default_rng()
+    keys = [bytes(rng.integers(97, 123, 16, dtype=np.uint8)).decode() for _ in range(_HASH_KEYS)]
+    columns = scorer.columns()
+    sums = _dask.map_partitions(frame, _partition_sums, _partition_meta(columns),
+                                scorer=scorer, columns=columns, keys=keys)
+    parts, instances = _dask.compute(owner, sums, _dask.distinct(frame, "instance"))
+    if not len(parts) or int(parts["runs"].sum()) == 0:
+        raise DataError(argument_message("table", owner, "at least one run", "no rows"))
+    codes, names = pd.factorize(np.asarray(parts.index, dtype=object), sort=True)
+    k = len(names)
+    instances = np.asarray(instances, dtype=object)
+    runs = _dask.add_per_group(codes, parts["runs"].to_numpy(dtype=np.int64), k)
+    hashes = np.column_stack([
+        _dask.add_per_group(codes, parts[f"hash {index}"].to_numpy(dtype=np.uint64), k)
+        for index in range(_HASH_KEYS)])
+    expected = np.array([hashes.sum(dtype=np.uint64) for hashes in
+                         _dask.instance_hashes(pd.Series(instances, dtype=object), keys)],
+                        dtype=np.uint64)
+    _check_partitioned_grid(frame, np.asarray(names, dtype=object), runs, hashes, instances,
+                            expected, duplicates, missing, owner)
+    totals = pd.DataFrame({column: np.bincount(codes, weights=parts[column].to_numpy(),
+                                               minlength=k)
+                           for column in columns})
+    return np.asarray(names, dtype=object), instances.size, totals
+
+
+def _rank_partitioned(table: Any, utilities: Any, bounds: bool, duplicates: str, missing: str,
+                      level: float | None, owner: str) -> pd.DataFrame:
+    """:func:`rank` of a Dask DataFrame or a Parquet dataset."""
+    if level is not None:
+        raise DataError(argument_message(
+            "ci", owner, "None for a Dask DataFrame or Parquet dataset (the paired bootstrap "
+            "resamples the instances x algorithms matrix, which a partitioned table does not "
+            "hold)", level, "Compute the table into pandas first (frame.compute())."))
+    rules = _rules(utilities, owner)
+    _result_columns(rules, bounds, owner)
+    names, n_instances, totals = partitioned_sums(table, RuleSums(rules, bounds, owner),
+                                                  duplicates, missing, owner)
+    results = {}
+    for index, (name, rule) in enumerate(rules):
+        total = isinstance(rule, Solved)
+        higher = rule.higher_is_better if isinstance(rule, (PAR, Solved)) else True
+        sums = totals[f"sum {index}"].to_numpy()
+        scores = sums if total else sums / n_instances
+        bad = first_bad(~np.isfinite(scores))
+        if bad is not None:
+            raise UtilityError(argument_message(
+                "utilities", owner, "rules giving every algorithm a finite score",
+                float(scores[bad]), f"(rule {name!r}, algorithm {names[bad]!r})"))
+        upper = None
+        if bounds:
+            upper = totals[f"upper {index}"].to_numpy()
+            upper = upper if total else upper / n_instances
+        results[name] = (scores, scores if bounds else None, upper, higher, None)
+    return _ranking_frame(_ranking_columns(results, bounds), names, rules)
 
 
 def _score_intervals(columns: dict[str, Any], runs: Table, rules: list[tuple[str, Any]],

@@ -21,6 +21,7 @@ import pandas as pd
 
 from .errors import DataError, argument_message, short
 from .io import FAILURE_STATUSES, STATUSES, validate_table
+from .io.table import _in
 from .io.table import plain as _plain
 
 __all__ = [
@@ -211,10 +212,11 @@ class Table:
     solved: np.ndarray
     capped: np.ndarray
     cutoffs: np.ndarray | None
-    labels: np.ndarray          # the caller's row label per run (None for an added run)
+    labels: pd.Index            # the caller's row label per run (None for an added run)
+    ordered: bool = False       # runs in cell order, one per cell (cells is 0, 1, 2, ...)
 
 
-def _policy(value: Any, arg: str, owner: str, allowed: tuple[str, ...]) -> str:
+def policy(value: Any, arg: str, owner: str, allowed: tuple[str, ...]) -> str:
     if not (isinstance(value, str) and value in allowed):
         raise DataError(argument_message(arg, owner, f"one of {', '.join(map(repr, allowed))}",
                                          value))
@@ -226,7 +228,7 @@ def _shown(items: Sequence[Any]) -> str:
     return text + (", ..." if len(items) > _SHOWN else "")
 
 
-def _refuse_duplicates(frame: pd.DataFrame, labels: np.ndarray, owner: str) -> None:
+def refuse_duplicates(frame: pd.DataFrame, labels: pd.Index, owner: str) -> None:
     repeated = frame.duplicated(["algorithm", "instance"], keep=False).to_numpy()
     if not repeated.any():
         return
@@ -283,51 +285,78 @@ def _missing_runs(frame: pd.DataFrame, owner: str, policy: str) -> pd.DataFrame:
 
 def _cell_keys(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, Any]:
     """Per run an integer naming its (algorithm, instance) pair; algorithms sorted."""
-    codes, names = pd.factorize(frame["algorithm"], sort=True)
+    algorithm = frame["algorithm"]
+    if isinstance(algorithm.dtype, pd.CategoricalDtype):  # sort by name, not category order
+        algorithm = algorithm.cat.remove_unused_categories()
+        algorithm = algorithm.cat.reorder_categories(sorted(algorithm.cat.categories))
+    codes, names = pd.factorize(algorithm, sort=True)
     instance_codes, instances = pd.factorize(frame["instance"])
     return codes.astype(np.int64) * len(instances) + instance_codes, names, instances
 
 
+# A full grid is recognised by counting runs per cell (np.bincount) when the grid has at most
+# this many cells per run (and a few over): memory in proportion to the runs, no sort.
+_GRID_PER_RUN = 2
+
+
+def _full_grid(keys: np.ndarray, n_cells: int) -> bool:
+    """Whether every cell of the grid holds exactly one run (counted without sorting)."""
+    if keys.size != n_cells or n_cells > _GRID_PER_RUN * keys.size + 1024:
+        return False
+    counts = np.bincount(keys, minlength=n_cells)
+    return bool(counts.min() == 1 and counts.max() == 1)
+
+
 def long_table(table: Any, owner: str, duplicates: str = "raise",
                missing: str = "raise") -> Table:
-    duplicates = _policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
-    missing = _policy(missing, "missing", owner, MISSING_POLICIES)
+    duplicates = policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
+    missing = policy(missing, "missing", owner, MISSING_POLICIES)
     validate_table(table, name="table")
     if len(table) == 0:
         raise DataError(argument_message("table", owner, "at least one run", "no rows"))
     columns = [c for c in ("algorithm", "instance", "runtime", "status", "cutoff")
                if c in table.columns]
     frame = table[columns].reset_index(drop=True)
-    labels = table.index.to_numpy(dtype=object)
+    labels = table.index  # converted to Python objects only for a message
     keys, names, instances = _cell_keys(frame)
     n_instances = len(instances)
-    cell_keys, first_run, cells, runs_per_cell = np.unique(
-        keys, return_index=True, return_inverse=True, return_counts=True)
-    if runs_per_cell.max() > 1 and duplicates != "mean":
-        if duplicates == "raise":
-            _refuse_duplicates(frame, labels, owner)
-        keep = first_run[cells.ravel()] == np.arange(len(frame))
-        frame, labels = frame[keep].reset_index(drop=True), labels[keep]
-        keys, cell_keys, cells = keys[keep], cell_keys, np.searchsorted(cell_keys, keys[keep])
-        runs_per_cell = np.ones(cell_keys.size, dtype=np.int64)
-    if cell_keys.size < len(names) * n_instances:
-        added = _missing_runs(frame, owner, missing)
-        frame = pd.concat([frame, added], ignore_index=True)
-        labels = np.concatenate([labels, np.full(len(added), None, dtype=object)])
-        keys, names, instances = _cell_keys(frame)
-        n_instances = len(instances)
-        cell_keys, cells, runs_per_cell = np.unique(keys, return_inverse=True,
-                                                    return_counts=True)
-    cell_algorithm = cell_keys // n_instances
-    status = frame["status"].to_numpy(dtype=object)
+    if _full_grid(keys, len(names) * n_instances):
+        # one run per cell, every cell: the cell of a run is its key (the common case, fast)
+        cells = keys
+        cell_keys = None
+        runs_per_cell = np.broadcast_to(np.int64(1), keys.shape)  # a view: no memory per run
+    else:
+        cell_keys, first_run, cells, runs_per_cell = np.unique(
+            keys, return_index=True, return_inverse=True, return_counts=True)
+        if runs_per_cell.max() > 1 and duplicates != "mean":
+            if duplicates == "raise":
+                refuse_duplicates(frame, labels, owner)
+            keep = first_run[cells.ravel()] == np.arange(len(frame))
+            frame, labels = frame[keep].reset_index(drop=True), labels[keep]
+            keys, cell_keys, cells = keys[keep], cell_keys, np.searchsorted(cell_keys, keys[keep])
+            runs_per_cell = np.ones(cell_keys.size, dtype=np.int64)
+        if cell_keys.size < len(names) * n_instances:
+            added = _missing_runs(frame, owner, missing)
+            frame = pd.concat([frame, added], ignore_index=True)
+            labels = labels.astype(object).append(pd.Index([None] * len(added), dtype=object))
+            keys, names, instances = _cell_keys(frame)
+            n_instances = len(instances)
+            cell_keys, cells, runs_per_cell = np.unique(keys, return_inverse=True,
+                                                        return_counts=True)
+    cells = np.ravel(cells)
+    cell_algorithm = (np.repeat(np.arange(len(names), dtype=np.int32), n_instances)
+                      if cell_keys is None else cell_keys // n_instances)
     cutoffs = frame["cutoff"].to_numpy(dtype=float) if "cutoff" in frame.columns else None
+    ordered = bool(cells.size == cell_algorithm.size
+                   and (cells.size < 2 or bool(np.all(np.diff(cells) == 1))) and cells[0] == 0)
     return Table(names=np.asarray(names, dtype=object),
-                 instances=np.asarray(instances, dtype=object), cells=np.ravel(cells),
+                 instances=np.asarray(instances, dtype=object), cells=cells,
                  cell_algorithm=cell_algorithm, runs_per_cell=runs_per_cell,
                  cells_per_algorithm=np.bincount(cell_algorithm, minlength=len(names)),
                  runtimes=frame["runtime"].to_numpy(dtype=float),
-                 solved=status == "solved", capped=status == "capped", cutoffs=cutoffs,
-                 labels=labels)
+                 solved=_in(frame["status"], ("solved",)),
+                 capped=_in(frame["status"], ("capped",)), cutoffs=cutoffs,
+                 labels=labels, ordered=ordered)
 
 
 def cap_runs(table: pd.DataFrame, cutoff: float, *, arg: str = "cutoff",
@@ -390,6 +419,9 @@ def cap_runs(table: pd.DataFrame, cutoff: float, *, arg: str = "cutoff",
             f"runs ({float(stated[row])!r} s: the run was stopped there)", cutoff,
             "A cutoff can re-cap runs at a lower time, never extend them."))
     table = table.copy()
+    if isinstance(table["status"].dtype, pd.CategoricalDtype):  # "capped" may be new to it
+        table["status"] = table["status"].cat.add_categories(
+            [s for s in ("capped",) if s not in table["status"].cat.categories])
     over = table["runtime"].to_numpy(dtype=float) >= cutoff
     solved = (table["status"] == "solved").to_numpy()
     table.loc[over & solved, "status"] = "capped"

@@ -45,9 +45,9 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
-from . import families
+from . import _dask, families
 from .errors import DataError, MaxEntError, UtilityError, argument_message
-from .ranking import min_ranks
+from .ranking import min_ranks, partitioned_sums
 from .runs import Table, long_table
 from .scorer import Scorer, compile_scorer
 
@@ -236,6 +236,39 @@ class _Scores:
         return self(np.array([value]))[:, 0]
 
 
+class FamilySums:
+    """Per algorithm of a partition, the sum over its solved runs of the preset's utility at
+    every value (one column per value); a worker derives and compiles the preset once, by
+    the route of :func:`sweep` (it travels as its name, parameter and fixed values)."""
+
+    def __init__(self, name: str, parameter: str, fixed: dict[str, Any],
+                 values: np.ndarray) -> None:
+        self.name, self.parameter, self.fixed, self.values = name, parameter, fixed, values
+        self._model: _Family | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_model": None}
+
+    def columns(self) -> list[str]:
+        return [f"value {j}" for j in range(self.values.size)]
+
+    def __call__(self, runs: Table, codes: np.ndarray, k: int) -> dict[str, np.ndarray]:
+        if self._model is None:
+            self._model = _family(self.name, self.parameter, self.fixed, "sweep")
+        solved = runs.solved
+        times, inverse = np.unique(runs.runtimes[solved], return_inverse=True)
+        owners = codes[solved]
+        sums = np.zeros((k, self.values.size))
+        block = max(1, BLOCK_SIZE // max(times.size, 1))
+        for start in range(0, self.values.size, block):
+            chunk = self.values[start:start + block]
+            if times.size:
+                at = np.atleast_2d(self._model.scorer(times[:, None],
+                                                      **{self.parameter: chunk[None, :]}))
+                np.add.at(sums[:, start:start + block], owners, at[np.ravel(inverse)])
+        return {f"value {j}": sums[:, j] for j in range(self.values.size)}
+
+
 def _prepare(table: Any, family: Any, parameter: Any, fixed: dict[str, Any], owner: str,
              duplicates: str, missing: str) -> tuple[Table, _Family]:
     model = _family(family, parameter, fixed, owner)
@@ -265,8 +298,9 @@ def sweep(table: pd.DataFrame, family: Any, parameter: str, values: Sequence[flo
 
     Parameters
     ----------
-    table : pandas.DataFrame
-        The long runtime table, as in :func:`~maxent_util.rank`.
+    table : pandas.DataFrame, dask.dataframe.DataFrame or path
+        The long runtime table, as in :func:`~maxent_util.rank` (a Dask
+        DataFrame or a Parquet dataset is scored partition by partition).
     family : str or callable
         A preset of :data:`~maxent_util.FAMILIES` by name (``"pareto"``) or
         the preset function itself (:func:`maxent_util.pareto`).
@@ -316,9 +350,22 @@ def sweep(table: pd.DataFrame, family: Any, parameter: str, values: Sequence[flo
     5         a   100.0  0.500     2
     """
     owner = "sweep"
+    if _dask.partitioned(table):
+        model = _family(family, parameter, fixed, owner)
+        array = _check_values(values, model, owner)
+        sums = FamilySums(model.name, parameter, model.fixed, array)
+        names, n_instances, totals = partitioned_sums(table, sums, duplicates, missing, owner)
+        scores = totals.to_numpy() / n_instances
+        return _sweep_frame(names, scores, array, model, parameter)
     runs, model = _prepare(table, family, parameter, fixed, owner, duplicates, missing)
     array = _check_values(values, model, owner)
     scores = _Scores(runs, model, np.arange(runs.names.size))(array)  # algorithms x values
+    return _sweep_frame(runs.names, scores, array, model, parameter)
+
+
+def _sweep_frame(names: np.ndarray, scores: np.ndarray, array: np.ndarray, model: _Family,
+                 parameter: str) -> pd.DataFrame:
+    """The sweep's table from the scores (algorithms x values)."""
     n, m = scores.shape
     ranks = np.column_stack([min_ranks(scores[:, j], True) for j in range(m)]) if m else \
         np.empty((n, 0), dtype=int)
@@ -327,7 +374,7 @@ def sweep(table: pd.DataFrame, family: Any, parameter: str, values: Sequence[flo
     flat_ranks = ranks.T.ravel()
     order = np.lexsort((algorithm_index, flat_ranks, value_index))
     frame = pd.DataFrame({
-        "algorithm": runs.names[algorithm_index[order]].astype(str),
+        "algorithm": names[algorithm_index[order]].astype(str),
         parameter: array[value_index[order]],
         "score": scores.T.ravel()[order],
         "rank": flat_ranks[order].astype(int),

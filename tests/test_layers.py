@@ -23,6 +23,8 @@ LATE_IMPORTS_ALLOWED = {
     "cli.py": None,             # any: `maxent-util --help` must not load sympy, scipy or pandas
     "_timing.py": {"multiprocessing"},
     "plots.py": {"matplotlib"},
+    "long.py": {"pyarrow"},
+    "_dask.py": {"dask", "distributed"},
     "scorer.py": {"jax", "torch", "sympy.printing.pytorch", "sympy.printing.numpy"},
     # scipy.stats does not load its sampling submodule; importing it at the top would load
     # scipy.stats (a second) for every law, drawn from or not

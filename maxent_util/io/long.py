@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, argument_message
-from .table import (LONG_COLUMNS, STATUSES, PathLike, _check_names, _first, _long_frame,
-                    _missing_columns, _parse_numbers, _read_csv_cells, _where, plain)
+from .table import (LONG_COLUMNS, STATUSES, PathLike, _check_names, _first, _is_stream,
+                    _long_frame, _missing_columns, _parse_numbers, _read_csv_cells, _where, plain)
 
 __all__ = ["read_long"]
 
@@ -27,7 +30,12 @@ def read_long(path: PathLike) -> pd.DataFrame:
     -------
     pandas.DataFrame
         The long table in file order. Surrounding whitespace is removed from
-        every field.
+        every field. With pyarrow installed (the ``[arrow]`` extra) a file
+        is parsed by pyarrow's CSV reader into categorical ``algorithm``,
+        ``instance`` and ``status`` columns (categories: the values present),
+        which hold a large table in a fraction of the memory; a file that
+        reader cannot take whole, or that breaks a rule, is read again
+        cell by cell, which names the offending cell.
 
     Raises
     ------
@@ -50,6 +58,9 @@ def read_long(path: PathLike) -> pd.DataFrame:
     0    kissat    a.cnf     12.5  solved    60.0
     1    kissat    b.cnf     60.0  capped    60.0
     """
+    fast = _read_long_arrow(path)
+    if fast is not None:
+        return fast
     header, body = _read_csv_cells(path, "read_long")
     required = ("algorithm", "instance", "runtime")
     if any(name not in header for name in required):
@@ -106,4 +117,116 @@ def read_long(path: PathLike) -> pd.DataFrame:
     for j, name in enumerate(header):
         if name not in LONG_COLUMNS:
             table[name] = pd.Series(body[:, j] if n_rows else [], dtype=str)
+    return table
+
+
+def _stripped(categories: pd.Index) -> bool:
+    """Whether every category is a non-empty str without surrounding whitespace."""
+    return all(isinstance(c, str) and c and c == c.strip() for c in categories)
+
+
+# Bytes of the file pyarrow parses at a time: the reader holds about one block of text at once.
+_BLOCK_SIZE = 1 << 20
+
+
+class _Words:
+    """The distinct names of a column across the blocks of a file, and each block's codes.
+
+    Each block's dictionary (its distinct names, not its rows) is looked up in a dict of the
+    names seen so far; the rows get their codes by one numpy gather.
+    """
+
+    def __init__(self) -> None:
+        self.lookup: dict[str, int] = {}
+        self.codes: list[np.ndarray] = []
+
+    def add(self, column: Any) -> None:
+        """One block's dictionary-encoded column: its names mapped to codes of the file."""
+        words = column.dictionary.to_pylist()
+        lookup = self.lookup
+        found = np.fromiter((lookup.setdefault(word, len(lookup)) for word in words),
+                            np.int32, len(words))
+        self.codes.append(found[column.indices.to_numpy()])
+
+    def categorical(self) -> pd.Categorical:
+        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.int32)
+        self.codes.clear()  # the blocks' codes, now copied: at most one column held twice
+        categories = pd.Index(list(self.lookup), dtype=object)
+        return pd.Categorical.from_codes(codes, categories=categories)
+
+
+def _read_long_arrow(path: Any) -> pd.DataFrame | None:
+    """The long CSV at ``path`` read by pyarrow block by block, names and statuses as
+    categoricals; None when pyarrow is not installed, ``path`` is a stream, or anything in the
+    file is out of the ordinary (then the exact route reads it and names what is wrong)."""
+    if _is_stream(path) or not isinstance(path, (str, os.PathLike)):
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pa_csv
+    except ImportError:  # the [arrow] extra is not installed: the exact route reads the file
+        return None
+    words = pa.dictionary(pa.int32(), pa.string())
+    numbers = ("runtime", "cutoff")
+    try:  # jemalloc hands freed blocks back to the system sooner than the default pool
+        pool = pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a pyarrow built without it
+        pool = pa.default_memory_pool()
+    try:
+        with pa_csv.open_csv(os.fspath(path)) as reader:  # the header only, for the types
+            header = list(reader.schema.names)
+        if len(set(header)) != len(header) or any(n != n.strip() for n in header) \
+                or any(name not in header for name in ("algorithm", "instance", "runtime")):
+            return None
+        convert = pa_csv.ConvertOptions(
+            column_types={name: pa.float64() if name in numbers else words for name in header},
+            null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False)
+        names = {name: _Words() for name in header if name not in numbers}
+        values: dict[str, list[np.ndarray]] = {name: [] for name in header if name in numbers}
+        # an OSFile reads into buffers (a memory map would count the whole file as resident)
+        with pa.OSFile(os.fspath(path)) as raw, pa_csv.open_csv(
+                raw, convert_options=convert, memory_pool=pool,
+                read_options=pa_csv.ReadOptions(block_size=_BLOCK_SIZE)) as reader:
+            for batch in reader:
+                for name, column in zip(batch.schema.names, batch.columns):
+                    if name in numbers:
+                        values[name].append(column.to_numpy(zero_copy_only=False))
+                    else:
+                        names[name].add(column)
+    except (pa.ArrowException, OSError, ValueError, UnicodeDecodeError):
+        return None
+    finally:
+        pool.release_unused()  # the blocks' buffers go back to the system, not to a cache
+    frame = {name: names.pop(name).categorical() for name in list(names)}
+    for name in header:
+        if name not in numbers and not _stripped(frame[name].categories):
+            return None
+    runtime = np.concatenate(values.pop("runtime")) if values["runtime"] else np.zeros(0)
+    if not np.all(np.isfinite(runtime) & (runtime >= 0)):
+        return None
+    n = runtime.size
+    if "status" in header:
+        lowered = [c.lower() for c in frame["status"].categories]
+        lowered = ["capped" if c == "timeout" else c for c in lowered]
+        if any(c not in STATUSES for c in lowered):
+            return None
+        codes = np.array([STATUSES.index(c) for c in lowered], dtype=np.int8)
+        status = pd.Categorical.from_codes(codes[frame["status"].codes], categories=list(STATUSES))
+        status = status.remove_unused_categories()  # value counts list the statuses present
+    else:
+        status = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=["solved"])
+    columns = {"algorithm": frame["algorithm"], "instance": frame["instance"],
+               "runtime": runtime, "status": status}
+    if "cutoff" in header:
+        cutoff = np.concatenate(values.pop("cutoff")) if values["cutoff"] else np.zeros(0)
+        solved = np.asarray(status == "solved")
+        if not (np.all(np.isfinite(cutoff) & (cutoff > 0))
+                and not np.any(solved & (runtime > cutoff))):
+            return None
+        columns["cutoff"] = cutoff
+    values.clear()
+    table = pd.DataFrame(columns, copy=False)
+    for name in header:
+        if name not in LONG_COLUMNS:
+            table[name] = pd.Series(frame[name]).astype(str)
     return table

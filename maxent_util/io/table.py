@@ -213,6 +213,45 @@ def _long_frame(algorithm: np.ndarray, instance: np.ndarray, runtime: np.ndarray
 
 
 
+# Element types that pass as numbers of seconds in an object column (bools do not).
+_NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float"})
+
+
+def _in(series: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:
+    """Per row, whether the value is one of ``allowed``; a categorical column is checked
+    through its categories (one comparison per category, not per row)."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        codes = series.cat.codes.to_numpy()
+        hits = np.append(series.cat.categories.isin(allowed), False)  # code -1: missing
+        return hits[codes]
+    return series.isin(allowed).to_numpy(dtype=bool)
+
+
+def _names_ok(series: pd.Series) -> np.ndarray:
+    """Per row, whether the value is a non-empty str, without a Python loop over the rows
+    where the column's type tells (categorical, string dtype, or an object column that pandas
+    infers to hold only str); an object column of mixed types is checked value by value."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        ok = _names_ok(pd.Series(series.cat.categories, dtype=series.cat.categories.dtype))
+        return np.append(ok, False)[series.cat.codes.to_numpy()]
+    if isinstance(series.dtype, pd.StringDtype) or (
+            series.dtype == object and pd.api.types.infer_dtype(series, skipna=False) == "string"):
+        return (series.notna() & (series != "")).to_numpy(dtype=bool)
+    values = series.to_numpy(dtype=object)
+    return np.fromiter((isinstance(v, str) and v != "" for v in values), bool, len(values))
+
+
+def _numbers_ok(series: pd.Series) -> np.ndarray:
+    """Per row, whether a value of a non-numeric column is an int or float (not a bool);
+    vectorised where pandas infers the column to hold only numbers."""
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=False) in _NUMBER_KINDS:
+        return np.ones(len(series), dtype=bool)
+    values = series.to_numpy(dtype=object)
+    return np.fromiter((isinstance(v, (int, float, np.integer, np.floating))
+                        and not isinstance(v, (bool, np.bool_)) for v in values),
+                       bool, len(values))
+
+
 def validate_table(table: Any, *, name: str = "table") -> None:
     """Check that ``table`` is a valid long table; raise if not.
 
@@ -264,20 +303,14 @@ def validate_table(table: Any, *, name: str = "table") -> None:
             column, f"{name}, row {label!r}", requirement, value, remedy))
 
     for column in ("algorithm", "instance"):
-        values = table[column].to_numpy(dtype=object)
-        ok = np.fromiter((isinstance(v, str) and v != "" for v in values), bool, len(values))
-        bad = _first(~ok)
+        bad = _first(~_names_ok(table[column]))
         if bad is not None:
             fail(column, bad, "a non-empty string")
 
     def numbers(column: str) -> np.ndarray:
         series = table[column]
         if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
-            values = series.to_numpy(dtype=object)
-            ok = np.fromiter((isinstance(v, (int, float, np.integer, np.floating))
-                              and not isinstance(v, (bool, np.bool_)) for v in values),
-                             bool, len(values))
-            bad = _first(~ok)
+            bad = _first(~_numbers_ok(series))
             if bad is not None:
                 fail(column, bad, "a number of seconds")
         try:
@@ -294,8 +327,8 @@ def validate_table(table: Any, *, name: str = "table") -> None:
     if bad is not None:
         fail("runtime", bad, "a finite non-negative number of seconds")
 
-    status = table["status"].to_numpy(dtype=object)
-    bad = _first(~table["status"].isin(STATUSES).to_numpy())
+    known = _in(table["status"], STATUSES)
+    bad = _first(~known)
     if bad is not None:
         fail("status", bad, f"one of {', '.join(map(repr, STATUSES))}")
 
@@ -304,7 +337,7 @@ def validate_table(table: Any, *, name: str = "table") -> None:
         bad = _first(~(np.isfinite(cutoff) & (cutoff > 0)))
         if bad is not None:
             fail("cutoff", bad, "a positive finite number of seconds")
-        bad = _first((status == "solved") & (runtime > cutoff))
+        bad = _first(_in(table["status"], ("solved",)) & (runtime > cutoff))
         if bad is not None:
             fail("runtime", bad, f"at most the cutoff {plain(cutoff[bad])!r} for a solved run",
                  "Mark the run as 'capped' or raise its cutoff.")

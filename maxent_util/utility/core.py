@@ -171,6 +171,14 @@ class Utility(Immutable):
         self._inverse_expr: Any = _NOT_SOLVED
         self._inverse_function: Callable | None = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the compiled scorer and inverse are caches, rebuilt on first use: a pickled utility
+        # (a Dask task sent to a worker) carries its expression, not generated code
+        state = dict(self.__dict__)
+        state["_scorer"] = None
+        state["_inverse_function"] = None
+        return state
+
     @property
     def variables(self) -> tuple[sympy.Symbol, ...]:
         return (t, q) if q in self.expr.free_symbols else (t,)
