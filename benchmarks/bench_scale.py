@@ -224,7 +224,13 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
                              "issue's full size is 100000000)")
     parser.add_argument("--partition", type=int, default=1_000_000,
                         help="runs per Parquet partition (default 10^6)")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes (2*10^5 runs, a 2 MB CSV, 2*10^5 Parquet runs in partitions "
+                             "of 5*10^4), as the test suite runs it: the numbers mean little")
     arguments = parser.parse_args(list(argv))
+    if arguments.quick:
+        arguments.runs, arguments.csv_mb = 200_000, 2.0
+        arguments.parquet_runs, arguments.partition = 200_000, 50_000
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         # the CSV's fresh process first: Linux hands a child its parent's peak memory as a
