@@ -259,8 +259,10 @@ def _exponential_integral(integrand: sympy.Expr, variable: sympy.Symbol, lower: 
     if not isinstance(rest, sympy.exp):
         return None
     polynomial = sympy.expand(rest.args[0]).as_poly(variable)
-    if polynomial is None or polynomial.degree() != 1:
+    if polynomial is None or polynomial.degree() not in (1, 2):
         return None
+    if polynomial.degree() == 2:
+        return _gaussian_integral(constant, polynomial, variable, lower, upper)
     a, b = polynomial.coeff_monomial(variable), polynomial.coeff_monomial(1)
     if a.is_zero is not False and not a.free_symbols or (upper == oo and a.is_nonnegative) or \
             (lower == -oo and a.is_nonpositive):
@@ -270,6 +272,18 @@ def _exponential_integral(integrand: sympy.Expr, variable: sympy.Symbol, lower: 
         # written as sympy's own antiderivative is, so that the simplified laws read the same
         return sympy.Integer(0) if end in (oo, -oo) else constant * rest.subs(variable, end) / a
     return antiderivative(upper) - antiderivative(lower)
+
+
+def _gaussian_integral(constant: sympy.Expr, polynomial: sympy.Poly, variable: sympy.Symbol,
+                       lower: sympy.Expr, upper: sympy.Expr) -> sympy.Expr | None:
+    """int of c * exp(a v**2 + b v + d) over the whole line, sqrt(pi/-a) exp(d - b**2/(4a)) (the
+    generic branch a < 0: the log-normal's partition function), or None on a part of the line,
+    whose erf form is left to sympy, or where it provably diverges."""
+    a = polynomial.coeff_monomial(variable ** 2)
+    b, d = polynomial.coeff_monomial(variable), polynomial.coeff_monomial(1)
+    if not (lower == -oo and upper == oo) or a.is_nonnegative:
+        return None
+    return constant * sympy.sqrt(sympy.pi) / sympy.sqrt(-a) * sympy.exp(d - b ** 2 / (4 * a))
 
 
 def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | None = None, *,

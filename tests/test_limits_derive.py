@@ -234,3 +234,21 @@ def test_exponential_integral_keeps_symbols_and_refuses_other_forms():
     assert _exponential_integral(sympy.exp(-lam * _v ** 2), _v, 0, oo) is None
     assert _exponential_integral(_v * sympy.exp(-lam * _v), _v, 0, oo) is None
     assert _exponential_integral(sympy.Integer(3), _v, 0, 1) is None
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(-30, -1), st.integers(-20, 20), st.integers(-5, 5))
+def test_gaussian_integral_over_the_line_matches_quadrature(a10, b, d):
+    a = sympy.Rational(a10, 10)
+    value = _exponential_integral(3 * sympy.exp(a * _v ** 2 + b * _v + d), _v, -oo, oo)
+    # reference: mpmath's quadrature of the integrand over the whole line, split at its peak
+    # -b/(2a) and a few widths either side (quad alone misses a peak far from 0)
+    peak, width = -b / (2 * float(a)), 1 / math.sqrt(-float(a))
+    reference = mpmath.quad(lambda x: 3 * mpmath.exp(float(a) * x ** 2 + b * x + d),
+                            [-mpmath.inf, peak - 5 * width, peak, peak + 5 * width, mpmath.inf])
+    assert abs(mpmath.mpf(str(sympy.N(value, 20))) / reference - 1) <= 1e-9  # exp(b**2/4|a|) may pass 1e308
+
+
+def test_gaussian_integral_is_left_to_sympy_off_the_line_or_when_divergent():
+    assert _exponential_integral(sympy.exp(-_v ** 2), _v, 0, oo) is None  # erf form: sympy's
+    assert _exponential_integral(sympy.exp(_v ** 2), _v, -oo, oo) is None
