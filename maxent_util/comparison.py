@@ -45,7 +45,8 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+# scipy loads scipy.stats on first use: importing this module does not pay for it
+import scipy
 
 from .bootstrap import check_level, check_resamples, generator, interval_from, resampled_means
 from .errors import DataError, argument_message
@@ -223,7 +224,7 @@ def _wilcoxon(differences: np.ndarray) -> np.ndarray:
     some = np.flatnonzero((differences != 0).any(axis=0))
     if differences.shape[0] > _WILCOXON_EXACT_MAX:
         if some.size:
-            p[some] = stats.wilcoxon(differences[:, some], axis=0).pvalue
+            p[some] = scipy.stats.wilcoxon(differences[:, some], axis=0).pvalue
         return p
     for j in some:  # the exact, permutation or normal route is chosen per column
         column = differences[:, j]
@@ -232,7 +233,7 @@ def _wilcoxon(differences: np.ndarray) -> np.ndarray:
                 nonzero.size < column.size or np.unique(nonzero).size < nonzero.size):
             p[j] = _sign_flip_p(column)
         else:
-            p[j] = stats.wilcoxon(column).pvalue
+            p[j] = scipy.stats.wilcoxon(column).pvalue
     return p
 
 
@@ -241,7 +242,7 @@ def _sign_flip_p(differences: np.ndarray) -> float:
     differences: scipy.stats.wilcoxon's permutation route (scipy.stats.permutation_test with
     permutation_type="samples", exact), with its tolerance for equal sums."""
     nonzero = differences[differences != 0]
-    ranks = stats.rankdata(np.abs(nonzero))
+    ranks = scipy.stats.rankdata(np.abs(nonzero))
     observed = float(ranks[nonzero > 0].sum())
     patterns = (np.arange(2**nonzero.size)[:, None] >> np.arange(nonzero.size)) & 1
     null = patterns @ ranks
@@ -260,7 +261,7 @@ def _sign_test(positive: np.ndarray, nonzero: np.ndarray) -> np.ndarray:
     """
     trials = np.maximum(nonzero, 1)
     low = np.minimum(positive, nonzero - positive)
-    p = stats.binom.cdf(low, trials, 0.5) + stats.binom.sf(trials - low - 1, trials, 0.5)
+    p = scipy.stats.binom.cdf(low, trials, 0.5) + scipy.stats.binom.sf(trials - low - 1, trials, 0.5)
     p = np.where(2 * positive == nonzero, 1.0, np.minimum(p, 1.0))
     return np.where(nonzero == 0, 1.0, p)
 
@@ -268,7 +269,7 @@ def _sign_test(positive: np.ndarray, nonzero: np.ndarray) -> np.ndarray:
 def _signed_rank_balance(differences: np.ndarray) -> np.ndarray:
     """Per column, the sign of (sum of ranks of |d| over d > 0) - (the same over d < 0)."""
     magnitude = np.where(differences != 0, np.abs(differences), np.nan)
-    ranks = np.nan_to_num(stats.rankdata(magnitude, axis=0, nan_policy="omit"))
+    ranks = np.nan_to_num(scipy.stats.rankdata(magnitude, axis=0, nan_policy="omit"))
     return np.sign((np.sign(differences) * ranks).sum(axis=0)).astype(np.int64)
 
 

@@ -25,7 +25,8 @@ from importlib.util import find_spec
 import numpy as np
 import pandas as pd
 import sympy
-from scipy import stats
+# scipy loads scipy.stats on first use: importing this module does not pay for it
+import scipy
 
 from .distribution import CaptimeDistribution
 from .errors import DataError, MissingExtraError, UtilityError, argument_message, short
@@ -509,7 +510,7 @@ def survival_curve(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
     if right.size == 0:
         survival = 1.0 - np.searchsorted(np.sort(events), times, side="right") / events.size
         return times, survival
-    estimate = stats.ecdf(stats.CensoredData(uncensored=events, right=right)).sf
+    estimate = scipy.stats.ecdf(scipy.stats.CensoredData(uncensored=events, right=right)).sf
     return times, np.asarray(estimate.evaluate(times), dtype=float)
 
 

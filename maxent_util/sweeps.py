@@ -43,7 +43,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq
+# scipy loads scipy.optimize on first use
+import scipy
 
 from . import _dask, families
 from .errors import DataError, MaxEntError, UtilityError, argument_message
@@ -391,7 +392,7 @@ def _refine(difference: Callable[[float], float], low: float, high: float, sign_
             sign_high: int, log: bool) -> float:
     """Where the sign of ``difference`` changes between ``low`` and ``high``."""
     if sign_low and sign_high:  # a sign flip
-        return float(brentq(difference, low, high, xtol=RTOL * low * 1e-2, rtol=RTOL))
+        return float(scipy.optimize.brentq(difference, low, high, xtol=RTOL * low * 1e-2, rtol=RTOL))
     # the difference becomes exactly zero (or stops being): bisect on "the sign at low"
     while high - low > RTOL * high:
         middle = math.sqrt(low * high) if log else 0.5 * (low + high)
