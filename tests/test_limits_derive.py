@@ -236,7 +236,7 @@ def test_exponential_integral_keeps_symbols_and_refuses_other_forms():
     assert _exponential_integral(sympy.Integer(3), _v, 0, 1) is None
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.integers(-30, -1), st.integers(-20, 20), st.integers(-5, 5))
 def test_gaussian_integral_over_the_line_matches_quadrature(a10, b, d):
     a = sympy.Rational(a10, 10)
