@@ -30,7 +30,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ._version import __version__
 
@@ -91,15 +91,21 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
 
 
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a confidence level between 0 and 1 such as "
-                                         f"0.95; got {text!r}")
-    return value
+def _strictly_between_0_and_1(what: str, example: str) -> Callable[[str], float]:
+    """An argparse type: a number strictly between 0 and 1, refused as ``what`` with ``example``."""
+    def read(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not 0 < value < 1:
+            raise argparse.ArgumentTypeError(f"expected {what} between 0 and 1 such as {example}; "
+                                             f"got {text!r}")
+        return value
+    return read
+
+
+_level = _strictly_between_0_and_1("a confidence level", "0.95")
 
 
 def _count(text: str, *, least: int) -> int:
@@ -1200,15 +1206,7 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
 # race
 
 
-def _probability_value(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1 such as 0.05; "
-                                         f"got {text!r}")
-    return value
+_probability_value = _strictly_between_0_and_1("a probability", "0.05")
 
 
 def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, Any, Any]:
