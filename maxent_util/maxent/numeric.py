@@ -55,6 +55,24 @@ def _float_log(value: float) -> float:
     return math.log(value) if value > 0 else -math.inf
 
 
+def _open_ends(piece: Piece) -> list[bool]:
+    """The ends of a piece where integrability is in question: True for infinity, False for 0."""
+    return [end for end, reaches in ((True, piece.upper == oo), (False, piece.lower == 0)) if reaches]
+
+
+def _integrability_tests(a: Any, b: Any, c: Any, towards_infinity: bool, span: Any) -> list[tuple]:
+    """(difference, size of the values it comes from) pairs, each difference positive where the
+    density is integrable at that end, from its log a, b, c at kappa = 10**20, 10**40, 10**80 (or
+    their inverses towards 0) and span = log(10**40): towards infinity it must fall faster than
+    1/kappa and keep falling, towards 0 grow slower than 1/kappa."""
+    if towards_infinity:
+        # slope (c - b)/span < -1e-6, and c < b < a + 1
+        return [(-1e-6 * span - (c - b), abs(b) + abs(c)), (b - c, abs(b) + abs(c)),
+                (a + 1 - b, abs(a) + abs(b) + 1)]
+    # slope (b - c)/span > 1e-6
+    return [((b - c) - 1e-6 * span, abs(b) + abs(c))]
+
+
 class Unsolved(Exception):
     """The double-precision solve found no root from any start (carries the best residual)."""
 
@@ -140,22 +158,19 @@ class NumericProblem:
         exponents = self.compiled["mpmath"][0]
         multipliers = [mpmath.mpf(float(v)) if not isinstance(v, mpmath.mpf) else v for v in multipliers]
         with mpmath.workdps(20):
+            span = 40 * mpmath.log(10)
             for piece, exponent in zip(self.pieces, exponents):
-                def log_density(k: Any) -> Any:
-                    return exponent(k, *multipliers) + mpmath.log(k)
-                try:
-                    if piece.upper == oo:
-                        a, b, c = (log_density(mpmath.mpf(10) ** e) for e in (20, 40, 80))
-                        slope = (c - b) / (40 * mpmath.log(10))
-                        if not (mpmath.isfinite(c) and slope < -1e-6 and c < b < a + 1):
+                for towards_infinity in _open_ends(piece):
+                    try:
+                        a, b, c = (exponent(k, *multipliers) + mpmath.log(k)
+                                   for k in (mpmath.mpf(10) ** (e if towards_infinity else -e)
+                                             for e in (20, 40, 80)))
+                        if not (mpmath.isfinite(c) and all(
+                                difference > 0 for difference, _ in
+                                _integrability_tests(a, b, c, towards_infinity, span))):
                             return False
-                    if piece.lower == 0:
-                        a, b, c = (log_density(mpmath.mpf(10) ** -e) for e in (20, 40, 80))
-                        slope = (b - c) / (40 * mpmath.log(10))
-                        if not (mpmath.isfinite(c) and slope > 1e-6):
-                            return False
-                except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-                    return False
+                    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                        return False
         return True
 
     def _float_integrable(self, point: list[float]) -> bool | None:
@@ -163,10 +178,8 @@ class NumericProblem:
         overflows, or a test is too close to call): the solver asks this thousands of times."""
         exponents = self.compiled["numpy"][0]
         for piece, exponent in zip(self.pieces, exponents):
-            for end, sign in ((oo, 1), (0, -1)):
-                if not (piece.upper == oo if end == oo else piece.lower == 0):
-                    continue
-                k = _PROBES ** sign
+            for towards_infinity in _open_ends(piece):
+                k = _PROBES if towards_infinity else 1 / _PROBES
                 with np.errstate(all="ignore"):
                     try:
                         a, b, c = np.broadcast_to(np.asarray(exponent(k, *point), dtype=float), (3,)) + np.log(k)
@@ -174,14 +187,7 @@ class NumericProblem:
                         return None
                 if not np.all(np.isfinite([a, b, c])):
                     return None
-                # each test as a difference of log-densities that must be positive
-                # (difference, size of the values it is taken from)
-                rise = sign * (c - b)
-                if end == oo:
-                    tests = ((-1e-6 * _PROBE_SPAN - rise, abs(b) + abs(c)), (b - c, abs(b) + abs(c)),
-                             (a + 1 - b, abs(a) + abs(b) + 1))
-                else:
-                    tests = ((rise - 1e-6 * _PROBE_SPAN, abs(b) + abs(c)),)
+                tests = _integrability_tests(a, b, c, towards_infinity, _PROBE_SPAN)
                 # one decided by less than the rounding of its values is left to mpmath
                 if any(abs(difference) < 1e-9 * (size + 1) for difference, size in tests):
                     return None
