@@ -25,7 +25,9 @@ two cores, so the default is 10^7). Nothing is asserted about speed; ``main()`` 
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -126,12 +128,11 @@ def part_one(runs: int) -> None:
           f"difference {largest_difference(ranked, expected, FIVE):.1e}")
 
 
-#: the peak resident memory of the calling process in bytes: VmHWM belongs to the process's own
-#: memory map, which exec replaces, while ru_maxrss carries a forking parent's peak over as a floor
-#: (a probe started after the 10^7-run arrays would report their size)
-PEAK = """
-def peak_bytes():
-    import resource
+def peak_bytes() -> int:
+    """The peak resident memory of the calling process in bytes (also run in the probe and on
+    Dask workers): VmHWM belongs to the process's own memory map, which exec replaces, while
+    ru_maxrss carries a forking parent's peak over as a floor (a probe started after the
+    10^7-run arrays would report their size)."""
     try:
         with open("/proc/self/status") as status:
             for line in status:
@@ -140,10 +141,9 @@ def peak_bytes():
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-"""
-exec(PEAK)
 
-PROBE = PEAK + """
+
+PROBE = "import resource\n" + inspect.getsource(peak_bytes) + """
 import sys, time
 sys.path.insert(0, {root!r})
 from maxent_util.io import read_runs
