@@ -386,22 +386,14 @@ def check_ranges(terms: list[Term], support: tuple) -> None:
             continue
         # values the feature takes on a grid lie inside its exact range: a value comfortably
         # inside them passes every check below without sympy's limits (tenths of a second each)
-        sampled = _sampled_range(feature)
-        if sampled is not None and _clearly_inside(term, feature, support, *sampled):
+        function, values = _grid_values(feature)
+        if values.size and _clearly_inside(term, feature, support, float(values.min()), float(values.max())):
             continue
         exact = _exact_range(feature.expr, feature.lower, feature.upper)
-        low, high = exact if exact is not None else _grid_range(feature)
+        low, high = exact if exact is not None else _grid_range(feature, function, values)
         _check_value_in_range(term, feature, support, low, high)
         if isinstance(term.constraint, LogMoment):
             _check_log_distance(term, feature, support, low, high)
-
-
-def _sampled_range(feature: Feature) -> tuple[float, float] | None:
-    """(min, max) of the values the feature takes on the grid of :func:`_grid_range` (so within
-    its exact range, up to rounding), or None where it is not finite anywhere."""
-    function, grid, values = _grid_values(feature)
-    values = values[np.isfinite(values)]
-    return (float(values.min()), float(values.max())) if values.size else None
 
 
 def _clearly_inside(term: Term, feature: Feature, support: tuple, low: float, high: float) -> bool:
@@ -421,8 +413,9 @@ def _clearly_inside(term: Term, feature: Feature, support: tuple, low: float, hi
     return True
 
 
-def _grid_values(feature: Feature) -> tuple[Any, np.ndarray, np.ndarray]:
-    """The feature as a numpy function, a grid over its region, and its values there."""
+def _grid_values(feature: Feature) -> tuple[Any, np.ndarray]:
+    """The feature as a numpy function, and its finite values on a grid over its region (values
+    it takes, so within its exact range up to rounding)."""
     lower, upper = float(feature.lower), float(feature.upper)
     grid_lower = max(lower, 1e-300)
     grid_upper = upper if np.isfinite(upper) else max(grid_lower, 1.0) * 1e300
@@ -432,14 +425,13 @@ def _grid_values(feature: Feature) -> tuple[Any, np.ndarray, np.ndarray]:
     function = sympy.lambdify(kappa, feature.expr, "numpy")
     with np.errstate(all="ignore"):
         values = np.broadcast_to(np.asarray(function(grid), dtype=float), grid.shape)
-    return function, grid, values
+    return function, values[np.isfinite(values)]
 
 
-def _grid_range(feature: Feature) -> tuple[float, float]:
-    """(min, max) of the feature on a grid over its region: the fallback of :func:`_exact_range`."""
+def _grid_range(feature: Feature, function: Any, values: np.ndarray) -> tuple[float, float]:
+    """(min, max) of the feature from its values on the grid of :func:`_grid_values`, widened to
+    infinity where it runs off: the fallback of :func:`_exact_range`."""
     lower, upper = float(feature.lower), float(feature.upper)
-    function, grid, values = _grid_values(feature)
-    values = values[np.isfinite(values)]
     if values.size == 0:
         return -np.inf, np.inf
     low, high = values.min(), values.max()
