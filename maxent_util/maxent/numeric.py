@@ -132,6 +132,8 @@ class NumericProblem:
     def _compile(self) -> None:
         args = (kappa, *self.free)
         self.compiled = {}
+        #: the grid of starting points with each point's log Z and moments (see starts)
+        self._grid_moments: list | None = None
         for backend in ("mpmath", "numpy"):
             exponents, features, directions = [], [], []
             for piece in self.pieces:
@@ -349,7 +351,7 @@ class NumericProblem:
             for term, size in zip(self.moment_terms, scales):
                 if term.multiplier == multiplier:
                     sizes[j] = size
-        if getattr(self, "_grid_moments", None) is None:
+        if self._grid_moments is None:
             # integrability, log Z and the moments at a point do not depend on the moment values:
             # the scan over P(kappa < kappa0) (the only caller that changes them) reuses them
             self._grid_moments = []
