@@ -466,6 +466,11 @@ C_EXPORT_MISUSE = [
     pytest.param(lambda: export_c(Utility(sympy.Function("g")(t))), ExportError,
                  r"^`utility` of `export_c` must be made of numbers, t, named parameters, arithmetic, comparisons "
                  r"and sympy's own functions; got 'g\(t\)'\. It holds an undefined function", id="undefined-function"),
+    # a function C99 does not have (refused before the limits, which sympy cannot take, are sought)
+    pytest.param(lambda: export_c(Utility(1 - sympy.polylog(2, -t))), ExportError,
+                 r"^`utility` of `export_c` must be made of functions with a C99 <math.h> equivalent; "
+                 r"got '1 - polylog\(2, -t\)'",
+                 id="no-c99-function"),
 ]
 
 

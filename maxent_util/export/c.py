@@ -85,10 +85,11 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
     runtime = sympy.Symbol("t")
     mapping = {t: runtime, **{s: sympy.Symbol(names[s]) for s in free}}
     expr = expr.xreplace(bound)
-    at_zero, at_inf = limits(expr)
     # no M_SQRT2-style macros: they are POSIX, not C99
     printer = C99CodePrinter({"strict": False, "math_macros": {}})
+    # printed first: a formula C cannot evaluate is refused before its limits are sought
     body = _c_code(portable_stable(expr).xreplace(mapping), printer, owner)
+    at_zero, at_inf = limits(expr)
     arguments = "".join(f", double {names[s]}" for s in free)
     forwarded = "".join(f", {names[s]}" for s in free)
     # without a symbolic limit, the formula at the last representable runtime

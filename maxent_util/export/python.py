@@ -165,11 +165,12 @@ def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
     plain = {s: sympy.Symbol(names[s]) for s, _ in parameters}
     mapping = {t: runtime, **plain}
     stable = portable_stable(expr).xreplace(mapping)
-    at_zero, at_inf = (None if v is None else v.xreplace(mapping) for v in limits(expr))
     printer = _ModulePrinter()
     args = ["t"] + [names[s] for s, _ in parameters]
 
+    # printed first: a formula numpy cannot evaluate is refused before its limits are sought
     body = _python_functions("_PIECES", stable, args, printer, owner)
+    at_zero, at_inf = (None if v is None else v.xreplace(mapping) for v in limits(expr))
     for prefix, limit, edge in (("_AT_ZERO", at_zero, "5e-324"), ("_AT_INF", at_inf, "1.7976931348623157e308")):
         if limit is None:
             body.append(f"def {prefix.lower()}_branch_0({', '.join(args)}):\n"
