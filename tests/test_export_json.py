@@ -78,7 +78,7 @@ def test_every_preset_and_its_utility_round_trip(name, args):
 _DUMP = r"""
 import sys
 from maxent_util import families
-from maxent_util.export import to_json
+from maxent_util.documents import to_json  # the JSON writer alone (maxent_util.export also loads pandas)
 for law in (families.generalized_log_laplace(24, 2, 3), families.log_normal("kappa0", "sigma")):
     sys.stdout.write(to_json(law) + to_json(law.utility()) + "\0")
 """
