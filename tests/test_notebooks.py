@@ -4,7 +4,9 @@ stored copies carry no outputs."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,8 +46,9 @@ def test_stored_notebooks_match_their_generator(tmp_path: Path) -> None:
         assert [c.source for c in stored.cells] == [c.source for c in fresh.cells], generated.name
 
 
-# Each notebook starts from an empty namespace: the first cell run (not stored) forgets
-# every name of the notebook before, closes its figures and moves to the test's folder.
+# Each notebook starts from an empty namespace: a first cell, added to the copy run here (not
+# to the file), forgets every name of the notebook before, closes its figures, moves to the
+# test's folder and checks that no name is left.
 # Modules stay imported, and the library's caches filled: that is the work the kernel
 # is shared for (starting a kernel and importing matplotlib, pandas, scipy, sympy and the
 # library costs seconds per notebook).
@@ -54,12 +57,13 @@ get_ipython().run_line_magic("reset", "-f")
 if "matplotlib.pyplot" in __import__("sys").modules:
     __import__("sys").modules["matplotlib.pyplot"].close("all")
 __import__("os").chdir({folder!r})
-assert not [name for name in globals() if not name.startswith("_") and name not in {{"In", "Out", "get_ipython", "exit", "quit", "open"}}]
+_kept = {{"In", "Out", "get_ipython", "exit", "quit", "open"}}
+assert not [name for name in globals() if not name.startswith("_") and name not in _kept]
 """
 
 
 @pytest.fixture(scope="module")
-def kernel(tmp_path_factory: pytest.TempPathFactory):
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One python3 kernel for the notebooks of this module (restarted if one kills it)."""
     pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
@@ -76,7 +80,7 @@ def kernel(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs(path: Path, tmp_path: Path, kernel) -> None:
+def test_notebook_runs(path: Path, tmp_path: Path, kernel: Any) -> None:
     from nbclient import NotebookClient
 
     if not kernel.is_alive():
