@@ -1,7 +1,7 @@
 """Benchmark of maxent_util scorers, samplers and rankings.
 
 Run ``python benchmarks/bench_scoring.py`` (10**7 runtimes, 10**6 draws) or
-with ``--quick`` (10**5 runtimes and draws, as the test suite does). Prints
+with ``--quick`` (10**5 runtimes and draws; the test suite runs ``--quick --repeat 1``). Prints
 times and ratios measured side by side in one process; asserts nothing about
 speed.
 

@@ -526,8 +526,6 @@ def _table_and_rules(arguments: argparse.Namespace) -> tuple[Any, str, dict[str,
 
 
 def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
-    from .ranking import rank
-
     if getattr(arguments, "dask", None) is not None:
         return _dask_ranking(arguments)
     table, label, rules = _table_and_rules(arguments)
@@ -535,6 +533,9 @@ def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
     if ci is None and (getattr(arguments, "resamples", None) is not None
                        or getattr(arguments, "seed", None) is not None):
         raise CommandLineError("--resamples and --seed go with --ci (e.g. --ci 0.95)")
+    # loaded once the input is read: a missing or bad file is reported without it
+    from .ranking import rank
+
     return rank(table, rules, bounds=getattr(arguments, "bounds", False),
                 duplicates=arguments.duplicates, missing=arguments.missing,
                 **_bootstrap_options(arguments)), label

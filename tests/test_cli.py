@@ -635,7 +635,8 @@ def entry_point() -> str:
 
 
 def run_process(*command: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    # PYTHONPATH: the entry point and `python -m` load this checkout's package, not an installed copy
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     env.pop("MAXENT_UTIL_TRACEBACK", None)
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd, env=env)
 

@@ -4,7 +4,9 @@ constraint kind, module and subcommand, and its Python examples run."""
 from __future__ import annotations
 
 import argparse
+import fcntl
 import importlib.util
+import json
 import os
 import re
 import shlex
@@ -34,20 +36,41 @@ def _python_blocks(page: Path) -> list[str]:
     return re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
 
 
-@pytest.fixture(scope="module")
+def _build_site_once(folder: Path) -> tuple[int, str]:
+    """Build the site into ``folder/site`` unless a build there is recorded; (status, log).
+
+    Test processes started together (pytest-xdist workers) share ``folder`` and take turns
+    at its lock: the first builds, the others read the record of that build, so a run
+    builds the site once whatever the number of workers.
+    """
+    record = folder / "build.json"
+    with open(folder / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.exists():
+            env = dict(os.environ, PYTHONPATH=str(ROOT))
+            result = subprocess.run(
+                [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder / "site")],
+                cwd=ROOT, capture_output=True, text=True, env=env, timeout=180)
+            record.write_text(json.dumps({"status": result.returncode, "log": result.stdout + result.stderr}))
+    built = json.loads(record.read_text())
+    return built["status"], built["log"]
+
+
+@pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings_handlers.python")
-    out = tmp_path_factory.mktemp("site")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT, capture_output=True, text=True, env=env, timeout=180)
-    log = result.stdout + result.stderr
-    assert result.returncode == 0, log
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # the workers' temporary folders share a parent that is new for each run
+        folder = tmp_path_factory.getbasetemp().parent / "docs-site"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("docs-site")
+    status, log = _build_site_once(folder)
+    assert status == 0, log
     # --strict turns warnings into a failure; also refuse any that slip through as text
     assert "WARNING" not in log, log
-    return out
+    return folder / "site"
 
 
 def test_site_builds_strict(site: Path) -> None:

@@ -4,7 +4,9 @@ stored copies carry no outputs."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,19 +46,53 @@ def test_stored_notebooks_match_their_generator(tmp_path: Path) -> None:
         assert [c.source for c in stored.cells] == [c.source for c in fresh.cells], generated.name
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+# Each notebook starts from an empty namespace: a first cell, added to the copy run here (not
+# to the file), forgets every name of the notebook before, closes its figures, moves to the
+# test's folder and checks that no name is left.
+# Modules stay imported, and the library's caches filled: that is the work the kernel
+# is shared for (starting a kernel and importing matplotlib, pandas, scipy, sympy and the
+# library costs seconds per notebook).
+_FRESH_START = """
+get_ipython().run_line_magic("reset", "-f")
+if "matplotlib.pyplot" in __import__("sys").modules:
+    __import__("sys").modules["matplotlib.pyplot"].close("all")
+__import__("os").chdir({folder!r})
+_kept = {{"In", "Out", "get_ipython", "exit", "quit", "open"}}
+assert not [name for name in globals() if not name.startswith("_") and name not in _kept]
+"""
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One python3 kernel for the notebooks of this module (restarted if one kills it)."""
     pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
+    from jupyter_client import KernelManager
+
+    # The kernel gets this environment: no display, and the checkout's package.
+    env = dict(os.environ, MPLBACKEND="Agg",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(env=env, cwd=str(tmp_path_factory.mktemp("kernel")),
+                         extra_arguments=["--HistoryManager.hist_file=:memory:"])  # as nbclient does
+    yield manager
+    manager.shutdown_kernel(now=True)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_runs(path: Path, tmp_path: Path, kernel: Any) -> None:
     from nbclient import NotebookClient
 
-    # The kernel inherits this environment: no display, and the checkout's package.
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    if not kernel.is_alive():
+        kernel.restart_kernel(now=True)
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()  # raises CellExecutionError on the first failing cell
+    notebook.cells.insert(0, nbformat.v4.new_code_cell(_FRESH_START.format(folder=str(tmp_path))))
+    client = NotebookClient(notebook, km=kernel, timeout=300, kernel_name="python3")
+    try:
+        client.execute()  # raises CellExecutionError on the first failing cell
+    finally:
+        if client.kc is not None:
+            client.kc.stop_channels()
     errors = [output for cell in notebook.cells if cell.cell_type == "code"
               for output in cell.outputs if output.output_type == "error"]
     assert not errors
