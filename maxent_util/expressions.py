@@ -129,21 +129,34 @@ def _float_in_range(value: sympy.Float) -> bool:
     return abs(exponent + bits) <= MAX_EXPONENT * 3.33  # 3.32 bits per decimal digit
 
 
-def _check_size(value: sympy.Basic) -> sympy.Basic:
+def _check_size(value: sympy.Basic, checked: set | None = None) -> sympy.Basic:
+    """``value``, refused when a number inside it has too many digits or too large an exponent.
+
+    ``checked`` holds the subtrees a reader has already checked; they are not walked again, so
+    checking each node as a tree is built costs time in proportion to its size, not its
+    size times its depth.
+    """
     if not isinstance(value, sympy.Basic):
         return value
-    for atom in value.atoms(sympy.Rational):
-        if _digits(atom) > MAX_DIGITS:
-            raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
-    for atom in value.atoms(sympy.Float):
-        if not _float_in_range(atom):
-            raise _Refused(f"numbers between 1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT}")
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, sympy.Rational):
+            if _digits(node) > MAX_DIGITS:
+                raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
+        elif isinstance(node, sympy.Float):
+            if not _float_in_range(node):
+                raise _Refused(f"numbers between 1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT}")
+        elif node.args and (checked is None or node not in checked):
+            if checked is not None:
+                checked.add(node)
+            pending.extend(arg for arg in node.args if isinstance(arg, sympy.Basic))
     return value
 
 
-def _check_number(value: sympy.Basic) -> sympy.Basic:
+def _check_number(value: sympy.Basic, checked: set | None = None) -> sympy.Basic:
     """A function of numbers only (``exp(10**300)``) must have a value of sensible size."""
-    _check_size(value)
+    _check_size(value, checked)
     if isinstance(value, sympy.Expr) and value.is_number and not value.is_Atom:
         approximate = value.evalf(15)
         if isinstance(approximate, sympy.Float):
@@ -209,6 +222,7 @@ class _Reader:
         self.allow_relations = allow_relations
         self.nodes = 0
         self.text = ""
+        self.checked: set = set()
 
     def read(self, text: str) -> sympy.Basic:
         # t^2 is t**2, as sympy's own reader has it (string literals are refused anyway,
@@ -293,10 +307,10 @@ class _Reader:
                 raise _Refused("free of division by zero")
             result = left / right
         elif isinstance(op, ast.Pow):
-            result = _check_number(_power(left, right))
+            result = _check_number(_power(left, right), self.checked)
         else:
             raise _Refused("arithmetic with + - * / and **")
-        return _check_size(result)
+        return _check_size(result, self.checked)
 
     def call(self, node: ast.Call, depth: int) -> sympy.Expr:
         if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
@@ -316,7 +330,7 @@ class _Reader:
         args = [self.node(argument, depth + 1) for argument in node.args]
         if not all(isinstance(argument, sympy.Expr) for argument in args):
             raise _Refused(f"`{node.func.id}` of expressions, not of conditions")
-        return _check_number(function(*args))
+        return _check_number(function(*args), self.checked)
 
     def condition(self, node: ast.AST, depth: int) -> sympy.Basic:
         allowed, self.allow_relations = self.allow_relations, True
@@ -589,6 +603,7 @@ def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
     ``error`` with the message ``"`{where}` of `{owner}` must be ...; got ..."``.
     """
     count = [0]
+    checked: set = set()
 
     def fail(requirement: str, value: Any) -> MaxEntError:
         shown = value if len(repr(value)) <= 80 else repr(value)[:77] + "..."
@@ -643,7 +658,7 @@ def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
                 raise fail("a float written as a decimal string", text)
             if not (isinstance(precision, int) and not isinstance(precision, bool) and 1 <= precision <= 4000):
                 raise fail("a precision in bits between 1 and 4000", precision)
-            return _check_size(sympy.Float(text, precision=precision))
+            return _check_size(sympy.Float(text, precision=precision), checked)
         if keys == {"constant"}:
             constants = {"oo": sympy.oo, "-oo": -sympy.oo, "pi": sympy.pi, "E": sympy.E}
             if not isinstance(node["constant"], str) or node["constant"] not in constants:
@@ -681,10 +696,10 @@ def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
                 return sympy.Integral(integrand, (variable, lower, upper))
             if op in ("Add", "Mul"):
                 built = [expression(build(a, depth + 1), op) for a in args]
-                return _check_size((sympy.Add if op == "Add" else sympy.Mul)(*built))
+                return _check_size((sympy.Add if op == "Add" else sympy.Mul)(*built), checked)
             if op == "Pow":
                 arity(op, args, (2,))
-                return _check_size(_power(*(expression(build(a, depth + 1), op) for a in args)))
+                return _check_size(_power(*(expression(build(a, depth + 1), op) for a in args)), checked)
             if op in _TREE_FUNCTIONS:
                 function, allowed = _TREE_FUNCTIONS[op]
                 arity(op, args, allowed)

@@ -244,6 +244,14 @@ def test_floats_round_trip_bit_for_bit(value, precision):
     assert back == number and back._prec == number._prec
 
 
+def _nested(tree: dict, depth: int) -> dict:
+    """``tree`` inside ``depth`` sums with a symbol, alternating sides."""
+    for level in range(depth):
+        x = {"symbol": f"x{level}", "assumptions": []}
+        tree = {"op": "Add", "args": [tree, x] if level % 2 else [x, tree]}
+    return tree
+
+
 @pytest.mark.parametrize("tree, fragment", [
     ({"op": "Add"}, "an expression node"),
     ({"op": "eval", "args": [{"int": "1"}]}, "a known operator"),
@@ -259,6 +267,12 @@ def test_floats_round_trip_bit_for_bit(value, precision):
     ({"op": "Pow", "args": [{"int": "9"}, {"op": "Pow", "args": [{"int": "9"}, {"int": "9"}]}]},
      "a power with at most"),
     ("exp(1)", "an expression node"),
+    # numbers computed while building: two allowed factors whose product has 599 digits, deep
+    # inside a tree whose other parts were checked already, and the same subtree used twice
+    (_nested({"op": "Mul", "args": [{"int": "9" * 300}, {"int": "9" * 300}]}, 40), "at most 400 digits"),
+    ({"op": "Add", "args": [_nested({"int": "9" * 300}, 20),
+                            {"op": "Mul", "args": [_nested({"int": "9" * 300}, 20), {"int": "9" * 300}]}]},
+     "at most 400 digits"),
 ])
 def test_bad_trees_are_refused(tree, fragment):
     with pytest.raises(MaxEntError, match=re.escape(fragment)):
