@@ -286,6 +286,58 @@ def _gaussian_integral(constant: sympy.Expr, polynomial: sympy.Poly, variable: s
     return constant * sympy.sqrt(sympy.pi) / sympy.sqrt(-a) * sympy.exp(d - b ** 2 / (4 * a))
 
 
+def _log_power_form(integrand: sympy.Expr, variable: sympy.Symbol) -> bool:
+    """Whether the integrand is c * exp(p(v) + s log(v)) with p a polynomial in v = ``variable``
+    of degree at least 1 and s symbolic (not known to be rational), which sympy leaves unevaluated
+    after trying every route, for seconds (0.5-8 s).
+
+    This is the density of features kappa, kappa**2, ... beside a log(kappa/s) with symbolic
+    multipliers (the gamma law's partition function and CDF, or a generalized log-Laplace law with a
+    Mean): exp(s log(v)) stays an exponential, as no power of v with a symbolic exponent is
+    formed, and neither the Risch algorithm nor the Meijer G route takes it.  Written as the power
+    v**s, sympy integrates it; the engine keeps the exponent as stated."""
+    constant, rest = integrand.as_independent(variable, as_Add=False)
+    if not isinstance(rest, sympy.exp):
+        return False
+    exponent = sympy.expand(sympy.expand_log(rest.args[0], force=True))
+    log_coefficient, degree = sympy.Integer(0), 0
+    for term in sympy.Add.make_args(exponent):
+        coefficient, dependent = term.as_independent(variable, as_Add=False)
+        if dependent == 1:
+            continue
+        if dependent == sympy.log(variable):
+            log_coefficient += coefficient
+            continue
+        power = sympy.Poly(dependent, variable) if dependent.is_polynomial(variable) else None
+        if power is None or not power.is_monomial or power.degree() < 1:
+            return False
+        degree = max(degree, power.degree())
+    return degree >= 1 and bool(log_coefficient.free_symbols) and log_coefficient.is_rational is None
+
+
+#: the most results of sympy.integrate kept (see _integrate)
+_INTEGRALS_KEPT = 512
+_integrals: dict[tuple, sympy.Expr] = {}
+
+
+def _integrate(integrand: sympy.Expr, variable: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr) -> sympy.Expr:
+    """sympy.integrate(integrand, (variable, lower, upper), conds="none"), its generic branch, with
+    its results kept: derivations of related laws (the same constraints by another method, with a
+    value stated exactly or as a double, the CDF after the partition function) integrate the
+    same expressions again.  Keyed by srepr, so that Floats of different precisions, or Dummies,
+    are never taken for one another; an integral sympy is interrupted in is not kept."""
+    if _log_power_form(integrand, variable):
+        return sympy.Integral(integrand, (variable, lower, upper))
+    key = tuple(sympy.srepr(part) for part in (integrand, variable, lower, upper))
+    if key in _integrals:
+        return _integrals[key]
+    result = generic_branch(sympy.integrate(integrand, (variable, lower, upper), conds="none"))
+    if len(_integrals) >= _INTEGRALS_KEPT:
+        del _integrals[next(iter(_integrals))]
+    _integrals[key] = result
+    return result
+
+
 def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | None = None, *,
                      start: sympy.Expr | None = None) -> sympy.Expr:
     """int of integrand(kappa) over the piece, or from its lower end to ``upper``, or from
@@ -302,7 +354,7 @@ def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | Non
             y_lower = _upper_y
         result = _exponential_integral(transformed, _y, y_lower, y_upper)
         if result is None:
-            result = generic_branch(sympy.integrate(transformed, (_y, y_lower, y_upper), conds="none"))
+            result = _integrate(transformed, _y, y_lower, y_upper)
         end = upper if upper is not None else start
         if end is not None:
             result = result.subs(_upper_y, sympy.log(end / s))
@@ -314,7 +366,7 @@ def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | Non
     upper_limit = _upper_y if upper is not None else piece.upper
     result = _exponential_integral(integrand_x, variable, lower_limit, upper_limit)
     if result is None:
-        result = generic_branch(sympy.integrate(integrand_x, (variable, lower_limit, upper_limit), conds="none"))
+        result = _integrate(integrand_x, variable, lower_limit, upper_limit)
     if upper is not None:
         result = result.subs(_upper_y, upper)
     if start is not None:

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import mpmath
 import numpy as np
+from mpmath.libmp import mpf_add, mpf_mul, mpf_mul_int
 import sympy
 
 from ..errors import InfeasibleError, MaximumNotAttainedError, NotNormalizableError
@@ -73,6 +74,56 @@ def _integrability_tests(a: Any, b: Any, c: Any, towards_infinity: bool, span: A
     return [((b - c) - 1e-6 * span, abs(b) + abs(c))]
 
 
+def _weighted_sums(sums: list, nodes: Any, integrands: Any, log_space: bool) -> list:
+    """``sums[i] + sum of w * integrands(k)[i]`` over the nodes (x, w) of one degree of the
+    tanh-sinh rule (k = exp(x) and w times k in log space), at the working precision.
+
+    The products and sums are mpmath's own operations on the raw values (libmp's mpf_mul and
+    mpf_add, which mpf's ``*`` and ``+`` call), bit for bit the same numbers without building an
+    mpf object for each; a value that is neither real nor an integer (a complex one) is summed as
+    mpf objects."""
+    prec, rounding = mpmath.mp._prec_rounding
+    raw = [s._mpf_ for s in sums]
+    nodes = iter(nodes)
+    for x, w in nodes:
+        if log_space:
+            k = mpmath.exp(x)
+            values = integrands(k)
+            w = w * k
+        else:
+            values = integrands(x)
+        weight = w._mpf_
+        terms = []
+        for value in values:
+            if hasattr(value, "_mpf_"):
+                terms.append(mpf_mul(weight, value._mpf_, prec, rounding))
+            elif type(value) is int:
+                terms.append(mpf_mul_int(weight, value, prec, rounding))
+            else:
+                return _weighted_sums_generic([mpmath.mp.make_mpf(v) for v in raw], x, w, values, nodes,
+                                              integrands, log_space)
+        raw = [mpf_add(s, term, prec, rounding) for s, term in zip(raw, terms)]
+    return [mpmath.mp.make_mpf(v) for v in raw]
+
+
+def _weighted_sums_generic(sums: list, x: Any, w: Any, values: list, nodes: Any, integrands: Any,
+                           log_space: bool) -> list:
+    """:func:`_weighted_sums` from the node (x, w) on (whose ``values`` are in hand), with mpmath
+    numbers of any kind."""
+    while True:
+        sums = [s + w * v for s, v in zip(sums, values)]
+        try:
+            x, w = next(nodes)
+        except StopIteration:
+            return sums
+        if log_space:
+            k = mpmath.exp(x)
+            values = integrands(k)
+            w = w * k
+        else:
+            values = integrands(x)
+
+
 class Unsolved(Exception):
     """The double-precision solve found no root from any start (carries the best residual)."""
 
@@ -134,6 +185,16 @@ class NumericProblem:
         self.compiled = {}
         #: the grid of starting points with each point's log Z and moments (see starts)
         self._grid_moments: list | None = None
+        #: the double-precision rules of the last point asked for (see float_moments) and the
+        #: mpmath windows and node values of the last point (see moments): Newton's methods judge a
+        #: trial point by its moments and then take the next step from it, at the same point
+        self._last_rules: tuple | None = None
+        self._last_nodes: tuple | None = None
+        #: the moment values as floats and the feature sizes, for the values they were computed
+        #: from (the scan of _continuity_roots changes one value)
+        self._float_sizes: tuple | None = None
+        #: per piece, the ends where integrability is in question (see _open_ends)
+        self._open = [_open_ends(piece) for piece in self.pieces]
         for backend in ("mpmath", "numpy"):
             exponents, features, directions = [], [], []
             for piece in self.pieces:
@@ -161,8 +222,8 @@ class NumericProblem:
         multipliers = [mpmath.mpf(float(v)) if not isinstance(v, mpmath.mpf) else v for v in multipliers]
         with mpmath.workdps(20):
             span = 40 * mpmath.log(10)
-            for piece, exponent in zip(self.pieces, exponents):
-                for towards_infinity in _open_ends(piece):
+            for open_ends, exponent in zip(self._open, exponents):
+                for towards_infinity in open_ends:
                     try:
                         a, b, c = (exponent(k, *multipliers) + mpmath.log(k)
                                    for k in (mpmath.mpf(10) ** (e if towards_infinity else -e)
@@ -179,8 +240,8 @@ class NumericProblem:
         """:meth:`integrable` in double precision, or None where floats cannot tell (a value
         overflows, or a test is too close to call): the solver asks this thousands of times."""
         exponents = self.compiled["numpy"][0]
-        for piece, exponent in zip(self.pieces, exponents):
-            for towards_infinity in _open_ends(piece):
+        for open_ends, exponent in zip(self._open, exponents):
+            for towards_infinity in open_ends:
                 k = _PROBES if towards_infinity else 1 / _PROBES
                 with np.errstate(all="ignore"):
                     try:
@@ -251,7 +312,12 @@ class NumericProblem:
     def float_moments(self, point: Sequence, *, second: bool = True) -> tuple:
         """log Z, E[g_i] and d E[g_i] / d mu_j for the free multipliers mu, in double precision."""
         point = [float(v) for v in point]
-        rules = [self._float_rule(i, point) for i in range(len(self.pieces))]
+        key = tuple(v.hex() for v in point)  # exact: 0.0 and -0.0 are not the same key
+        if self._last_rules is not None and self._last_rules[0] == key:
+            rules = self._last_rules[1]
+        else:
+            rules = [self._float_rule(i, point) for i in range(len(self.pieces))]
+            self._last_rules = (key, rules)
         shift = max(rule[2] for rule in rules)
         n, m = len(self.moment_terms), len(self.free)
         total = 0.0
@@ -281,13 +347,23 @@ class NumericProblem:
         jacobian = -(mixed / total - np.outer(means, direction_mean / total)) if second else None
         return shift + math.log(total), means, jacobian
 
+    def _value_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The moment values as floats and the natural size of each feature, computed once for
+        the current values (the double-precision solver asks for them at every step)."""
+        key = tuple(self.values)
+        if self._float_sizes is None or self._float_sizes[0] != key:
+            floats = np.array([float(v) for v in self.values])
+            scales = np.array([max(abs(float(v)), 1.0) if t.feature.expr.has(sympy.log) or float(v) == 0
+                               else abs(float(v)) for t, v in zip(self.moment_terms, self.values)])
+            self._float_sizes = (key, floats, scales)
+        return self._float_sizes[1].copy(), self._float_sizes[2].copy()
+
     def _float_values(self) -> np.ndarray:
-        return np.array([float(v) for v in self.values])
+        return self._value_arrays()[0]
 
     def _scales(self) -> np.ndarray:
         """A natural size of each moment feature: residuals and starting multipliers are measured in it."""
-        return np.array([max(abs(float(v)), 1.0) if t.feature.expr.has(sympy.log) or float(v) == 0
-                         else abs(float(v)) for t, v in zip(self.moment_terms, self.values)])
+        return self._value_arrays()[1]
 
     def _float_merit(self, point: np.ndarray) -> tuple[float, float]:
         """(merit, scaled residual norm).  Without continuity conditions the merit is the
@@ -611,15 +687,7 @@ class NumericProblem:
                 for degree in range(1, max_degree + 1):
                     h = mpmath.mpf(2) ** (-degree)
                     sums = [r / (h * 2) for r in results[-1]] if results else [mpmath.mpf(0)] * size
-                    for x, w in rule.get_nodes(a, b, degree, prec):
-                        if log_space:
-                            k = mpmath.exp(x)
-                            values = integrands(k)
-                            w = w * k
-                        else:
-                            values = integrands(x)
-                        for i in range(size):
-                            sums[i] += w * values[i]
+                    sums = _weighted_sums(sums, rule.get_nodes(a, b, degree, prec), integrands, log_space)
                     results.append([h * v for v in sums])
                     if degree > 1 and all(
                             rule.estimate_error([r[i] for r in results], prec, epsilon)
@@ -635,20 +703,32 @@ class NumericProblem:
         size = 1 + n + ((n * m + m) if second else 0)
         sums = [mpmath.mpf(0)] * size
         exponents, features_all, directions_all = self.compiled["mpmath"]
+        # the windows and the density and moment features at each node are those of the last
+        # call when it was at the same point and precision (Newton's merit, then its step)
+        key = (mpmath.mp.prec, tuple(multipliers))
+        if self._last_nodes is None or self._last_nodes[0] != key:
+            self._last_nodes = (key, {}, {})
+        _, windows, known = self._last_nodes
         for index, (exponent, features, directions) in enumerate(zip(exponents, features_all, directions_all)):
             def integrands(k: Any, exponent: Any = exponent, features: Any = features,
-                           directions: Any = directions) -> list:
-                density = mpmath.exp(exponent(k, *multipliers))
+                           directions: Any = directions, index: int = index) -> list:
+                found = known.get((index, k))
+                if found is None:
+                    density = mpmath.exp(exponent(k, *multipliers))
+                    found = known[index, k] = (density, [feature(k) * density for feature in features]
+                                               if density else [])
+                density, g = found
                 if not density:
                     return [0] * size
-                g = [feature(k) * density for feature in features]
                 values = [density] + g
                 if second:
                     h = [direction(k) for direction in directions]
                     values += [gi * hj for gi in g for hj in h] + [hj * density for hj in h]
                 return values
 
-            window = self._piece_window(index, multipliers)
+            if index not in windows:
+                windows[index] = self._piece_window(index, multipliers)
+            window = windows[index]
             sums = [s + v for s, v in zip(sums, self._vector_quad(index, window, integrands, size))]
         total = sums[0]
         if not total > 0:
