@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from maxent_util import ConstraintError, LogMoment, Mean, Support, TimeLimitError, UtilityError, derive, kappa
 from maxent_util import expected_utility, exponential
 from maxent_util._timing import Deadline, SymbolicTimeout, check_timeout, run_bounded, time_limit
+from maxent_util.distribution import _polar_power, _tail_integral, _unusable
 from maxent_util.families import family_constraints
 from maxent_util.maxent.numeric import NumericProblem, _weighted_sums
 from maxent_util.maxent.symbolic import _mixed_transcendental
@@ -375,3 +376,31 @@ def test_a_points_moments_are_the_same_when_reused():
         # reference: Z = Gamma(1.5)/lambda_1**1.5 (the gamma integral, by hand), to 18 digits
         reference = mpmath.gamma(mpmath.mpf(3) / 2) / mp_point[0] ** (mpmath.mpf(3) / 2)
         assert abs(total / reference - 1) < mpmath.mpf(10) ** -18
+
+
+@pytest.mark.parametrize("signs, ends", [((True, False), (75, oo)), ((False, True), (0, 10))])
+def test_gamma_like_tails_of_stand_ins_are_what_sympy_leaves_unusable(signs, ends):
+    # reference: sympy itself, through integrate_piece, writes (-q)**(-p - 1) with exp_polar(I*pi)
+    c = sympy.Dummy("c", positive=True)
+    p, q = (sympy.Dummy("c", positive=sign) if sign else sympy.Dummy("c", negative=True) for sign in signs)
+    integrand = c * kappa ** p * sympy.exp(q * kappa)
+    piece = Piece(sympy.Integer(ends[0]), ends[1] if ends[1] == oo else sympy.Integer(ends[1]), [],
+                  sympy.Integer(0), None)
+    assert _unusable(integrate_piece(integrand, piece, start=kappa))
+    assert _polar_power(integrand, {c, p, q})
+    # not stand-ins, an integer power, or a Gaussian: left to sympy
+    assert not _polar_power(integrand, {c})
+    assert not _polar_power(c * kappa ** 3 * sympy.exp(q * kappa), {c, q})
+    assert not _polar_power(c * sympy.exp(q * kappa ** 2 + p * kappa), {c, p, q})
+
+
+def test_the_tail_of_a_gamma_like_piece_is_the_floats_own():
+    # the density of the gamma law's kind on [0, 75): k**1.5 exp(-0.4 k), scaled
+    density = sympy.Float("0.25", 35) * kappa ** sympy.Float("1.5", 35) * sympy.exp(-sympy.Float("0.4", 35) * kappa)
+    piece = Piece(sympy.Integer(0), sympy.Integer(75), [], sympy.Integer(0), None)
+    tail = _tail_integral(piece, density, False, {}, sympy.Integer(1), None)
+    assert tail == integrate_piece(density, piece, start=kappa)  # the Floats' own integral
+    # reference: mpmath quadrature of the density from 3 to 75
+    with mpmath.workdps(30):
+        reference = mpmath.quad(lambda k: mpmath.mpf("0.25") * k ** 1.5 * mpmath.exp(-mpmath.mpf("0.4") * k), [3, 75])
+        assert abs(mpmath.mpf(str(sympy.N(tail.subs(kappa, 3), 30))) / reference - 1) < 1e-25

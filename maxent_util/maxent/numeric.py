@@ -48,8 +48,17 @@ _UNIT_NODES, _UNIT_WEIGHTS = _unit_panels()
 #: where integrability is judged: kappa = 10**20, 10**40, 10**80 (and their inverses towards 0)
 _PROBES = np.array([1e20, 1e40, 1e80])
 _PROBE_SPAN = 40 * math.log(10)
+_INVERSE_PROBES = 1 / _PROBES
+_LOG_PROBES, _LOG_INVERSE_PROBES = np.log(_PROBES), np.log(_INVERSE_PROBES)
 #: a piece spanning more than this factor is integrated in log(kappa), like a piece reaching 0 or oo
 _WIDE = 20
+
+
+def _shaped(values: Any, shape: tuple) -> np.ndarray:
+    """A lambdified function's values as a float array of ``shape`` (a constant comes back as one
+    number, broadcast)."""
+    array = np.asarray(values, dtype=float)
+    return array if array.shape == shape else np.broadcast_to(array, shape)
 
 
 def _float_log(value: float) -> float:
@@ -242,10 +251,10 @@ class NumericProblem:
         exponents = self.compiled["numpy"][0]
         for open_ends, exponent in zip(self._open, exponents):
             for towards_infinity in open_ends:
-                k = _PROBES if towards_infinity else 1 / _PROBES
+                k, log_k = (_PROBES, _LOG_PROBES) if towards_infinity else (_INVERSE_PROBES, _LOG_INVERSE_PROBES)
                 with np.errstate(all="ignore"):
                     try:
-                        a, b, c = np.broadcast_to(np.asarray(exponent(k, *point), dtype=float), (3,)) + np.log(k)
+                        a, b, c = _shaped(exponent(k, *point), (3,)) + log_k
                     except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                         return None
                 if not np.all(np.isfinite([a, b, c])):
@@ -267,7 +276,7 @@ class NumericProblem:
             u = np.asarray(u, dtype=float)
             k = np.exp(u) if log else u
             with np.errstate(all="ignore"):
-                value = np.broadcast_to(np.asarray(exponent(k, *point), dtype=float), u.shape)
+                value = _shaped(exponent(k, *point), u.shape)
                 if log:
                     value = value + u
             return np.where(np.isnan(value), -np.inf, value)
@@ -331,7 +340,7 @@ class NumericProblem:
                 def stack(functions: list, rows: int) -> np.ndarray:
                     table = np.zeros((rows, k.size))
                     for row, function in enumerate(functions):
-                        table[row] = np.broadcast_to(np.asarray(function(k), dtype=float), k.shape)
+                        table[row] = _shaped(function(k), k.shape)
                     return np.where(density > 0, table, 0.0)
 
                 g = stack(features_all[index], n)
