@@ -416,3 +416,29 @@ def test_the_zoom_grid_is_numpys_linspace(start, width, scale, backwards):
     ours, reference = _zoom_grid(start, stop), np.linspace(start, stop, 33)
     assert np.array_equal(ours, reference)
     assert np.array_equal(np.signbit(ours), np.signbit(reference))
+
+
+def _refuse_solve(self, digits, partition=None):
+    raise AssertionError("the numeric solve ran again")
+
+
+def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkeypatch):
+    constraints = (Support(0, 10), Mean(sympy.Rational(17, 5)))
+    derive.cache_clear()
+    first = derive(*constraints, method="numeric")
+    # reference: the truncated exponential's mean condition 1/l - 10/(exp(10 l) - 1) = 3.4 (by hand)
+    rate = first.multipliers[sympy.Symbol("lambda_1", real=True)]
+    with mpmath.workdps(40):
+        rate = mpmath.mpf(sympy.N(rate, 40))
+        assert abs(1 / rate - 10 / (mpmath.exp(10 * rate) - 1) - mpmath.mpf(17) / 5) < mpmath.mpf(10) ** -30
+    monkeypatch.setattr(NumericProblem, "solve", _refuse_solve)
+    derive.cache_clear()
+    again = derive(*constraints, method="numeric")
+    assert again is not first and sympy.srepr(again.pdf) == sympy.srepr(first.pdf)
+    assert dict(again.multipliers) == dict(first.multipliers) and again.notes == first.notes
+    # other digits, or other constraints, are solved afresh
+    with pytest.raises(AssertionError, match="ran again"):
+        derive(*constraints, method="numeric", digits=35)
+    with pytest.raises(AssertionError, match="ran again"):
+        derive(Support(0, 10), Mean(sympy.Rational(18, 5)), method="numeric")
+    derive.cache_clear()

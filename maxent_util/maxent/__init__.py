@@ -343,8 +343,7 @@ def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: s
                 "for the parameters, or raise `timeout`.")
         try:
             with time_limit(deadline):
-                problem = NumericProblem(pieces, terms)
-                multipliers, notes = problem.solve(digits, partition=partition)
+                problem, multipliers, notes = _numeric_solution(constraints, pieces, terms, digits, partition)
         except _SymbolicTimeout:
             raise timed_out(f"the numeric solution for the multipliers of "
                             f"{', '.join(map(repr, constraints))}", timeout) from None
@@ -369,6 +368,30 @@ def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: s
     # the last steps (simplifying, the cdf) get what is left: each gives up its cosmetic work in time
     return CaptimeDistribution._from_solution(constraints, support, pieces, terms, multipliers, parts,
                                               closed_form, record, timeout, deadline=deadline)
+
+
+#: the numeric solutions kept (see _numeric_solution)
+_SOLUTIONS_KEPT = 64
+_solutions: dict[tuple, tuple] = {}
+
+
+def _numeric_solution(constraints: tuple, pieces: list, terms: list, digits: int,
+                      partition: sympy.Expr | None) -> tuple:
+    """The numeric problem of the constraints and its solution to ``digits`` (multipliers, notes),
+    kept per process: a law derived again (``method="numeric"`` after ``"auto"`` when sympy has no
+    closed-form partition function, or after ``derive.cache_clear()``) reuses the root, which
+    depends on the constraints, the digits and the closed-form partition function (None, or the
+    one the polish uses) alone.  A failed solve is not kept."""
+    key = (constraints, digits, None if partition is None else sympy.srepr(partition))
+    if key in _solutions:
+        problem, multipliers, notes = _solutions[key]
+        return problem, dict(multipliers), list(notes)
+    problem = NumericProblem(pieces, terms)
+    multipliers, notes = problem.solve(digits, partition=partition)
+    if len(_solutions) >= _SOLUTIONS_KEPT:
+        del _solutions[next(iter(_solutions))]
+    _solutions[key] = (problem, dict(multipliers), list(notes))
+    return problem, multipliers, notes
 
 
 # ``maxent_util.derive`` is this function once the package re-exports it, so its cache is
