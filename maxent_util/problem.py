@@ -315,6 +315,17 @@ def _log_power_form(integrand: sympy.Expr, variable: sympy.Symbol) -> bool:
     return degree >= 1 and bool(log_coefficient.free_symbols) and log_coefficient.is_rational is None
 
 
+def keep(store: dict, key: Any, value: Any, limit: int) -> None:
+    """Put ``value`` in ``store`` under ``key``, dropping the oldest entries beyond ``limit``
+    (dicts keep their order of insertion)."""
+    while len(store) >= limit:
+        try:
+            del store[next(iter(store))]
+        except (KeyError, RuntimeError, StopIteration):  # another thread got there first
+            break
+    store[key] = value
+
+
 #: the most results of sympy.integrate kept (see _integrate)
 _INTEGRALS_KEPT = 512
 _integrals: dict[tuple, sympy.Expr] = {}
@@ -332,9 +343,7 @@ def _integrate(integrand: sympy.Expr, variable: sympy.Symbol, lower: sympy.Expr,
     if key in _integrals:
         return _integrals[key]
     result = generic_branch(sympy.integrate(integrand, (variable, lower, upper), conds="none"))
-    if len(_integrals) >= _INTEGRALS_KEPT:
-        del _integrals[next(iter(_integrals))]
-    _integrals[key] = result
+    keep(_integrals, key, result, _INTEGRALS_KEPT)
     return result
 
 

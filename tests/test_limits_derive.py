@@ -23,7 +23,7 @@ from maxent_util.distribution import _polar_power, _tail_integral, _unusable
 from maxent_util.families import family_constraints
 from maxent_util.maxent.numeric import NumericProblem, _weighted_sums, _zoom_grid
 from maxent_util.maxent.symbolic import _mixed_transcendental
-from maxent_util.problem import (Piece, _exponential_integral, _log_power_form, build_pieces, integrate_piece,
+from maxent_util.problem import (Piece, _exponential_integral, _log_power_form, build_pieces, integrate_piece, keep,
                                  make_terms, support_of)
 
 # Bounds on elapsed time are generous (T + 5 s) so that a loaded machine cannot fail them; before the
@@ -442,3 +442,11 @@ def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkey
     with pytest.raises(AssertionError, match="ran again"):
         derive(Support(0, 10), Mean(sympy.Rational(18, 5)), method="numeric")
     derive.cache_clear()
+
+
+def test_kept_results_drop_the_oldest_beyond_the_limit():
+    store: dict = {}
+    for number in range(5):
+        keep(store, number, number * number, 3)
+    # reference: the last three insertions, in order
+    assert store == {2: 4, 3: 9, 4: 16} and list(store) == [2, 3, 4]

@@ -47,7 +47,7 @@ from .._timing import SymbolicTimeout as _SymbolicTimeout
 from ..constraints import Constraint
 from ..errors import (ConstraintError, InfeasibleError, MaxEntError, NoClosedFormError, NotNormalizableError,
                       argument_message)
-from ..problem import build_pieces, check_ranges, make_terms, stationary_density, support_of
+from ..problem import build_pieces, check_ranges, keep, make_terms, stationary_density, support_of
 from ..distribution import CaptimeDistribution
 from .exact import parts_at_root, positive_number, recognise_exact
 from .numeric import NumericProblem
@@ -388,9 +388,7 @@ def _numeric_solution(constraints: tuple, pieces: list, terms: list, digits: int
         return problem, dict(multipliers), list(notes)
     problem = NumericProblem(pieces, terms)
     multipliers, notes = problem.solve(digits, partition=partition)
-    if len(_solutions) >= _SOLUTIONS_KEPT:
-        del _solutions[next(iter(_solutions))]
-    _solutions[key] = (problem, dict(multipliers), list(notes))
+    keep(_solutions, key, (problem, dict(multipliers), list(notes)), _SOLUTIONS_KEPT)
     return problem, multipliers, notes
 
 
