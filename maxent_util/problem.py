@@ -176,8 +176,23 @@ def _display(value: sympy.Expr) -> Any:
     return str(value)
 
 
+#: the scales of feature sums found before (see _log_scale), by srepr
+_SCALES_KEPT = 256
+_scales: dict[str, Any] = {}
+
+
 def _log_scale(expr: sympy.Expr) -> sympy.Expr | None:
-    """s such that expr is a function of log(kappa/s) alone, or None."""
+    """s such that expr is a function of log(kappa/s) alone, or None (kept per process: laws
+    with the same features, at whatever values, share it)."""
+    key = sympy.srepr(expr)
+    if key in _scales:
+        return _scales[key]
+    scale = _find_log_scale(expr)
+    keep(_scales, key, scale, _SCALES_KEPT)
+    return scale
+
+
+def _find_log_scale(expr: sympy.Expr) -> sympy.Expr | None:
     candidates = []
     for atom in expr.atoms(sympy.log):
         argument = atom.args[0]
