@@ -40,6 +40,39 @@ _positive_end = sympy.Dummy("X", positive=True)
 
 
 # ---------------------------------------------------------------------------
+# Results kept per process
+# ---------------------------------------------------------------------------
+
+#: every store of results kept per process (see kept_store)
+_STORES: list[dict] = []
+
+
+def kept_store() -> dict:
+    """A new store of results kept per process, emptied by :func:`clear_kept`."""
+    store: dict = {}
+    _STORES.append(store)
+    return store
+
+
+def clear_kept() -> None:
+    """Empty every store of kept results (integrals, log scales, ...): the next derivation
+    does all its work again (``derive.cache_clear()`` calls this)."""
+    for store in _STORES:
+        store.clear()
+
+
+def keep(store: dict, key: Any, value: Any, limit: int) -> None:
+    """Put ``value`` in ``store`` under ``key``, dropping the oldest entries beyond ``limit``
+    (dicts keep their order of insertion)."""
+    while len(store) >= limit:
+        try:
+            del store[next(iter(store))]
+        except (KeyError, RuntimeError, StopIteration):  # another thread got there first
+            break
+    store[key] = value
+
+
+# ---------------------------------------------------------------------------
 # The problem: support, features, pieces
 # ---------------------------------------------------------------------------
 
@@ -178,7 +211,7 @@ def _display(value: sympy.Expr) -> Any:
 
 #: the scales of feature sums found before (see _log_scale), by srepr
 _SCALES_KEPT = 256
-_scales: dict[str, Any] = {}
+_scales: dict[str, Any] = kept_store()
 
 
 def _log_scale(expr: sympy.Expr) -> sympy.Expr | None:
@@ -330,20 +363,9 @@ def _log_power_form(integrand: sympy.Expr, variable: sympy.Symbol) -> bool:
     return degree >= 1 and bool(log_coefficient.free_symbols) and log_coefficient.is_rational is None
 
 
-def keep(store: dict, key: Any, value: Any, limit: int) -> None:
-    """Put ``value`` in ``store`` under ``key``, dropping the oldest entries beyond ``limit``
-    (dicts keep their order of insertion)."""
-    while len(store) >= limit:
-        try:
-            del store[next(iter(store))]
-        except (KeyError, RuntimeError, StopIteration):  # another thread got there first
-            break
-    store[key] = value
-
-
 #: the most results of sympy.integrate kept (see _integrate)
 _INTEGRALS_KEPT = 512
-_integrals: dict[tuple, sympy.Expr] = {}
+_integrals: dict[tuple, sympy.Expr] = kept_store()
 
 
 def _integrate(integrand: sympy.Expr, variable: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr) -> sympy.Expr:

@@ -21,10 +21,11 @@ from maxent_util import expected_utility, exponential
 from maxent_util._timing import Deadline, SymbolicTimeout, check_timeout, run_bounded, time_limit
 from maxent_util.distribution import _polar_power, _tail_integral, _unusable
 from maxent_util.families import family_constraints
+from maxent_util.maxent import _derive_cached, _solutions
 from maxent_util.maxent.numeric import NumericProblem, _weighted_sums, _zoom_grid
 from maxent_util.maxent.symbolic import _mixed_transcendental
-from maxent_util.problem import (Piece, _exponential_integral, _log_power_form, build_pieces, integrate_piece, keep,
-                                 make_terms, support_of)
+from maxent_util.problem import (Piece, _exponential_integral, _integrals, _log_power_form, build_pieces,
+                                 integrate_piece, keep, make_terms, support_of)
 
 # Bounds on elapsed time are generous (T + 5 s) so that a loaded machine cannot fail them; before the
 # shared deadline these calls took 15-50 s on the main thread and 220 s on a worker thread.
@@ -432,7 +433,7 @@ def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkey
         rate = mpmath.mpf(sympy.N(rate, 40))
         assert abs(1 / rate - 10 / (mpmath.exp(10 * rate) - 1) - mpmath.mpf(17) / 5) < mpmath.mpf(10) ** -30
     monkeypatch.setattr(NumericProblem, "solve", _refuse_solve)
-    derive.cache_clear()
+    _derive_cached.cache_clear()  # the laws forgotten, the engine's results kept
     again = derive(*constraints, method="numeric")
     assert again is not first and sympy.srepr(again.pdf) == sympy.srepr(first.pdf)
     assert dict(again.multipliers) == dict(first.multipliers) and again.notes == first.notes
@@ -441,7 +442,12 @@ def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkey
         derive(*constraints, method="numeric", digits=35)
     with pytest.raises(AssertionError, match="ran again"):
         derive(Support(0, 10), Mean(sympy.Rational(18, 5)), method="numeric")
+    # derive.cache_clear() forgets the engine's results too: the next derivation is cold
+    assert _solutions
     derive.cache_clear()
+    assert not _solutions and not _integrals
+    with pytest.raises(AssertionError, match="ran again"):
+        derive(*constraints, method="numeric")
 
 
 def test_kept_results_drop_the_oldest_beyond_the_limit():

@@ -47,7 +47,8 @@ from .._timing import SymbolicTimeout as _SymbolicTimeout
 from ..constraints import Constraint
 from ..errors import (ConstraintError, InfeasibleError, MaxEntError, NoClosedFormError, NotNormalizableError,
                       argument_message)
-from ..problem import build_pieces, check_ranges, keep, make_terms, stationary_density, support_of
+from ..problem import (build_pieces, check_ranges, clear_kept, keep, kept_store, make_terms, stationary_density,
+                       support_of)
 from ..distribution import CaptimeDistribution
 from .exact import parts_at_root, positive_number, recognise_exact
 from .numeric import NumericProblem
@@ -372,7 +373,7 @@ def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: s
 
 #: the numeric solutions kept (see _numeric_solution)
 _SOLUTIONS_KEPT = 64
-_solutions: dict[tuple, tuple] = {}
+_solutions: dict[tuple, tuple] = kept_store()
 
 
 def _numeric_solution(constraints: tuple, pieces: list, terms: list, digits: int,
@@ -392,7 +393,15 @@ def _numeric_solution(constraints: tuple, pieces: list, terms: list, digits: int
     return problem, multipliers, notes
 
 
+def _cache_clear() -> None:
+    """Forget every law derived and every result the engine keeps (integrals, simplified
+    pieces of Z, log scales, numeric solutions): the next derivation is cold."""
+    _derive_cached.cache_clear()
+    clear_kept()
+
+
 # ``maxent_util.derive`` is this function once the package re-exports it, so its cache is
-# reachable from it: ``derive.cache_clear()`` (benchmarks, tests) and ``derive.cache_info()``
-derive.cache_clear = _derive_cached.cache_clear  # type: ignore[attr-defined]
+# reachable from it: ``derive.cache_clear()`` (benchmarks, tests: everything the engine keeps)
+# and ``derive.cache_info()`` (the laws kept)
+derive.cache_clear = _cache_clear  # type: ignore[attr-defined]
 derive.cache_info = _derive_cached.cache_info  # type: ignore[attr-defined]

@@ -9,7 +9,7 @@ import functools
 import sympy
 
 from ..errors import NotNormalizableError
-from ..problem import Piece, Term, integrate_piece, is_unusable, keep
+from ..problem import Piece, Term, integrate_piece, is_unusable, keep, kept_store
 from ..symbols import kappa
 
 oo = sympy.oo
@@ -29,7 +29,7 @@ def _partition_pieces(pieces: list[Piece]) -> list[sympy.Expr]:
 
 #: the simplified pieces of Z kept (see _simplified)
 _SIMPLIFIED_KEPT = 256
-_simplified_parts: dict[str, sympy.Expr] = {}
+_simplified_parts: dict[str, sympy.Expr] = kept_store()
 
 
 def _simplified(part: sympy.Expr) -> sympy.Expr:
