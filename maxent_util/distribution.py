@@ -566,6 +566,8 @@ def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution:
     stand_in, numbers = float_stand_ins(density)
     # the Floats as signed symbols first (sympy keeps exact forms), then as they are
     for integrand, back in ((stand_in, numbers), (density, {})):
+        if back and piece.scale is None and _polar_power(integrand, set(back)):
+            continue
         try:
             with time_limit(timeout):
                 tail = integrate_piece(integrand, piece, start=kappa)
@@ -576,6 +578,22 @@ def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution:
         if not _unusable(tail) and not _unusable(tail.xreplace(back)) and _sensible_partial(tail.xreplace(back), piece):
             return tail.xreplace(back)
     return None
+
+
+def _polar_power(integrand: sympy.Expr, stand_ins: set) -> bool:
+    """Whether the integrand is c * kappa**p * exp(q*kappa) with p and q stand-ins for Floats
+    (see :func:`~maxent_util.problem.float_stand_ins`): a gamma-like tail, whose integral sympy
+    writes with (-q)**(-p - 1) as exp_polar(I*pi) and exp(I*pi*p), whatever the signs, after up to
+    a second of work.  Such a tail is unusable (see :func:`_unusable`); the Floats as they are
+    give the real one."""
+    _, rest = integrand.as_independent(kappa, as_Add=False)
+    factors = sympy.Mul.make_args(rest)
+    powers = [f for f in factors if f.is_Pow and f.base == kappa]
+    exponentials = [f for f in factors if isinstance(f, sympy.exp)]
+    if len(factors) != 2 or len(powers) != 1 or len(exponentials) != 1:
+        return False
+    rate = sympy.cancel(exponentials[0].args[0] / kappa)
+    return powers[0].exp in stand_ins and rate in stand_ins
 
 
 def _substituted_cases(cases: tuple, mapping: dict, sub: Any) -> tuple:

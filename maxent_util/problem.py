@@ -40,6 +40,39 @@ _positive_end = sympy.Dummy("X", positive=True)
 
 
 # ---------------------------------------------------------------------------
+# Results kept per process
+# ---------------------------------------------------------------------------
+
+#: every store of results kept per process (see kept_store)
+_STORES: list[dict] = []
+
+
+def kept_store() -> dict:
+    """A new store of results kept per process, emptied by :func:`clear_kept`."""
+    store: dict = {}
+    _STORES.append(store)
+    return store
+
+
+def clear_kept() -> None:
+    """Empty every store of kept results (integrals, log scales, ...): the next derivation
+    does all its work again (``derive.cache_clear()`` calls this)."""
+    for store in _STORES:
+        store.clear()
+
+
+def keep(store: dict, key: Any, value: Any, limit: int) -> None:
+    """Put ``value`` in ``store`` under ``key``, dropping the oldest entries beyond ``limit``
+    (dicts keep their order of insertion)."""
+    while len(store) >= limit:
+        try:
+            del store[next(iter(store))]
+        except (KeyError, RuntimeError, StopIteration):  # another thread got there first
+            break
+    store[key] = value
+
+
+# ---------------------------------------------------------------------------
 # The problem: support, features, pieces
 # ---------------------------------------------------------------------------
 
@@ -176,8 +209,23 @@ def _display(value: sympy.Expr) -> Any:
     return str(value)
 
 
+#: the scales of feature sums found before (see _log_scale), by srepr
+_SCALES_KEPT = 256
+_scales: dict[str, Any] = kept_store()
+
+
 def _log_scale(expr: sympy.Expr) -> sympy.Expr | None:
-    """s such that expr is a function of log(kappa/s) alone, or None."""
+    """s such that expr is a function of log(kappa/s) alone, or None (kept per process: laws
+    with the same features, at whatever values, share it)."""
+    key = sympy.srepr(expr)
+    if key in _scales:
+        return _scales[key]
+    scale = _find_log_scale(expr)
+    keep(_scales, key, scale, _SCALES_KEPT)
+    return scale
+
+
+def _find_log_scale(expr: sympy.Expr) -> sympy.Expr | None:
     candidates = []
     for atom in expr.atoms(sympy.log):
         argument = atom.args[0]
@@ -286,6 +334,56 @@ def _gaussian_integral(constant: sympy.Expr, polynomial: sympy.Poly, variable: s
     return constant * sympy.sqrt(sympy.pi) / sympy.sqrt(-a) * sympy.exp(d - b ** 2 / (4 * a))
 
 
+def _log_power_form(integrand: sympy.Expr, variable: sympy.Symbol) -> bool:
+    """Whether the integrand is c * exp(p(v) + s log(v)) with p a polynomial in v = ``variable``
+    of degree at least 1 and s symbolic (not known to be rational), which sympy leaves unevaluated
+    after trying every route, for seconds (0.5-8 s).
+
+    This is the density of features kappa, kappa**2, ... beside a log(kappa/s) with symbolic
+    multipliers (the gamma law's partition function and CDF, or a generalized log-Laplace law with a
+    Mean): exp(s log(v)) stays an exponential, as no power of v with a symbolic exponent is
+    formed, and neither the Risch algorithm nor the Meijer G route takes it.  Written as the power
+    v**s, sympy integrates it; the engine keeps the exponent as stated."""
+    constant, rest = integrand.as_independent(variable, as_Add=False)
+    if not isinstance(rest, sympy.exp):
+        return False
+    exponent = sympy.expand(sympy.expand_log(rest.args[0], force=True))
+    log_coefficient, degree = sympy.Integer(0), 0
+    for term in sympy.Add.make_args(exponent):
+        coefficient, dependent = term.as_independent(variable, as_Add=False)
+        if dependent == 1:
+            continue
+        if dependent == sympy.log(variable):
+            log_coefficient += coefficient
+            continue
+        power = sympy.Poly(dependent, variable) if dependent.is_polynomial(variable) else None
+        if power is None or not power.is_monomial or power.degree() < 1:
+            return False
+        degree = max(degree, power.degree())
+    return degree >= 1 and bool(log_coefficient.free_symbols) and log_coefficient.is_rational is None
+
+
+#: the most results of sympy.integrate kept (see _integrate)
+_INTEGRALS_KEPT = 512
+_integrals: dict[tuple, sympy.Expr] = kept_store()
+
+
+def _integrate(integrand: sympy.Expr, variable: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr) -> sympy.Expr:
+    """sympy.integrate(integrand, (variable, lower, upper), conds="none"), its generic branch, with
+    its results kept: derivations of related laws (the same constraints by another method, with a
+    value stated exactly or as a double, the CDF after the partition function) integrate the
+    same expressions again.  Keyed by srepr, so that Floats of different precisions, or Dummies,
+    are never taken for one another; an integral sympy is interrupted in is not kept."""
+    if _log_power_form(integrand, variable):
+        return sympy.Integral(integrand, (variable, lower, upper))
+    key = tuple(sympy.srepr(part) for part in (integrand, variable, lower, upper))
+    if key in _integrals:
+        return _integrals[key]
+    result = generic_branch(sympy.integrate(integrand, (variable, lower, upper), conds="none"))
+    keep(_integrals, key, result, _INTEGRALS_KEPT)
+    return result
+
+
 def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | None = None, *,
                      start: sympy.Expr | None = None) -> sympy.Expr:
     """int of integrand(kappa) over the piece, or from its lower end to ``upper``, or from
@@ -302,7 +400,7 @@ def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | Non
             y_lower = _upper_y
         result = _exponential_integral(transformed, _y, y_lower, y_upper)
         if result is None:
-            result = generic_branch(sympy.integrate(transformed, (_y, y_lower, y_upper), conds="none"))
+            result = _integrate(transformed, _y, y_lower, y_upper)
         end = upper if upper is not None else start
         if end is not None:
             result = result.subs(_upper_y, sympy.log(end / s))
@@ -314,7 +412,7 @@ def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | Non
     upper_limit = _upper_y if upper is not None else piece.upper
     result = _exponential_integral(integrand_x, variable, lower_limit, upper_limit)
     if result is None:
-        result = generic_branch(sympy.integrate(integrand_x, (variable, lower_limit, upper_limit), conds="none"))
+        result = _integrate(integrand_x, variable, lower_limit, upper_limit)
     if upper is not None:
         result = result.subs(_upper_y, upper)
     if start is not None:

@@ -10,17 +10,22 @@ import threading
 import time
 
 import mpmath
+import numpy as np
 import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maxent_util import ConstraintError, Mean, Support, TimeLimitError, UtilityError, derive, kappa
+from maxent_util import ConstraintError, LogMoment, Mean, Support, TimeLimitError, UtilityError, derive, kappa
 from maxent_util import expected_utility, exponential
 from maxent_util._timing import Deadline, SymbolicTimeout, check_timeout, run_bounded, time_limit
+from maxent_util.distribution import _polar_power, _tail_integral, _unusable
 from maxent_util.families import family_constraints
+from maxent_util.maxent import _derive_cached, _solutions
+from maxent_util.maxent.numeric import NumericProblem, _weighted_sums, _zoom_grid
 from maxent_util.maxent.symbolic import _mixed_transcendental
-from maxent_util.problem import _exponential_integral
+from maxent_util.problem import (Piece, _exponential_integral, _integrals, _log_power_form, build_pieces,
+                                 integrate_piece, keep, make_terms, support_of)
 
 # Bounds on elapsed time are generous (T + 5 s) so that a loaded machine cannot fail them; before the
 # shared deadline these calls took 15-50 s on the main thread and 220 s on a worker thread.
@@ -252,3 +257,202 @@ def test_gaussian_integral_over_the_line_matches_quadrature(a10, b, d):
 def test_gaussian_integral_is_left_to_sympy_off_the_line_or_when_divergent():
     assert _exponential_integral(sympy.exp(-_v ** 2), _v, 0, oo) is None  # erf form: sympy's
     assert _exponential_integral(sympy.exp(_v ** 2), _v, -oo, oo) is None
+
+
+# ---------------------------------------------------------------------------
+# integrals sympy leaves unevaluated, and integrals done before, skip sympy.integrate
+# ---------------------------------------------------------------------------
+
+_l1, _l2, _l3 = sympy.symbols("lambda_1 lambda_2 lambda_3", real=True)
+
+
+def _refuse_integrate(*args, **kwargs):
+    raise AssertionError("sympy.integrate was called")
+
+
+@pytest.mark.parametrize("integrand, limits", [
+    # a generalized log-Laplace law with a Mean, above its point (a gamma-like partition)
+    (sympy.exp(-_l1 * kappa - _l2 * sympy.log(kappa / 75)), (75, oo)),
+    # two multipliers on log(kappa), a constant factor, the whole half-line
+    (sympy.exp(-_l1 * kappa - _l3 - (_l2 - _l3) * sympy.log(kappa)), (0, oo)),
+])
+def test_log_power_forms_are_what_sympy_leaves_unevaluated(integrand, limits, monkeypatch):
+    # reference: sympy itself, which tries every route and returns the integral unevaluated
+    assert sympy.integrate(integrand, (kappa, *limits), conds="none").has(sympy.Integral)
+    assert _log_power_form(integrand, kappa)
+    monkeypatch.setattr(sympy, "integrate", _refuse_integrate)
+    piece = Piece(sympy.Integer(limits[0]), limits[1], [], sympy.Integer(0), None)
+    assert integrate_piece(integrand, piece).has(sympy.Integral)
+    assert integrate_piece(integrand, piece, upper=kappa).has(sympy.Integral)
+
+
+def test_other_forms_are_left_to_sympy():
+    n = sympy.Symbol("n", integer=True)
+    assert not _log_power_form(kappa ** -_l2 * sympy.exp(-_l1 * kappa), kappa)  # a power: sympy integrates it
+    assert not _log_power_form(sympy.exp(-2 * kappa - sympy.Rational(3, 10) * sympy.log(kappa)), kappa)
+    assert not _log_power_form(sympy.exp(-_l2 * sympy.log(kappa)), kappa)  # no polynomial beside the log
+    assert not _log_power_form(sympy.exp(-_l1 / kappa - _l2 * sympy.log(kappa)), kappa)
+    assert not _log_power_form(sympy.exp(-_l1 * kappa - _l2 * sympy.log(kappa) ** 2), kappa)
+    assert not _log_power_form(sympy.exp(-_l1 * kappa - n * sympy.log(kappa)), kappa)
+    assert not _log_power_form(kappa * sympy.exp(-_l1 * kappa - _l2 * sympy.log(kappa)), kappa)
+    # a power of kappa is integrated by sympy: the same closed form through integrate_piece
+    power = kappa ** -_l2 * sympy.exp(-_l1 * kappa)
+    reference = sympy.integrate(power, (kappa, 0, oo), conds="none")
+    assert not reference.has(sympy.Integral)
+    assert integrate_piece(power, Piece(sympy.Integer(0), oo, [], sympy.Integer(0), None)) == reference
+
+
+def test_integrals_are_kept_and_floats_of_other_precisions_are_not_mixed_up(monkeypatch):
+    piece = Piece(sympy.Integer(0), oo, [], sympy.Integer(0), None)
+    coarse = sympy.Float("0.5", 15) * kappa * sympy.exp(-kappa)
+    fine = sympy.Float("0.5", 40) * kappa * sympy.exp(-kappa)
+    # reference: int_0^oo k exp(-k) dk = 1 (by hand), at each Float's own precision
+    first = integrate_piece(coarse, piece)
+    second = integrate_piece(fine, piece)
+    assert first == sympy.Float("0.5", 15) and first._prec == sympy.Float("0.5", 15)._prec
+    assert second._prec == sympy.Float("0.5", 40)._prec
+    monkeypatch.setattr(sympy, "integrate", _refuse_integrate)
+    assert sympy.srepr(integrate_piece(coarse, piece)) == sympy.srepr(first)
+    assert sympy.srepr(integrate_piece(fine, piece)) == sympy.srepr(second)
+
+
+# ---------------------------------------------------------------------------
+# the polish's quadrature: raw mpmath sums and the reuse of a point's values
+# ---------------------------------------------------------------------------
+
+def _plain_sums(sums, nodes, integrands, log_space):
+    """The loop _weighted_sums replaces, with mpmath numbers (the reference)."""
+    sums = list(sums)
+    for x, w in nodes:
+        if log_space:
+            k = mpmath.exp(x)
+            values = integrands(k)
+            w = w * k
+        else:
+            values = integrands(x)
+        for i in range(len(sums)):
+            sums[i] += w * values[i]
+    return sums
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-50, 50), min_size=1, max_size=12), st.integers(15, 60), st.booleans(),
+       st.sampled_from(["real", "zeros", "complex"]))
+def test_weighted_sums_are_mpmaths_own_bit_for_bit(xs, dps, log_space, kind):
+    with mpmath.workdps(dps):
+        nodes = [(mpmath.mpf(x) / 7, mpmath.mpf(1) / (3 + abs(x))) for x in xs]
+
+        def integrands(k):
+            if kind == "zeros" and k > 1:
+                return [0, 0, 0]
+            values = [mpmath.exp(-k), k * mpmath.exp(-k), mpmath.log(k)]
+            if kind == "complex" and k > 1:
+                values[2] = mpmath.mpc(values[2], 1)
+            return values
+
+        start = [mpmath.mpf(1) / 3, mpmath.mpf(0), mpmath.mpf(-2)]
+        ours = _weighted_sums(start, nodes, integrands, log_space)
+        reference = _plain_sums(start, nodes, integrands, log_space)
+        assert [repr(a) for a in ours] == [repr(b) for b in reference]
+
+
+def test_a_points_moments_are_the_same_when_reused():
+    constraints = (Support(0, oo), Mean(4), LogMoment(1, 1))  # the gamma law's
+    support = support_of(constraints)
+    terms, interior = make_terms(constraints, support)
+    _, pieces = build_pieces(support, terms, interior)
+    point = [0.4, -0.5]  # exp(-0.4 k) k**0.5: near the root, and integrable
+    warm, cold = NumericProblem(pieces, terms), NumericProblem(pieces, terms)
+    # double precision: the rules of a point judged by its merit serve the step from it
+    warm.float_moments(point, second=False)
+    again, fresh = warm.float_moments(point), cold.float_moments(point)
+    assert again[0] == fresh[0] and np.array_equal(again[1], fresh[1]) and np.array_equal(again[2], fresh[2])
+    with mpmath.workdps(20):
+        mp_point = [mpmath.mpf(v) for v in point]
+        warm.moments(mp_point, second=False)
+        total, means, jacobian = warm.moments(mp_point)
+        fresh_total, fresh_means, fresh_jacobian = cold.moments(mp_point)
+        assert repr(total) == repr(fresh_total) and list(map(repr, means)) == list(map(repr, fresh_means))
+        assert repr(jacobian) == repr(fresh_jacobian)
+        # reference: Z = Gamma(1.5)/lambda_1**1.5 (the gamma integral, by hand), to 18 digits
+        reference = mpmath.gamma(mpmath.mpf(3) / 2) / mp_point[0] ** (mpmath.mpf(3) / 2)
+        assert abs(total / reference - 1) < mpmath.mpf(10) ** -18
+
+
+@pytest.mark.parametrize("signs, ends", [((True, False), (75, oo)), ((False, True), (0, 10))])
+def test_gamma_like_tails_of_stand_ins_are_what_sympy_leaves_unusable(signs, ends):
+    # reference: sympy itself, through integrate_piece, writes (-q)**(-p - 1) with exp_polar(I*pi)
+    c = sympy.Dummy("c", positive=True)
+    p, q = (sympy.Dummy("c", positive=sign) if sign else sympy.Dummy("c", negative=True) for sign in signs)
+    integrand = c * kappa ** p * sympy.exp(q * kappa)
+    piece = Piece(sympy.Integer(ends[0]), ends[1] if ends[1] == oo else sympy.Integer(ends[1]), [],
+                  sympy.Integer(0), None)
+    assert _unusable(integrate_piece(integrand, piece, start=kappa))
+    assert _polar_power(integrand, {c, p, q})
+    # not stand-ins, an integer power, or a Gaussian: left to sympy
+    assert not _polar_power(integrand, {c})
+    assert not _polar_power(c * kappa ** 3 * sympy.exp(q * kappa), {c, q})
+    assert not _polar_power(c * sympy.exp(q * kappa ** 2 + p * kappa), {c, p, q})
+
+
+def test_the_tail_of_a_gamma_like_piece_is_the_floats_own():
+    # the density of the gamma law's kind on [0, 75): k**1.5 exp(-0.4 k), scaled
+    density = sympy.Float("0.25", 35) * kappa ** sympy.Float("1.5", 35) * sympy.exp(-sympy.Float("0.4", 35) * kappa)
+    piece = Piece(sympy.Integer(0), sympy.Integer(75), [], sympy.Integer(0), None)
+    tail = _tail_integral(piece, density, False, {}, sympy.Integer(1), None)
+    assert tail == integrate_piece(density, piece, start=kappa)  # the Floats' own integral
+    # reference: mpmath quadrature of the density from 3 to 75
+    with mpmath.workdps(30):
+        reference = mpmath.quad(lambda k: mpmath.mpf("0.25") * k ** 1.5 * mpmath.exp(-mpmath.mpf("0.4") * k), [3, 75])
+        assert abs(mpmath.mpf(str(sympy.N(tail.subs(kappa, 3), 30))) / reference - 1) < 1e-25
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-800, 800), st.floats(0, 50), st.integers(-12, 2), st.booleans())
+def test_the_zoom_grid_is_numpys_linspace(start, width, scale, backwards):
+    # reference: numpy's own linspace, number for number (signs of zeros included)
+    stop = start + width * 10.0 ** scale
+    if backwards:
+        start, stop = stop, start
+    ours, reference = _zoom_grid(start, stop), np.linspace(start, stop, 33)
+    assert np.array_equal(ours, reference)
+    assert np.array_equal(np.signbit(ours), np.signbit(reference))
+
+
+def _refuse_solve(self, digits, partition=None):
+    raise AssertionError("the numeric solve ran again")
+
+
+def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkeypatch):
+    constraints = (Support(0, 10), Mean(sympy.Rational(17, 5)))
+    derive.cache_clear()
+    first = derive(*constraints, method="numeric")
+    # reference: the truncated exponential's mean condition 1/l - 10/(exp(10 l) - 1) = 3.4 (by hand)
+    rate = first.multipliers[sympy.Symbol("lambda_1", real=True)]
+    with mpmath.workdps(40):
+        rate = mpmath.mpf(sympy.N(rate, 40))
+        assert abs(1 / rate - 10 / (mpmath.exp(10 * rate) - 1) - mpmath.mpf(17) / 5) < mpmath.mpf(10) ** -30
+    monkeypatch.setattr(NumericProblem, "solve", _refuse_solve)
+    _derive_cached.cache_clear()  # the laws forgotten, the engine's results kept
+    again = derive(*constraints, method="numeric")
+    assert again is not first and sympy.srepr(again.pdf) == sympy.srepr(first.pdf)
+    assert dict(again.multipliers) == dict(first.multipliers) and again.notes == first.notes
+    # other digits, or other constraints, are solved afresh
+    with pytest.raises(AssertionError, match="ran again"):
+        derive(*constraints, method="numeric", digits=35)
+    with pytest.raises(AssertionError, match="ran again"):
+        derive(Support(0, 10), Mean(sympy.Rational(18, 5)), method="numeric")
+    # derive.cache_clear() forgets the engine's results too: the next derivation is cold
+    assert _solutions
+    derive.cache_clear()
+    assert not _solutions and not _integrals
+    with pytest.raises(AssertionError, match="ran again"):
+        derive(*constraints, method="numeric")
+
+
+def test_kept_results_drop_the_oldest_beyond_the_limit():
+    store: dict = {}
+    for number in range(5):
+        keep(store, number, number * number, 3)
+    # reference: the last three insertions, in order
+    assert store == {2: 4, 3: 9, 4: 16} and list(store) == [2, 3, 4]

@@ -47,7 +47,8 @@ from .._timing import SymbolicTimeout as _SymbolicTimeout
 from ..constraints import Constraint
 from ..errors import (ConstraintError, InfeasibleError, MaxEntError, NoClosedFormError, NotNormalizableError,
                       argument_message)
-from ..problem import build_pieces, check_ranges, make_terms, stationary_density, support_of
+from ..problem import (build_pieces, check_ranges, clear_kept, keep, kept_store, make_terms, stationary_density,
+                       support_of)
 from ..distribution import CaptimeDistribution
 from .exact import parts_at_root, positive_number, recognise_exact
 from .numeric import NumericProblem
@@ -343,8 +344,7 @@ def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: s
                 "for the parameters, or raise `timeout`.")
         try:
             with time_limit(deadline):
-                problem = NumericProblem(pieces, terms)
-                multipliers, notes = problem.solve(digits, partition=partition)
+                problem, multipliers, notes = _numeric_solution(constraints, pieces, terms, digits, partition)
         except _SymbolicTimeout:
             raise timed_out(f"the numeric solution for the multipliers of "
                             f"{', '.join(map(repr, constraints))}", timeout) from None
@@ -371,7 +371,37 @@ def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: s
                                               closed_form, record, timeout, deadline=deadline)
 
 
+#: the numeric solutions kept (see _numeric_solution)
+_SOLUTIONS_KEPT = 64
+_solutions: dict[tuple, tuple] = kept_store()
+
+
+def _numeric_solution(constraints: tuple, pieces: list, terms: list, digits: int,
+                      partition: sympy.Expr | None) -> tuple:
+    """The numeric problem of the constraints and its solution to ``digits`` (multipliers, notes),
+    kept per process: a law derived again (``method="numeric"`` after ``"auto"`` when sympy has no
+    closed-form partition function, or after ``derive.cache_clear()``) reuses the root, which
+    depends on the constraints, the digits and the closed-form partition function (None, or the
+    one the polish uses) alone.  A failed solve is not kept."""
+    key = (constraints, digits, None if partition is None else sympy.srepr(partition))
+    if key in _solutions:
+        problem, multipliers, notes = _solutions[key]
+        return problem, dict(multipliers), list(notes)
+    problem = NumericProblem(pieces, terms)
+    multipliers, notes = problem.solve(digits, partition=partition)
+    keep(_solutions, key, (problem, dict(multipliers), list(notes)), _SOLUTIONS_KEPT)
+    return problem, multipliers, notes
+
+
+def _cache_clear() -> None:
+    """Forget every law derived and every result the engine keeps (integrals, simplified
+    pieces of Z, log scales, numeric solutions): the next derivation is cold."""
+    _derive_cached.cache_clear()
+    clear_kept()
+
+
 # ``maxent_util.derive`` is this function once the package re-exports it, so its cache is
-# reachable from it: ``derive.cache_clear()`` (benchmarks, tests) and ``derive.cache_info()``
-derive.cache_clear = _derive_cached.cache_clear  # type: ignore[attr-defined]
+# reachable from it: ``derive.cache_clear()`` (benchmarks, tests: everything the engine keeps)
+# and ``derive.cache_info()`` (the laws kept)
+derive.cache_clear = _cache_clear  # type: ignore[attr-defined]
 derive.cache_info = _derive_cached.cache_info  # type: ignore[attr-defined]

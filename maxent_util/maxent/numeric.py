@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import mpmath
 import numpy as np
+from mpmath.libmp import mpf_add, mpf_mul, mpf_mul_int
 import sympy
 
 from ..errors import InfeasibleError, MaximumNotAttainedError, NotNormalizableError
@@ -47,8 +48,33 @@ _UNIT_NODES, _UNIT_WEIGHTS = _unit_panels()
 #: where integrability is judged: kappa = 10**20, 10**40, 10**80 (and their inverses towards 0)
 _PROBES = np.array([1e20, 1e40, 1e80])
 _PROBE_SPAN = 40 * math.log(10)
+_INVERSE_PROBES = 1 / _PROBES
+_LOG_PROBES, _LOG_INVERSE_PROBES = np.log(_PROBES), np.log(_INVERSE_PROBES)
 #: a piece spanning more than this factor is integrated in log(kappa), like a piece reaching 0 or oo
 _WIDE = 20
+
+
+_ZOOM_STEPS = np.arange(_ZOOM_POINTS, dtype=float)
+
+
+def _zoom_grid(start: float, stop: float) -> np.ndarray:
+    """np.linspace(start, stop, _ZOOM_POINTS), the same numbers by numpy's own steps (an arange
+    times (stop - start)/(points - 1), plus start, the last point set to stop) without its
+    overhead, which the zoom of :meth:`NumericProblem._float_rule` pays thousands of times."""
+    step = (stop - start) / (_ZOOM_POINTS - 1)
+    if step == 0 or not math.isfinite(step):
+        return np.linspace(start, stop, _ZOOM_POINTS)
+    grid = _ZOOM_STEPS * step
+    grid += start
+    grid[-1] = stop
+    return grid
+
+
+def _shaped(values: Any, shape: tuple) -> np.ndarray:
+    """A lambdified function's values as a float array of ``shape`` (a constant comes back as one
+    number, broadcast)."""
+    array = np.asarray(values, dtype=float)
+    return array if array.shape == shape else np.broadcast_to(array, shape)
 
 
 def _float_log(value: float) -> float:
@@ -71,6 +97,56 @@ def _integrability_tests(a: Any, b: Any, c: Any, towards_infinity: bool, span: A
                 (a + 1 - b, abs(a) + abs(b) + 1)]
     # slope (b - c)/span > 1e-6
     return [((b - c) - 1e-6 * span, abs(b) + abs(c))]
+
+
+def _weighted_sums(sums: list, nodes: Any, integrands: Any, log_space: bool) -> list:
+    """``sums[i] + sum of w * integrands(k)[i]`` over the nodes (x, w) of one degree of the
+    tanh-sinh rule (k = exp(x) and w times k in log space), at the working precision.
+
+    The products and sums are mpmath's own operations on the raw values (libmp's mpf_mul and
+    mpf_add, which mpf's ``*`` and ``+`` call), bit for bit the same numbers without building an
+    mpf object for each; a value that is neither real nor an integer (a complex one) is summed as
+    mpf objects."""
+    prec, rounding = mpmath.mp._prec_rounding
+    raw = [s._mpf_ for s in sums]
+    nodes = iter(nodes)
+    for x, w in nodes:
+        if log_space:
+            k = mpmath.exp(x)
+            values = integrands(k)
+            w = w * k
+        else:
+            values = integrands(x)
+        weight = w._mpf_
+        terms = []
+        for value in values:
+            if hasattr(value, "_mpf_"):
+                terms.append(mpf_mul(weight, value._mpf_, prec, rounding))
+            elif type(value) is int:
+                terms.append(mpf_mul_int(weight, value, prec, rounding))
+            else:
+                return _weighted_sums_generic([mpmath.mp.make_mpf(v) for v in raw], x, w, values, nodes,
+                                              integrands, log_space)
+        raw = [mpf_add(s, term, prec, rounding) for s, term in zip(raw, terms)]
+    return [mpmath.mp.make_mpf(v) for v in raw]
+
+
+def _weighted_sums_generic(sums: list, x: Any, w: Any, values: list, nodes: Any, integrands: Any,
+                           log_space: bool) -> list:
+    """:func:`_weighted_sums` from the node (x, w) on (whose ``values`` are in hand), with mpmath
+    numbers of any kind."""
+    while True:
+        sums = [s + w * v for s, v in zip(sums, values)]
+        try:
+            x, w = next(nodes)
+        except StopIteration:
+            return sums
+        if log_space:
+            k = mpmath.exp(x)
+            values = integrands(k)
+            w = w * k
+        else:
+            values = integrands(x)
 
 
 class Unsolved(Exception):
@@ -134,6 +210,18 @@ class NumericProblem:
         self.compiled = {}
         #: the grid of starting points with each point's log Z and moments (see starts)
         self._grid_moments: list | None = None
+        #: the double-precision rules of the last point asked for (see float_moments) and the
+        #: mpmath windows and node values of the last point (see moments): Newton's methods judge a
+        #: trial point by its moments and then take the next step from it, at the same point
+        self._last_rules: tuple | None = None
+        self._last_nodes: tuple | None = None
+        #: the moment values as floats and the feature sizes, for the values they were computed
+        #: from (the scan of _continuity_roots changes one value)
+        self._float_sizes: tuple | None = None
+        #: per piece, the ends where integrability is in question (see _open_ends), and the grid
+        #: of the double-precision rule (see _float_rule), which depends on the piece alone
+        self._open = [_open_ends(piece) for piece in self.pieces]
+        self._float_grids: dict[int, np.ndarray] = {}
         for backend in ("mpmath", "numpy"):
             exponents, features, directions = [], [], []
             for piece in self.pieces:
@@ -161,8 +249,8 @@ class NumericProblem:
         multipliers = [mpmath.mpf(float(v)) if not isinstance(v, mpmath.mpf) else v for v in multipliers]
         with mpmath.workdps(20):
             span = 40 * mpmath.log(10)
-            for piece, exponent in zip(self.pieces, exponents):
-                for towards_infinity in _open_ends(piece):
+            for open_ends, exponent in zip(self._open, exponents):
+                for towards_infinity in open_ends:
                     try:
                         a, b, c = (exponent(k, *multipliers) + mpmath.log(k)
                                    for k in (mpmath.mpf(10) ** (e if towards_infinity else -e)
@@ -179,12 +267,12 @@ class NumericProblem:
         """:meth:`integrable` in double precision, or None where floats cannot tell (a value
         overflows, or a test is too close to call): the solver asks this thousands of times."""
         exponents = self.compiled["numpy"][0]
-        for piece, exponent in zip(self.pieces, exponents):
-            for towards_infinity in _open_ends(piece):
-                k = _PROBES if towards_infinity else 1 / _PROBES
+        for open_ends, exponent in zip(self._open, exponents):
+            for towards_infinity in open_ends:
+                k, log_k = (_PROBES, _LOG_PROBES) if towards_infinity else (_INVERSE_PROBES, _LOG_INVERSE_PROBES)
                 with np.errstate(all="ignore"):
                     try:
-                        a, b, c = np.broadcast_to(np.asarray(exponent(k, *point), dtype=float), (3,)) + np.log(k)
+                        a, b, c = _shaped(exponent(k, *point), (3,)) + log_k
                     except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                         return None
                 if not np.all(np.isfinite([a, b, c])):
@@ -206,7 +294,7 @@ class NumericProblem:
             u = np.asarray(u, dtype=float)
             k = np.exp(u) if log else u
             with np.errstate(all="ignore"):
-                value = np.broadcast_to(np.asarray(exponent(k, *point), dtype=float), u.shape)
+                value = _shaped(exponent(k, *point), u.shape)
                 if log:
                     value = value + u
             return np.where(np.isnan(value), -np.inf, value)
@@ -221,7 +309,9 @@ class NumericProblem:
         else:
             lo, hi = a, b
         log_density = self._float_log_density(index, point)
-        grid = np.linspace(lo, hi, 1601)
+        if index not in self._float_grids:
+            self._float_grids[index] = np.linspace(lo, hi, 1601)
+        grid = self._float_grids[index]
         values = log_density(grid)
         i = int(np.argmax(values))
         peak_u, peak_value = float(grid[i]), float(values[i])
@@ -232,7 +322,7 @@ class NumericProblem:
         # piece at every step of the solver, where a scalar minimiser cost as much as the rest)
         left, right = float(grid[max(i - 1, 0)]), float(grid[min(i + 1, grid.size - 1)])
         for _ in range(_ZOOMS):
-            fine = np.linspace(left, right, _ZOOM_POINTS)
+            fine = _zoom_grid(left, right)
             fine_values = log_density(fine)
             j = int(np.argmax(fine_values))
             if np.isfinite(fine_values[j]) and fine_values[j] > peak_value:
@@ -251,7 +341,12 @@ class NumericProblem:
     def float_moments(self, point: Sequence, *, second: bool = True) -> tuple:
         """log Z, E[g_i] and d E[g_i] / d mu_j for the free multipliers mu, in double precision."""
         point = [float(v) for v in point]
-        rules = [self._float_rule(i, point) for i in range(len(self.pieces))]
+        key = tuple(v.hex() for v in point)  # exact: 0.0 and -0.0 are not the same key
+        if self._last_rules is not None and self._last_rules[0] == key:
+            rules = self._last_rules[1]
+        else:
+            rules = [self._float_rule(i, point) for i in range(len(self.pieces))]
+            self._last_rules = (key, rules)
         shift = max(rule[2] for rule in rules)
         n, m = len(self.moment_terms), len(self.free)
         total = 0.0
@@ -265,7 +360,7 @@ class NumericProblem:
                 def stack(functions: list, rows: int) -> np.ndarray:
                     table = np.zeros((rows, k.size))
                     for row, function in enumerate(functions):
-                        table[row] = np.broadcast_to(np.asarray(function(k), dtype=float), k.shape)
+                        table[row] = _shaped(function(k), k.shape)
                     return np.where(density > 0, table, 0.0)
 
                 g = stack(features_all[index], n)
@@ -281,13 +376,23 @@ class NumericProblem:
         jacobian = -(mixed / total - np.outer(means, direction_mean / total)) if second else None
         return shift + math.log(total), means, jacobian
 
+    def _value_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The moment values as floats and the natural size of each feature, computed once for
+        the current values (the double-precision solver asks for them at every step)."""
+        key = tuple(self.values)
+        if self._float_sizes is None or self._float_sizes[0] != key:
+            floats = np.array([float(v) for v in self.values])
+            scales = np.array([max(abs(float(v)), 1.0) if t.feature.expr.has(sympy.log) or float(v) == 0
+                               else abs(float(v)) for t, v in zip(self.moment_terms, self.values)])
+            self._float_sizes = (key, floats, scales)
+        return self._float_sizes[1].copy(), self._float_sizes[2].copy()
+
     def _float_values(self) -> np.ndarray:
-        return np.array([float(v) for v in self.values])
+        return self._value_arrays()[0]
 
     def _scales(self) -> np.ndarray:
         """A natural size of each moment feature: residuals and starting multipliers are measured in it."""
-        return np.array([max(abs(float(v)), 1.0) if t.feature.expr.has(sympy.log) or float(v) == 0
-                         else abs(float(v)) for t, v in zip(self.moment_terms, self.values)])
+        return self._value_arrays()[1]
 
     def _float_merit(self, point: np.ndarray) -> tuple[float, float]:
         """(merit, scaled residual norm).  Without continuity conditions the merit is the
@@ -611,15 +716,7 @@ class NumericProblem:
                 for degree in range(1, max_degree + 1):
                     h = mpmath.mpf(2) ** (-degree)
                     sums = [r / (h * 2) for r in results[-1]] if results else [mpmath.mpf(0)] * size
-                    for x, w in rule.get_nodes(a, b, degree, prec):
-                        if log_space:
-                            k = mpmath.exp(x)
-                            values = integrands(k)
-                            w = w * k
-                        else:
-                            values = integrands(x)
-                        for i in range(size):
-                            sums[i] += w * values[i]
+                    sums = _weighted_sums(sums, rule.get_nodes(a, b, degree, prec), integrands, log_space)
                     results.append([h * v for v in sums])
                     if degree > 1 and all(
                             rule.estimate_error([r[i] for r in results], prec, epsilon)
@@ -635,20 +732,32 @@ class NumericProblem:
         size = 1 + n + ((n * m + m) if second else 0)
         sums = [mpmath.mpf(0)] * size
         exponents, features_all, directions_all = self.compiled["mpmath"]
+        # the windows and the density and moment features at each node are those of the last
+        # call when it was at the same point and precision (Newton's merit, then its step)
+        key = (mpmath.mp.prec, tuple(multipliers))
+        if self._last_nodes is None or self._last_nodes[0] != key:
+            self._last_nodes = (key, {}, {})
+        _, windows, known = self._last_nodes
         for index, (exponent, features, directions) in enumerate(zip(exponents, features_all, directions_all)):
             def integrands(k: Any, exponent: Any = exponent, features: Any = features,
-                           directions: Any = directions) -> list:
-                density = mpmath.exp(exponent(k, *multipliers))
+                           directions: Any = directions, index: int = index) -> list:
+                found = known.get((index, k))
+                if found is None:
+                    density = mpmath.exp(exponent(k, *multipliers))
+                    found = known[index, k] = (density, [feature(k) * density for feature in features]
+                                               if density else [])
+                density, g = found
                 if not density:
                     return [0] * size
-                g = [feature(k) * density for feature in features]
                 values = [density] + g
                 if second:
                     h = [direction(k) for direction in directions]
                     values += [gi * hj for gi in g for hj in h] + [hj * density for hj in h]
                 return values
 
-            window = self._piece_window(index, multipliers)
+            if index not in windows:
+                windows[index] = self._piece_window(index, multipliers)
+            window = windows[index]
             sums = [s + v for s, v in zip(sums, self._vector_quad(index, window, integrands, size))]
         total = sums[0]
         if not total > 0:
