@@ -324,14 +324,22 @@ def _exponential_integral(integrand: sympy.Expr, variable: sympy.Symbol, lower: 
 
 def _gaussian_integral(constant: sympy.Expr, polynomial: sympy.Poly, variable: sympy.Symbol,
                        lower: sympy.Expr, upper: sympy.Expr) -> sympy.Expr | None:
-    """int of c * exp(a v**2 + b v + d) over the whole line, sqrt(pi/-a) exp(d - b**2/(4a)) (the
-    generic branch a < 0: the log-normal's partition function), or None on a part of the line,
-    whose erf form is left to sympy, or where it provably diverges."""
+    """int of c * exp(a v**2 + b v + d) in closed form, or None, where sympy is left to it.
+
+    Over the whole line it is sqrt(pi/-a) exp(d - b**2/(4a)) (the generic branch a < 0: the
+    log-normal's partition function).  Over [lower, oo) with a provably negative (a tail of a
+    law at numbers) it is half of that times erfc(sqrt(-a) lower - b/(2 sqrt(-a))): sympy's
+    Meijer G route takes seconds there and leaves float noise such as exp(-1e-37 kappa**2)
+    beside its erf.  Other parts of the line, and a of unknown sign there, go to sympy."""
     a = polynomial.coeff_monomial(variable ** 2)
     b, d = polynomial.coeff_monomial(variable), polynomial.coeff_monomial(1)
-    if not (lower == -oo and upper == oo) or a.is_nonnegative:
-        return None
-    return constant * sympy.sqrt(sympy.pi) / sympy.sqrt(-a) * sympy.exp(d - b ** 2 / (4 * a))
+    whole = constant * sympy.sqrt(sympy.pi) / sympy.sqrt(-a) * sympy.exp(d - b ** 2 / (4 * a))
+    if lower == -oo and upper == oo and not a.is_nonnegative:
+        return whole
+    if upper == oo and sympy.S(lower).is_finite and a.is_negative:
+        root = sympy.sqrt(-a)
+        return whole / 2 * sympy.erfc(root * lower - b / (2 * root))
+    return None
 
 
 def _log_power_form(integrand: sympy.Expr, variable: sympy.Symbol) -> bool:

@@ -254,9 +254,33 @@ def test_gaussian_integral_over_the_line_matches_quadrature(a10, b, d):
     assert abs(mpmath.mpf(str(sympy.N(value, 20))) / reference - 1) <= 1e-9  # exp(b**2/4|a|) may pass 1e308
 
 
+@settings(max_examples=10, deadline=None)
+@given(st.integers(-30, -1), st.integers(-20, 20), st.integers(-5, 5), st.integers(-20, 20))
+def test_gaussian_integral_over_a_tail_matches_quadrature(a10, b, d, lower10):
+    a, lower = sympy.Rational(a10, 10), sympy.Rational(lower10, 10)
+    value = _exponential_integral(3 * sympy.exp(a * _v ** 2 + b * _v + d), _v, lower, oo)
+    assert value.has(sympy.erfc) or value.is_number
+    # reference: mpmath's quadrature from the lower end, split at the peak -b/(2a) and a few
+    # widths beyond it where they lie inside
+    peak, width = -b / (2 * float(a)), 1 / math.sqrt(-float(a))
+    points = sorted({float(lower), *(p for p in (peak - 5 * width, peak, peak + 5 * width) if p > lower)})
+    with mpmath.workdps(30):
+        reference = mpmath.quad(lambda x: 3 * mpmath.exp(float(a) * x ** 2 + b * x + d),
+                                [*points, mpmath.inf])
+        assert abs(mpmath.mpf(str(sympy.N(value, 25))) / reference - 1) <= 1e-9
+
+
 def test_gaussian_integral_is_left_to_sympy_off_the_line_or_when_divergent():
-    assert _exponential_integral(sympy.exp(-_v ** 2), _v, 0, oo) is None  # erf form: sympy's
-    assert _exponential_integral(sympy.exp(_v ** 2), _v, -oo, oo) is None
+    lam = sympy.Symbol("lambda_2", real=True)
+    assert _exponential_integral(sympy.exp(-lam * _v ** 2), _v, 0, oo) is None  # sign unknown: sympy's
+    assert _exponential_integral(sympy.exp(-_v ** 2), _v, 0, 1) is None  # a finite part: sympy's erf
+    assert _exponential_integral(sympy.exp(-_v ** 2), _v, -oo, 0) is None
+    assert _exponential_integral(sympy.exp(_v ** 2), _v, -oo, oo) is None  # divergent
+    assert _exponential_integral(sympy.exp(_v ** 2), _v, 0, oo) is None
+    # a negative a made of a positive stand-in (a tail of a law at numbers) is taken
+    c = sympy.Symbol("c", positive=True)
+    assert _exponential_integral(sympy.exp(-c * _v ** 2), _v, 1, oo) == \
+        sympy.sqrt(sympy.pi) / sympy.sqrt(c) / 2 * sympy.erfc(sympy.sqrt(c))
 
 
 # ---------------------------------------------------------------------------
