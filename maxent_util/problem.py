@@ -336,7 +336,7 @@ def _gaussian_integral(constant: sympy.Expr, polynomial: sympy.Poly, variable: s
     whole = constant * sympy.sqrt(sympy.pi) / sympy.sqrt(-a) * sympy.exp(d - b ** 2 / (4 * a))
     if lower == -oo and upper == oo and not a.is_nonnegative:
         return whole
-    if upper == oo and sympy.S(lower).is_finite and a.is_negative:
+    if upper == oo and lower not in (-oo, oo) and a.is_negative:
         root = sympy.sqrt(-a)
         return whole / 2 * sympy.erfc(root * lower - b / (2 * root))
     return None
