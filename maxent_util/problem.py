@@ -326,19 +326,25 @@ def _gaussian_integral(constant: sympy.Expr, polynomial: sympy.Poly, variable: s
                        lower: sympy.Expr, upper: sympy.Expr) -> sympy.Expr | None:
     """int of c * exp(a v**2 + b v + d) in closed form, or None, where sympy is left to it.
 
-    Over the whole line it is sqrt(pi/-a) exp(d - b**2/(4a)) (the generic branch a < 0: the
-    log-normal's partition function).  Over [lower, oo) with a provably negative (a tail of a
-    law at numbers) it is half of that times erfc(sqrt(-a) lower - b/(2 sqrt(-a))): sympy's
-    Meijer G route takes seconds there and leaves float noise such as exp(-1e-37 kappa**2)
-    beside its erf.  Other parts of the line, and a of unknown sign there, go to sympy."""
+    Over the whole line it is sqrt(pi/-a) exp(d - b**2/(4a)), and over a half-line half of that
+    times erfc(sqrt(-a) lower - b/(2 sqrt(-a))) on [lower, oo) or erfc(b/(2 sqrt(-a)) -
+    sqrt(-a) upper) on (-oo, upper]: the generic branch a < 0, as sympy's conds="none" has it
+    (the log-normal's partition function; a truncated normal's, or a squared log deviation on a
+    bounded support).  sympy's Meijer G route takes a second or more for each half-line and
+    leaves float noise such as exp(-1e-37 kappa**2) beside its erf.  Finite parts of the line,
+    and integrals that provably diverge, go to sympy."""
     a = polynomial.coeff_monomial(variable ** 2)
     b, d = polynomial.coeff_monomial(variable), polynomial.coeff_monomial(1)
+    if a.is_nonnegative:
+        return None
     whole = constant * sympy.sqrt(sympy.pi) / sympy.sqrt(-a) * sympy.exp(d - b ** 2 / (4 * a))
-    if lower == -oo and upper == oo and not a.is_nonnegative:
+    root = sympy.sqrt(-a)
+    if lower == -oo and upper == oo:
         return whole
-    if upper == oo and lower not in (-oo, oo) and a.is_negative:
-        root = sympy.sqrt(-a)
+    if upper == oo and lower != -oo:
         return whole / 2 * sympy.erfc(root * lower - b / (2 * root))
+    if lower == -oo and upper != oo:
+        return whole / 2 * sympy.erfc(b / (2 * root) - root * upper)
     return None
 
 

@@ -236,7 +236,6 @@ def test_exponential_integral_keeps_symbols_and_refuses_other_forms():
     lam = sympy.Symbol("lambda_1", real=True)
     # the generic branch, as sympy's integrate(..., conds="none") gives it
     assert _exponential_integral(sympy.exp(-lam * _v), _v, 0, oo) == 1 / lam
-    assert _exponential_integral(sympy.exp(-lam * _v ** 2), _v, 0, oo) is None
     assert _exponential_integral(_v * sympy.exp(-lam * _v), _v, 0, oo) is None
     assert _exponential_integral(sympy.Integer(3), _v, 0, 1) is None
 
@@ -255,29 +254,41 @@ def test_gaussian_integral_over_the_line_matches_quadrature(a10, b, d):
 
 
 @settings(max_examples=10, deadline=None)
-@given(st.integers(-30, -1), st.integers(-20, 20), st.integers(-5, 5), st.integers(-20, 20))
-def test_gaussian_integral_over_a_tail_matches_quadrature(a10, b, d, lower10):
-    a, lower = sympy.Rational(a10, 10), sympy.Rational(lower10, 10)
-    value = _exponential_integral(3 * sympy.exp(a * _v ** 2 + b * _v + d), _v, lower, oo)
+@given(st.integers(-30, -1), st.integers(-20, 20), st.integers(-5, 5), st.integers(-20, 20), st.booleans())
+def test_gaussian_integral_over_a_half_line_matches_quadrature(a10, b, d, end10, upward):
+    a, end = sympy.Rational(a10, 10), sympy.Rational(end10, 10)
+    lower, upper = (end, oo) if upward else (-oo, end)
+    value = _exponential_integral(3 * sympy.exp(a * _v ** 2 + b * _v + d), _v, lower, upper)
     assert value.has(sympy.erfc) or value.is_number
-    # reference: mpmath's quadrature from the lower end, split at the peak -b/(2a) and a few
-    # widths beyond it where they lie inside
+    # reference: mpmath's quadrature from the finite end, split at the peak -b/(2a) and a few
+    # widths either side where they lie inside
     peak, width = -b / (2 * float(a)), 1 / math.sqrt(-float(a))
-    points = sorted({float(lower), *(p for p in (peak - 5 * width, peak, peak + 5 * width) if p > lower)})
+    inside = [p for p in (peak - 5 * width, peak, peak + 5 * width) if (p > end if upward else p < end)]
+    points = sorted({float(end), *inside})
+    points = [*points, mpmath.inf] if upward else [-mpmath.inf, *points]
     with mpmath.workdps(30):
-        reference = mpmath.quad(lambda x: 3 * mpmath.exp(float(a) * x ** 2 + b * x + d),
-                                [*points, mpmath.inf])
+        reference = mpmath.quad(lambda x: 3 * mpmath.exp(float(a) * x ** 2 + b * x + d), points)
         assert abs(mpmath.mpf(str(sympy.N(value, 25))) / reference - 1) <= 1e-9
 
 
-def test_gaussian_integral_is_left_to_sympy_off_the_line_or_when_divergent():
-    lam = sympy.Symbol("lambda_2", real=True)
-    assert _exponential_integral(sympy.exp(-lam * _v ** 2), _v, 0, oo) is None  # sign unknown: sympy's
+def test_gaussian_integral_with_symbols_is_sympys_generic_branch():
+    # reference: sympy's own integrate(..., conds="none") of the same integrals
+    lam, mu = sympy.Symbol("lambda_1", real=True), sympy.Symbol("lambda_2", real=True)
+    for integrand, lower, upper in ((sympy.exp(-lam * _v ** 2), 0, oo),
+                                    (10 * sympy.exp(-lam * _v ** 2 + _v), -oo, 0),
+                                    (sympy.exp(-lam * _v ** 2 - mu * _v), 0, oo)):
+        ours = _exponential_integral(integrand, _v, lower, upper)
+        theirs = sympy.integrate(integrand, (_v, lower, upper), conds="none")
+        values = {lam: sympy.Rational(7, 10), mu: sympy.Rational(-3, 2)}
+        assert abs(sympy.N((ours - theirs).subs(values), 30)) < 1e-25, (integrand, ours, theirs)
+
+
+def test_gaussian_integral_is_left_to_sympy_on_a_finite_part_or_when_divergent():
     assert _exponential_integral(sympy.exp(-_v ** 2), _v, 0, 1) is None  # a finite part: sympy's erf
-    assert _exponential_integral(sympy.exp(-_v ** 2), _v, -oo, 0) is None
     assert _exponential_integral(sympy.exp(_v ** 2), _v, -oo, oo) is None  # divergent
     assert _exponential_integral(sympy.exp(_v ** 2), _v, 0, oo) is None
-    # a negative a made of a positive stand-in (a tail of a law at numbers) is taken
+    assert _exponential_integral(sympy.exp(_v ** 2), _v, -oo, 0) is None
+    # a negative a made of a positive stand-in (a tail of a law at numbers)
     c = sympy.Symbol("c", positive=True)
     assert _exponential_integral(sympy.exp(-c * _v ** 2), _v, 1, oo) == \
         sympy.sqrt(sympy.pi) / sympy.sqrt(c) / 2 * sympy.erfc(sympy.sqrt(c))
