@@ -8,6 +8,7 @@ workers in this process) serves the whole module.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,12 +20,17 @@ from hypothesis import strategies as st
 from maxent_util import DataError, MissingExtraError, UtilityError, rank
 from maxent_util.ranking import PAR, Solved, parse_rule
 
-dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("distributed")
+# loaded by the cluster fixture, not at collection: a test process that runs none of these
+# tests (one of pytest-xdist's workers) does not pay the second Dask takes to import
+dd: Any = None
+distributed: Any = None
 
 
 @pytest.fixture(scope="module", autouse=True)
 def cluster():
+    global dd, distributed
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=":0") as local, \
             distributed.Client(local) as client:
