@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import gc
 import warnings
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pytest
-import sympy
 from hypothesis import Phase, settings
 
-from maxent_util.cli import main
+if TYPE_CHECKING:
+    import pandas as pd
+    import sympy
+
+# pandas, sympy and the library are imported by the helpers that use them: pytest-xdist's
+# controller loads this file too, before it starts the workers, and runs no test
 
 # hypothesis' explain phase traces every line of a failing example; through sympy that turns
 # one failure into an hour-long run, so failures are reported as shrunk, without it
@@ -54,6 +58,8 @@ def same(ours: object, reference: object) -> bool:
     logs are expanded (log(x**c) against c*log(x)); the exponentials agree (multipliers of
     the form log(x) - 1, where sympy will not split log((a - b)/(c - d))).
     """
+    import sympy
+
     ours, reference = sympy.S(ours), sympy.S(reference)
     difference = ours - reference
     if sympy.simplify(difference) == 0:
@@ -66,6 +72,8 @@ def same(ours: object, reference: object) -> bool:
 def identical(ours: sympy.Basic, reference: sympy.Basic) -> bool:
     """Whether two sympy objects are the same tree (equal ``srepr``), not merely equal in value:
     what a round trip through a file must give back."""
+    import sympy
+
     return sympy.srepr(ours) == sympy.srepr(reference)
 
 
@@ -76,6 +84,8 @@ def identical(ours: sympy.Basic, reference: sympy.Basic) -> bool:
 def runs_table(rows: list[tuple], cutoff: float | None = 100.0) -> pd.DataFrame:
     """A long runs table from (algorithm, instance, runtime, status) rows, with one common
     ``cutoff`` column unless ``cutoff`` is None."""
+    import pandas as pd
+
     frame = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
     if cutoff is not None:
         frame["cutoff"] = cutoff
@@ -88,6 +98,8 @@ def runs_table(rows: list[tuple], cutoff: float | None = 100.0) -> pd.DataFrame:
 
 def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
     """``maxent-util ARGV`` through ``main``: (exit status, stdout, stderr)."""
+    from maxent_util.cli import main
+
     status = main(list(argv))
     captured = capsys.readouterr()
     return status, captured.out, captured.err
