@@ -111,12 +111,7 @@ def _weighted_sums(sums: list, nodes: Any, integrands: Any, log_space: bool) -> 
     raw = [s._mpf_ for s in sums]
     nodes = iter(nodes)
     for x, w in nodes:
-        if log_space:
-            k = mpmath.exp(x)
-            values = integrands(k)
-            w = w * k
-        else:
-            values = integrands(x)
+        values, w = _node_values(x, w, integrands, log_space)
         weight = w._mpf_
         terms = []
         for value in values:
@@ -125,28 +120,31 @@ def _weighted_sums(sums: list, nodes: Any, integrands: Any, log_space: bool) -> 
             elif type(value) is int:
                 terms.append(mpf_mul_int(weight, value, prec, rounding))
             else:
-                return _weighted_sums_generic([mpmath.mp.make_mpf(v) for v in raw], x, w, values, nodes,
+                return _weighted_sums_generic([mpmath.mp.make_mpf(v) for v in raw], w, values, nodes,
                                               integrands, log_space)
         raw = [mpf_add(s, term, prec, rounding) for s, term in zip(raw, terms)]
     return [mpmath.mp.make_mpf(v) for v in raw]
 
 
-def _weighted_sums_generic(sums: list, x: Any, w: Any, values: list, nodes: Any, integrands: Any,
+def _node_values(x: Any, w: Any, integrands: Any, log_space: bool) -> tuple[list, Any]:
+    """The integrands at the node x and its weight: at k = exp(x), weight w times k, in log space."""
+    if log_space:
+        k = mpmath.exp(x)
+        return integrands(k), w * k
+    return integrands(x), w
+
+
+def _weighted_sums_generic(sums: list, w: Any, values: list, nodes: Any, integrands: Any,
                            log_space: bool) -> list:
-    """:func:`_weighted_sums` from the node (x, w) on (whose ``values`` are in hand), with mpmath
-    numbers of any kind."""
+    """:func:`_weighted_sums` from a node of weight ``w`` on (whose ``values`` are in hand), with
+    mpmath numbers of any kind."""
     while True:
         sums = [s + w * v for s, v in zip(sums, values)]
         try:
             x, w = next(nodes)
         except StopIteration:
             return sums
-        if log_space:
-            k = mpmath.exp(x)
-            values = integrands(k)
-            w = w * k
-        else:
-            values = integrands(x)
+        values, w = _node_values(x, w, integrands, log_space)
 
 
 class Unsolved(Exception):
