@@ -14,9 +14,10 @@ integrates its pieces for the CDF, and both use these helpers.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import sympy
@@ -70,6 +71,28 @@ def keep(store: dict, key: Any, value: Any, limit: int) -> None:
         except (KeyError, RuntimeError, StopIteration):  # another thread got there first
             break
     store[key] = value
+
+
+def kept_by_srepr(limit: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Keep a function's results per process, at most ``limit`` of them, keyed by the srepr of
+    its (sympy) arguments, so that Floats of different precisions, or Dummies, are never taken
+    for one another; a call that raises (an interrupted sympy call) is not kept.  The store is
+    the wrapper's ``store`` and is emptied by :func:`clear_kept`."""
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        store = kept_store()
+
+        @functools.wraps(function)
+        def kept(*args: Any) -> Any:
+            key = tuple(sympy.srepr(arg) for arg in args)
+            if key in store:
+                return store[key]
+            result = function(*args)
+            keep(store, key, result, limit)
+            return result
+
+        kept.store = store  # type: ignore[attr-defined]
+        return kept
+    return decorate
 
 
 # ---------------------------------------------------------------------------
@@ -209,23 +232,10 @@ def _display(value: sympy.Expr) -> Any:
     return str(value)
 
 
-#: the scales of feature sums found before (see _log_scale), by srepr
-_SCALES_KEPT = 256
-_scales: dict[str, Any] = kept_store()
-
-
+@kept_by_srepr(256)
 def _log_scale(expr: sympy.Expr) -> sympy.Expr | None:
     """s such that expr is a function of log(kappa/s) alone, or None (kept per process: laws
     with the same features, at whatever values, share it)."""
-    key = sympy.srepr(expr)
-    if key in _scales:
-        return _scales[key]
-    scale = _find_log_scale(expr)
-    keep(_scales, key, scale, _SCALES_KEPT)
-    return scale
-
-
-def _find_log_scale(expr: sympy.Expr) -> sympy.Expr | None:
     candidates = []
     for atom in expr.atoms(sympy.log):
         argument = atom.args[0]
@@ -337,8 +347,8 @@ def _gaussian_integral(constant: sympy.Expr, polynomial: sympy.Poly, variable: s
     b, d = polynomial.coeff_monomial(variable), polynomial.coeff_monomial(1)
     if a.is_nonnegative:
         return None
-    whole = constant * sympy.sqrt(sympy.pi) / sympy.sqrt(-a) * sympy.exp(d - b ** 2 / (4 * a))
     root = sympy.sqrt(-a)
+    whole = constant * sympy.sqrt(sympy.pi) / root * sympy.exp(d - b ** 2 / (4 * a))
     if lower == -oo and upper == oo:
         return whole
     if upper == oo and lower != -oo:
@@ -377,25 +387,21 @@ def _log_power_form(integrand: sympy.Expr, variable: sympy.Symbol) -> bool:
     return degree >= 1 and bool(log_coefficient.free_symbols) and log_coefficient.is_rational is None
 
 
-#: the most results of sympy.integrate kept (see _integrate)
-_INTEGRALS_KEPT = 512
-_integrals: dict[tuple, sympy.Expr] = kept_store()
-
-
 def _integrate(integrand: sympy.Expr, variable: sympy.Symbol, lower: sympy.Expr, upper: sympy.Expr) -> sympy.Expr:
-    """sympy.integrate(integrand, (variable, lower, upper), conds="none"), its generic branch, with
-    its results kept: derivations of related laws (the same constraints by another method, with a
-    value stated exactly or as a double, the CDF after the partition function) integrate the
-    same expressions again.  Keyed by srepr, so that Floats of different precisions, or Dummies,
-    are never taken for one another; an integral sympy is interrupted in is not kept."""
+    """sympy.integrate(integrand, (variable, lower, upper), conds="none"), its generic branch, or
+    the Integral left as it is where sympy is known to leave it so (:func:`_log_power_form`)."""
     if _log_power_form(integrand, variable):
         return sympy.Integral(integrand, (variable, lower, upper))
-    key = tuple(sympy.srepr(part) for part in (integrand, variable, lower, upper))
-    if key in _integrals:
-        return _integrals[key]
-    result = generic_branch(sympy.integrate(integrand, (variable, lower, upper), conds="none"))
-    keep(_integrals, key, result, _INTEGRALS_KEPT)
-    return result
+    return _sympy_integral(integrand, variable, lower, upper)
+
+
+@kept_by_srepr(512)
+def _sympy_integral(integrand: sympy.Expr, variable: sympy.Symbol, lower: sympy.Expr,
+                    upper: sympy.Expr) -> sympy.Expr:
+    """The generic branch of sympy's integral, kept per process: derivations of related laws (the
+    same constraints by another method, with a value stated exactly or as a double, the CDF after
+    the partition function) integrate the same expressions again."""
+    return generic_branch(sympy.integrate(integrand, (variable, lower, upper), conds="none"))
 
 
 def integrate_piece(integrand: sympy.Expr, piece: Piece, upper: sympy.Expr | None = None, *,

@@ -24,7 +24,7 @@ from maxent_util.families import family_constraints
 from maxent_util.maxent import _derive_cached, _solutions
 from maxent_util.maxent.numeric import NumericProblem, _weighted_sums, _zoom_grid
 from maxent_util.maxent.symbolic import _mixed_transcendental
-from maxent_util.problem import (Piece, _exponential_integral, _integrals, _log_power_form, build_pieces,
+from maxent_util.problem import (Piece, _exponential_integral, _log_power_form, _sympy_integral, build_pieces,
                                  integrate_piece, keep, make_terms, support_of)
 
 # Bounds on elapsed time are generous (T + 5 s) so that a loaded machine cannot fail them; before the
@@ -480,7 +480,7 @@ def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkey
     # derive.cache_clear() forgets the engine's results too: the next derivation is cold
     assert _solutions
     derive.cache_clear()
-    assert not _solutions and not _integrals
+    assert not _solutions and not _sympy_integral.store
     with pytest.raises(AssertionError, match="ran again"):
         derive(*constraints, method="numeric")
 

@@ -9,7 +9,7 @@ import functools
 import sympy
 
 from ..errors import NotNormalizableError
-from ..problem import Piece, Term, integrate_piece, is_unusable, keep, kept_store
+from ..problem import Piece, Term, integrate_piece, is_unusable, kept_by_srepr
 from ..symbols import kappa
 
 oo = sympy.oo
@@ -27,21 +27,12 @@ def _partition_pieces(pieces: list[Piece]) -> list[sympy.Expr]:
     return parts
 
 
-#: the simplified pieces of Z kept (see _simplified)
-_SIMPLIFIED_KEPT = 256
-_simplified_parts: dict[str, sympy.Expr] = kept_store()
-
-
+@kept_by_srepr(256)
 def _simplified(part: sympy.Expr) -> sympy.Expr:
-    """sympy.simplify(part), kept per process by srepr (the integrals themselves are kept by
+    """sympy.simplify(part), kept per process (the integrals themselves are kept by
     :func:`~maxent_util.problem.integrate_piece`): laws with the same features share their
     partition function whatever the values asked for."""
-    key = sympy.srepr(part)
-    if key in _simplified_parts:
-        return _simplified_parts[key]
-    simplified = sympy.simplify(part)
-    keep(_simplified_parts, key, simplified, _SIMPLIFIED_KEPT)
-    return simplified
+    return sympy.simplify(part)
 
 
 def multiplier_equations(terms: list[Term], partition: sympy.Expr, pieces: list[Piece]) -> list[sympy.Expr]:
