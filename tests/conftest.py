@@ -7,7 +7,9 @@ on ``sys.path`` because it holds the rootmost conftest.py.
 from __future__ import annotations
 
 import gc
+import sys
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -40,6 +42,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+#: the checkout's root folder
+ROOT = Path(__file__).resolve().parents[1]
 #: what every command-line error line starts with
 ERROR_PREFIX = "maxent-util: error: "
 #: the first eight bytes of every PNG file
@@ -90,6 +94,24 @@ def runs_table(rows: list[tuple], cutoff: float | None = 100.0) -> pd.DataFrame:
     if cutoff is not None:
         frame["cutoff"] = cutoff
     return frame
+
+
+# ---------------------------------------------------------------------------
+# benchmark scripts, in process
+
+
+def run_script(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, name: str, *argv: str) -> str:
+    """Standard output of ``python benchmarks/NAME ARGV``, run in this process as that command
+    would run it (its ``__main__`` block, its argument parser).
+
+    For scripts that clear no cache and change no setting: the libraries they import are loaded
+    here already, and this checkout's package is the one imported."""
+    import runpy
+
+    script = ROOT / "benchmarks" / name
+    monkeypatch.setattr(sys, "argv", [str(script), *argv])
+    runpy.run_path(str(script), run_name="__main__")
+    return capsys.readouterr().out
 
 
 # ---------------------------------------------------------------------------

@@ -5,13 +5,12 @@ plain per-resample loop, rank(ci=...) and rank_stability."""
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import sympy
+from conftest import run_script
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -25,7 +24,6 @@ from maxent_util.errors import DataError, UtilityError
 from maxent_util.ranking import PAR, Solved, per_instance, rank, rank_stability, tidy_ranking
 from maxent_util.symbols import t
 
-ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PARETO_60 = sympy.Piecewise((1, t < 60), (60 / t, True))
 
@@ -307,15 +305,7 @@ def test_rank_stability_property(data):
 
 
 def test_benchmark_quick_run_prints_time_and_ratio(capsys, monkeypatch):
-    # The script runs as `python benchmarks/bench_bootstrap.py --quick` would (its __main__ block,
-    # its argument parser), in this process: the libraries it imports are loaded here already, and
-    # it clears no cache and changes no setting. This checkout's package is the one imported.
-    import runpy
-
-    script = ROOT / "benchmarks" / "bench_bootstrap.py"
-    monkeypatch.setattr(sys, "argv", [str(script), "--quick"])
-    runpy.run_path(str(script), run_name="__main__")
-    out = capsys.readouterr().out
+    out = run_script(monkeypatch, capsys, "bench_bootstrap.py", "--quick")
     assert "naive" in out and "faster" in out
     assert "agree" in out
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import math
-import sys
 import warnings
 from importlib.util import find_spec
 from pathlib import Path
@@ -14,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sympy
-from conftest import runs_table
+from conftest import run_script, runs_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -662,16 +661,8 @@ def test_parallel_track_against_raw_csv():
 
 
 def test_benchmark_quick_run_prints_ratios(capsys, monkeypatch):
-    # The script runs as `python benchmarks/bench_scoring.py --quick --repeat 1` would (its
-    # __main__ block, its argument parser), in this process: the libraries it imports are loaded
-    # here already, and it clears no cache and changes no setting. This checkout's package is the
-    # one imported. One timing per case: the output is the same, only less averaged.
-    import runpy
-
-    script = ROOT / "benchmarks" / "bench_scoring.py"
-    monkeypatch.setattr(sys, "argv", [str(script), "--quick", "--repeat", "1"])
-    runpy.run_path(str(script), run_name="__main__")
-    out = capsys.readouterr().out
+    # one timing per case (--repeat 1): the output is the same, only less averaged
+    out = run_script(monkeypatch, capsys, "bench_scoring.py", "--quick", "--repeat", "1")
     for utility in ("uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace",
                     "log_normal", "piecewise", "4 breakpoints"):
         assert utility in out

@@ -11,6 +11,7 @@ import mpmath
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_script
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -430,18 +431,7 @@ def test_plot_sweep_marks_the_leader_changes():
 
 
 def test_benchmark_prints_times_and_ratio(capsys, monkeypatch):
-    # The script runs as `python benchmarks/bench_sweep.py --values 4` would (its __main__ block,
-    # its argument parser), in this process: the libraries it imports and the data set are loaded
-    # here already, and it clears no cache and changes no setting. This checkout's package is the
-    # one imported.
-    import runpy
-    import sys
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_sweep.py"
-    monkeypatch.setattr(sys, "argv", [str(script), "--values", "4"])
-    runpy.run_path(str(script), run_name="__main__")
-    out = capsys.readouterr().out
+    out = run_script(monkeypatch, capsys, "bench_sweep.py", "--values", "4")
     assert "ratio (rank / sweep)" in out
     difference = float(out.rsplit("largest score difference:", 1)[1])
     assert difference < 1e-12
