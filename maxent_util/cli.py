@@ -24,6 +24,7 @@ see the traceback instead.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -1629,6 +1630,25 @@ def _after_plot_defaults(arguments: argparse.Namespace) -> None:
             arguments.dataset = "satcomp2021-parallel"
 
 
+def _parser_for(words: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser for a command line, built once per process and set of constraint kinds.
+
+    main() may run many times in one process (a notebook, a script, the tests): building the
+    parser takes longer than parsing, and parsing leaves it unchanged. The derive flags follow
+    the registry, so a kind defined later gets its flag.
+    """
+    if _command_of(words) != "derive":
+        return _cached_parser(())
+    from .constraints import constraint_kinds
+
+    return _cached_parser(tuple(constraint_kinds().items()))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_parser(kinds: tuple) -> argparse.ArgumentParser:
+    return build_parser(constraint_flags=bool(kinds))
+
+
 def _command_of(words: Sequence[str]) -> str | None:
     """The subcommand named on the command line (the first word that is not an option)."""
     return next((word for word in words if not word.startswith("-")), None)
@@ -1643,7 +1663,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     try:
         words = list(sys.argv[1:] if argv is None else argv)
-        parser = build_parser(constraint_flags=_command_of(words) == "derive")
+        parser = _parser_for(words)
         arguments = parser.parse_args(words)
         if arguments.command is None:
             parser.print_help(out)
