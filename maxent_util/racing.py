@@ -1080,7 +1080,7 @@ def simulate_up(runtimes: Any, utility: Any, delta: float, *, configs: Sequence[
 
     race = _Race(fetch, races, n, size, u, delta, k0, largest, epsilon_min, budget, owner)
     race.run()
-    frame = pd.DataFrame(race.rows, columns=["repetition", *_COLUMNS])
+    frame = pd.DataFrame(dict(zip(["repetition", *_COLUMNS], race.columns())))
     frame["incumbent"] = np.asarray(names, dtype=object)[frame["incumbent"].to_numpy(int)]
     frame = frame.sort_values(["repetition", "m"], kind="stable", ignore_index=True)
     frame.attrs.update(stopped=pd.Series(race.stopped, name="stopped",
@@ -1116,7 +1116,9 @@ class _Race:
         self.total = np.zeros(races)
         self.running = np.ones(races, dtype=bool)
         self.stopped = np.full(races, "instances", dtype=object)
-        self.rows: list[tuple[Any, ...]] = []  # (race, m, best, epsilon, lcb, ucb, ...)
+        # per round, one array per column (race, m, best, epsilon, lcb, ucb, ...) over the
+        # races still running: 500 races of 400 rounds are 200,000 rows
+        self._blocks: list[tuple[np.ndarray, ...]] = []
         self.log_constant = math.log(4 * UNION_CONSTANT * n / delta)
 
     def run(self, report: Callable[[tuple[Any, ...]], None] | None = None) -> None:
@@ -1181,12 +1183,14 @@ class _Race:
         count = survivors.sum(axis=1)
         low = np.where(survivors, self.captime, np.inf).min(axis=1)
         high = np.where(survivors, self.captime, -np.inf).max(axis=1)
-        for r in np.flatnonzero(self.running):
-            row = (int(r), m, int(best[r]), float(epsilon[r]), float(best_lcb[r]), float(top[r]),
-                   int(count[r]), float(low[r]), float(high[r]), float(self.total[r]))
-            self.rows.append(row)
-            if report is not None:
-                report(row[1:])
+        running = np.flatnonzero(self.running)
+        block = (running, np.full(running.size, m), best[running], epsilon[running],
+                 best_lcb[running], top[running], count[running], low[running], high[running],
+                 self.total[running])
+        self._blocks.append(block)
+        if report is not None:
+            for row in zip(*(column.tolist() for column in block[1:])):
+                report(row)
         # double where the capped runs, not the sample, limit the lower bound
         grow = active & self.alive & (2 * alpha <= slack) & (self.captime < self.largest)
         if grow.any():
@@ -1200,6 +1204,19 @@ class _Race:
             ends &= self.running
             self.stopped[ends] = reason
             self.running &= ~ends
+
+    def columns(self) -> list[np.ndarray]:
+        """The trace, one array per column (race, m, best, epsilon, lcb, ucb, survivors,
+        captime_min, captime_max, total_time), rows in the order the rounds ran."""
+        if not self._blocks:
+            return [np.zeros(0, dtype=np.int64)] * 3 + [np.zeros(0)] * 3 + \
+                [np.zeros(0, dtype=np.int64)] + [np.zeros(0)] * 3
+        return [np.concatenate(column) for column in zip(*self._blocks)]
+
+    @property
+    def rows(self) -> list[tuple[Any, ...]]:
+        """The trace as tuples of Python numbers, one per race and round."""
+        return list(zip(*(column.tolist() for column in self.columns())))
 
     def configurations(self, configs: Sequence[Any]) -> pd.DataFrame:
         """Per race and configuration: the final means (over the instances it ran on),
