@@ -445,8 +445,15 @@ class CaptimeDistribution(Immutable):
                    for name, value in values.items()}
         constraints = tuple(c.subs(mapping) for c in self.constraints)
 
+        # Exact values are put in by xreplace: it gives what subs gives (the same srepr on every
+        # piece of every preset) ten to forty times faster. With a Float the order in which subs
+        # puts values in decides the last digits, so Floats keep subs.
+        exact = not any(value.has(sympy.Float) for value in mapping.values())
+
         def sub(expr: Any) -> Any:
-            return expr.subs(mapping) if isinstance(expr, sympy.Basic) else expr
+            if not isinstance(expr, sympy.Basic):
+                return expr
+            return expr.xreplace(mapping) if exact else expr.subs(mapping)
 
         record = dataclasses.replace(
             self.derivation,

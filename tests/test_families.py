@@ -23,7 +23,7 @@ from conftest import same
 from maxent_util import families
 from maxent_util.constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
                                      TailProbability, Mean)
-from maxent_util.errors import UtilityError
+from maxent_util.errors import MaxEntError, UtilityError
 from maxent_util.maxent import derive
 from maxent_util.symbols import kappa, t
 
@@ -411,6 +411,27 @@ def test_every_preset_at_any_numbers_is_the_papers_utility(call):
     times = np.concatenate([[0.0], np.geomspace(1e-3, 1e3, 25) * parameters[0]])
     np.testing.assert_allclose(np.asarray(law.utility()(times), dtype=float),
                                paper_utility_at(name, parameters, times), rtol=1e-10, atol=1e-14)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_preset_calls(), st.booleans())
+def test_exact_values_are_put_in_as_sympys_subs_puts_them(call, one_symbol):
+    # reference: sympy's own subs on each closed form of the shipped law (the law puts exact
+    # values in by another route); the same srepr, not only equal values
+    name, parameters = call
+    law = families.symbolic_preset(name)
+    values = {p: sympy.Rational(str(v)) for p, v in zip(families.FAMILIES[name], parameters)}
+    if one_symbol:  # a parameter renamed to another positive symbol stays exact too
+        values[families.FAMILIES[name][0]] = sympy.Symbol("k", positive=True)
+    try:
+        substituted = law.subs(**values)
+    except MaxEntError:
+        assume(False)  # values for which the closed form is no density are refused (tested elsewhere)
+    mapping = {symbol: values[symbol.name] for symbol in law.parameters}
+    for ours, symbolic in [(substituted.pdf, law.pdf), (substituted.cdf, law.cdf), (substituted.sf, law.sf),
+                           (substituted.derivation.partition, law.derivation.partition),
+                           *zip(substituted.multipliers.values(), law.multipliers.values())]:
+        assert sympy.srepr(ours) == sympy.srepr(symbolic.subs(mapping)), (name, values, symbolic)
 
 
 # ---------------------------------------------------------------------------
