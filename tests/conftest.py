@@ -7,6 +7,7 @@ on ``sys.path`` because it holds the rootmost conftest.py.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -44,6 +45,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 #: the checkout's root folder
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def checkout_env(**extra: str) -> dict[str, str]:
+    """The environment for a child process that imports this checkout's package, not an
+    installed copy: this process's, the checkout first on ``PYTHONPATH``, and ``extra``."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
 #: what every command-line error line starts with
 ERROR_PREFIX = "maxent-util: error: "
 #: the first eight bytes of every PNG file

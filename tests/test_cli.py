@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
 import shutil
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sympy
-from conftest import ERROR_PREFIX, PNG_SIGNATURE, assert_usage_error, run
+from conftest import ERROR_PREFIX, PNG_SIGNATURE, assert_usage_error, checkout_env, run
 from hypothesis import given, settings, strategies as st
 
 from maxent_util import (PAR, Mean, Moment, Solved, Support, TailProbability, derive, kappa, plan,
@@ -635,8 +634,8 @@ def entry_point() -> str:
 
 
 def run_process(*command: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    # PYTHONPATH: the entry point and `python -m` load this checkout's package, not an installed copy
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    # the entry point and `python -m` load this checkout's package, not an installed copy
+    env = checkout_env(PYTHONIOENCODING="utf-8")
     env.pop("MAXENT_UTIL_TRACEBACK", None)
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd, env=env)
 

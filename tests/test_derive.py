@@ -373,18 +373,17 @@ def test_subs_validates(call, error, message):
 # ---------------------------------------------------------------------------
 
 def test_benchmark_quick_run_prints_times_and_ratios():
-    import os
     import subprocess
     import sys
-    from pathlib import Path
+
+    from conftest import ROOT, checkout_env
 
     # A process of its own: the benchmark clears derive's and sympy's caches. Two of the seven
     # families (given out of order: the rows follow the paper's) keep the run short; deriving
-    # each family is tested above. PYTHONPATH: this checkout's package, not an installed one.
-    root = Path(__file__).resolve().parents[1]
-    result = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_derive.py"), "--quick",
+    # each family is tested above.
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_derive.py"), "--quick",
                              "--families", "pareto", "uniform"], capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
+                            timeout=120, env=checkout_env())
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     assert lines[0].split() == ["family", "parameters", "cold", "(s)", "warm", "(ms)", "warm/cold"]

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, checkout_env
 
 import maxent_util
 from maxent_util.constraints import constraint_kinds
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 # Modules whose API page the site must carry (each skipped while it does not exist).
@@ -47,7 +47,7 @@ def _build_site_once(folder: Path) -> tuple[int, str]:
     with open(folder / "build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not record.exists():
-            env = dict(os.environ, PYTHONPATH=str(ROOT))
+            env = checkout_env()
             result = subprocess.run(
                 [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(folder / "site")],
                 cwd=ROOT, capture_output=True, text=True, env=env, timeout=180)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from conftest import PNG_SIGNATURE, assert_usage_error, run
+from conftest import PNG_SIGNATURE, assert_usage_error, checkout_env, run
 
 from maxent_util import families
 from maxent_util.errors import ExportError
@@ -122,7 +121,7 @@ sys.stderr.write(f"status {status}\n")
 def test_derive_json_with_stdout_closed_exits_cleanly(tmp_path):
     # The derivations are closed forms (uniform, log-normal): what is checked is how a process
     # writes to a missing or closed stdout, not the engine's numerics (tested elsewhere).
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = checkout_env()
     env.pop("MAXENT_UTIL_TRACEBACK", None)
     # closed by the caller inside the process
     done = subprocess.run([sys.executable, "-c", _CLOSED_STDOUT], capture_output=True, text=True,

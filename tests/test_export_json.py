@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy
-from conftest import identical
+from conftest import ROOT, checkout_env, identical
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from maxent_util import families
@@ -31,7 +31,6 @@ from maxent_util.scorer import compile_scorer
 from maxent_util.symbols import t
 from maxent_util.utility import Utility
 
-ROOT = Path(__file__).resolve().parents[1]
 SENTINEL = Path(os.environ.get("TMPDIR", "/tmp")) / "maxent_util_json_sentinel"
 CODE = [f"__import__('os').system('touch {SENTINEL}')", f"open('{SENTINEL}', 'w')",
         "Symbol('x').__class__.__base__", "lambda: 0", "Tuple(\"__import__('os')\")",
@@ -95,7 +94,7 @@ def test_output_is_byte_identical_across_processes():
     # (log-normal), each document ended by a NUL byte (JSON text holds none)
     outputs = []
     for seed in ("0", "12345"):
-        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        env = checkout_env(PYTHONHASHSEED=seed)
         done = subprocess.run([sys.executable, "-c", _DUMP], capture_output=True, timeout=300, env=env)
         assert done.returncode == 0, done.stderr.decode()
         outputs.append(done.stdout)

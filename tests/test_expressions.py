@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 
 import pytest
 import sympy
 from hypothesis import HealthCheck, given, settings
+from conftest import ROOT
 from hypothesis import strategies as st
 
 from maxent_util import expressions
@@ -20,7 +20,7 @@ from maxent_util.errors import ConstraintError, MaxEntError, UtilityError
 from maxent_util.expressions import as_expression, from_tree, read_expression, read_number, to_tree
 from maxent_util.symbols import kappa, q, t
 
-PACKAGE = Path(__file__).resolve().parents[1] / "maxent_util"
+PACKAGE = ROOT / "maxent_util"
 
 
 # ---------------------------------------------------------------------------

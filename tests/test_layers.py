@@ -7,14 +7,13 @@ import, including those inside functions, so a circle held apart by a late impor
 from __future__ import annotations
 
 import ast
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, checkout_env
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "maxent_util"
 
 #: modules that may import inside functions, and what: optional backends (a missing one must not
@@ -78,7 +77,7 @@ HEAVY = ("sympy", "scipy", "pandas", "matplotlib", "numpy")
 def test_start_up_loads_no_scientific_library(code):
     probe = f"{code}\nimport sys\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          timeout=120, env=checkout_env())
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
 

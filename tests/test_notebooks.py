@@ -3,16 +3,15 @@ stored copies carry no outputs."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT, checkout_env
 
 nbformat = pytest.importorskip("nbformat")
 
-ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 EXPECTED = ["01_derive_families.ipynb", "02_sat_competition.ipynb", "03_cross_utility.ipynb",
@@ -70,8 +69,7 @@ def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from jupyter_client import KernelManager
 
     # The kernel gets this environment: no display, and the checkout's package.
-    env = dict(os.environ, MPLBACKEND="Agg",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env = checkout_env(MPLBACKEND="Agg")
     manager = KernelManager(kernel_name="python3")
     manager.start_kernel(env=env, cwd=str(tmp_path_factory.mktemp("kernel")),
                          extra_arguments=["--HistoryManager.hist_file=:memory:"])  # as nbclient does

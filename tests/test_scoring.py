@@ -6,14 +6,13 @@ import csv
 import math
 import warnings
 from importlib.util import find_spec
-from pathlib import Path
 
 import mpmath
 import numpy as np
 import pandas as pd
 import pytest
 import sympy
-from conftest import run_script, runs_table
+from conftest import ROOT, run_script, runs_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +23,6 @@ from maxent_util.ranking import PAR, Solved, cross_utility, rank
 from maxent_util.symbols import t
 from maxent_util.utility import Utility
 
-ROOT = Path(__file__).resolve().parents[1]
 
 kappa0, kappa1, alpha, beta, sigma, delta = sympy.symbols(
     "kappa0 kappa1 alpha beta sigma delta", positive=True)
