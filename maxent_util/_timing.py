@@ -39,18 +39,38 @@ from typing import Any, Callable, Iterator
 from .errors import MaxEntError, TimeLimitError, argument_message, short
 
 __all__ = ["SymbolicTimeout", "Deadline", "time_limit", "run_bounded", "alarm_usable",
-           "check_timeout"]
+           "check_timeout", "rings"]
 
 #: delay before the alarm rings again if its exception was swallowed
 _RING_AGAIN = 0.05
+
+
+#: how many times a time limit has rung in this process (see rings)
+_rings = 0
 
 
 class SymbolicTimeout(BaseException):
     """Raised inside a :func:`time_limit` block when its time is up.
 
     A BaseException, so that sympy's internal ``except Exception`` blocks
-    cannot swallow the alarm and keep computing.
+    cannot swallow the alarm and keep computing.  Each one is counted
+    (:func:`rings`).
     """
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        global _rings
+        _rings += 1
+
+
+def rings() -> int:
+    """How many time limits have rung in this process so far (every :class:`SymbolicTimeout`).
+
+    A computation during which this did not change ran each of its steps to the end, so its
+    result is the one it has under any time limit.  Rings of other threads count too, which
+    can only make a computation look interrupted when it was not, never the other way.
+    """
+    return _rings
 
 
 def check_timeout(value: Any, *, arg: str = "timeout", owner: str = "derive",

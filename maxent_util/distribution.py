@@ -152,6 +152,16 @@ class CaptimeDistribution(Immutable):
         named._frozen = None  # its scipy view carries the name
         return named
 
+    def _with_timeout(self, timeout: float | None) -> "CaptimeDistribution":
+        """The same law with ``timeout`` (seconds, None: no limit) for its later symbolic steps
+        (quantiles, entropy, masses).  :func:`~maxent_util.derive` hands a law that no time limit
+        cut short to a call with another ``timeout`` this way: every step of its derivation ran
+        to the end, so it is the law that call would derive."""
+        seconds = math.inf if timeout is None else timeout
+        if seconds == self._timeout:
+            return self
+        return self._evolve(_timeout=seconds, _frozen=None)  # its scipy view used the old limit
+
     def with_preset(self, family: str, arguments: tuple) -> "CaptimeDistribution":
         """The same law, recorded as built by the preset ``family(*arguments)``.
 

@@ -20,7 +20,7 @@ from scipy import stats
 from maxent_util import families
 from maxent_util.constraints import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support,
                                      TailProbability)
-from maxent_util.maxent import _derive_cached, derive
+from maxent_util.maxent import _forget_laws, derive
 from maxent_util.errors import ConstraintError, InfeasibleError, NoClosedFormError, TimeLimitError
 from maxent_util.symbols import kappa
 
@@ -475,10 +475,10 @@ def symbolic_cdf_fails(monkeypatch):
 
     # the laws are forgotten, so that the law is derived again under the patch; the integrals and
     # numeric roots the engine keeps are not the CDF step's (distribution.integrate_piece) and stay
-    _derive_cached.cache_clear()
+    _forget_laws()
     monkeypatch.setattr(distribution, "integrate_piece", failing)
     yield
-    _derive_cached.cache_clear()  # no law derived under the patch outlives the test
+    _forget_laws()  # no law derived under the patch outlives the test
 
 
 def test_gamma_cdf_without_sympy_is_numeric_and_usable(symbolic_cdf_fails):

@@ -6,6 +6,7 @@ import math
 import multiprocessing
 import pickle
 import re
+import sys
 import threading
 import time
 
@@ -18,10 +19,10 @@ from hypothesis import strategies as st
 
 from maxent_util import ConstraintError, LogMoment, Mean, Support, TimeLimitError, UtilityError, derive, kappa
 from maxent_util import expected_utility, exponential
-from maxent_util._timing import Deadline, SymbolicTimeout, check_timeout, run_bounded, time_limit
+from maxent_util._timing import Deadline, SymbolicTimeout, check_timeout, rings, run_bounded, time_limit
 from maxent_util.distribution import _polar_power, _tail_integral, _unusable
 from maxent_util.families import family_constraints
-from maxent_util.maxent import _derive_cached, _solutions
+from maxent_util.maxent import _forget_laws, _solutions
 from maxent_util.maxent.numeric import NumericProblem, _weighted_sums, _zoom_grid
 from maxent_util.maxent.symbolic import _mixed_transcendental
 from maxent_util.problem import (Piece, _exponential_integral, _log_power_form, _sympy_integral, build_pieces,
@@ -468,7 +469,7 @@ def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkey
         rate = mpmath.mpf(sympy.N(rate, 40))
         assert abs(1 / rate - 10 / (mpmath.exp(10 * rate) - 1) - mpmath.mpf(17) / 5) < mpmath.mpf(10) ** -30
     monkeypatch.setattr(NumericProblem, "solve", _refuse_solve)
-    _derive_cached.cache_clear()  # the laws forgotten, the engine's results kept
+    _forget_laws()  # the laws forgotten, the engine's results kept
     again = derive(*constraints, method="numeric")
     assert again is not first and sympy.srepr(again.pdf) == sympy.srepr(first.pdf)
     assert dict(again.multipliers) == dict(first.multipliers) and again.notes == first.notes
@@ -483,6 +484,62 @@ def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkey
     assert not _solutions and not _sympy_integral.store
     with pytest.raises(AssertionError, match="ran again"):
         derive(*constraints, method="numeric")
+
+
+def _count_derivations(monkeypatch) -> list:
+    """Patch the engine so that each derivation that really runs is recorded."""
+    engine = sys.modules["maxent_util.maxent"]  # the package's `derive` attribute is the function
+    runs: list = []
+    within = engine._derive_within
+
+    def counted(constraints, *args):
+        runs.append(constraints)
+        return within(constraints, *args)
+    monkeypatch.setattr(engine, "_derive_within", counted)
+    return runs
+
+
+def test_a_law_no_time_limit_cut_short_serves_every_timeout(monkeypatch):
+    constraints = (Support(0, 10), Mean(sympy.Rational(19, 5)))
+    _forget_laws()
+    runs = _count_derivations(monkeypatch)
+    before = rings()
+    first = derive(*constraints, timeout=60)
+    assert rings() == before and len(runs) == 1
+    # every step ran to its end: the law is the one any other timeout gives, with that timeout
+    for timeout in (None, 30, 0.001):
+        again = derive(*constraints, timeout=timeout)
+        assert again == first and sympy.srepr(again.pdf) == sympy.srepr(first.pdf)
+        assert again._timeout == (math.inf if timeout is None else timeout)
+    assert len(runs) == 1 and first._timeout == 60
+    assert derive(*constraints, timeout=60) is first
+    # the other arguments still tell laws apart
+    derive(*constraints, timeout=60, digits=35)
+    derive(*constraints, timeout=60, method="numeric")
+    assert len(runs) == 3
+    _forget_laws()
+    derive(*constraints, timeout=30)
+    assert len(runs) == 4
+
+
+def test_a_law_cut_short_by_a_time_limit_is_kept_for_its_own_timeout_only(monkeypatch):
+    from maxent_util import distribution
+
+    constraints = (Support(0, 10), Mean(sympy.Rational(21, 5)))
+    _forget_laws()
+    runs = _count_derivations(monkeypatch)
+
+    def ring(expr):  # the cosmetic simplification runs out of time: the law keeps the raw form
+        raise SymbolicTimeout()
+    monkeypatch.setattr(distribution, "_paper_form", ring)
+    before = rings()
+    first = derive(*constraints, timeout=60)
+    assert rings() > before
+    assert derive(*constraints, timeout=60) is first and len(runs) == 1
+    # with more time the law could come out otherwise: another timeout derives it again
+    derive(*constraints, timeout=None)
+    assert len(runs) == 2
+    _forget_laws()
 
 
 def test_kept_results_drop_the_oldest_beyond_the_limit():

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy
 
-from .._timing import Deadline, alarm_usable, check_timeout, run_bounded, time_limit, timed_out
+from .._timing import Deadline, alarm_usable, check_timeout, rings, run_bounded, time_limit, timed_out
 from .._timing import SymbolicTimeout as _SymbolicTimeout
 
 from ..constraints import Constraint
@@ -203,29 +203,49 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
     return _derive_cached(tuple(constraints), seconds, int(max(digits, 30)), method)
 
 
+#: laws whose derivation no time limit cut short, by (constraints, digits, method): every step
+#: ran to its end, so the same law comes out under any timeout, and a call with another timeout
+#: takes it instead of deriving it again (a law that fell back on a cheaper route when time ran
+#: out is kept for its own timeout only, by the lru_cache below)
+_UNINTERRUPTED_KEPT = 256
+_uninterrupted: dict[tuple, CaptimeDistribution] = {}
+
+
 @functools.lru_cache(maxsize=256)
 def _derive_cached(constraints: tuple, timeout: float | None, digits: int, method: str = "auto"):
+    key = (constraints, digits, method)
+    if key in _uninterrupted:
+        return _uninterrupted[key]._with_timeout(timeout)
     deadline = Deadline(timeout)
     if timeout is None or alarm_usable():
-        return _derive_within(constraints, deadline, digits, method)
-    # off the main thread no alarm can interrupt sympy: a worker process that can be killed
-    try:
-        return run_bounded(_derive_within, constraints, deadline, digits, method,
-                           deadline=deadline.extended(_GRACE))
-    except _SymbolicTimeout:
-        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+        law, uninterrupted = _derive_within(constraints, deadline, digits, method)
+    else:
+        # off the main thread no alarm can interrupt sympy: a worker process that can be killed
+        try:
+            law, uninterrupted = run_bounded(_derive_within, constraints, deadline, digits, method,
+                                             deadline=deadline.extended(_GRACE))
+        except _SymbolicTimeout:
+            raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+    if uninterrupted:
+        keep(_uninterrupted, key, law, _UNINTERRUPTED_KEPT)
+    return law
 
 
 def _derive_within(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
-    """The derivation, every step bounded by ``deadline`` (alarms: call on a main thread)."""
+    """The derivation, every step bounded by ``deadline`` (alarms: call on a main thread), and
+    whether it ran without any time limit ringing (counted where it runs, which may be a worker
+    process)."""
     timeout = deadline.seconds
+    before = rings()
     try:
         with time_limit(deadline.extended(_GRACE)):
             if any(c.relation != "==" for c in constraints):
-                return _derive_active_set(constraints, deadline, digits, method)
-            return _derive_steps(constraints, deadline, digits, method)
+                law = _derive_active_set(constraints, deadline, digits, method)
+            else:
+                law = _derive_steps(constraints, deadline, digits, method)
     except _SymbolicTimeout:
         raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+    return law, rings() == before
 
 
 def _derive_active_set(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
@@ -393,10 +413,16 @@ def _numeric_solution(constraints: tuple, pieces: list, terms: list, digits: int
     return problem, multipliers, notes
 
 
+def _forget_laws() -> None:
+    """Forget every law derived; the engine's results (integrals, numeric roots, ...) stay."""
+    _derive_cached.cache_clear()
+    _uninterrupted.clear()
+
+
 def _cache_clear() -> None:
     """Forget every law derived and every result the engine keeps (integrals, simplified
     pieces of Z, log scales, numeric solutions): the next derivation is cold."""
-    _derive_cached.cache_clear()
+    _forget_laws()
     clear_kept()
 
 
