@@ -23,7 +23,7 @@ import numpy as np
 import sympy
 from sympy.calculus.util import continuous_domain
 
-from ._timing import time_limit
+from ._timing import rings, time_limit
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from .constraints import Constraint, ContinuousAt, Feature, LogMoment, Support, _provably
 from .errors import ConstraintError, InfeasibleError, argument_message
@@ -76,8 +76,10 @@ def keep(store: dict, key: Any, value: Any, limit: int) -> None:
 def kept_by_srepr(limit: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Keep a function's results per process, at most ``limit`` of them, keyed by the srepr of
     its (sympy) arguments, so that Floats of different precisions, or Dummies, are never taken
-    for one another; a call that raises (an interrupted sympy call) is not kept.  The store is
-    the wrapper's ``store`` and is emptied by :func:`clear_kept`."""
+    for one another.  A call that raises (an interrupted sympy call) is not kept, nor one during
+    which a time limit rang (:func:`~maxent_util._timing.rings`): a step that ran out of time
+    and fell back could come out otherwise with more time.  The store is the wrapper's
+    ``store`` and is emptied by :func:`clear_kept`."""
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
         store = kept_store()
 
@@ -86,8 +88,10 @@ def kept_by_srepr(limit: int) -> Callable[[Callable[..., Any]], Callable[..., An
             key = tuple(sympy.srepr(arg) for arg in args)
             if key in store:
                 return store[key]
+            before = rings()
             result = function(*args)
-            keep(store, key, result, limit)
+            if rings() == before:
+                keep(store, key, result, limit)
             return result
 
         kept.store = store  # type: ignore[attr-defined]

@@ -209,6 +209,35 @@ def test_inverse_expression_keeps_symbolic_parameters():
     assert same(closed, k0 + v / a - y * (v + a * k0) / a)
 
 
+def test_an_inverse_is_solved_once_per_expression_unless_time_ran_out(monkeypatch):
+    from maxent_util._timing import SymbolicTimeout
+    from maxent_util.utility import core
+
+    solves: list = []
+    solve = sympy.solve
+
+    def counted(*args, **kwargs):
+        solves.append(args)
+        return solve(*args, **kwargs)
+    monkeypatch.setattr(sympy, "solve", counted)
+    expr = 1 - t / 17
+    core._inverse_of.store.clear()
+    first = Utility(expr).inverse_expr
+    # another utility of the same expression takes the kept inverse
+    assert Utility(expr).inverse_expr is first and len(solves) == 1
+    # hand computation: 1 - t/17 = y  <=>  t = 17 (1 - y)
+    assert same(first, 17 * (1 - y))
+
+    def ring(*args, **kwargs):  # sympy's limit runs out of time: no closed form this time
+        raise SymbolicTimeout()
+    monkeypatch.setattr(sympy, "limit", ring)
+    core._inverse_of.store.clear()
+    assert Utility(expr).inverse_expr is None
+    monkeypatch.undo()
+    # that answer came from running out of time: it was not kept
+    assert same(Utility(expr).inverse_expr, 17 * (1 - y))
+
+
 @pytest.mark.parametrize("level", [0, -0.5, 1.5, float("nan"), float("inf")])
 def test_inverse_refuses_levels_outside_the_unit_interval(level):
     with pytest.raises(UtilityError, match=r"^`y` of `Utility.inverse` must be in \(0, 1\]; got "):

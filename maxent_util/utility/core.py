@@ -24,6 +24,7 @@ import scipy
 from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
 from ..expressions import as_expression
+from ..problem import kept_by_srepr
 from ..scorer import compile_scorer
 from ..symbols import kappa, q, t
 from .checks import UtilityCheck, check_utility
@@ -128,6 +129,39 @@ def captime_parameter(kappa0: Any, owner: str) -> sympy.Expr:
 # ---------------------------------------------------------------------------
 # Utility
 # ---------------------------------------------------------------------------
+
+@kept_by_srepr(128)
+def _inverse_of(expr: sympy.Expr) -> sympy.Expr | None:
+    """``u^{-1}(y)`` of a utility expression solved piece by piece, or None without a closed
+    form; kept per process (several utilities share one expression: a preset's, a copy's)."""
+    pieces = pieces_of(expr)
+    if pieces is None:
+        return None
+    branches = []
+    for start, end, piece in pieces:
+        if piece == 0:
+            continue  # y > 0 never falls here
+        if not piece.has(t):
+            branches.append((start, sympy.Eq(y, piece)))
+            continue
+        solutions = try_symbolic(lambda: sympy.solve(sympy.Eq(piece, y), t), SOLVE_SECONDS)
+        if not solutions:
+            return None
+        # y = 1 / (1 + z) with z > 0 spans (0, 1), so sympy can see a root's sign.
+        inside = sympy.Dummy("z", positive=True)
+        solutions = [s for s in solutions if not s.has(sympy.I) and not try_symbolic(
+            lambda: s.subs(y, 1 / (1 + inside)).is_negative, SOLVE_SECONDS)]
+        if len(solutions) != 1:
+            return None
+        solutions = [_complementary_inverse(solutions[0])]
+        direction = "-" if end != sympy.oo else "+"
+        below = try_symbolic(lambda: sympy.limit(piece, t, end, direction), SOLVE_SECONDS)
+        if below is None or below.has(sympy.Limit):
+            return None
+        branches.append((solutions[0], y > below))
+    branches.append((sympy.nan, True))
+    return sympy.Piecewise(*branches)
+
 
 _NOT_SOLVED = object()
 
@@ -323,33 +357,7 @@ class Utility(Immutable):
     def _solve_inverse(self) -> sympy.Expr | None:
         if self.expr.has(sympy.Integral) or q in self.expr.free_symbols:
             return None
-        pieces = pieces_of(self.expr)
-        if pieces is None:
-            return None
-        branches = []
-        for start, end, piece in pieces:
-            if piece == 0:
-                continue  # y > 0 never falls here
-            if not piece.has(t):
-                branches.append((start, sympy.Eq(y, piece)))
-                continue
-            solutions = try_symbolic(lambda: sympy.solve(sympy.Eq(piece, y), t), SOLVE_SECONDS)
-            if not solutions:
-                return None
-            # y = 1 / (1 + z) with z > 0 spans (0, 1), so sympy can see a root's sign.
-            inside = sympy.Dummy("z", positive=True)
-            solutions = [s for s in solutions if not s.has(sympy.I) and not try_symbolic(
-                lambda: s.subs(y, 1 / (1 + inside)).is_negative, SOLVE_SECONDS)]
-            if len(solutions) != 1:
-                return None
-            solutions = [_complementary_inverse(solutions[0])]
-            direction = "-" if end != sympy.oo else "+"
-            below = try_symbolic(lambda: sympy.limit(piece, t, end, direction), SOLVE_SECONDS)
-            if below is None or below.has(sympy.Limit):
-                return None
-            branches.append((solutions[0], y > below))
-        branches.append((sympy.nan, True))
-        return sympy.Piecewise(*branches)
+        return _inverse_of(self.expr)
 
     def inverse(self, y: Any, **values: Any) -> Any:
         """The runtime ``t`` at which the utility falls to ``y``: ``u(t) = y``.
