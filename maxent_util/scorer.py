@@ -495,10 +495,9 @@ def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
         return sympy.Piecewise(*pieces) if pieces else sympy.nan
     if t not in expr.free_symbols:
         return expr
-    if point == 0:
-        value = expr.subs(t, 0)
-        if not _undetermined(value):
-            return value
+    value = limit_by_continuity(expr, point)
+    if value is not None:
+        return value
     try:
         # sympy's limit can recurse without end or run long on symbolic powers: bounded on
         # any thread (a worker process off the main thread)
@@ -507,6 +506,83 @@ def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
     except (NotImplementedError, ValueError, TypeError, AttributeError, RecursionError, SymbolicTimeout):
         return None
     return None if _undetermined(value) else value
+
+
+#: functions continuous wherever they are finite, with limits at +-oo that sympy evaluates
+#: (erf(oo) = 1, atan(-oo) = -pi/2, exp(-oo) = 0, log(oo) = oo)
+_CONTINUOUS = (sympy.exp, sympy.log, sympy.erf, sympy.erfc, sympy.atan, sympy.tanh)
+
+
+def limit_by_continuity(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
+    """``lim expr`` as ``t -> point`` (t > 0 near it) from the limits of its parts, or None.
+
+    Each step is continuity: a sum, product or power of the parts' limits, or one of
+    ``_CONTINUOUS`` at its argument's limit (also at +-oo, and log or a negative power at
+    0 from above).  Where a step is indeterminate (0 * oo, oo - oo, 0**0, 1**oo, a sign that
+    is not known) or the function is another one, the answer is None and sympy's limit
+    decides.  No series is taken, so sympy's wrong limits of erf at infinity
+    (lim 1 - erf(3 t - 1) = 2 under gruntz in sympy 1.14) never come in where continuity
+    gives the answer, and lim erf(log(t)/s) costs a walk of the tree instead of gruntz.
+    """
+    if isinstance(point, int):
+        point = sympy.Integer(point)
+    runtime = sympy.Dummy("t", positive=True)
+
+    def positive_near(part: sympy.Expr) -> bool:
+        return part.xreplace({t: runtime}).is_positive is True
+
+    def settled(value: sympy.Expr) -> sympy.Expr | None:
+        # a limit is a finite expression or exactly +-oo: oo*x (x of unknown sign), nan, zoo,
+        # complex values and AccumBounds are not decided here
+        if value in (sympy.oo, -sympy.oo):
+            return value
+        if value.has(sympy.oo, -sympy.oo, sympy.nan, sympy.zoo, sympy.I, sympy.AccumBounds):
+            return None
+        return value
+
+    def limit_of(part: sympy.Expr) -> sympy.Expr | None:
+        if t not in part.free_symbols:
+            return part
+        if part == t:
+            return point
+        if part.is_Add or part.is_Mul:
+            limits = []
+            for argument in part.args:
+                value = limit_of(argument)
+                if value is None:
+                    return None
+                limits.append(value)
+            return settled(part.func(*limits))
+        if part.is_Pow:
+            base, exponent = limit_of(part.base), limit_of(part.exp)
+            if base is None or exponent is None:
+                return None
+            if exponent.is_finite and base.is_finite and base.is_positive:
+                return settled(sympy.Pow(base, exponent))  # continuous
+            if exponent.is_finite and (exponent.is_positive or exponent.is_negative):
+                if base == 0 and (exponent.is_positive or positive_near(part.base)):
+                    return sympy.S.Zero if exponent.is_positive else sympy.oo
+                if base == sympy.oo:
+                    return sympy.oo if exponent.is_positive else sympy.S.Zero
+                return None
+            if exponent in (sympy.oo, -sympy.oo) and base.is_finite and base.is_positive \
+                    and (base - 1).is_nonzero:
+                return settled(sympy.Pow(base, exponent))
+            return None
+        if isinstance(part, _CONTINUOUS) and len(part.args) == 1:
+            argument = limit_of(part.args[0])
+            if argument is None:
+                return None
+            if isinstance(part, sympy.log):
+                if argument == 0 and positive_near(part.args[0]):
+                    return -sympy.oo
+                if not (argument == sympy.oo or (argument.is_finite and argument.is_positive)):
+                    return None
+            return settled(part.func(argument))
+        return None
+
+    value = limit_of(expr)
+    return None if value is None or _undetermined(value) else value
 
 
 def _undetermined(value: sympy.Basic) -> bool:

@@ -23,6 +23,7 @@ from maxent_util.constraints import (ContinuousAt, LogMoment, Mean, Moment, Squa
 from maxent_util.maxent import _forget_laws, derive
 from maxent_util.errors import ConstraintError, InfeasibleError, NoClosedFormError, TimeLimitError
 from maxent_util.symbols import kappa
+from maxent_util.utility import ZERO_AT_CAPTIME
 
 oo = sympy.oo
 DPS = 30
@@ -255,6 +256,21 @@ def test_to_scipy_agrees_with_scipy_stats(name):
     draws = ours.rvs(size=(3, 4), random_state=np.random.default_rng(1))
     assert draws.shape == (3, 4)
     assert np.all((draws >= lower) & (draws <= upper))
+
+
+def test_truncated_normal_utility_at_the_ends_and_its_inverse():
+    # Reference: scipy.stats.truncnorm with the textbook moments (truncated_normal_reference).
+    # Its utility is c - c*erf(a t - b); sympy 1.14's limit of that at t -> oo is 2c, not 0,
+    # which once made u(inf) = 1.04 and refused every level of the inverse
+    utility = SCIPY["truncnorm"][0]().utility()
+    reference = SCIPY["truncnorm"][1]
+    assert utility(np.inf) == 0.0 and utility(0.0) == 1.0
+    times = np.array([0.5, 2.0, 5.0, 9.0])
+    np.testing.assert_allclose(utility(times), reference.sf(times), rtol=1e-9)
+    levels = np.array([0.9, 0.5, 0.1, 1e-6])
+    np.testing.assert_allclose(utility.inverse(levels), reference.isf(levels), rtol=1e-9)
+    zero_at_captime = [c for c in utility.check().properties if c.name == ZERO_AT_CAPTIME][0]
+    assert zero_at_captime.holds is True, zero_at_captime
 
 
 def test_log_normal_mean_is_exact():

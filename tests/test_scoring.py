@@ -127,6 +127,49 @@ def test_limit_used_where_floats_break_down():
     assert odd(1e300) == pytest.approx(0.5, rel=1e-15)  # log1p keeps 1/t from vanishing
 
 
+# f, with its limits at -oo and +oo (textbook values)
+_SATURATING = [(sympy.erf, -1, 1), (sympy.erfc, 2, 0), (sympy.atan, -sympy.pi / 2, sympy.pi / 2),
+               (sympy.tanh, -1, 1), (lambda z: sympy.exp(-z), sympy.oo, 0)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(which=st.integers(0, len(_SATURATING) - 1), slope=st.integers(-9, 9).filter(bool),
+       shift=st.integers(-9, 9), weight=st.integers(1, 5), in_log=st.booleans())
+def test_limits_by_continuity_match_the_limits_by_hand(which, slope, shift, weight, in_log):
+    from maxent_util.scorer import _limit, limit_by_continuity
+
+    # u = w - w f(z) with z = a t + b or a log(t) + b.  By hand: at t -> oo, z -> sign(a) oo; at
+    # t -> 0+, z -> b (linear) or -sign(a) oo (log), and f is continuous, so u's limit is
+    # w - w f(lim z).  sympy 1.14's own limit is wrong for some of these (1 - erf(3t - 1) -> 2)
+    f, at_minus, at_plus = _SATURATING[which]
+    inner = slope * (sympy.log(t) if in_log else t) + shift
+    expr = weight - weight * f(inner)
+    towards = {sympy.oo: at_plus if slope > 0 else at_minus,
+               0: (at_plus if slope < 0 else at_minus) if in_log else f(sympy.Integer(shift))}
+    for point, f_limit in towards.items():
+        expected = weight - weight * f_limit
+        if expected in (sympy.oo, -sympy.oo):
+            assert limit_by_continuity(expr, point) is None  # an infinite limit is left to sympy
+            continue
+        assert sympy.simplify(limit_by_continuity(expr, point) - expected) == 0, (expr, point)
+        assert sympy.simplify(_limit(expr, point) - expected) == 0, (expr, point)
+
+
+def test_continuity_leaves_indeterminate_forms_to_sympy():
+    from maxent_util.scorer import _limit, limit_by_continuity
+
+    # by hand: each is 0 * oo, oo - oo, 0**0 or 1**oo at the point, so continuity cannot say
+    for expr, point, by_hand in [((1 + t) * sympy.exp(-t), sympy.oo, 0), (t * sympy.log(t), 0, 0),
+                                 ((1 + t) ** (1 / t), 0, sympy.E), (t ** t, 0, 1),
+                                 ((1 + 1 / t) ** t, sympy.oo, sympy.E),
+                                 (t * (1 - sympy.exp(-1 / t)), sympy.oo, 1)]:
+        assert limit_by_continuity(expr, point) is None, expr
+        assert _limit(expr, point) == by_hand, expr
+    # parameters whose sign decides the limit: decided with the sign, left to sympy without it
+    assert limit_by_continuity(sympy.exp(-t / kappa0), sympy.oo) == 0
+    assert limit_by_continuity(sympy.exp(-t * sympy.Symbol("c", real=True)), sympy.oo) is None
+
+
 def test_erf_tails_keep_relative_accuracy():
     # 1/2 - erf(z)/2 and 1/2 + erf(z)/2 round to 0 in floats once |z| > 6; written as
     # erfc they keep every digit. References by mpmath at high precision.

@@ -25,7 +25,7 @@ from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
 from ..expressions import as_expression
 from ..problem import kept_by_srepr
-from ..scorer import compile_scorer
+from ..scorer import compile_scorer, limit_by_continuity
 from ..symbols import kappa, q, t
 from .checks import UtilityCheck, check_utility
 from .pieces import SOLVE_SECONDS, breakpoints, pieces_of, try_symbolic
@@ -155,7 +155,9 @@ def _inverse_of(expr: sympy.Expr) -> sympy.Expr | None:
             return None
         solutions = [_complementary_inverse(solutions[0])]
         direction = "-" if end != sympy.oo else "+"
-        below = try_symbolic(lambda: sympy.limit(piece, t, end, direction), SOLVE_SECONDS)
+        below = limit_by_continuity(piece, end)  # before sympy's limit, wrong on erf at oo
+        if below is None:
+            below = try_symbolic(lambda: sympy.limit(piece, t, end, direction), SOLVE_SECONDS)
         if below is None or below.has(sympy.Limit):
             return None
         branches.append((solutions[0], y > below))
