@@ -35,8 +35,9 @@ rounds differently from numpy, so it could not promise identical results.
 
 *Limits.* Numbers never raise inside a scorer. A runtime at or below 0 gets
 :math:`u(0^+)` and ``inf`` gets :math:`\\lim_{t\\to\\infty} u(t)`, both
-computed symbolically once (lazily, the first time such a runtime is seen)
-and evaluated with the parameters of the call; floating-point breakdowns
+computed symbolically once (lazily, the first time such a runtime is seen:
+by continuity where that decides, else by sympy's ``limit``) and evaluated
+with the parameters of the call; floating-point breakdowns
 (``0 * inf``, ``inf / inf``) at extreme but finite runtimes get the limit at
 the nearer end of the support. A NaN runtime gives NaN.
 
