@@ -499,6 +499,10 @@ def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
     value = limit_by_continuity(expr, point)
     if value is not None:
         return value
+    if point == 0:
+        value = expr.subs(t, 0)
+        if not _undetermined(value):
+            return value
     try:
         # sympy's limit can recurse without end or run long on symbolic powers: bounded on
         # any thread (a worker process off the main thread)
@@ -517,9 +521,9 @@ _CONTINUOUS = (sympy.exp, sympy.log, sympy.erf, sympy.erfc, sympy.atan, sympy.ta
 def limit_by_continuity(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
     """``lim expr`` as ``t -> point`` (t > 0 near it) from the limits of its parts, or None.
 
-    Each step is continuity: a sum, product or power of the parts' limits, or one of
-    ``_CONTINUOUS`` at its argument's limit (also at +-oo, and log or a negative power at
-    0 from above).  Where a step is indeterminate (0 * oo, oo - oo, 0**0, 1**oo, a sign that
+    Each step is continuity: a sum, product or power of the parts' limits, Min, Max or Abs
+    of them, or one of ``_CONTINUOUS`` at its argument's limit (also at +-oo, and log or a
+    negative power at 0 from above).  Where a step is indeterminate (0 * oo, oo - oo, 0**0, 1**oo, a sign that
     is not known) or the function is another one, the answer is None and sympy's limit
     decides.  No series is taken, so sympy's wrong limits of erf at infinity
     (lim 1 - erf(3 t - 1) = 2 under gruntz in sympy 1.14) never come in where continuity
@@ -570,6 +574,9 @@ def limit_by_continuity(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | Non
                     and (base - 1).is_nonzero:
                 return settled(sympy.Pow(base, exponent))
             return None
+        if isinstance(part, (sympy.Min, sympy.Max, sympy.Abs)):
+            limits = [limit_of(argument) for argument in part.args]
+            return None if any(value is None for value in limits) else settled(part.func(*limits))
         if isinstance(part, _CONTINUOUS) and len(part.args) == 1:
             argument = limit_of(part.args[0])
             if argument is None:
