@@ -325,7 +325,7 @@ def _exponential_integral(integrand: sympy.Expr, variable: sympy.Symbol, lower: 
         return None
     if polynomial.degree() == 2:
         return _gaussian_integral(constant, polynomial, variable, lower, upper)
-    a, b = polynomial.coeff_monomial(variable), polynomial.coeff_monomial(1)
+    a = polynomial.coeff_monomial(variable)
     if a.is_zero is not False and not a.free_symbols or (upper == oo and a.is_nonnegative) or \
             (lower == -oo and a.is_nonpositive):
         return None  # constant, or divergent: sympy says so in its own words

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, argument_message
-from .table import (PathLike, _check_names, _check_time_option, _first, _label, _long_frame,
+from .table import (PathLike, _check_names, _check_time_option, _label, _long_frame,
                     _missing_columns, _parse_numbers, _read_csv_cells, _where)
 
 __all__ = ["read_satcomp", "SATCOMP_META_COLUMNS"]
