@@ -160,7 +160,7 @@ def test_truncated_exponential_hard_cases(a, b, mean, bracket):
 
 def test_generalized_log_laplace_with_a_mean():
     law = derive(Support(0, oo), LogMoment(0.39, 75, side="below"), LogMoment(0.46, 75, side="above"),
-                 ContinuousAt(75), Mean(105), timeout=None)  # about 30 s; more on a loaded machine
+                 ContinuousAt(75), Mean(105), timeout=None)  # 5-10 s; more on a loaded machine
     lam = {m.name: float(v) for m, v in law.multipliers.items()}
     # the values quoted in the issue: exponent -lambda_1 log(75/k) below, -lambda_2 log(k/75) above
     assert abs(lam["lambda_1"] - 6.4576) < 1e-3

@@ -214,8 +214,9 @@ _uninterrupted: dict[tuple, CaptimeDistribution] = {}
 @functools.lru_cache(maxsize=256)
 def _derive_cached(constraints: tuple, timeout: float | None, digits: int, method: str = "auto"):
     key = (constraints, digits, method)
-    if key in _uninterrupted:
-        return _uninterrupted[key]._with_timeout(timeout)
+    shared = _uninterrupted.get(key)  # one look-up: another thread may drop the entry meanwhile
+    if shared is not None:
+        return shared._with_timeout(timeout)
     deadline = Deadline(timeout)
     if timeout is None or alarm_usable():
         law, uninterrupted = _derive_within(constraints, deadline, digits, method)
