@@ -523,9 +523,9 @@ def limit_by_continuity(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | Non
 
     Each step is continuity: a sum, product or power of the parts' limits, Min, Max or Abs
     of them, or one of ``_CONTINUOUS`` at its argument's limit (also at +-oo, and log or a
-    negative power at 0 from above).  Where a step is indeterminate (0 * oo, oo - oo, 0**0, 1**oo, a sign that
-    is not known) or the function is another one, the answer is None and sympy's limit
-    decides.  No series is taken, so sympy's wrong limits of erf at infinity
+    negative power at 0 from above).  Where a step is indeterminate (0 * oo, oo - oo, 0**0,
+    1**oo, a sign that is not known) or the function is another one, the answer is None and
+    sympy's limit decides.  No series is taken, so sympy's wrong limits of erf at infinity
     (lim 1 - erf(3 t - 1) = 2 under gruntz in sympy 1.14) never come in where continuity
     gives the answer, and lim erf(log(t)/s) costs a walk of the tree instead of gruntz.
     """
@@ -550,7 +550,7 @@ def limit_by_continuity(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | Non
             return part
         if part == t:
             return point
-        if part.is_Add or part.is_Mul:
+        if part.is_Add or part.is_Mul or isinstance(part, (sympy.Min, sympy.Max, sympy.Abs)):
             limits = []
             for argument in part.args:
                 value = limit_of(argument)
@@ -574,9 +574,6 @@ def limit_by_continuity(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | Non
                     and (base - 1).is_nonzero:
                 return settled(sympy.Pow(base, exponent))
             return None
-        if isinstance(part, (sympy.Min, sympy.Max, sympy.Abs)):
-            limits = [limit_of(argument) for argument in part.args]
-            return None if any(value is None for value in limits) else settled(part.func(*limits))
         if isinstance(part, _CONTINUOUS) and len(part.args) == 1:
             argument = limit_of(part.args[0])
             if argument is None:

@@ -19,10 +19,9 @@ import numpy as np
 import sympy
 
 from ..errors import UtilityError, argument_message
-from ..scorer import limit_by_continuity
 from ..symbols import q, t
-from .pieces import (SOLVE_SECONDS, SYMBOLIC_SECONDS, as_float, breakpoints, captime_of, is_zero,
-                     pieces_of, time_grid, try_symbolic)
+from .pieces import (SOLVE_SECONDS, SYMBOLIC_SECONDS, as_float, breakpoints, captime_of, end_limit,
+                     is_zero, pieces_of, time_grid, try_symbolic)
 
 # ---------------------------------------------------------------------------
 # The names of the properties, and the report of ``check``
@@ -123,9 +122,7 @@ def check_at_zero(expr: sympy.Expr, values: np.ndarray | None) -> PropertyCheck:
     if not expr.has(sympy.Integral):
         at_zero = try_symbolic(lambda: expr.subs(t, 0), SOLVE_SECONDS)
         if at_zero is not None and at_zero.has(sympy.nan, sympy.zoo, sympy.Piecewise):
-            at_zero = limit_by_continuity(expr, 0)
-            if at_zero is None:
-                at_zero = try_symbolic(lambda: sympy.limit(expr, t, 0, "+"), SOLVE_SECONDS)
+            at_zero = end_limit(expr, 0, "+", SOLVE_SECONDS)
     if at_zero is not None and not at_zero.has(sympy.Limit):
         difference = is_zero(try_symbolic(lambda: sympy.simplify(at_zero - 1), SOLVE_SECONDS))
         if difference is not None:
@@ -211,10 +208,7 @@ def check_zero_at_captime(expr: sympy.Expr, pieces, grid, values) -> PropertyChe
     limit = None
     if not expr.has(sympy.Integral):
         tail = pieces[-1][2] if pieces is not None else expr  # the piece reaching oo
-        # continuity first: sympy's limit of 1 - erf(a t - b) at oo is 2 (sympy 1.14)
-        limit = limit_by_continuity(tail, sympy.oo)
-        if limit is None:
-            limit = try_symbolic(lambda: sympy.limit(tail, t, sympy.oo), SYMBOLIC_SECONDS)
+        limit = end_limit(tail, sympy.oo, "+", SYMBOLIC_SECONDS)  # "+": sympy's default direction
     if limit is not None and not limit.has(sympy.Limit) and is_zero(limit) is not None:
         return PropertyCheck(ZERO_AT_CAPTIME, is_zero(limit), f"limit of u as t -> oo is {limit}")
     if values is not None:

@@ -25,10 +25,10 @@ from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
 from ..expressions import as_expression
 from ..problem import kept_by_srepr
-from ..scorer import compile_scorer, limit_by_continuity
+from ..scorer import compile_scorer
 from ..symbols import kappa, q, t
 from .checks import UtilityCheck, check_utility
-from .pieces import SOLVE_SECONDS, breakpoints, pieces_of, try_symbolic
+from .pieces import SOLVE_SECONDS, breakpoints, end_limit, pieces_of, try_symbolic
 
 #: The utility level in :attr:`Utility.inverse_expr` (``t = u^{-1}(y)``).
 y = sympy.Symbol("y", positive=True)
@@ -155,9 +155,7 @@ def _inverse_of(expr: sympy.Expr) -> sympy.Expr | None:
             return None
         solutions = [_complementary_inverse(solutions[0])]
         direction = "-" if end != sympy.oo else "+"
-        below = limit_by_continuity(piece, end)  # before sympy's limit, wrong on erf at oo
-        if below is None:
-            below = try_symbolic(lambda: sympy.limit(piece, t, end, direction), SOLVE_SECONDS)
+        below = end_limit(piece, end, direction, SOLVE_SECONDS)
         if below is None or below.has(sympy.Limit):
             return None
         branches.append((solutions[0], y > below))

@@ -16,6 +16,7 @@ from .._timing import Deadline as _Deadline
 from .._timing import SymbolicTimeout as _SymbolicTimeout
 from .._timing import run_bounded as _run_bounded
 from ..errors import MaxEntError
+from ..scorer import limit_by_continuity
 from ..symbols import t
 
 #: Seconds for a symbolic integral or limit, and for one solve or simplification.  A solve
@@ -39,6 +40,16 @@ def try_symbolic(compute: Callable[[], Any], seconds: float | None) -> Any:
         raise
     except Exception:  # sympy signals "cannot do this" with many exception types
         return None
+
+
+def end_limit(expr: sympy.Expr, point: sympy.Expr, direction: str, seconds: float | None) -> Any:
+    """``lim expr`` as ``t -> point`` from ``direction``: by continuity where that decides
+    (sympy 1.14's limit of 1 - erf(a t - b) at oo is 2), else sympy's limit under
+    :func:`try_symbolic` (None if it fails or runs out of time)."""
+    value = limit_by_continuity(expr, point)
+    if value is not None:
+        return value
+    return try_symbolic(lambda: sympy.limit(expr, t, point, direction), seconds)
 
 
 def _upper_bound(condition: Any) -> sympy.Expr | None:
