@@ -15,8 +15,8 @@ from ._scipy import make_family, make_rv
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import time_limit, timed_out
 from .errors import ConstraintError, MaxEntError, NoClosedFormError, UtilityError, argument_message
-from .problem import (Piece, check_ranges, float_stand_ins, generic_branch, integrate_piece, make_terms,
-                      piecewise_over, provably_less, support_of)
+from .problem import (Piece, check_ranges, float_stand_ins, generic_branch, integrate_piece, kept_by_srepr,
+                      make_terms, piecewise_over, provably_less, support_of)
 from .scorer import as_float, compile_scorer
 from .symbols import kappa, t
 from .utility import Utility
@@ -36,13 +36,23 @@ def _simplify(expr: sympy.Expr, timeout: Any) -> sympy.Expr:
         return expr
     try:
         with time_limit(timeout):
-            if expr.has(sympy.erfc):
-                # erf + erfc = 1 only cancels once both are written as erf
-                expr = expr.replace(sympy.erfc, lambda z: 1 - sympy.erf(z))
-            simpler = _paper_form(sympy.simplify(sympy.powsimp(expr, force=False)))
-        return simpler
+            return _simplest(expr)
     except _SymbolicTimeout:
         return expr
+
+
+@kept_by_srepr(512)
+def _simplest(expr: sympy.Expr) -> sympy.Expr:
+    """The simplified form of ``expr`` in the paper's spelling, kept per process: related laws
+    (one law by both methods, with a value exact or as a double, a law derived again after a
+    time limit rang) simplify the same parts again: two calls in five across the test suite."""
+    try:
+        if expr.has(sympy.erfc):
+            # erf + erfc = 1 only cancels once both are written as erf
+            expr = expr.replace(sympy.erfc, lambda z: 1 - sympy.erf(z))
+        return _paper_form(sympy.simplify(sympy.powsimp(expr, force=False)))
+    except _SymbolicTimeout:
+        raise
     except Exception:  # simplification is cosmetic: keep the unsimplified form
         return expr
 
