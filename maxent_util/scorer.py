@@ -130,11 +130,28 @@ def _parameters(expr: sympy.Expr, owner: str) -> tuple[sympy.Symbol, ...]:
     return tuple(free)
 
 
-def _complement_erf(expr: sympy.Expr) -> sympy.Expr:
+def complement_erf(expr: sympy.Expr) -> sympy.Expr:
     """Rewrite ``c - c*erf(z)`` as ``c*erfc(z)`` and ``c + c*erf(z)`` as ``c*erfc(-z)``.
 
     The left-hand forms lose all relative accuracy once ``erf(z)`` rounds to
-    +-1 (the tail of a log-normal utility); the right-hand ones do not.
+    +-1 (the tail of a log-normal utility), in doubles and at any fixed number
+    of digits alike; the right-hand ones do not.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        Any expression; sums without such a pair are left as they are.
+
+    Returns
+    -------
+    sympy.Expr
+        The same function, written with ``erfc`` where it cancels.
+
+    Examples
+    --------
+    >>> from maxent_util import t
+    >>> complement_erf(1 - sympy.erf(3*t - 1))
+    erfc(3*t - 1)
     """
     def rewrite(node: sympy.Basic) -> sympy.Basic:
         if not isinstance(node, sympy.Add):
@@ -267,7 +284,7 @@ def _stable(expr: sympy.Expr, deadline: Deadline | None = None) -> sympy.Expr:
         with time_limit(deadline):
             rewritten = _minus_one(_log1p(expr))
             # last: later rewrites would re-evaluate erfc(-z)
-            return _complement_erf(rewritten)
+            return complement_erf(rewritten)
     except SymbolicTimeout:
         return expr
 
@@ -901,7 +918,7 @@ class _LambdifiedScorer:
         constants = {atom: atom.evalf(17) for atom in expr.atoms(sympy.Pow, sympy.NumberSymbol)
                      if atom.is_number}
         # c - c*erf(z) -> c*erfc(z), as for numpy, keeps the upper tail accurate
-        stable = _complement_erf(expr).xreplace(constants)
+        stable = complement_erf(expr).xreplace(constants)
         printer = {"torch": _torch_printer, "jax": _jax_printer}[backend]()
         self._function = sympy.lambdify((t,) + symbols, stable, modules=backend, printer=printer)
 

@@ -514,6 +514,19 @@ def test_check_trusts_positive_tails_that_underflow():
     assert Utility(sympy.exp(-t)).check()[POSITIVE].holds is True
 
 
+@pytest.mark.parametrize("expr", [
+    1 - sympy.erf(t),                                    # a half-normal captime's survival
+    (1 - sympy.erf(3 * t - 1)) / (1 + sympy.erf(1)),     # a normal one truncated at 0
+    (1 + sympy.erf(5 - t)) / (1 + sympy.erf(5)),         # the same, written c + c*erf(-z)
+], ids=["half-normal", "truncated-normal", "plus-erf"])
+def test_check_trusts_erf_tails_below_the_smallest_double(expr):
+    # Each tends to 0 but is positive everywhere (erfc > 0): 1 - erf(z) rounds to 0 in doubles
+    # once z > 27, and at any fixed number of digits soon after; written erfc(z), it does not.
+    report = Utility(expr).check()
+    assert report.failures == (), report
+    assert report[POSITIVE].holds is True
+
+
 # ---------------------------------------------------------------------------
 # Expected utility, numerically
 # ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from ..errors import ExportError, MaxEntError, argument_message, short
 from ..symbols import q
 from ..distribution import CaptimeDistribution
 from ..utility import QualityUtility, Utility, y as level
-from ..scorer import _complement_erf, _limit, _log1p, compile_scorer
+from ..scorer import _limit, _log1p, compile_scorer, complement_erf
 from ..families import FAMILIES, symbolic_preset
 
 
@@ -133,7 +133,7 @@ def portable_stable(expr: sympy.Expr) -> sympy.Expr:
     expr = _log1p(expr)
     if expr.has(sympy.exp):
         expr = optimize(expr, [expm1_opt])
-    return _complement_erf(expr)
+    return complement_erf(expr)
 
 
 def limits(expr: sympy.Expr) -> tuple[sympy.Expr | None, sympy.Expr | None]:

@@ -19,6 +19,7 @@ import numpy as np
 import sympy
 
 from ..errors import UtilityError, argument_message
+from ..scorer import complement_erf
 from ..symbols import q, t
 from .pieces import (SOLVE_SECONDS, SYMBOLIC_SECONDS, as_float, breakpoints, captime_of, end_limit,
                      is_zero, pieces_of, time_grid, try_symbolic)
@@ -169,10 +170,12 @@ def check_positive(expr: sympy.Expr, pieces, grid, values) -> PropertyCheck:
             return PropertyCheck(POSITIVE, None, f"captime {captime} is not a number")
         before = grid < end
         failing = np.flatnonzero(before & ~(values > 0))
-        # Floats underflow to 0 far in a tail, sympy's evalf does not.  For a
+        # Floats underflow to 0 far in a tail, sympy's evalf does not (once c - c*erf(z) is
+        # written c*erfc(z): at 30 digits 1 - erf(27) is 0 too, erfc(27) is 5e-319).  For a
         # non-increasing u, u > 0 at the last of these points covers the others.
+        accurate = complement_erf(expr)
         for i in sorted({int(failing[0]), int(failing[-1])}) if failing.size else ():
-            exact = try_symbolic(lambda: expr.subs(t, sympy.Float(grid[i], 30)).evalf(30),
+            exact = try_symbolic(lambda: accurate.subs(t, sympy.Float(grid[i], 30)).evalf(30),
                                   SOLVE_SECONDS)
             if exact is None or not exact.is_positive:
                 return PropertyCheck(POSITIVE, False, f"u({grid[i]:.6g}) = {values[i]:.6g} "
