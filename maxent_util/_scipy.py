@@ -35,7 +35,7 @@ from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import time_limit
 from .errors import NoClosedFormError, argument_message
 from .problem import float_stand_ins
-from .scorer import _float_constants, compile_scorer
+from .scorer import compile_scorer, fold_float_constants
 from .symbols import kappa, t
 
 __all__ = ["U_RESOLUTION", "make_family", "make_rv"]
@@ -96,7 +96,7 @@ class _PieceDensity:
     def __init__(self, piece: sympy.Expr) -> None:
         self._scorer = compile_scorer(piece.subs(kappa, t))
         try:
-            self._math = sympy.lambdify(kappa, _float_constants(piece), "math")
+            self._math = sympy.lambdify(kappa, fold_float_constants(piece), "math")
         except Exception:  # a function math lacks: the scorer serves
             self._math = None
 

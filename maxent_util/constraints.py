@@ -97,7 +97,7 @@ def _float_to_sympy(value: float) -> sympy.Expr:
     return sympy.Float(value)
 
 
-def _provably(relation: Any) -> bool | None:
+def provably(relation: Any) -> bool | None:
     """True/False when sympy can decide ``relation``; None when it cannot."""
     decided = relation
     if decided in (sympy.true, True):
@@ -222,7 +222,7 @@ class Constraint:
 
     # -- helpers for checks ----------------------------------------------
     def _require(self, name: str, relation: Any, requirement: str, remedy: str | None = None) -> None:
-        if _provably(relation) is False:
+        if provably(relation) is False:
             raise ConstraintError(argument_message(name, type(self).__name__, requirement,
                                                    self._display(name), remedy))
 
@@ -443,7 +443,7 @@ class Moment(Constraint):
             lower, upper = (to_sympy(w, arg="where", owner=type(self).__name__) for w in where)
             for end in (lower, upper):
                 check_parameter_names(end, "where", type(self).__name__, where)
-            if _provably(upper > lower) is False:
+            if provably(upper > lower) is False:
                 raise ConstraintError(argument_message(
                     "where", type(self).__name__, "an interval with upper > lower", where))
             self._arguments["where"] = (lower, upper)

@@ -28,7 +28,7 @@ import scipy
 from . import _dask
 from .errors import DataError, UtilityError, argument_message
 from .runs import Runs, first_bad, real, validate_runs
-from .scorer import _parameters, _utility_expr, compile_scorer
+from .scorer import compile_scorer, parameters_of, utility_expression
 from .symbols import q
 from .utility import Utility
 
@@ -85,8 +85,8 @@ def _hoeffding_half_width(n: int, level: float) -> float:
 
 def fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray]:
     """The scorer of a utility with every parameter given a value."""
-    expr = _utility_expr(utility, owner)
-    parameters = _parameters(expr, owner)
+    expr = utility_expression(utility, owner)
+    parameters = parameters_of(expr, owner)
     if parameters or q in expr.free_symbols:
         free = tuple(s.name for s in parameters) + (("q",) if q in expr.free_symbols else ())
         raise UtilityError(argument_message(

@@ -24,7 +24,7 @@ from .utility import Utility
 from .documents import from_json, to_json
 from .errors import ConstraintError, MaxEntError, UtilityError, argument_message
 from .expressions import MAX_LENGTH
-from .constraints import _provably, check_parameter_names
+from .constraints import check_parameter_names, provably
 
 __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
            "piecewise", "FAMILIES", "parse_utility", "parse_family", "family_constraints"]
@@ -87,7 +87,7 @@ def _piecewise(kappa0: Any, kappa1: Any, delta: Any) -> tuple:
 def _positive(value: sympy.Expr, name: str, owner: str) -> None:
     # 1/alpha with alpha <= 0 would fail later with a message about the reciprocal
 
-    if _provably(value > 0) is False:
+    if provably(value > 0) is False:
         shown = float(value) if value.is_number else str(value)
         raise ConstraintError(argument_message(name, owner, "positive (a tail exponent)", shown))
 

@@ -25,7 +25,7 @@ from sympy.calculus.util import continuous_domain
 
 from ._timing import rings, time_limit
 from ._timing import SymbolicTimeout as _SymbolicTimeout
-from .constraints import Constraint, ContinuousAt, Feature, LogMoment, Support, _provably
+from .constraints import Constraint, ContinuousAt, Feature, LogMoment, Support, provably
 from .errors import ConstraintError, InfeasibleError, argument_message
 from .expressions import as_expression
 from .symbols import kappa
@@ -145,14 +145,14 @@ def provably_less(a: sympy.Expr, b: sympy.Expr) -> bool | None:
         return True
     if a == oo or b == -oo:
         return False
-    return _provably(sympy.Lt(a, b))
+    return provably(sympy.Lt(a, b))
 
 
-def _sorted_points(points: list[sympy.Expr]) -> list[sympy.Expr]:
+def sorted_points(points: list[sympy.Expr]) -> list[sympy.Expr]:
     """Sort breakpoints; symbols whose order sympy cannot decide keep the stated order."""
     ordered: list[sympy.Expr] = []
     for point in points:
-        if any(_provably(sympy.Eq(point, other)) or point == other for other in ordered):
+        if any(provably(sympy.Eq(point, other)) or point == other for other in ordered):
             continue
         position = len(ordered)
         for index, other in enumerate(ordered):
@@ -258,7 +258,7 @@ def _log_scale(expr: sympy.Expr) -> sympy.Expr | None:
 
 def build_pieces(support: tuple, terms: list[Term], interior: list[sympy.Expr]) -> tuple[list, list[Piece]]:
     lower, upper = support
-    points = [lower] + _sorted_points(interior) + [upper]
+    points = [lower] + sorted_points(interior) + [upper]
     index = {sympy.srepr(p): i for i, p in enumerate(points)}
     for term in terms:
         term.lower_index = index[sympy.srepr(term.feature.lower)]

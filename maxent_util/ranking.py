@@ -35,10 +35,10 @@ from .estimate import evaluate_rule, fixed_scorer
 from .expressions import read_expression
 from .families import parse_utility
 from .io import LONG_COLUMNS, validate_table
-from .io.table import _in
+from .io.table import is_one_of
 from .io.table import plain as _plain
-from .runs import (DUPLICATE_POLICIES, MISSING_POLICIES, Runs, Table, _shown, first_bad,
-                   long_table, policy, real, refuse_duplicates, validate_runs)
+from .runs import (DUPLICATE_POLICIES, MISSING_POLICIES, Runs, Table, first_bad,
+                   long_table, policy, real, refuse_duplicates, shown_items, validate_runs)
 from .symbols import t
 from .utility import Utility
 
@@ -706,7 +706,7 @@ def _partition_runs(part: pd.DataFrame) -> Table:
 
 
 def _in_status(part: pd.DataFrame, status: str) -> np.ndarray:
-    return _in(part["status"], (status,))
+    return is_one_of(part["status"], (status,))
 
 
 # The scorers of the last few partitioned computations, by token, in each process that scores
@@ -811,7 +811,7 @@ def _check_partitioned_grid(frame: Any, names: np.ndarray, runs: np.ndarray,
         _refuse_policy("missing", missing, f"missing runs (of {algorithm!r}){more}", owner)
     raise DataError(argument_message(
         "table", owner, "a run of every algorithm on every instance (the same instances "
-        "for all algorithms)", f"no run of {algorithm!r} on {_shown(lacking)}{more}",
+        "for all algorithms)", f"no run of {algorithm!r} on {shown_items(lacking)}{more}",
         "Pass missing='unsolved' (on the command line, --missing unsolved) to count a "
         "missing run as a run capped at the cutoff, after computing the table into pandas."))
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from .errors import DataError, argument_message, short
 from .io import FAILURE_STATUSES, STATUSES, validate_table
-from .io.table import _in
+from .io.table import is_one_of
 from .io.table import plain as _plain
 
 __all__ = [
@@ -223,7 +223,8 @@ def policy(value: Any, arg: str, owner: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
-def _shown(items: Sequence[Any]) -> str:
+def shown_items(items: Sequence[Any]) -> str:
+    """The first few items, as a message shows them (``'a', 'b', ...``)."""
     text = ", ".join(repr(item) for item in items[:_SHOWN])
     return text + (", ..." if len(items) > _SHOWN else "")
 
@@ -240,7 +241,7 @@ def refuse_duplicates(frame: pd.DataFrame, labels: pd.Index, owner: str) -> None
     rows = [_plain(labels[i]) for i in same]
     raise DataError(argument_message(
         "table", owner, "one run per (algorithm, instance) pair",
-        f"{len(same)} runs of {pair!r} at rows {_shown(rows)}"
+        f"{len(same)} runs of {pair!r} at rows {shown_items(rows)}"
         + (f" ({n_pairs} repeated pairs in all)" if n_pairs > 1 else ""),
         "Pass duplicates='mean' to average an algorithm's repeated runs on an instance, "
         "or duplicates='first' to keep the first of them (on the command line, "
@@ -260,7 +261,7 @@ def _missing_runs(frame: pd.DataFrame, owner: str, policy: str) -> pd.DataFrame:
         raise DataError(argument_message(
             "table", owner, "a run of every algorithm on every instance (the same instances "
             "for all algorithms)",
-            f"no run of {algorithm!r} on {_shown(lacking)}"
+            f"no run of {algorithm!r} on {shown_items(lacking)}"
             + (f" ({len(absent)} missing runs in all)" if len(absent) > len(lacking) else ""),
             "Pass missing='unsolved' (on the command line, --missing unsolved) to count a "
             "missing run as a run capped at the cutoff."))
@@ -354,8 +355,8 @@ def long_table(table: Any, owner: str, duplicates: str = "raise",
                  cell_algorithm=cell_algorithm, runs_per_cell=runs_per_cell,
                  cells_per_algorithm=np.bincount(cell_algorithm, minlength=len(names)),
                  runtimes=frame["runtime"].to_numpy(dtype=float),
-                 solved=_in(frame["status"], ("solved",)),
-                 capped=_in(frame["status"], ("capped",)), cutoffs=cutoffs,
+                 solved=is_one_of(frame["status"], ("solved",)),
+                 capped=is_one_of(frame["status"], ("capped",)), cutoffs=cutoffs,
                  labels=labels, ordered=ordered)
 
 

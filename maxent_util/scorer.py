@@ -103,7 +103,7 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 # expressions: normalisation and numerically stable rewrites
 
 
-def _utility_expr(utility: Any, owner: str) -> sympy.Expr:
+def utility_expression(utility: Any, owner: str) -> sympy.Expr:
     """The sympy expression of a Utility (or of a bare expression)."""
     expr = getattr(utility, "expr", utility)
     expr = as_expression(expr, arg="utility", owner=owner, allow_infinity=True, error=UtilityError)
@@ -118,7 +118,7 @@ def _utility_expr(utility: Any, owner: str) -> sympy.Expr:
     return expr
 
 
-def _parameters(expr: sympy.Expr, owner: str) -> tuple[sympy.Symbol, ...]:
+def parameters_of(expr: sympy.Expr, owner: str) -> tuple[sympy.Symbol, ...]:
     """Free symbols other than t and q, sorted by name (as Utility.parameters)."""
     free = sorted(expr.free_symbols - {t, q}, key=lambda s: s.name)
     names = [s.name for s in free]
@@ -176,7 +176,7 @@ def complement_erf(expr: sympy.Expr) -> sympy.Expr:
     return expr.replace(lambda node: isinstance(node, sympy.Add), rewrite)
 
 
-def _log1p(expr: sympy.Expr) -> sympy.Expr:
+def rewrite_log1p(expr: sympy.Expr) -> sympy.Expr:
     """``log(1 + x)`` as ``log1p(x)``: exact for tiny ``x`` where the sum rounds to 1."""
     def rewrite(node: sympy.Basic) -> sympy.Basic:
         argument = node.args[0]
@@ -249,7 +249,7 @@ def _numeric_minus_one(add: sympy.Expr, func: Any, optim: Any) -> sympy.Expr:
 _CONSTANT_DIGITS = 25
 
 
-def _float_constants(expr: sympy.Basic) -> sympy.Basic:
+def fold_float_constants(expr: sympy.Basic) -> sympy.Basic:
     """Fold each constant sub-expression that is not a small rational into one Float.
 
     sympy evaluates ``Rational(49, 250)**Rational(209, 1000)`` into a
@@ -279,10 +279,10 @@ def _float_constants(expr: sympy.Basic) -> sympy.Basic:
 
 def _stable(expr: sympy.Expr, deadline: Deadline | None = None) -> sympy.Expr:
     """The numerically stable rewrites, bounded by ``deadline`` (else left out)."""
-    expr = _float_constants(expr)
+    expr = fold_float_constants(expr)
     try:
         with time_limit(deadline):
-            rewritten = _minus_one(_log1p(expr))
+            rewritten = _minus_one(rewrite_log1p(expr))
             # last: later rewrites would re-evaluate erfc(-z)
             return complement_erf(rewritten)
     except SymbolicTimeout:
@@ -473,7 +473,7 @@ def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
             if condition == sympy.true:
                 pieces.append((None, *compiled))
                 break
-            pieces.append((_lambdify(args, _float_constants(condition), runtime_symbols), *compiled))
+            pieces.append((_lambdify(args, fold_float_constants(condition), runtime_symbols), *compiled))
         if not pieces:
             return lambda *values: np.full(values[0].shape[0], np.nan)
         return _PiecewiseNode(pieces)
@@ -487,7 +487,7 @@ def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
 _LIMIT_SECONDS = 5.0
 
 
-def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
+def limit_at_end(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
     """``lim u(t)`` as ``t -> 0+`` (point 0) or ``t -> oo``; None if sympy cannot say.
 
     A Piecewise is taken branch by branch, its conditions decided at the point
@@ -504,7 +504,7 @@ def _limit(expr: sympy.Expr, point: sympy.Expr) -> sympy.Expr | None:
                 return None
             if at_point == sympy.false:
                 continue
-            value = _limit(branch, point)
+            value = limit_at_end(branch, point)
             if value is None:
                 return None
             pieces.append((value, at_point))
@@ -702,7 +702,7 @@ class Scorer:
             raise NoClosedFormError(argument_message(
                 "utility", "compile_scorer", "a closed form (no unevaluated Integral)", expr,
                 "Call the Utility itself, which integrates numerically, or find the integral."))
-        symbols = _parameters(expr, self._owner)
+        symbols = parameters_of(expr, self._owner)
         if q in expr.free_symbols:
             symbols = symbols + (q,)
         self.parameters: tuple[str, ...] = tuple(s.name for s in symbols)
@@ -868,7 +868,7 @@ class Scorer:
             placeholder, *[v[mask] if isinstance(v, np.ndarray) else v for v in pc])
 
     def _limit_function(self, end: str) -> Callable[..., Any]:
-        value = _limit(self.expr, sympy.S.Zero if end == "zero" else sympy.oo)
+        value = limit_at_end(self.expr, sympy.S.Zero if end == "zero" else sympy.oo)
         if value is not None:
             try:
                 return _compile(value.xreplace(self._mapping), self._args, self._runtime)
@@ -912,7 +912,7 @@ class _LambdifiedScorer:
         self.expr = expr
         self.backend = backend
         self._owner = _owner_label(expr)
-        symbols = _parameters(expr, self._owner) + ((q,) if q in expr.free_symbols else ())
+        symbols = parameters_of(expr, self._owner) + ((q,) if q in expr.free_symbols else ())
         self.parameters = tuple(s.name for s in symbols)
         # torch.sqrt(2) and friends reject plain numbers: constants go in as floats
         constants = {atom: atom.evalf(17) for atom in expr.atoms(sympy.Pow, sympy.NumberSymbol)
@@ -1078,7 +1078,7 @@ def compile_scorer(utility: Any, *, backend: str = "numpy", threads: int | None 
             "threads", "compile_scorer",
             "a positive integer or None (every core)" if backend == "numpy"
             else f"1 (the {backend} backend runs on that framework's own threads)", threads))
-    expr = _utility_expr(utility, "compile_scorer")
+    expr = utility_expression(utility, "compile_scorer")
     scorer = _cached_scorer(expr, backend)
     return scorer if threads == 1 else scorer.with_threads(int(threads))
 

@@ -12,7 +12,7 @@ import sympy
 from scipy.integrate import quad
 
 from maxent_util import expected_utility, exponential, log_laplace, log_normal, compile_scorer, pareto, t
-from maxent_util.scorer import _float_constants, _minus_one
+from maxent_util.scorer import fold_float_constants, _minus_one
 
 
 def mpmath_value(expr, runtime, digits=50):
@@ -36,7 +36,7 @@ def test_scorers_of_odd_rational_parameters(build, runtime):
 
 def test_constants_fold_without_growing():
     huge = sympy.Rational(49, 250) ** sympy.Rational(209, 1000)  # sympy makes a 600-digit integer of it
-    folded = _float_constants(huge * t)
+    folded = fold_float_constants(huge * t)
     coefficient = folded.as_coeff_Mul()[0]
     assert isinstance(coefficient, sympy.Float)
     # mpmath at 50 digits, from the rational directly

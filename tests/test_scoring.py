@@ -136,7 +136,7 @@ _SATURATING = [(sympy.erf, -1, 1), (sympy.erfc, 2, 0), (sympy.atan, -sympy.pi / 
 @given(which=st.integers(0, len(_SATURATING) - 1), slope=st.integers(-9, 9).filter(bool),
        shift=st.integers(-9, 9), weight=st.integers(1, 5), in_log=st.booleans())
 def test_limits_by_continuity_match_the_limits_by_hand(which, slope, shift, weight, in_log):
-    from maxent_util.scorer import _limit, limit_by_continuity
+    from maxent_util.scorer import limit_at_end, limit_by_continuity
 
     # u = w - w f(z) with z = a t + b or a log(t) + b.  By hand: at t -> oo, z -> sign(a) oo; at
     # t -> 0+, z -> b (linear) or -sign(a) oo (log), and f is continuous, so u's limit is
@@ -152,11 +152,11 @@ def test_limits_by_continuity_match_the_limits_by_hand(which, slope, shift, weig
             assert limit_by_continuity(expr, point) is None  # an infinite limit is left to sympy
             continue
         assert sympy.simplify(limit_by_continuity(expr, point) - expected) == 0, (expr, point)
-        assert sympy.simplify(_limit(expr, point) - expected) == 0, (expr, point)
+        assert sympy.simplify(limit_at_end(expr, point) - expected) == 0, (expr, point)
 
 
 def test_continuity_leaves_indeterminate_forms_to_sympy():
-    from maxent_util.scorer import _limit, limit_by_continuity
+    from maxent_util.scorer import limit_at_end, limit_by_continuity
 
     # by hand: each is 0 * oo, oo - oo, 0**0 or 1**oo at the point, so continuity cannot say
     for expr, point, by_hand in [((1 + t) * sympy.exp(-t), sympy.oo, 0), (t * sympy.log(t), 0, 0),
@@ -164,7 +164,7 @@ def test_continuity_leaves_indeterminate_forms_to_sympy():
                                  ((1 + 1 / t) ** t, sympy.oo, sympy.E),
                                  (t * (1 - sympy.exp(-1 / t)), sympy.oo, 1)]:
         assert limit_by_continuity(expr, point) is None, expr
-        assert _limit(expr, point) == by_hand, expr
+        assert limit_at_end(expr, point) == by_hand, expr
     # parameters whose sign decides the limit: decided with the sign, left to sympy without it
     assert limit_by_continuity(sympy.exp(-t / kappa0), sympy.oo) == 0
     assert limit_by_continuity(sympy.exp(-t * sympy.Symbol("c", real=True)), sympy.oo) is None

@@ -22,7 +22,7 @@ from ..errors import ExportError, MaxEntError, argument_message, short
 from ..symbols import q
 from ..distribution import CaptimeDistribution
 from ..utility import QualityUtility, Utility, y as level
-from ..scorer import _limit, _log1p, compile_scorer, complement_erf
+from ..scorer import compile_scorer, complement_erf, limit_at_end, rewrite_log1p
 from ..families import FAMILIES, symbolic_preset
 
 
@@ -130,7 +130,7 @@ def portable_stable(expr: sympy.Expr) -> sympy.Expr:
     and is left out.
     """
 
-    expr = _log1p(expr)
+    expr = rewrite_log1p(expr)
     if expr.has(sympy.exp):
         expr = optimize(expr, [expm1_opt])
     return complement_erf(expr)
@@ -141,7 +141,7 @@ def limits(expr: sympy.Expr) -> tuple[sympy.Expr | None, sympy.Expr | None]:
 
     def guarded(point: sympy.Expr) -> sympy.Expr | None:
         try:
-            return _limit(expr, point)
+            return limit_at_end(expr, point)
         except (RecursionError, Exception):  # sympy's gruntz can recurse without end on power laws
             return None
 

@@ -217,7 +217,7 @@ def _long_frame(algorithm: np.ndarray, instance: np.ndarray, runtime: np.ndarray
 _NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float"})
 
 
-def _in(series: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:
+def is_one_of(series: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:
     """Per row, whether the value is one of ``allowed``; a categorical column is checked
     through its categories (one comparison per category, not per row)."""
     if isinstance(series.dtype, pd.CategoricalDtype):
@@ -327,7 +327,7 @@ def validate_table(table: Any, *, name: str = "table") -> None:
     if bad is not None:
         fail("runtime", bad, "a finite non-negative number of seconds")
 
-    known = _in(table["status"], STATUSES)
+    known = is_one_of(table["status"], STATUSES)
     bad = _first(~known)
     if bad is not None:
         fail("status", bad, f"one of {', '.join(map(repr, STATUSES))}")
@@ -337,7 +337,7 @@ def validate_table(table: Any, *, name: str = "table") -> None:
         bad = _first(~(np.isfinite(cutoff) & (cutoff > 0)))
         if bad is not None:
             fail("cutoff", bad, "a positive finite number of seconds")
-        bad = _first(_in(table["status"], ("solved",)) & (runtime > cutoff))
+        bad = _first(is_one_of(table["status"], ("solved",)) & (runtime > cutoff))
         if bad is not None:
             fail("runtime", bad, f"at most the cutoff {plain(cutoff[bad])!r} for a solved run",
                  "Mark the run as 'capped' or raise its cutoff.")

@@ -28,7 +28,7 @@ from .._timing import time_limit
 from ..constraints import Constraint, Support
 from ..distribution import CaptimeDistribution
 from ..errors import NoClosedFormError
-from ..problem import Piece, _sorted_points, generic_branch, integrate_piece, provably_less
+from ..problem import Piece, generic_branch, integrate_piece, provably_less, sorted_points
 from ..symbols import kappa
 
 oo = sympy.oo
@@ -221,7 +221,7 @@ def merge(cases: list, constraints: tuple) -> CaptimeDistribution:
         before = tidy_condition(sympy.Or(before, condition))
     if len(exclusive) == 1:
         return exclusive[0][1]
-    points = _sorted_points([p for _, law in exclusive for p in law.breakpoints])
+    points = sorted_points([p for _, law in exclusive for p in law.breakpoints])
     refined = [_refined(law, points) for _, law in exclusive]
 
     def over(values: list) -> sympy.Expr:

@@ -16,7 +16,7 @@ import sympy
 import sympy.stats
 
 from .._immutable import Immutable
-from ..constraints import _provably
+from ..constraints import provably
 from ..errors import UtilityError, argument_message
 from ..symbols import kappa, t
 from .core import Utility, as_function, as_parameter, captime_parameter, require, support_pair
@@ -304,10 +304,10 @@ class KnownCaptime(Immutable):
                                 description="an expression in `kappa`")
         lower, upper = support_pair(support, "support", owner)
 
-        if lower.is_number and not lower.is_finite or _provably(lower >= 0) is False:
+        if lower.is_number and not lower.is_finite or provably(lower >= 0) is False:
             raise UtilityError(argument_message(
                 "support", owner, "a pair with a finite lower >= 0 (a captime is a duration)", support))
-        if _provably(upper > lower) is False:
+        if provably(upper > lower) is False:
             raise UtilityError(argument_message("support", owner, "a pair with upper > lower", support))
         self.support = (lower, upper)
         self.name = name
