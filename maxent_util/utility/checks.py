@@ -173,13 +173,14 @@ def check_positive(expr: sympy.Expr, pieces, grid, values) -> PropertyCheck:
         # Floats underflow to 0 far in a tail, sympy's evalf does not (once c - c*erf(z) is
         # written c*erfc(z): at 30 digits 1 - erf(27) is 0 too, erfc(27) is 5e-319).  For a
         # non-increasing u, u > 0 at the last of these points covers the others.
-        accurate = complement_erf(expr)
-        for i in sorted({int(failing[0]), int(failing[-1])}) if failing.size else ():
-            exact = try_symbolic(lambda: accurate.subs(t, sympy.Float(grid[i], 30)).evalf(30),
-                                  SOLVE_SECONDS)
-            if exact is None or not exact.is_positive:
-                return PropertyCheck(POSITIVE, False, f"u({grid[i]:.6g}) = {values[i]:.6g} "
-                                                      f"before the captime {end:.6g}")
+        if failing.size:
+            accurate = complement_erf(expr)
+            for i in sorted({int(failing[0]), int(failing[-1])}):
+                exact = try_symbolic(lambda: accurate.subs(t, sympy.Float(grid[i], 30)).evalf(30),
+                                      SOLVE_SECONDS)
+                if exact is None or not exact.is_positive:
+                    return PropertyCheck(POSITIVE, False, f"u({grid[i]:.6g}) = {values[i]:.6g} "
+                                                          f"before the captime {end:.6g}")
         return PropertyCheck(POSITIVE, True, f"captime {end:.6g}")
     if pieces is None or expr.has(sympy.Integral):
         return PropertyCheck(POSITIVE, None, "undecided for symbolic parameters")
