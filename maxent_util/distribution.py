@@ -12,6 +12,7 @@ import sympy
 
 from ._immutable import FrozenDict, Immutable
 from ._scipy import make_family, make_rv
+from ._sizes import grew
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import time_limit, timed_out
 from .errors import ConstraintError, MaxEntError, NoClosedFormError, UtilityError, argument_message
@@ -46,13 +47,17 @@ def _simplest(expr: sympy.Expr) -> sympy.Expr:
     """The simplified form of ``expr`` in the paper's spelling, kept per process: related laws
     (one law by both methods, with a value exact or as a double, a law derived again after a
     time limit rang) simplify the same parts again: two calls in five across the test suite."""
+    given = expr
     try:
         if expr.has(sympy.erfc):
             # erf + erfc = 1 only cancels once both are written as erf
             expr = expr.replace(sympy.erfc, lambda z: 1 - sympy.erf(z))
-        return _paper_form(sympy.simplify(sympy.powsimp(expr, force=False)))
+        simplest = _paper_form(sympy.simplify(sympy.powsimp(expr, force=False)))
     except Exception:  # cosmetic: keep the unsimplified form (a time limit's BaseException passes)
-        return expr
+        return given
+    # simplify may write 1000*log(kappa/15) as log(kappa**1000/15**1000): right, but a float
+    # overflows on it (every runtime scored 0); such a form is not simpler
+    return given if grew(simplest, given) else simplest
 
 
 def _paper_form(expr: sympy.Expr) -> sympy.Expr:
@@ -471,7 +476,12 @@ class CaptimeDistribution(Immutable):
         def sub(expr: Any) -> Any:
             if not isinstance(expr, sympy.Basic):
                 return expr
-            return expr.xreplace(mapping) if exact else expr.subs(mapping)
+            result = expr.xreplace(mapping) if exact else expr.subs(mapping)
+            if exact and grew(result, expr, *mapping.values()):
+                # exact powers multiplied under a common root (1500**(993/10000) beside
+                # 1500**(171/50)): a 9,205-digit integer. The values at 30 digits instead
+                result = expr.subs(_at_digits(mapping, _FOLDED_DIGITS))
+            return result
 
         record = dataclasses.replace(
             self.derivation,
@@ -573,6 +583,16 @@ class CaptimeDistribution(Immutable):
     def __repr__(self) -> str:
         kind = "closed form" if self.closed_form else "numeric multipliers"
         return f"CaptimeDistribution({', '.join(map(repr, self.constraints))}; {kind})"
+
+
+#: digits of the values put in where exact substitution builds numbers larger than its inputs
+_FOLDED_DIGITS = 30
+
+
+def _at_digits(mapping: dict, digits: int) -> dict:
+    """The numeric values of ``mapping`` as Floats of ``digits`` digits (others unchanged)."""
+    return {key: sympy.Float(sympy.N(value, digits + 5), digits) if value.is_number else value
+            for key, value in mapping.items()}
 
 
 def _one_float(value: sympy.Expr, multipliers: Any) -> sympy.Expr:

@@ -67,6 +67,7 @@ from sympy.codegen.cfunctions import log1p
 from sympy.codegen.rewriting import expm1_opt, powm1_opt
 from sympy.printing.numpy import SciPyPrinter
 
+from ._reference import agree, check_points, log_space, mpmath_function, reference_values
 from ._timing import Deadline, SymbolicTimeout, run_bounded, time_limit
 from .errors import NoClosedFormError, UtilityError, argument_message, short
 from .expressions import as_expression
@@ -456,10 +457,12 @@ _REWRITE_SECONDS = 5.0
 
 def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
              runtime_symbols: frozenset[sympy.Symbol],
-             deadline: Deadline | None = None) -> Callable[..., Any]:
+             deadline: Deadline | None = None, in_log_space: bool = False) -> Callable[..., Any]:
     """A numpy function of ``*args`` (flat arrays or floats) evaluating ``expr``.
 
-    The rewrites of all branches share ``deadline`` (default: :data:`_REWRITE_SECONDS`).
+    The rewrites of all branches share ``deadline`` (default: :data:`_REWRITE_SECONDS`);
+    ``in_log_space`` writes products of powers as exponentials of sums of logs
+    (:func:`~maxent_util._reference.log_space`), the second route of a scorer whose check failed.
     """
     if deadline is None:
         deadline = Deadline(_REWRITE_SECONDS)
@@ -469,7 +472,8 @@ def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
         for branch, condition in expr.args:
             if condition == sympy.false:
                 continue
-            compiled = (_compile(branch, args, runtime_symbols, deadline), _is_cheap(branch))
+            compiled = (_compile(branch, args, runtime_symbols, deadline, in_log_space),
+                        _is_cheap(branch))
             if condition == sympy.true:
                 pieces.append((None, *compiled))
                 break
@@ -477,7 +481,10 @@ def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
         if not pieces:
             return lambda *values: np.full(values[0].shape[0], np.nan)
         return _PiecewiseNode(pieces)
-    return _lambdify(args, _stable(expr, deadline), runtime_symbols)
+    stable = _stable(expr, deadline)
+    if in_log_space:
+        stable = log_space(stable, args[0])
+    return _lambdify(args, stable, runtime_symbols)
 
 
 # ---------------------------------------------------------------------------
@@ -712,14 +719,21 @@ class Scorer:
         self._mapping = dict(zip((t,) + symbols, stand_ins))
         self._args = tuple(stand_ins)
         self._runtime = frozenset({stand_ins[0]} | ({stand_ins[-1]} if q in symbols else set()))
+        self._stand_in_expr = expr.xreplace(self._mapping)
+        self._symbols = symbols
         try:
-            self._root = _compile(expr.xreplace(self._mapping), self._args, self._runtime)
+            root = _compile(self._stand_in_expr, self._args, self._runtime)
         except Exception as error:  # sympy printers raise a zoo of types
             raise UtilityError(argument_message(
                 "utility", "compile_scorer", "made of functions with a numpy or scipy equivalent",
-                expr, f"({type(error).__name__}: {error})")) from None
-        self._into = self._root.into if isinstance(self._root, _PiecewiseNode) else None
+                short(expr), f"({type(error).__name__}: {short(error)})")) from None
+        self._use(root, "compiled")
         self._limits: dict[str, Callable[..., Any]] = {}
+        #: parameter values the scorer was checked at (see _verify)
+        self._verified: set[tuple[float, ...]] = set()
+        self._reference: Callable[..., Any] | None = None
+        if not self.parameters:
+            self._verify([])
         names_are_identifiers = all(name.isidentifier() and not iskeyword(name)
                                     for name in self.parameters)
         if names_are_identifiers:  # so that help() shows f(t, alpha, kappa0)
@@ -728,7 +742,62 @@ class Scorer:
                  for name in ("t",) + self.parameters])
 
     def __repr__(self) -> str:
-        return f"Scorer(u(t) = {self.expr}; parameters {self.parameters})"
+        return f"Scorer(u(t) = {short(self.expr)}; parameters {self.parameters})"
+
+    # -- the second route (see maxent_util._reference)
+    def _use(self, root: Callable[..., Any], route: str) -> None:
+        self._root = root
+        self._into = root.into if isinstance(root, _PiecewiseNode) else None
+        #: how values are computed: "compiled" (numpy), "log space" (numpy, products of powers
+        #: as exponentials of sums of logs) or "mpmath" (30 digits, slow), after a failed check
+        self.route = route
+
+    def _verify(self, params: list[Any]) -> None:
+        """Check this scorer against mpmath at the first values of ``params`` (once per set of
+        values, for the first :data:`_MAX_VERIFIED` sets), and take the next route where they
+        disagree: the log-space formula, then mpmath itself; raise if no route agrees."""
+        try:
+            key = tuple(float(np.ravel(v)[0]) if np.size(v) else math.nan for v in params)
+        except (TypeError, ValueError):
+            return
+        if key in self._verified or len(self._verified) >= _MAX_VERIFIED \
+                or any(math.isnan(v) for v in key):
+            return
+        with _LIMITS_LOCK:
+            if key in self._verified:
+                return
+            values = dict(zip(self._args[1:], key))
+            points = check_points(self._stand_in_expr, self._args[0], values)
+            if self._reference is None:
+                try:
+                    self._reference = mpmath_function(self._stand_in_expr, self._args)
+                except Exception:  # printing for mpmath failed: the reference uses evalf
+                    self._reference = None
+            reference = reference_values(self._stand_in_expr, self._args, points, key, self._reference)
+            for route in ("log space", "mpmath", None):
+                fast = self._evaluate(points, list(key))
+                good = agree(fast, reference)
+                if good.all():
+                    break
+                if route is None:
+                    i = int(np.flatnonzero(~good)[0])
+                    raise UtilityError(
+                        f"the {self._owner} gives {fast[i]!r} at t = {points[i]!r}"
+                        + (f" ({', '.join(f'{n}={v!r}' for n, v in zip(self.parameters, key))})"
+                           if key else "")
+                        + f", but mpmath at 30 digits gives {reference[i]!r}, by every route "
+                        "(compiled, log space, mpmath). Suggestion: rewrite the utility, or "
+                        "report it with this message.")
+                self._use(self._next_route(route), route)
+            self._verified.add(key)
+
+    def _next_route(self, route: str) -> Callable[..., Any]:
+        if route == "log space":
+            try:
+                return _compile(self._stand_in_expr, self._args, self._runtime, in_log_space=True)
+            except Exception:  # no log-space form prints: go on to mpmath
+                return self._root
+        return _MpmathRoot(self._stand_in_expr, self._args, self._reference)
 
     # -- arguments
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
@@ -766,6 +835,8 @@ class Scorer:
         """
         params = self._bind(args, kwargs)
         runtimes = _as_float(t, "t", self._owner)
+        if len(self._verified) < _MAX_VERIFIED:
+            self._verify(params)
         shapes = [np.shape(v) for v in params]
         if not any(shapes):
             shape = np.shape(runtimes)
@@ -877,6 +948,28 @@ class Scorer:
         # no symbolic limit: evaluate at the last representable runtime instead
         edge = 5e-324 if end == "zero" else float(np.finfo(float).max)
         return lambda placeholder, *pc: self._root(np.full_like(placeholder, edge), *pc)
+
+
+#: sets of parameter values a scorer with parameters is checked at (its first calls' values)
+_MAX_VERIFIED = 16
+
+
+class _MpmathRoot:
+    """The last route of a scorer: each runtime evaluated by mpmath at 30 digits (slow: tens of
+    microseconds a runtime), for an expression that doubles cannot evaluate by any rewrite."""
+
+    def __init__(self, expr: sympy.Expr, args: Sequence[sympy.Symbol],
+                 function: Callable[..., Any] | None) -> None:
+        self._expr, self._args, self._function = expr, tuple(args), function
+
+    def __call__(self, runtimes: np.ndarray, *params: Any) -> np.ndarray:
+        runtimes = np.asarray(runtimes, dtype=float)
+        out = np.empty(runtimes.shape[0])
+        columns = [np.broadcast_to(np.asarray(p, dtype=float), runtimes.shape) for p in params]
+        for i, runtime in enumerate(runtimes):
+            out[i] = reference_values(self._expr, self._args, np.array([runtime]),
+                                      [float(c[i]) for c in columns], self._function)[0]
+        return out
 
 
 def _torch_printer() -> Any:

@@ -1,0 +1,62 @@
+"""How large the exact numbers inside an expression are, without printing them.
+
+sympy multiplies exact powers of rationals under a common root:
+``2**(993/5000) * 375**(993/10000)`` becomes ``(2**1986 * 375**993)**(1/10000)``, a
+9,205-digit integer, and ``simplify`` turns ``1000*log(kappa/15)`` into
+``log(kappa**1000/15**1000)``.  Such numbers are right but useless: a float overflows on them,
+and printing them (which sympy does to sort the factors of a product) exceeds Python's limit on
+converting integers to text.  Every engine step that may build numbers compares the size of
+what it made with the size of what it was given (:func:`grew`) and takes another route when
+the numbers grew.  Sizes are read from ``int.bit_length``, never from text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+
+__all__ = ["SLACK_BITS", "grew", "integer_bits", "total_integer_bits"]
+
+#: bits an exact step may add beyond the numbers it was given (a few products of small numbers)
+SLACK_BITS = 64
+
+
+def _integer_sizes(expr: Any):
+    if not isinstance(expr, sympy.Basic):
+        return
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Rational):
+            yield max(abs(node.p).bit_length(), node.q.bit_length())
+
+
+def integer_bits(expr: Any) -> int:
+    """Bits of the largest numerator or denominator inside ``expr`` (0 when there is none).
+
+    Examples
+    --------
+    >>> integer_bits(sympy.Rational(3, 1024) * sympy.Symbol("x"))
+    11
+    """
+    return max(_integer_sizes(expr), default=0)
+
+
+def total_integer_bits(*exprs: Any) -> int:
+    """Bits of all the numerators and denominators inside ``exprs`` together: no product of
+    those numbers, each used once, is larger."""
+    return sum(sum(_integer_sizes(expr)) for expr in exprs)
+
+
+def grew(result: Any, *inputs: Any, slack: int = SLACK_BITS) -> bool:
+    """Whether ``result`` holds an integer larger than any product of the numbers in ``inputs``
+    (each used once) times ``2**slack``.
+
+    Examples
+    --------
+    >>> x = sympy.Symbol("x", positive=True)
+    >>> grew(sympy.log(x**1000 / 15**1000), 1000 * sympy.log(x / 15))
+    True
+    >>> grew(sympy.log(x / 15) / 252213, sympy.log(x / 15), sympy.Rational(1, 252213))
+    False
+    """
+    return integer_bits(result) > total_integer_bits(*inputs) + slack
