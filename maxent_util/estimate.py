@@ -233,6 +233,13 @@ def evaluate_rule(u: Callable[[Any], Any], times: np.ndarray, owner: str,
         raise UtilityError(argument_message(
             "utility", owner, "one value per runtime", f"shape {values.shape}",
             f"({context.rstrip(': ')})" if context else None))
+    bad = first_bad(np.isnan(values) & ~np.isnan(times))
+    if bad is not None:
+        # a NaN is no score: (t - 5)**(1/3) is complex below 5
+        raise UtilityError(argument_message(
+            "utility", owner, "a real number at every runtime of the runs",
+            f"NaN at runtime {float(times[bad])!r}",
+            f"({context.rstrip(': ')})" if context else None))
     return values
 
 

@@ -775,17 +775,17 @@ class Scorer:
                     self._reference = None
             reference = reference_values(self._stand_in_expr, self._args, points, key, self._reference)
             for route in ("log space", "mpmath", None):
-                fast = self._evaluate(points, list(key))
+                fast = self._evaluate(points, [np.float64(v) for v in key])
                 good = agree(fast, reference)
                 if good.all():
                     break
                 if route is None:
                     i = int(np.flatnonzero(~good)[0])
                     raise UtilityError(
-                        f"the {self._owner} gives {fast[i]!r} at t = {points[i]!r}"
+                        f"the {self._owner} gives {float(fast[i])!r} at t = {float(points[i])!r}"
                         + (f" ({', '.join(f'{n}={v!r}' for n, v in zip(self.parameters, key))})"
                            if key else "")
-                        + f", but mpmath at 30 digits gives {reference[i]!r}, by every route "
+                        + f", but mpmath at 30 digits gives {float(reference[i])!r}, by every route "
                         "(compiled, log space, mpmath). Suggestion: rewrite the utility, or "
                         "report it with this message.")
                 self._use(self._next_route(route), route)
@@ -801,9 +801,12 @@ class Scorer:
 
     # -- arguments
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        return [_as_float(value, name, self._owner)
-                for name, value in zip(self.parameters,
-                                       _bind(self.parameters, self._owner, args, kwargs))]
+        values = [_as_float(value, name, self._owner)
+                  for name, value in zip(self.parameters,
+                                         _bind(self.parameters, self._owner, args, kwargs))]
+        for symbol, value in zip(self._symbols, values):
+            _check_parameter(symbol, value, self._owner)
+        return values
 
     # -- evaluation
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
@@ -841,7 +844,8 @@ class Scorer:
         if not any(shapes):
             shape = np.shape(runtimes)
             flat_t = np.ravel(runtimes)
-            flat_p = [float(v) for v in params]
+            # numpy scalars: a division by a zero parameter is inf (silenced), not ZeroDivisionError
+            flat_p = [np.float64(v) for v in params]
         else:
             try:
                 shape = np.broadcast_shapes(np.shape(runtimes), *shapes)
@@ -850,7 +854,7 @@ class Scorer:
                     "t", self._owner, f"broadcastable with the parameters' shapes {shapes}",
                     np.shape(runtimes))) from None
             flat_t = np.broadcast_to(runtimes, shape).ravel()
-            flat_p = [np.broadcast_to(v, shape).ravel() if np.ndim(v) else float(v)
+            flat_p = [np.broadcast_to(v, shape).ravel() if np.ndim(v) else np.float64(v)
                       for v in params]
         out = self._evaluate(flat_t, flat_p)
         return float(out[0]) if shape == () else out.reshape(shape)
@@ -940,6 +944,9 @@ class Scorer:
 
     def _limit_function(self, end: str) -> Callable[..., Any]:
         value = limit_at_end(self.expr, sympy.S.Zero if end == "zero" else sympy.oo)
+        if value is not None and (value.has(sympy.I) or value.is_real is False):
+            # (t - 5)**(1/3) at 0: a complex limit is no utility's value (the caller says so)
+            return lambda placeholder, *pc: np.full_like(placeholder, np.nan)
         if value is not None:
             try:
                 return _compile(value.xreplace(self._mapping), self._args, self._runtime)
@@ -1026,6 +1033,23 @@ class _LambdifiedScorer:
         return self._function(t, *values)
 
 
+def _check_parameter(symbol: sympy.Symbol, value: Any, owner: str) -> None:
+    """A parameter's value is a number (never NaN: a NaN scored 1.0 on exp(-t/c)) in the
+    domain its symbol declares (positive, nonnegative; real symbols are finite)."""
+    array = np.asarray(value)
+    requirement, bad = None, None
+    if np.isnan(array).any():
+        requirement, bad = "a number (not NaN)", math.nan
+    elif symbol.is_finite and not np.isfinite(array).all():
+        requirement, bad = "finite", array[~np.isfinite(array)].ravel()[0] if array.ndim else value
+    elif symbol.is_positive and not (array > 0).all():
+        requirement, bad = "positive", array[~(array > 0)].ravel()[0] if array.ndim else value
+    elif symbol.is_nonnegative and not (array >= 0).all():
+        requirement, bad = "non-negative", array[~(array >= 0)].ravel()[0] if array.ndim else value
+    if requirement is not None:
+        raise UtilityError(argument_message(symbol.name, owner, requirement, float(bad)))
+
+
 def _bind(parameters: tuple[str, ...], owner: str, args: tuple[Any, ...],
           kwargs: dict[str, Any]) -> list[Any]:
     """A scorer's parameter values in positional order, from its call's arguments."""
@@ -1067,7 +1091,10 @@ def as_float(value: Any, arg: str, owner: str) -> Any:
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise UtilityError(argument_message(arg, owner, "real numbers", value)) from None
+        raise UtilityError(argument_message(arg, owner, "real numbers", short(value))) from None
+    except OverflowError:  # an integer beyond the largest double (10**400)
+        raise UtilityError(argument_message(arg, owner, "real numbers within the range of a double "
+                                            "(below 1.8e308)", short(value))) from None
     return array if array.ndim else float(array)
 
 
