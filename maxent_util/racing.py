@@ -932,12 +932,20 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     *Utilitarian Algorithm Configuration*, NeurIPS 2023 (the paper's
     correctness theorem for UP says that its incumbent is
     :math:`\\epsilon^*`-optimal with probability at least :math:`1 -
-    \\delta`, at every time). The constants, the bounds and the doubling
-    condition were checked against the authors' published code
-    (``github.com/drgrhm/utilitarian-ac``, ``up.py``) and rederived above;
-    the statement of the theorem itself could not be read here.
-    :math:`C` is taken exactly; the code's 2.705808 is the same
-    constant rounded (down by :math:`10^{-7}`).
+    \\delta`, at every time; the statement of the theorem itself could not
+    be read here). The bounds, the doubling condition and :math:`C` are
+    those of the authors' published code (``github.com/drgrhm/utilitarian-ac``,
+    ``up.py``), rederived above, with one difference in the radius: theirs
+    has :math:`(\\log_2 k_i + 1)^2` where ours has :math:`(j_i + 1)^2`. As
+    :math:`\\log_2 k_i = j_i + \\log_2 k_0`, the two agree when
+    :math:`k_0 = 1` and only then. For :math:`k_0 > 1` their intervals are
+    wider than the union bound needs; for :math:`k_0 < 1` some are narrower
+    than it allows (:math:`\\sum_{j \\ge 0} 1/(j + 1 + \\log_2 k_0)^2` exceeds
+    :math:`\\pi^2/6`), and at :math:`k_0 = 2^{-c}`, :math:`c = 1, 2, \\ldots`,
+    one of their radii takes the logarithm of 0. Counting doublings is what
+    the union bound sums over, so ours holds at every :math:`k_0`.
+    :math:`C` is taken exactly; the code's 2.705808 is the same constant
+    rounded (down by :math:`10^{-7}`).
 
     Examples
     --------

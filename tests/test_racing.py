@@ -201,6 +201,76 @@ def test_up_doubles_only_when_capping_limits_and_reruns_only_capped_runs():
     assert trace["total_time"].iloc[-1] == pytest.approx(spent)
 
 
+
+def reference_up(runtimes, u, delta, k0, radius):
+    """UP as the paper and its authors' up.py write it, one configuration at a time in plain
+    Python: ``radius(k, j)`` is the factor of m^2 in the log of the confidence radius at
+    captime k after j doublings. Returns (epsilon*, incumbent's LCB, largest UCB) per round."""
+    n, size = len(runtimes), len(runtimes[0])
+    alive, k, j = list(range(n)), [k0] * n, [0] * n
+    ucb, lcb, rows = [1.0] * n, [0.0] * n, []
+    for m in range(1, size + 1):
+        alpha = {}
+        for i in alive:
+            stopped = [min(t, k[i]) for t in runtimes[i][:m]]
+            mean = sum(u(t) for t in stopped) / m
+            finished = sum(t < k[i] for t in runtimes[i][:m]) / m
+            alpha[i] = math.sqrt(math.log(4 * UNION_CONSTANT * n * m ** 2 * radius(k[i], j[i])
+                                          / delta) / (2 * m))
+            ucb[i] = min(ucb[i], mean + (1 - u(k[i])) * alpha[i])
+            lcb[i] = max(lcb[i], mean - alpha[i] - u(k[i]) * (1 - finished))
+        best = max(alive, key=lambda i: lcb[i])
+        alive = [i for i in alive if i == best or ucb[i] >= lcb[best]]
+        top = max(ucb[i] for i in alive)
+        rows.append((top - lcb[best], lcb[best], top))
+        for i in alive:
+            if 2 * alpha[i] <= u(k[i]) * (1 - sum(t < k[i] for t in runtimes[i][:m]) / m):
+                k[i], j[i] = 2 * k[i], j[i] + 1
+        if len(alive) == 1:
+            break
+    return rows
+
+
+def authors_radius(k, j):
+    return (math.log2(k) + 1) ** 2  # up.py: (math.log2(k[i]) + 1)**2
+
+
+def our_radius(k, j):
+    return (j + 1) ** 2  # j doublings: what the union bound sums over
+
+
+def test_up_radius_is_the_authors_at_k0_1_and_counts_doublings_at_other_k0():
+    # three configurations, one of them rarely finishing, so that captimes double
+    rng = np.random.default_rng(5)
+    matrix = np.stack([rng.exponential(0.5, 150), rng.exponential(2.0, 150),
+                       rng.pareto(0.3, 150) * 3])
+    u = lambda t: math.exp(-t / 40)  # noqa: E731
+    in_order = matrix[:, np.random.default_rng(3).permutation(150)].tolist()  # up's order
+    for k0 in (1.0, 4.0):
+        trace = up(MatrixRunner(matrix), [0, 1, 2], range(150), "exp(-t/40)", 0.5, k0=k0, seed=3)
+        assert trace["captime_max"].max() >= 4 * k0  # two doublings or more: the radius moved
+        got = trace[["epsilon", "lcb", "ucb"]].to_numpy()
+        ours = np.array(reference_up(in_order, u, 0.5, k0, our_radius))
+        theirs = np.array(reference_up(in_order, u, 0.5, k0, authors_radius))
+        np.testing.assert_allclose(got, ours[:len(got)], rtol=1e-12, atol=1e-12)
+        assert len(got) == len(ours)
+        if k0 == 1.0:  # log2(2^j) + 1 = j + 1: the same radius, the same race
+            np.testing.assert_allclose(theirs, ours, rtol=1e-12, atol=1e-12)
+        else:  # log2(2^j * 4) + 1 = j + 3: their intervals are wider from the first round
+            rounds = min(len(theirs), len(got))
+            differ = np.flatnonzero(~np.isclose(theirs[:rounds, 0], got[:rounds, 0], rtol=1e-6))
+            assert differ.size and theirs[differ[0], 0] > got[differ[0], 0]
+    # the two factors themselves, after j doublings from k0
+    for j in range(12):
+        assert authors_radius(2.0 ** j, j) == our_radius(2.0 ** j, j)
+        assert authors_radius(4 * 2.0 ** j, j) == (j + 3) ** 2 > our_radius(4 * 2.0 ** j, j)
+    with pytest.raises(ValueError, match="math domain error"):  # k0 = 1/2: log of 0 at j = 0
+        math.log(4 * UNION_CONSTANT * authors_radius(0.5, 0))
+    # and the docstring says exactly that, not that the constants were checked against theirs
+    text = " ".join(up.__doc__.split())
+    assert "(\\log_2 k_i + 1)^2` where ours has :math:`(j_i + 1)^2`" in text
+    assert "agree when :math:`k_0 = 1` and only then" in text
+
 matrices = st.integers(2, 4).flatmap(lambda n: st.lists(
     st.lists(st.one_of(st.floats(0.0, 30.0), st.just(math.inf)), min_size=12, max_size=12),
     min_size=n, max_size=n))
