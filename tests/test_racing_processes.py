@@ -19,6 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import maxent_util
 from maxent_util import racing
@@ -175,6 +177,20 @@ def test_each_placeholder_is_filled_once_and_values_are_never_read_again(tmp_pat
     assert json.loads(out.read_text()) == ["{config}{instance}", "{captime}"]
 
 
+names = st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)),
+                max_size=30) | st.sampled_from(["{captime}", "{instance}", "{config}",
+                                                "{{config}}", "{instance}{captime}"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(names, names, st.floats(1e-3, 1e6))
+def test_filled_words_are_the_template_with_each_placeholder_replaced_once(config, instance,
+                                                                            captime):
+    runner = ProcessRunner(["solver", "--cap={captime}", "{config}", "x{instance}y{config}",
+                            "{instance}"])
+    expected = ["solver", f"--cap={captime!r}", config, f"x{instance}y{config}", instance]
+    assert runner.arguments(config, instance, captime) == expected
+
 # ---------------------------------------------------------------------------
 # templates that hand a placeholder to a shell (or another reader of code)
 
@@ -233,6 +249,20 @@ def test_a_template_that_hands_a_placeholder_to_a_shell_is_refused(command):
         ProcessRunner(command)
     assert ProcessRunner(command, shell_ok=True).words  # the caller's own choice, said aloud
 
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "csh", "tcsh",
+                        "busybox sh", "env sh", "env -i bash", "timeout 9 sh"]),
+       st.sampled_from(["", "/bin/", "/usr/local/bin/", "C:\\tools\\"]),
+       st.sampled_from(["", ".exe", "5.2"]),
+       st.sampled_from(["-c", "-ec", "-xc", "-lc", "-o pipefail -c", "-c --"]),
+       st.sampled_from(["{instance}", "{config}", "{captime}", "run {instance} now"]))
+def test_a_shell_is_recognised_by_any_path_wrapper_and_option_spelling(shell, folder, suffix,
+                                                                      options, code):
+    *wrapper, program = shell.split()
+    command = [*wrapper, folder + program + suffix, *options.split(), code, "name", "x"]
+    with pytest.raises(DataError, match="shell_ok=True"):
+        ProcessRunner(command)
 
 @pytest.mark.parametrize("command", ACCEPTED, ids=str)
 def test_a_placeholder_given_as_data_is_accepted(command):
