@@ -457,11 +457,10 @@ class _Reader:
     whole_line: bool = False
 
 
-_SHELL = _Reader(code="c", takes="oO", long_code=("--command",),
-                 long_takes=("--rcfile", "--init-file"), flag=True)
+_SHELL = _Reader(code="c", takes="oO", long_takes=("--rcfile", "--init-file"), flag=True)
 _READERS = {
     **dict.fromkeys(("sh", "bash", "rbash", "dash", "ash", "zsh", "ksh", "mksh", "pdksh", "oksh",
-                     "yash", "posh", "hush", "csh", "tcsh", "es", "rc", "elvish", "xonsh", "nu"),
+                     "yash", "posh", "hush", "csh", "tcsh", "elvish", "xonsh"),
                     _SHELL),
     "fish": _Reader(code="cC", long_code=("--command", "--init-command")),
     **dict.fromkeys(("cmd", "powershell", "pwsh", "ssh"), _Reader(whole_line=True)),
@@ -614,7 +613,8 @@ class _Started:
     def end(self) -> None:
         with self.lock:  # the timer's thread and the waiting one may both get here
             _signal_group(self.leader, signal.SIGSTOP)
-            found: dict[int, int] = {}
+            # the command itself too, should it have left its group (unreaped, its pid is its own)
+            found = {} if self.since is None else {self.leader: self.since}
             if self.since is not None:
                 for _ in range(100):
                     new = self._scan(found)

@@ -418,6 +418,7 @@ def test_what_remains_uncovered_an_orphan_that_clears_its_environment_and_its_gr
     # documented (docs/recipes/racing.md): a process in its own session, with an empty
     # environment, whose parent has exited before the run ends, is not found
     runner = ProcessRunner([PYTHON, "-S", "-c", COMMAND, "setsid-bare", "exit", str(left_behind)])
-    runner.run("c", "i", 1.0)
+    if runner.run("c", "i", 1.0) >= 1.0:
+        pytest.skip("the command did not exit within its captime here (a loaded machine)")
     assert left_behind.exists()
     assert _alive(int(left_behind.read_text()))
