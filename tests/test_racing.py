@@ -10,11 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import signal
-import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -26,8 +21,8 @@ from scipy import integrate, stats
 
 from maxent_util import datasets, parse_utility
 from maxent_util.errors import DataError, UtilityError
-from maxent_util.racing import (UNION_CONSTANT, ProcessRunner, Runner, TableRunner, naive,
-                                naive_curve, simulate_up, up)
+from maxent_util.racing import (UNION_CONSTANT, Runner, TableRunner, naive, naive_curve,
+                                simulate_up, up)
 from maxent_util.ranking import rank
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -201,6 +196,76 @@ def test_up_doubles_only_when_capping_limits_and_reruns_only_capped_runs():
     assert trace["total_time"].iloc[-1] == pytest.approx(spent)
 
 
+
+def reference_up(runtimes, u, delta, k0, radius):
+    """UP as the paper and its authors' up.py write it, one configuration at a time in plain
+    Python: ``radius(k, j)`` is the factor of m^2 in the log of the confidence radius at
+    captime k after j doublings. Returns (epsilon*, incumbent's LCB, largest UCB) per round."""
+    n, size = len(runtimes), len(runtimes[0])
+    alive, k, j = list(range(n)), [k0] * n, [0] * n
+    ucb, lcb, rows = [1.0] * n, [0.0] * n, []
+    for m in range(1, size + 1):
+        alpha = {}
+        for i in alive:
+            stopped = [min(t, k[i]) for t in runtimes[i][:m]]
+            mean = sum(u(t) for t in stopped) / m
+            finished = sum(t < k[i] for t in runtimes[i][:m]) / m
+            alpha[i] = math.sqrt(math.log(4 * UNION_CONSTANT * n * m ** 2 * radius(k[i], j[i])
+                                          / delta) / (2 * m))
+            ucb[i] = min(ucb[i], mean + (1 - u(k[i])) * alpha[i])
+            lcb[i] = max(lcb[i], mean - alpha[i] - u(k[i]) * (1 - finished))
+        best = max(alive, key=lambda i: lcb[i])
+        alive = [i for i in alive if i == best or ucb[i] >= lcb[best]]
+        top = max(ucb[i] for i in alive)
+        rows.append((top - lcb[best], lcb[best], top))
+        for i in alive:
+            if 2 * alpha[i] <= u(k[i]) * (1 - sum(t < k[i] for t in runtimes[i][:m]) / m):
+                k[i], j[i] = 2 * k[i], j[i] + 1
+        if len(alive) == 1:
+            break
+    return rows
+
+
+def authors_radius(k, j):
+    return (math.log2(k) + 1) ** 2  # up.py: (math.log2(k[i]) + 1)**2
+
+
+def our_radius(k, j):
+    return (j + 1) ** 2  # j doublings: what the union bound sums over
+
+
+def test_up_radius_is_the_authors_at_k0_1_and_counts_doublings_at_other_k0():
+    # three configurations, one of them rarely finishing, so that captimes double
+    rng = np.random.default_rng(5)
+    matrix = np.stack([rng.exponential(0.5, 150), rng.exponential(2.0, 150),
+                       rng.pareto(0.3, 150) * 3])
+    u = lambda t: math.exp(-t / 40)  # noqa: E731
+    in_order = matrix[:, np.random.default_rng(3).permutation(150)].tolist()  # up's order
+    for k0 in (1.0, 4.0):
+        trace = up(MatrixRunner(matrix), [0, 1, 2], range(150), "exp(-t/40)", 0.5, k0=k0, seed=3)
+        assert trace["captime_max"].max() >= 4 * k0  # two doublings or more: the radius moved
+        got = trace[["epsilon", "lcb", "ucb"]].to_numpy()
+        ours = np.array(reference_up(in_order, u, 0.5, k0, our_radius))
+        theirs = np.array(reference_up(in_order, u, 0.5, k0, authors_radius))
+        np.testing.assert_allclose(got, ours[:len(got)], rtol=1e-12, atol=1e-12)
+        assert len(got) == len(ours)
+        if k0 == 1.0:  # log2(2^j) + 1 = j + 1: the same radius, the same race
+            np.testing.assert_allclose(theirs, ours, rtol=1e-12, atol=1e-12)
+        else:  # log2(2^j * 4) + 1 = j + 3: their intervals are wider from the first round
+            rounds = min(len(theirs), len(got))
+            differ = np.flatnonzero(~np.isclose(theirs[:rounds, 0], got[:rounds, 0], rtol=1e-6))
+            assert differ.size and theirs[differ[0], 0] > got[differ[0], 0]
+    # the two factors themselves, after j doublings from k0
+    for j in range(12):
+        assert authors_radius(2.0 ** j, j) == our_radius(2.0 ** j, j)
+        assert authors_radius(4 * 2.0 ** j, j) == (j + 3) ** 2 > our_radius(4 * 2.0 ** j, j)
+    with pytest.raises(ValueError, match="math domain error"):  # k0 = 1/2: log of 0 at j = 0
+        math.log(4 * UNION_CONSTANT * authors_radius(0.5, 0))
+    # and the docstring says exactly that, not that the constants were checked against theirs
+    text = " ".join(up.__doc__.split())
+    assert "(\\log_2 k_i + 1)^2` where ours has :math:`(j_i + 1)^2`" in text
+    assert "agree when :math:`k_0 = 1` and only then" in text
+
 matrices = st.integers(2, 4).flatmap(lambda n: st.lists(
     st.lists(st.one_of(st.floats(0.0, 30.0), st.just(math.inf)), min_size=12, max_size=12),
     min_size=n, max_size=n))
@@ -334,122 +399,6 @@ def test_up_on_the_2021_main_track_is_within_epsilon_star_of_the_best(main_track
     print(f"epsilon 0.8: UP {up_time:.4g} s, Naive (captime 5000 s) "
           f"{naive_found.total_time:.4g} s")
     assert up_time < naive_found.total_time
-
-
-# ---------------------------------------------------------------------------
-# ProcessRunner: real commands, real time limits
-
-PYTHON = sys.executable
-SLEEP = "import sys, time; time.sleep(float(sys.argv[1]))"
-
-
-def test_process_runner_times_a_run_that_finishes():
-    runner = ProcessRunner([PYTHON, "-c", SLEEP, "{instance}"])
-    runtime = runner.run("any", "0.05", 60.0)
-    assert 0.05 <= runtime < 60.0
-    cpu = ProcessRunner([PYTHON, "-S", "-c", SLEEP, "{instance}"], clock="cpu")
-    # sleeping costs no CPU: 0.4 s of sleep finishes within a CPU captime of 0.3 s
-    assert 0 <= cpu.run("any", "0.4", 0.3) < 0.3
-
-
-def test_process_runner_kills_the_whole_process_group_at_the_captime(tmp_path):
-    pid_file = tmp_path / "grandchild.pid"
-    script = ("import subprocess, sys, time, pathlib\n"
-              "path = pathlib.Path(sys.argv[2])\n"
-              "subprocess.Popen([sys.executable, '-c', 'import os, sys, time, pathlib; "
-              "pathlib.Path(sys.argv[1]).write_text(str(os.getpid())); time.sleep(60)', "
-              "sys.argv[2] + '.tmp'])\n"
-              "while not pathlib.Path(sys.argv[2] + '.tmp').exists(): time.sleep(0.01)\n"
-              "pathlib.Path(sys.argv[2] + '.tmp').rename(path)\n"
-              "time.sleep(float(sys.argv[1]))\n")
-    runner = ProcessRunner([PYTHON, "-c", script, "{instance}", str(pid_file)])
-    runtime = runner.run("c", "60", 0.8)
-    assert runtime >= 0.8  # capped: the captime or more
-    assert pid_file.exists(), "the grandchild had not started; nothing was checked"
-    pid = int(pid_file.read_text())
-    for _ in range(200):  # killed with its group; init reaps it
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.01)
-    else:
-        pytest.fail("the command's own child outlived the captime")
-
-
-def test_an_interrupted_run_kills_its_command(tmp_path):
-    pid_file = tmp_path / "command.pid"
-    script = ("import os, sys, time, pathlib; pathlib.Path(sys.argv[1] + '.tmp').write_text("
-              "str(os.getpid())); os.rename(sys.argv[1] + '.tmp', sys.argv[1]); time.sleep(60)")
-    runner = ProcessRunner([PYTHON, "-c", script, str(pid_file)])
-
-    def interrupt(*_):
-        raise KeyboardInterrupt  # what Ctrl-C does; the command, in its own session, sees none
-
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, 1.0)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            runner.run("c", "i", 60.0)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    if not pid_file.exists():
-        pytest.skip("the command had not started within a second; nothing to check")
-    with pytest.raises(ProcessLookupError):  # killed and reaped
-        os.kill(int(pid_file.read_text()), 0)
-
-
-def test_process_runner_cpu_limit_stops_a_busy_loop():
-    runner = ProcessRunner([PYTHON, "-S", "-c", "while True: pass"], clock="cpu")
-    assert runner.run("c", "i", 0.2) >= 0.2  # capped (the kernel stops it at 1 s of CPU)
-
-
-def test_process_runner_passes_hostile_words_as_single_arguments(tmp_path):
-    out = tmp_path / "argv.json"
-    echo = "import sys, json, pathlib; pathlib.Path(sys.argv[1]).write_text(json.dumps(sys.argv[2:]))"
-    hostile = "a b; rm -rf / $(touch pwned) `id` 'q' \"r\" {config}"
-    runner = ProcessRunner(f"{PYTHON} -c '{echo}' {out} {{config}} x{{instance}} {{captime}}")
-    runner.run(["-luby", "--rinc=2 ; ls"], hostile, 30.0)
-    assert json.loads(out.read_text()) == ["-luby", "--rinc=2 ; ls", "x" + hostile, "30.0"]
-    assert not (tmp_path / "pwned").exists() and not os.path.exists("pwned")
-    assert runner.arguments("one word", "i", 1)[-3] == "one word"
-    named = ProcessRunner("solver {config} {instance}", configurations={"luby": ["-luby", "-x=1"]})
-    assert named.arguments("luby", "f.cnf", 1) == ["solver", "-luby", "-x=1", "f.cnf"]
-    assert named.arguments("other", "f.cnf", 1) == ["solver", "other", "f.cnf"]
-
-
-def test_process_runner_failures_and_bad_commands():
-    failing = [PYTHON, "-c", "import sys; sys.exit(3)"]
-    assert ProcessRunner(failing).run("c", "i", 30.0) == math.inf  # never finishes
-    assert ProcessRunner(failing, exit_codes=[3, 10]).run("c", "i", 30.0) < 30.0  # finished
-    with pytest.raises(DataError, match="`exit_codes` of `ProcessRunner`"):
-        ProcessRunner("true", exit_codes=[])
-    with pytest.raises(DataError, match="`configurations` of `ProcessRunner`"):
-        ProcessRunner("true", configurations={"a": "-luby"})
-    with pytest.raises(DataError, match=r"exits with status 0; got .*\(it exited with status 3\)"):
-        ProcessRunner(failing, failures="raise").run("c", "i", 30.0)
-    with pytest.raises(DataError, match="`command` of `ProcessRunner` must be a command line shlex"):
-        ProcessRunner("python -c 'unclosed")
-    with pytest.raises(DataError, match="`command` of `ProcessRunner` must be a command to run"):
-        ProcessRunner("   ")
-    with pytest.raises(DataError, match="`clock` of `ProcessRunner` must be 'wall' or 'cpu'"):
-        ProcessRunner("true", clock="sundial")
-    with pytest.raises(DataError, match="must be a command that can be started"):
-        ProcessRunner(["/nonexistent/solver-xyz"]).run("c", "i", 1.0)
-    with pytest.raises(DataError, match="`captime` of `ProcessRunner.run`"):
-        ProcessRunner("true").run("c", "i", -1.0)
-
-
-def test_process_runner_races_in_parallel_on_an_executor():
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        runner = ProcessRunner([PYTHON, "-S", "-c", SLEEP, "{config}"], executor=pool)
-        got = runner.run_many(["0.01", "0.01", "2", "2"], ["i", "j", "i", "j"], [30, 30, 0.3, 0.3])
-        assert (got[:2] < 30).all() and (got[2:] >= 0.3).all()
-        # a small race of real commands: the configuration is the sleep, the instance unused
-        trace = up(runner, ["0.01", "3"], ["i", "j", "k"], "exp(-t)", 0.5, k0=0.2, seed=0)
-    assert trace.attrs["configurations"].loc["3", "completed"] == 0
-    assert trace["incumbent"].iloc[-1] == "0.01"
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,689 @@
+"""Running a real command as one capped run: :class:`ProcessRunner`.
+
+A race (:mod:`maxent_util.racing`) asks a runner for runs; this one starts a
+command with the configuration and the instance filled into its words, stops
+it at the captime, ends whatever it started, and returns the time it took.
+Three things are decided here: which words of a command may be filled from
+a name (:func:`_reads_code`), how long a run may last, and which processes a
+run started (:class:`_Started`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import secrets
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+try:  # POSIX: the CPU-time limit of ProcessRunner(clock="cpu")
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None
+
+from .errors import DataError, argument_message, short
+from .runs import real
+
+__all__ = ["ProcessRunner"]
+
+
+_CLOCKS = ("wall", "cpu")
+_FAILURES = ("never", "raise")
+_PLACEHOLDER = re.compile(r"\{(config|instance|captime)\}")
+#: the environment variable each run's processes inherit, with a token of that run
+RUN_MARK = "MAXENT_UTIL_RUN"
+# waitid(WNOWAIT) waits for the command's end without reaping it: while it is a zombie its
+# pid, and so its process group's id, cannot be given to another process
+_PEEK = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
+
+
+class ProcessRunner:
+    """Run a real command under a time limit, killed at the captime.
+
+    Parameters
+    ----------
+    command : str or sequence of str
+        The command, with the placeholders ``{config}``, ``{instance}`` and
+        ``{captime}`` in its words, e.g. ``"minisat {config} {instance}"``. A
+        string is split once with :func:`shlex.split`; the placeholders are
+        then replaced word by word, in one pass (a value filled in is never
+        read for placeholders again), so a configuration or instance is
+        always one argument however it is spelt. A word that is exactly
+        ``{config}`` and a configuration that is a list or tuple of strings
+        make several arguments (``["-luby", "-rinc=2"]``).
+    clock : {"wall", "cpu"}, keyword-only
+        ``"wall"``: the runtime is the elapsed time (``time.perf_counter``),
+        and the process group is killed at the captime. ``"cpu"``: the
+        runtime is the child's user + system CPU time (from ``os.wait4``);
+        the kernel stops it at the captime rounded up to a whole second of
+        CPU (``RLIMIT_CPU``; a run past the captime still counts as capped),
+        and it is killed after ``wall_factor`` times the captime of elapsed
+        time in case it sleeps (the kernel limit is Linux's; elsewhere only
+        that one applies).
+    configurations : mapping of str to sequence of str, optional, keyword-only
+        The words of each configuration by name, e.g. ``{"luby": ["-luby"],
+        "geometric": ["-no-luby", "-rinc=1.5"]}``: a configuration named here
+        fills ``{config}`` with its words, so races and traces speak of names.
+    exit_codes : sequence of int, keyword-only
+        The exit statuses of a run that finished (default ``(0,)``; SAT
+        solvers report 10 and 20).
+    failures : {"never", "raise"}, keyword-only
+        A command that exits with another status, or is killed by a signal
+        before its captime: ``"never"`` counts it as a run that never
+        finishes (runtime ``inf``, utility 0); ``"raise"`` raises
+        :class:`~maxent_util.errors.DataError` naming the command and status.
+    executor : concurrent.futures.Executor or dask.distributed.Client, optional, keyword-only
+        Where :meth:`run_many` runs its commands (anything with
+        ``submit(fn, *args)`` returning futures with ``result()``); by
+        default one after another.
+    wall_factor : float, keyword-only
+        With ``clock="cpu"``: elapsed-time limit as a multiple of the
+        captime (default 10).
+    cwd : str or path, optional, keyword-only
+        Working folder of the command.
+    shell_ok : bool, keyword-only
+        Accept a command that hands a placeholder to a reader of code (see
+        Notes); default False, which refuses it.
+
+    Attributes
+    ----------
+    max_captime : float
+        The largest captime :meth:`run` accepts: the longest wait of a
+        ``threading`` timer (``threading.TIMEOUT_MAX``, 292 years on Linux),
+        over ``wall_factor`` with ``clock="cpu"``.
+
+    Raises
+    ------
+    DataError
+        If the command is empty, cannot be split, holds a NUL byte, or hands
+        a placeholder to a shell without ``shell_ok=True``, or an option is
+        invalid.
+
+    Notes
+    -----
+    *Names never run as code.* Instances and configurations are names from
+    files and tables; a template where a placeholder lands in a word that a
+    program reads as code would let a name run code of its own: an instance
+    called ``x; rm -rf ~`` in ``["sh", "-c", "solver {instance}"]``. So a
+    template is refused where a placeholder is the program, or is in the
+    options, the script or the code of a shell (``sh``, ``bash``, ``dash``,
+    ``zsh``, ``ksh``, ``fish``, ``csh``, ... by any path, also behind
+    ``env``, ``timeout`` or ``busybox``) or of an interpreter with code on
+    its command line (``python -c``/``-m``, ``perl -e``, ``ruby -e``,
+    ``node -e``, ``php -r``, ``lua -e``, ``Rscript -e``, ``julia -e``,
+    ``awk``), or anywhere in a command for ``cmd``, ``powershell``, ``pwsh``
+    or ``ssh`` (they read all their words as one command line); a word with
+    spaces after ``env -S`` is read as the command it is. A placeholder
+    given as data stays allowed: ``sh -c 'solver "$1"' sh {instance}``,
+    ``python solver.py {instance}``, ``python -c CODE {instance}``, and
+    ``perl -e CODE -- {instance}`` (without ``--``, a name that starts with
+    ``-e`` would be one more line of code). ``shell_ok=True`` accepts the
+    template when every name is trusted.
+
+    *Everything a run starts ends with it.* The command runs in a session
+    of its own with a token of the run in its environment
+    (``MAXENT_UTIL_RUN``), which its children inherit. When it exits, in
+    time or not, and at the captime, and when a race is interrupted
+    (Ctrl-C), the runner stops its process group, then (on Linux, through
+    ``/proc``) every process that carries the token or descends from the
+    command or from a process found so far, until no new one turns up,
+    and kills them all: a child that called ``setsid()``, a double-fork
+    daemon and a background process left by a command that finished all
+    go. What remains: a process that both clears or replaces its
+    environment (``env -i``, a daemon that resets it) and left the process
+    group, once its parent has exited (no token, no parent to follow); a
+    process of another user (``sudo``, set-user-ID programs), which cannot
+    be signalled; work handed to a service outside the run (``systemd-run``,
+    ``at``, ``ssh``). Elsewhere than Linux (macOS) only the process group
+    is killed: a process that left it survives.
+
+    Examples
+    --------
+    >>> import sys
+    >>> runner = ProcessRunner([sys.executable, "-c", "pass", "{instance}"])
+    >>> runner.arguments("c", "x; rm -rf /", 10)[-1]
+    'x; rm -rf /'
+    >>> 0 <= runner.run("c", "i", 60.0) < 60.0
+    True
+    """
+
+    def __init__(self, command: str | Sequence[str], *, clock: str = "wall",
+                 configurations: Any = None, exit_codes: Sequence[int] = (0,),
+                 failures: str = "never", executor: Any = None, wall_factor: float = 10.0,
+                 cwd: Any = None, shell_ok: bool = False) -> None:
+        owner = "ProcessRunner"
+        if isinstance(command, str):
+            try:
+                words = shlex.split(command)
+            except ValueError as error:
+                raise DataError(argument_message("command", owner, "a command line shlex can "
+                                                 f"split ({error})", short(command))) from None
+        elif isinstance(command, Sequence) and all(isinstance(w, str) for w in command):
+            words = list(command)
+        else:
+            raise DataError(argument_message("command", owner, "a string or a list of strings",
+                                             short(command)))
+        if not words:
+            raise DataError(argument_message("command", owner, "a command to run", command))
+        if any("\0" in word for word in words):
+            raise DataError(argument_message("command", owner, "words without a NUL byte",
+                                             short(command)))
+        if not isinstance(shell_ok, bool):
+            raise DataError(argument_message("shell_ok", owner, "True or False", short(shell_ok)))
+        reason = None if shell_ok else _reads_code(words)
+        if reason is not None:
+            raise DataError(argument_message(
+                "command", owner, "a command whose program, options, script and code hold no "
+                "placeholder", short(command),
+                f"Here {reason}, so an instance or configuration name would run as code. Pass "
+                "names as data (sh -c 'solver \"$1\"' sh {instance}), or give shell_ok=True if "
+                "every name is trusted."))
+        if clock not in _CLOCKS:
+            raise DataError(argument_message("clock", owner, "'wall' or 'cpu'", short(clock)))
+        if failures not in _FAILURES:
+            raise DataError(argument_message("failures", owner, "'never' or 'raise'",
+                                             short(failures)))
+        factor = real(wall_factor)
+        if not (math.isfinite(factor) and factor >= 1):
+            raise DataError(argument_message("wall_factor", owner, "a finite number of at "
+                                             "least 1", short(wall_factor)))
+        if executor is not None and not callable(getattr(executor, "submit", None)):
+            raise DataError(argument_message(
+                "executor", owner, "a concurrent.futures executor or a Dask client (with "
+                "submit)", type(executor).__name__))
+        named: dict[str, tuple[str, ...]] = {}
+        if configurations is not None:
+            if not isinstance(configurations, Mapping) or not all(
+                    isinstance(name, str) and isinstance(value, Sequence)
+                    and not isinstance(value, str)
+                    and all(isinstance(w, str) and "\0" not in w for w in value)
+                    for name, value in configurations.items()):
+                raise DataError(argument_message(
+                    "configurations", owner, "a mapping from names to lists of words (without "
+                    "NUL bytes)", short(configurations)))
+            named = {name: tuple(value) for name, value in configurations.items()}
+        codes = tuple(exit_codes) if isinstance(exit_codes, Sequence) else ()
+        if not codes or not all(isinstance(c, int) and not isinstance(c, bool) for c in codes):
+            raise DataError(argument_message("exit_codes", owner, "a non-empty list of integers",
+                                             short(exit_codes)))
+        if cwd is not None:
+            try:
+                folder = os.fspath(cwd)
+            except TypeError:
+                folder = None
+            if folder is None or "\0" in (folder if isinstance(folder, str) else folder.decode(
+                    "latin-1")):
+                raise DataError(argument_message("cwd", owner, "a folder's path without a NUL "
+                                                 "byte", short(cwd)))
+        self.words = tuple(words)
+        self.configurations = named
+        self.exit_codes = codes
+        self.clock = clock
+        self.failures = failures
+        self.executor = executor
+        self.wall_factor = factor
+        self.cwd = cwd
+        self.shell_ok = shell_ok
+        # a threading.Timer cannot wait longer (beyond it, its thread dies and the run is
+        # never stopped)
+        self.max_captime = threading.TIMEOUT_MAX / (1.0 if clock == "wall" else factor)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # sent to a process pool or a Dask worker: the executor stays behind
+        return {**self.__dict__, "executor": None}
+
+    def arguments(self, config: Any, instance: Any, captime: float) -> list[str]:
+        """The argument list of one run: the command with its placeholders replaced.
+
+        Parameters
+        ----------
+        config : str or sequence of str
+            The configuration: a name of ``configurations`` (its words), or
+            the words themselves (several words only for a word that is
+            exactly ``{config}``).
+        instance : object
+            The instance, as one argument (``str(instance)``).
+        captime : float
+            The time limit, for ``{captime}`` (``repr`` of the float).
+
+        Returns
+        -------
+        list of str
+            The words to execute. Each placeholder is replaced once: a
+            value that contains ``{instance}`` or ``{captime}`` is passed as
+            it is.
+
+        Raises
+        ------
+        DataError
+            If the configuration or the instance holds a NUL byte (no
+            process can take it as an argument).
+        """
+        return self._argv(config, instance, captime, "ProcessRunner.arguments")
+
+    def _argv(self, config: Any, instance: Any, captime: float, owner: str) -> list[str]:
+        if isinstance(config, str) and config in self.configurations:
+            config = self.configurations[config]
+        spliced = isinstance(config, (list, tuple))
+        config_words = [str(word) for word in config] if spliced else [str(config)]
+        values = {"config": " ".join(config_words), "instance": str(instance),
+                  "captime": repr(float(captime))}
+        for arg, text in (("config", values["config"]), ("instance", values["instance"])):
+            if "\0" in text:
+                raise DataError(argument_message(arg, owner, "text without a NUL byte",
+                                                 short(config if arg == "config" else text)))
+        out: list[str] = []
+        for word in self.words:
+            if spliced and word == "{config}":
+                out.extend(config_words)
+            else:  # one pass: what is filled in is not searched again
+                out.append(_PLACEHOLDER.sub(lambda found: values[found.group(1)], word))
+        return out
+
+    def run(self, config: Any, instance: Any, captime: float) -> float:
+        """Run the command once, stopped at ``captime`` seconds.
+
+        Parameters
+        ----------
+        config, instance : object
+            Filled into the command's placeholders (see :meth:`arguments`).
+        captime : float
+            The time limit in seconds: positive and at most
+            :attr:`max_captime`.
+
+        Returns
+        -------
+        float
+            The measured runtime: below ``captime`` when the command
+            finished in time, at least ``captime`` when it was stopped, and
+            ``inf`` for a failure with ``failures="never"``.
+
+        Raises
+        ------
+        DataError
+            For a captime that is not positive or above :attr:`max_captime`,
+            a configuration or instance with a NUL byte, a command that
+            cannot be started, a ``cwd`` that is not a folder, or a failure
+            with ``failures="raise"``.
+        """
+        owner = "ProcessRunner.run"
+        limit = real(captime)
+        if not (0 < limit <= self.max_captime):  # NaN fails too
+            raise DataError(argument_message(
+                "captime", owner, f"a positive number of seconds, at most {self.max_captime:g} "
+                "(the longest wait of a timer" + (")" if self.clock == "wall" else
+                                                 ", over wall_factor)"), short(captime)))
+        argv = self._argv(config, instance, limit, owner)
+        wall_limit = limit if self.clock == "wall" else self.wall_factor * limit
+        token = secrets.token_hex(12)
+        started = time.perf_counter()
+        try:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, start_new_session=True,
+                                       cwd=self.cwd, env={**os.environ, RUN_MARK: token})
+        except OSError as error:
+            if self.cwd is not None and not os.path.isdir(self.cwd):
+                raise DataError(argument_message("cwd", owner, "an existing folder",
+                                                 short(self.cwd))) from None
+            raise DataError(argument_message("command", "ProcessRunner", "a command that can be "
+                                             "started", short(argv[0]),
+                                             f"({error.strerror or error})")) from None
+        run = _Started(process.pid, token)
+        killed = threading.Event()
+
+        def kill() -> None:
+            killed.set()
+            run.end()
+
+        if self.clock == "cpu":
+            try:
+                seconds = max(1, math.ceil(limit))
+                _set_cpu_limit(process.pid, seconds)
+            except (OSError, ValueError, AttributeError):
+                pass  # the elapsed-time limit still stops it
+        timer = threading.Timer(wall_limit, kill)
+        timer.daemon = True
+        timer.start()
+        try:
+            if _PEEK:  # ended but not reaped: its pid, the group's id, stays its own
+                os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
+            else:  # pragma: no cover - no waitid(WNOWAIT) here
+                _, status, usage = os.wait4(process.pid, 0)
+            elapsed = time.perf_counter() - started
+            timer.cancel()
+            timer.join()  # a kill under way at the captime is finished
+            run.end()  # what the command left behind goes too, also after a normal exit
+            if _PEEK:
+                _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:  # Ctrl-C: the command is in its own session and did not get it
+            timer.cancel()
+            kill()
+            try:
+                os.waitpid(process.pid, 0)
+            except ChildProcessError:  # reaped already
+                pass
+            process.returncode = -signal.SIGKILL
+            raise
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        runtime = elapsed if self.clock == "wall" else usage.ru_utime + usage.ru_stime
+        if killed.is_set():
+            return max(runtime, limit)
+        if process.returncode not in self.exit_codes:
+            if self.clock == "cpu" and process.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+                return max(runtime, limit)  # stopped by the CPU-time limit
+            if self.failures == "raise":
+                raise DataError(argument_message(
+                    "command", owner,
+                    f"a command that exits with status {' or '.join(map(str, self.exit_codes))}",
+                    short(" ".join(argv)), f"(it exited with status {process.returncode})"))
+            return math.inf
+        return runtime
+
+    def run_many(self, configs: Sequence[Any], instances: Sequence[Any],
+                 captimes: Any) -> np.ndarray:
+        """Run many commands, on the executor when there is one.
+
+        Parameters
+        ----------
+        configs, instances : sequence
+            One configuration and one instance per run.
+        captimes : float or array_like of float
+            The time limit of each run.
+
+        Returns
+        -------
+        numpy.ndarray
+            The runtimes, in the order of the requests (as :meth:`run`).
+
+        Raises
+        ------
+        DataError
+            As :meth:`run`.
+        """
+        limits = np.broadcast_to(np.asarray(captimes, dtype=float), (len(configs),))
+        requests = list(zip(configs, instances, limits.tolist()))
+        if self.executor is None:
+            return np.array([self.run(*request) for request in requests], dtype=float)
+        futures = [self.executor.submit(self.run, *request) for request in requests]
+        try:
+            return np.array([future.result() for future in futures], dtype=float)
+        except BaseException:  # interrupted or failed: what has not started need not start
+            for future in futures:
+                future.cancel()
+            raise
+
+    def __repr__(self) -> str:
+        return f"ProcessRunner({shlex.join(self.words)!r}, clock={self.clock!r})"
+
+
+def _set_cpu_limit(pid: int, seconds: int) -> None:
+    """Limit a started child's CPU time (Linux' prlimit; elsewhere only the elapsed-time limit)."""
+    if resource is None or not hasattr(resource, "prlimit"):
+        raise OSError("no prlimit here")
+    resource.prlimit(pid, resource.RLIMIT_CPU, (seconds, seconds + 1))
+
+
+
+
+# ---------------------------------------------------------------------------
+# which words of a command are read as code
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """How a program finds code among its words.
+
+    ``code``: short options that make code of their value (or, for a shell, of the first
+    operand); ``takes``: other short options with a value; ``long_code``/``long_takes`` the
+    same for long options; ``flag``: a shell (``-c`` takes no value, the first operand is the
+    code); ``stops``: options end at the code (Python: later words are ``sys.argv``);
+    ``whole_line``: every word is read as part of one command line.
+    """
+
+    code: str = ""
+    takes: str = ""
+    long_code: tuple[str, ...] = ()
+    long_takes: tuple[str, ...] = ()
+    flag: bool = False
+    stops: bool = False
+    whole_line: bool = False
+
+
+_SHELL = _Reader(code="c", takes="oO", long_takes=("--rcfile", "--init-file"), flag=True)
+_READERS = {
+    **dict.fromkeys(("sh", "bash", "rbash", "dash", "ash", "zsh", "ksh", "mksh", "pdksh", "oksh",
+                     "yash", "posh", "hush", "csh", "tcsh", "elvish", "xonsh"),
+                    _SHELL),
+    "fish": _Reader(code="cC", long_code=("--command", "--init-command")),
+    **dict.fromkeys(("cmd", "powershell", "pwsh", "ssh"), _Reader(whole_line=True)),
+    **dict.fromkeys(("python", "pypy", "py"), _Reader(code="cm", takes="WX", stops=True)),
+    "perl": _Reader(code="eE"),
+    "ruby": _Reader(code="e", takes="CEIr"),
+    **dict.fromkeys(("node", "nodejs", "bun"),
+                    _Reader(code="ep", takes="r", long_code=("--eval", "--print"),
+                            long_takes=("--require",))),
+    "php": _Reader(code="rBREf", takes="cdz"),
+    **dict.fromkeys(("lua", "luajit"), _Reader(code="e", takes="l")),
+    "rscript": _Reader(code="e", long_code=("--expr",)),
+    "julia": _Reader(code="eEL", takes="JCp", long_code=("--eval", "--print", "--load")),
+    "osascript": _Reader(code="e"),
+    # awk's first operand is its program, unless -f names a file of it (a code option)
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"),
+                    _Reader(code="fe", takes="Fv", long_code=("--file", "--source"))),
+}
+
+
+def _program_name(word: str) -> str:
+    """A program's name as the table knows it: no folder, no ``.exe``, no version
+    (``/usr/bin/python3.12`` -> ``python``, ``ksh93`` -> ``ksh``)."""
+    name = re.split(r"[\\/]", word)[-1].lower()
+    name = name.removesuffix(".exe")
+    if name not in _READERS:
+        name = re.sub(r"[\d.]+$", "", name)
+    return name
+
+
+def _reads_code(words: Sequence[str], *, nested: bool = False) -> str | None:
+    """Why a template lets a placeholder's value be read as code, or None if it does not."""
+    if not nested and _PLACEHOLDER.search(words[0]):
+        return f"the program itself ({words[0]!r}) is a placeholder"
+    skip: set[int] = set()
+    for at, word in enumerate(words):
+        if any(character.isspace() for character in word):  # env -S 'sh -c ...'
+            try:
+                inner = shlex.split(word)
+            except ValueError:
+                inner = []
+            if inner and (reason := _reads_code(inner, nested=True)):
+                return reason
+        reader = _READERS.get(_program_name(word))
+        if reader is None or at in skip:
+            continue
+        region, after = _code_region(words, at, reader)
+        skip.update(after)
+        placed = next((w for w in words[at:region] if _PLACEHOLDER.search(w)), None)
+        if placed is not None:
+            what = ("reads every word as a command line" if reader.whole_line
+                    else "reads this word as a program, option, script or code")
+            return f"{_program_name(word)!r} {what}: {placed!r}"
+    return None
+
+
+def _code_region(words: Sequence[str], at: int, reader: _Reader) -> tuple[int, set[int]]:
+    """The end (exclusive) of the words that the program at ``at`` reads as itself, its
+    options, its script or its code, and the words after it that are plain names
+    (a shell's ``$0``)."""
+    if reader.whole_line:
+        return len(words), set()
+    index, coded, dashes = at + 1, False, False
+    while index < len(words):
+        word = words[index]
+        if word == "--":
+            dashes = True
+            index += 1
+            break
+        if word in ("-", "+") or word[:1] not in ("-", "+") or (word[0] == "+" and not
+                                                                reader.flag):
+            break
+        if word.startswith("--"):
+            name = word.split("=", 1)[0]
+            if name in reader.long_code:
+                coded = True
+            if "=" not in word and name in reader.long_code + reader.long_takes:
+                index += 1  # its value
+            index += 1
+            if coded and reader.stops:
+                break
+            continue
+        letters = word[1:]
+        for position, letter in enumerate(letters):
+            rest = letters[position + 1:]
+            if letter in reader.code:
+                coded = True
+                if reader.flag:
+                    continue  # a shell: the code is the first operand
+                if not rest:
+                    index += 1  # the value is the next word
+                break
+            if letter in reader.takes:
+                if not rest:
+                    index += 1
+                break
+        index += 1
+        if coded and reader.stops:
+            break
+    if reader.flag and coded:  # the first operand is the code; the next one is only $0
+        return index + 1, {index + 1}
+    if coded:
+        # options go on after the code (perl, ruby, node): a value that starts with "-" in
+        # the first word after them would be one more option, maybe one more line of code
+        if not reader.stops and not dashes and index < len(words) and \
+                _PLACEHOLDER.match(words[index]):
+            return index + 1, set()
+        return index, set()
+    return index + 1, set()  # the first operand is the script (or awk's program)
+
+
+# ---------------------------------------------------------------------------
+# the processes a run started
+
+
+def _stat(pid: int) -> tuple[int, int, str] | None:
+    """(parent pid, start time in clock ticks since boot, state) of a process, from /proc."""
+    try:  # os.open and os.read: half the time of open(), and a scan reads every process
+        handle = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fields = os.read(handle, 4096).rsplit(b")", 1)[1].split()
+        return int(fields[1]), int(fields[19]), fields[0].decode()
+    except (OSError, IndexError, ValueError):
+        return None
+    finally:
+        os.close(handle)
+
+
+class _Started:
+    """The processes one run started, ended together.
+
+    The command leads a session and process group of its own, and its environment holds
+    ``RUN_MARK=token``. :meth:`end` stops the group (stopped processes cannot fork), then
+    stops, scan after scan of /proc (Linux), every process that holds the token or descends
+    from the command or from a process found so far, and started no earlier than the command
+    (a pid that was taken again is someone else's), until a scan finds nothing new; then it
+    kills them all and the group. Each process is signalled through a pidfd opened after its
+    start time was checked again, so a pid reused meanwhile is never hit.
+    """
+
+    def __init__(self, leader: int, token: str) -> None:
+        self.leader = leader
+        self.mark = f"{RUN_MARK}={token}".encode()
+        found = _stat(leader)
+        self.since = None if found is None else found[1]  # None: no /proc here
+        self.lock = threading.RLock()  # Ctrl-C inside end() ends again
+
+    def end(self) -> None:
+        with self.lock:  # the timer's thread and the waiting one may both get here
+            _signal_group(self.leader, signal.SIGSTOP)
+            # the command itself too, should it have left its group (unreaped, its pid is its own)
+            found = {} if self.since is None else {self.leader: self.since}
+            if self.since is not None:
+                for _ in range(100):
+                    new = self._scan(found)
+                    if not new:
+                        break
+                    for pid, start in new.items():
+                        _signal(pid, start, signal.SIGSTOP)
+                    found.update(new)
+            _signal_group(self.leader, signal.SIGKILL)
+            for pid, start in found.items():
+                _signal(pid, start, signal.SIGKILL)
+
+    def _scan(self, found: dict[int, int]) -> dict[int, int]:
+        """The run's processes not in ``found``: pid -> start time."""
+        table = {}
+        try:
+            names = os.listdir("/proc")
+        except OSError:
+            return {}
+        for name in names:
+            if name.isdigit() and (entry := _stat(int(name))) is not None:
+                table[int(name)] = entry
+        children: dict[int, list[int]] = {}
+        for pid, (parent, _, _) in table.items():
+            children.setdefault(parent, []).append(pid)
+        me = os.getpid()
+        ours = {pid: start for pid, (_, start, state) in table.items()
+                if pid not in found and pid != me and start >= self.since
+                and state not in ("Z", "X") and self._marked(pid)}
+        stack = [self.leader, *found, *ours]
+        while stack:
+            for child in children.get(stack.pop(), ()):
+                start = table[child][1]
+                if child in found or child in ours or child == me or start < self.since:
+                    continue
+                ours[child] = start
+                stack.append(child)
+        return ours
+
+    def _marked(self, pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as file:
+                return self.mark + b"\0" in file.read() + b"\0"
+        except OSError:  # gone, or another user's
+            return False
+
+
+def _signal_group(leader: int, number: int) -> None:
+    try:
+        os.killpg(leader, number)
+    except OSError:  # an empty group, or no longer ours
+        pass
+
+
+def _signal(pid: int, start: int, number: int) -> None:
+    """Send a signal to the process ``pid`` started at ``start``, and to no other."""
+    handle = None
+    try:
+        if hasattr(os, "pidfd_open"):
+            handle = os.pidfd_open(pid)
+        entry = _stat(pid)
+        if entry is None or entry[1] != start:
+            return
+        if handle is not None:
+            signal.pidfd_send_signal(handle, number)
+        else:
+            os.kill(pid, number)
+    except OSError:  # gone meanwhile, or not ours to signal
+        pass
+    finally:
+        if handle is not None:
+            os.close(handle)
