@@ -24,6 +24,7 @@ see the traceback instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -31,8 +32,9 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
+from ._output import atomic_file, spreadsheet_safe
 from ._version import __version__
 
 __all__ = ["main", "build_parser", "TOUR_UTILITIES", "DATASETS"]
@@ -153,6 +155,11 @@ def _formula(expr: Any) -> str:
                 parts.append(f"{value} if {condition}")
         return "; ".join(parts)
     return str(expr)
+
+
+def _write_csv(table: Any, out: Any, **options: Any) -> None:
+    """A table as CSV, its text cells unable to run as spreadsheet formulas (a leading ')."""
+    spreadsheet_safe(table).to_csv(out, **options)
 
 
 def _progress(enabled: bool, message: str) -> None:
@@ -629,9 +636,9 @@ def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
     if arguments.tidy:
         from .ranking import tidy_ranking
 
-        tidy_ranking(frame).to_csv(out, index=False)
+        _write_csv(tidy_ranking(frame), out, index=False)
     elif arguments.csv:
-        frame.to_csv(out)
+        _write_csv(frame, out)
     elif arguments.json:
         json.dump(_records(frame), out, indent=2)
         out.write("\n")
@@ -719,7 +726,7 @@ def _command_sweep(arguments: argparse.Namespace, out: Any) -> int:
                               "leader": [r["leader"] for r in records],
                               "order": [";".join(r["order"]) for r in records],
                               "ranks": [";".join(map(str, r["ranks"])) for r in records]})
-        frame.to_csv(out, index=False)
+        _write_csv(frame, out, index=False)
     elif arguments.json:
         json.dump({"data": label, "family": changes.attrs["family"], "parameter": parameter,
                    "top": arguments.top,
@@ -870,7 +877,7 @@ def _command_compare(arguments: argparse.Namespace, out: Any) -> int:
         elif arguments.csv:
             import pandas as pd
 
-            pd.concat(frames, names=["rule"]).to_csv(out)
+            _write_csv(pd.concat(frames, names=["rule"]), out)
         else:
             for name, frame in frames.items():
                 print(f"all pairs of {label} under {name} ({len(frame)} pairs, a ranked above "
@@ -889,7 +896,7 @@ def _command_compare(arguments: argparse.Namespace, out: Any) -> int:
     elif arguments.csv:
         import pandas as pd
 
-        pd.DataFrame([result.to_dict() for result in results]).to_csv(out, index=False)
+        _write_csv(pd.DataFrame([result.to_dict() for result in results]), out, index=False)
     else:
         print(f"{first} against {second} on {label} ({results[0].instances} instances):",
               file=out)
@@ -959,14 +966,24 @@ def _target(path: str | Path, *, flag: str, force: bool, parents: bool) -> Path:
     return target
 
 
-def _write_text(target: Path, text: str, *, force: bool, flag: str) -> None:
-    # "x" refuses a file that appeared since the check: nothing is overwritten unasked
+@contextlib.contextmanager
+def _written(target: Path, *, force: bool, flag: str, binary: bool = False) -> Iterator[Any]:
+    """A file object whose contents replace ``target`` whole, and only when complete.
+
+    Without --force a file that appeared since :func:`_target` looked is refused: nothing is
+    overwritten unasked. An interrupt or error leaves the previous file and no temporary one.
+    """
     try:
-        with open(target, "w" if force else "x", encoding="utf-8") as handle:
-            handle.write(text)
+        with atomic_file(target, overwrite=force, binary=binary) as handle:
+            yield handle
     except FileExistsError:
         raise CommandLineError(f"argument {flag}: {str(target)!r} already exists; pass --force to "
                                "overwrite it") from None
+
+
+def _write_text(target: Path, text: str, *, force: bool, flag: str) -> None:
+    with _written(target, force=force, flag=flag) as handle:
+        handle.write(text)
 
 
 def _command_export(arguments: argparse.Namespace, out: Any) -> int:
@@ -1018,13 +1035,9 @@ def _figure_target(path: str | Path, *, flag: str, force: bool, parents: bool) -
 
 def _save(figure: Any, target: Path, *, force: bool = False, flag: str = "--output") -> Path:
     """Write a figure checked by :func:`_figure_target`, never over a file that appeared meanwhile."""
-    try:
-        with open(target, "wb" if force else "xb") as handle:
-            figure.savefig(handle, format=target.suffix[1:].lower(), dpi=150,
-                           bbox_inches="tight")  # long names drawn outside the axes
-    except FileExistsError:
-        raise CommandLineError(f"argument {flag}: {str(target)!r} already exists; pass --force to "
-                               "overwrite it") from None
+    with _written(target, force=force, flag=flag, binary=True) as handle:
+        figure.savefig(handle, format=target.suffix[1:].lower(), dpi=150,
+                       bbox_inches="tight")  # long names drawn outside the axes
     return target
 
 
@@ -1267,7 +1280,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
             json.dump(record, out, indent=2)
             out.write("\n")
         elif arguments.csv:
-            found.means.rename("mean_utility").to_csv(out)
+            _write_csv(found.means.rename("mean_utility"), out)
         else:
             print(f"Naive on {label} under {spec}: each of {len(runner.configs)} configurations "
                   f"ran on m = {found.m} instances at captime {found.captime:g} s", file=out)
@@ -1283,7 +1296,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
     if show:
         print(file=sys.stderr)
     if arguments.csv:
-        trace.to_csv(out, index=False)
+        _write_csv(trace, out, index=False)
         return 0
     last = trace.iloc[-1]
     if arguments.json:

@@ -18,6 +18,7 @@ import numpy as np
 import sympy
 from sympy.codegen.rewriting import expm1_opt, optimize
 
+from .._output import atomic_file
 from ..errors import ExportError, MaxEntError, argument_message, short
 from ..symbols import q
 from ..distribution import CaptimeDistribution
@@ -233,10 +234,16 @@ def writable(path: Any, owner: str, *, overwrite: bool = False, parents: bool = 
 
 
 def write(target: Path, text: str, owner: str, *, overwrite: bool = False) -> None:
+    """Write ``text`` to ``target`` whole or not at all (see :func:`maxent_util._output.atomic_file`)."""
     try:
-        # "x" also refuses a file that appeared since writable looked
-        with open(target, "w" if overwrite else "x", encoding="utf-8") as handle:
+        # without overwrite, a file that appeared since writable looked is refused too
+        with atomic_file(target, overwrite=overwrite) as handle:
             handle.write(text)
+    except UnicodeEncodeError as error:
+        raise ExportError(argument_message(
+            "path", owner, "given text that UTF-8 can encode", str(target),
+            f"The text holds {error.object[error.start:error.end]!r}, a byte of some other "
+            "encoding (e.g. from a command-line argument in a non-UTF-8 locale).")) from None
     except FileExistsError:
         raise ExportError(argument_message("path", owner, "a file that does not exist yet", str(target),
                                            "Pass overwrite=True to replace it.")) from None
