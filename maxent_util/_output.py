@@ -21,11 +21,17 @@ import errno
 import os
 import secrets
 import stat
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-__all__ = ["atomic_file", "spreadsheet_cell", "spreadsheet_safe", "FORMULA_STARTS"]
+__all__ = ["atomic_file", "interrupted", "spreadsheet_cell", "spreadsheet_safe", "FORMULA_STARTS"]
+
+#: set by a program's Ctrl-C handler (the command line's): a file not yet moved into place is
+#: abandoned, even when the KeyboardInterrupt itself was swallowed on the way (Python only prints
+#: an exception raised in a __del__ or a gc callback)
+interrupted = threading.Event()
 
 #: the first characters that make a spreadsheet read a cell as a formula (OWASP's list)
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -100,7 +106,8 @@ def atomic_file(target: str | os.PathLike, *, overwrite: bool = False, binary: b
     Notes
     -----
     On any exception, ``KeyboardInterrupt`` included, the temporary file is
-    removed and ``target`` is left untouched. The file's data is flushed to
+    removed and ``target`` is left untouched; so too once :data:`interrupted`
+    is set. The file's data is flushed to
     the disk (``fsync``) before the move, so a crash does not leave an empty
     file under the target's name either.
     """
@@ -118,6 +125,8 @@ def atomic_file(target: str | os.PathLike, *, overwrite: bool = False, binary: b
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        if interrupted.is_set():
+            raise KeyboardInterrupt
         _move_into_place(temporary, target, overwrite)
     except BaseException:
         if created:

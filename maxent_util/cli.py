@@ -29,11 +29,14 @@ import functools
 import json
 import os
 import re
+import signal
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from . import _output as output
 from ._output import atomic_file, spreadsheet_safe
 from ._version import __version__
 
@@ -56,6 +59,13 @@ _PAPER_T_MAX = 96.0
 
 # More utilities than this to derive and a progress line per utility is worth printing.
 _PROGRESS_AFTER = 3
+
+# The largest --points and --resamples: a sweep holds algorithms x points scores, a bootstrap
+# resamples x algorithms means; at these sizes the 2021 parallel track (9 algorithms, 400
+# instances) takes about 15 s and 350 MB each, where 10**8 points or 10**12 resamples asked for
+# 7 GB and 65 TB and ended in a MemoryError
+MAX_POINTS = 100_000
+MAX_RESAMPLES = 1_000_000
 
 
 class CommandLineError(Exception):
@@ -111,13 +121,16 @@ def _strictly_between_0_and_1(what: str, example: str) -> Callable[[str], float]
 _level = _strictly_between_0_and_1("a confidence level", "0.95")
 
 
-def _count(text: str, *, least: int) -> int:
+def _count(text: str, *, least: int, most: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         value = least - 1
     if value < least:
         raise argparse.ArgumentTypeError(f"expected an integer of at least {least}; got {text!r}")
+    if most is not None and value > most:
+        raise argparse.ArgumentTypeError(f"expected an integer of at most {most} (more does not "
+                                         f"fit in memory); got {text!r}")
     return value
 
 
@@ -155,6 +168,16 @@ def _formula(expr: Any) -> str:
                 parts.append(f"{value} if {condition}")
         return "; ".join(parts)
     return str(expr)
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` is UTF-8 text (Python keeps bytes of another encoding in an argument as
+    lone surrogates, which no UTF-8 file can hold)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _write_csv(table: Any, out: Any, **options: Any) -> None:
@@ -790,8 +813,9 @@ def _add_sweep_flags(parser: argparse.ArgumentParser, *, required: bool) -> None
                              "repeatable")
     parser.add_argument("--log", action="store_true",
                         help="scan log-spaced values (default: evenly spaced)")
-    parser.add_argument("--points", type=lambda text: _count(text, least=3), default=512,
-                        metavar="N", help="values scanned for changes (default 512)")
+    parser.add_argument("--points", type=lambda text: _count(text, least=3, most=MAX_POINTS),
+                        default=512, metavar="N",
+                        help=f"values scanned for changes (default 512, at most {MAX_POINTS})")
 
 
 # ---------------------------------------------------------------------------
@@ -1149,6 +1173,9 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
 
     target = _target(arguments.output, flag="--output", force=arguments.force,
                      parents=arguments.parents)
+    if arguments.title is not None and not _utf8(arguments.title):
+        raise CommandLineError(f"argument --title: expected text in UTF-8, the page's encoding; "
+                               f"got {arguments.title!r} (bytes of another encoding)")
     table, label, rules = _table_and_rules(arguments)
     source, fmt, notes = _data_source(arguments)
     sweep = None
@@ -1407,8 +1434,9 @@ def _bootstrap_flags(parser: argparse.ArgumentParser, *, ci: float | None, resam
     else:
         parser.add_argument("--ci", type=_level, default=ci, metavar="LEVEL",
                             help=f"confidence level of the intervals and tests (default {ci:g})")
-    parser.add_argument("--resamples", type=_positive_int, default=None, metavar="N",
-                        help=f"bootstrap resamples (default {resamples})")
+    parser.add_argument("--resamples", type=lambda text: _count(text, least=1, most=MAX_RESAMPLES),
+                        default=None, metavar="N",
+                        help=f"bootstrap resamples (default {resamples}, at most {MAX_RESAMPLES})")
     parser.add_argument("--seed", type=_nonnegative_int, default=None, metavar="S",
                         help=f"seed of the resamples, for results that repeat (default: {seed})")
 
@@ -1667,13 +1695,116 @@ def _command_of(words: Sequence[str]) -> str | None:
     return next((word for word in words if not word.startswith("-")), None)
 
 
+class _Output:
+    """Standard output as a command writes to it.
+
+    Once the reader has gone (a broken pipe, `| head`) or if there was none (`>&-`), what would
+    be printed is dropped and the command carries on, so that the files it writes are still
+    written; text the stream cannot encode (a file name of non-UTF-8 bytes) is written with
+    backslash escapes instead of failing.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.gone = stream is None or getattr(stream, "closed", False)
+        self.encoding = getattr(stream, "encoding", None)
+
+    def _leave(self) -> None:
+        self.gone = True
+        try:  # the buffered rest would fail again when the interpreter flushes it at exit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (AttributeError, OSError, ValueError):
+            pass
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                try:
+                    self._stream.write(text)
+                except UnicodeEncodeError:
+                    encoding = self.encoding or "utf-8"
+                    self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+            except BrokenPipeError:
+                self._leave()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._leave()
+
+    def isatty(self) -> bool:
+        return not self.gone and self._stream.isatty()
+
+
+def _show_warning(message: Any, category: type, filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """A warning in one line, without the source line Python would print under it."""
+    print(f"{PROG}: warning: {_one_line(str(message))}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _interrupts() -> Iterator[list[bool]]:
+    """Ctrl-C raises KeyboardInterrupt and is remembered: if the interrupt is swallowed on the
+    way (in a __del__ or a gc callback, which only print it), main still exits 130."""
+    interrupted: list[bool] = []
+
+    def interrupt(signum: int, frame: Any) -> None:
+        interrupted.append(True)
+        output.interrupted.set()  # no file is finished after this
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not signal.default_int_handler:  # the caller has its own: keep it
+            yield interrupted
+            return
+        signal.signal(signal.SIGINT, interrupt)
+    except ValueError:  # not the main thread: no handler can be set there
+        yield interrupted
+        return
+    output.interrupted.clear()
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        output.interrupted.clear()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``maxent-util`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    out = sys.stdout
-    if out is None or getattr(out, "closed", False):
-        # started with stdout closed (`>&-`) or closed by the caller: what would be printed is
-        # discarded, as on a broken pipe, instead of failing on the first write
-        out = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    out = _Output(sys.stdout)
+    if sys.stderr is None or getattr(sys.stderr, "closed", False):
+        # started with stderr closed (`2>&-`): messages are dropped, not written to stdout
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    with warnings.catch_warnings(), _interrupts() as interrupted:
+        # numpy's floating-point RuntimeWarnings say nothing a user can act on (the library
+        # checks its numbers itself); any other warning is one line
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.showwarning = _show_warning
+        try:
+            status = _run(argv, out)
+            out.flush()
+        except BrokenPipeError:  # argparse's --help and --version write to sys.stdout itself
+            out._stream = sys.stdout
+            out._leave()
+            status = 0
+        except KeyboardInterrupt:
+            status = 130
+        except Exception as error:  # every failure is one line; bad input is status 2
+            status = _report(error)
+        if interrupted and status != 130:
+            status = 130
+        if status == 130:
+            print(f"{PROG}: interrupted", file=sys.stderr)
+    return status
+
+
+def _run(argv: Sequence[str] | None, out: _Output) -> int:
     try:
         words = list(sys.argv[1:] if argv is None else argv)
         parser = _parser_for(words)
@@ -1685,17 +1816,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return arguments.handler(arguments, out)
     except SystemExit as exit_request:  # --help and --version
         return exit_request.code if isinstance(exit_request.code, int) else 0
-    except BrokenPipeError:  # the reader (e.g. `head`) left early
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
-        except OSError:
-            pass
-        return 0
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except Exception as error:  # every failure is one line; bad input is status 2
-        return _report(error)
 
 
 def _report(error: Exception) -> int:
