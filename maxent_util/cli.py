@@ -24,15 +24,20 @@ see the traceback instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
 import re
+import signal
 import sys
 import time
+import warnings
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
+from . import _output as output
+from ._output import atomic_file, spreadsheet_safe
 from ._version import __version__
 
 __all__ = ["main", "build_parser", "TOUR_UTILITIES", "DATASETS"]
@@ -54,6 +59,13 @@ _PAPER_T_MAX = 96.0
 
 # More utilities than this to derive and a progress line per utility is worth printing.
 _PROGRESS_AFTER = 3
+
+# The largest --points and --resamples: a sweep holds algorithms x points scores, a bootstrap
+# resamples x algorithms means; at these sizes the 2021 parallel track (9 algorithms, 400
+# instances) takes about 15 s and 350 MB each, where 10**8 points or 10**12 resamples asked for
+# 7 GB and 65 TB and ended in a MemoryError
+MAX_POINTS = 100_000
+MAX_RESAMPLES = 1_000_000
 
 
 class CommandLineError(Exception):
@@ -109,13 +121,16 @@ def _strictly_between_0_and_1(what: str, example: str) -> Callable[[str], float]
 _level = _strictly_between_0_and_1("a confidence level", "0.95")
 
 
-def _count(text: str, *, least: int) -> int:
+def _count(text: str, *, least: int, most: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         value = least - 1
     if value < least:
         raise argparse.ArgumentTypeError(f"expected an integer of at least {least}; got {text!r}")
+    if most is not None and value > most:
+        raise argparse.ArgumentTypeError(f"expected an integer of at most {most} (more does not "
+                                         f"fit in memory); got {text!r}")
     return value
 
 
@@ -153,6 +168,21 @@ def _formula(expr: Any) -> str:
                 parts.append(f"{value} if {condition}")
         return "; ".join(parts)
     return str(expr)
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` is UTF-8 text (Python keeps bytes of another encoding in an argument as
+    lone surrogates, which no UTF-8 file can hold)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _write_csv(table: Any, out: Any, **options: Any) -> None:
+    """A table as CSV, its text cells unable to run as spreadsheet formulas (a leading ')."""
+    spreadsheet_safe(table).to_csv(out, **options)
 
 
 def _progress(enabled: bool, message: str) -> None:
@@ -629,9 +659,9 @@ def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
     if arguments.tidy:
         from .ranking import tidy_ranking
 
-        tidy_ranking(frame).to_csv(out, index=False)
+        _write_csv(tidy_ranking(frame), out, index=False)
     elif arguments.csv:
-        frame.to_csv(out)
+        _write_csv(frame, out)
     elif arguments.json:
         json.dump(_records(frame), out, indent=2)
         out.write("\n")
@@ -719,7 +749,7 @@ def _command_sweep(arguments: argparse.Namespace, out: Any) -> int:
                               "leader": [r["leader"] for r in records],
                               "order": [";".join(r["order"]) for r in records],
                               "ranks": [";".join(map(str, r["ranks"])) for r in records]})
-        frame.to_csv(out, index=False)
+        _write_csv(frame, out, index=False)
     elif arguments.json:
         json.dump({"data": label, "family": changes.attrs["family"], "parameter": parameter,
                    "top": arguments.top,
@@ -783,8 +813,9 @@ def _add_sweep_flags(parser: argparse.ArgumentParser, *, required: bool) -> None
                              "repeatable")
     parser.add_argument("--log", action="store_true",
                         help="scan log-spaced values (default: evenly spaced)")
-    parser.add_argument("--points", type=lambda text: _count(text, least=3), default=512,
-                        metavar="N", help="values scanned for changes (default 512)")
+    parser.add_argument("--points", type=lambda text: _count(text, least=3, most=MAX_POINTS),
+                        default=512, metavar="N",
+                        help=f"values scanned for changes (default 512, at most {MAX_POINTS})")
 
 
 # ---------------------------------------------------------------------------
@@ -870,7 +901,7 @@ def _command_compare(arguments: argparse.Namespace, out: Any) -> int:
         elif arguments.csv:
             import pandas as pd
 
-            pd.concat(frames, names=["rule"]).to_csv(out)
+            _write_csv(pd.concat(frames, names=["rule"]), out)
         else:
             for name, frame in frames.items():
                 print(f"all pairs of {label} under {name} ({len(frame)} pairs, a ranked above "
@@ -889,7 +920,7 @@ def _command_compare(arguments: argparse.Namespace, out: Any) -> int:
     elif arguments.csv:
         import pandas as pd
 
-        pd.DataFrame([result.to_dict() for result in results]).to_csv(out, index=False)
+        _write_csv(pd.DataFrame([result.to_dict() for result in results]), out, index=False)
     else:
         print(f"{first} against {second} on {label} ({results[0].instances} instances):",
               file=out)
@@ -959,14 +990,24 @@ def _target(path: str | Path, *, flag: str, force: bool, parents: bool) -> Path:
     return target
 
 
-def _write_text(target: Path, text: str, *, force: bool, flag: str) -> None:
-    # "x" refuses a file that appeared since the check: nothing is overwritten unasked
+@contextlib.contextmanager
+def _written(target: Path, *, force: bool, flag: str, binary: bool = False) -> Iterator[Any]:
+    """A file object whose contents replace ``target`` whole, and only when complete.
+
+    Without --force a file that appeared since :func:`_target` looked is refused: nothing is
+    overwritten unasked. An interrupt or error leaves the previous file and no temporary one.
+    """
     try:
-        with open(target, "w" if force else "x", encoding="utf-8") as handle:
-            handle.write(text)
+        with atomic_file(target, overwrite=force, binary=binary) as handle:
+            yield handle
     except FileExistsError:
         raise CommandLineError(f"argument {flag}: {str(target)!r} already exists; pass --force to "
                                "overwrite it") from None
+
+
+def _write_text(target: Path, text: str, *, force: bool, flag: str) -> None:
+    with _written(target, force=force, flag=flag) as handle:
+        handle.write(text)
 
 
 def _command_export(arguments: argparse.Namespace, out: Any) -> int:
@@ -1018,13 +1059,9 @@ def _figure_target(path: str | Path, *, flag: str, force: bool, parents: bool) -
 
 def _save(figure: Any, target: Path, *, force: bool = False, flag: str = "--output") -> Path:
     """Write a figure checked by :func:`_figure_target`, never over a file that appeared meanwhile."""
-    try:
-        with open(target, "wb" if force else "xb") as handle:
-            figure.savefig(handle, format=target.suffix[1:].lower(), dpi=150,
-                           bbox_inches="tight")  # long names drawn outside the axes
-    except FileExistsError:
-        raise CommandLineError(f"argument {flag}: {str(target)!r} already exists; pass --force to "
-                               "overwrite it") from None
+    with _written(target, force=force, flag=flag, binary=True) as handle:
+        figure.savefig(handle, format=target.suffix[1:].lower(), dpi=150,
+                       bbox_inches="tight")  # long names drawn outside the axes
     return target
 
 
@@ -1136,6 +1173,9 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
 
     target = _target(arguments.output, flag="--output", force=arguments.force,
                      parents=arguments.parents)
+    if arguments.title is not None and not _utf8(arguments.title):
+        raise CommandLineError(f"argument --title: expected text in UTF-8, the page's encoding; "
+                               f"got {arguments.title!r} (bytes of another encoding)")
     table, label, rules = _table_and_rules(arguments)
     source, fmt, notes = _data_source(arguments)
     sweep = None
@@ -1267,7 +1307,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
             json.dump(record, out, indent=2)
             out.write("\n")
         elif arguments.csv:
-            found.means.rename("mean_utility").to_csv(out)
+            _write_csv(found.means.rename("mean_utility"), out)
         else:
             print(f"Naive on {label} under {spec}: each of {len(runner.configs)} configurations "
                   f"ran on m = {found.m} instances at captime {found.captime:g} s", file=out)
@@ -1283,7 +1323,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
     if show:
         print(file=sys.stderr)
     if arguments.csv:
-        trace.to_csv(out, index=False)
+        _write_csv(trace, out, index=False)
         return 0
     last = trace.iloc[-1]
     if arguments.json:
@@ -1394,8 +1434,9 @@ def _bootstrap_flags(parser: argparse.ArgumentParser, *, ci: float | None, resam
     else:
         parser.add_argument("--ci", type=_level, default=ci, metavar="LEVEL",
                             help=f"confidence level of the intervals and tests (default {ci:g})")
-    parser.add_argument("--resamples", type=_positive_int, default=None, metavar="N",
-                        help=f"bootstrap resamples (default {resamples})")
+    parser.add_argument("--resamples", type=lambda text: _count(text, least=1, most=MAX_RESAMPLES),
+                        default=None, metavar="N",
+                        help=f"bootstrap resamples (default {resamples}, at most {MAX_RESAMPLES})")
     parser.add_argument("--seed", type=_nonnegative_int, default=None, metavar="S",
                         help=f"seed of the resamples, for results that repeat (default: {seed})")
 
@@ -1654,13 +1695,116 @@ def _command_of(words: Sequence[str]) -> str | None:
     return next((word for word in words if not word.startswith("-")), None)
 
 
+class _Output:
+    """Standard output as a command writes to it.
+
+    Once the reader has gone (a broken pipe, `| head`) or if there was none (`>&-`), what would
+    be printed is dropped and the command carries on, so that the files it writes are still
+    written; text the stream cannot encode (a file name of non-UTF-8 bytes) is written with
+    backslash escapes instead of failing.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.gone = stream is None or getattr(stream, "closed", False)
+        self.encoding = getattr(stream, "encoding", None)
+
+    def _leave(self) -> None:
+        self.gone = True
+        try:  # the buffered rest would fail again when the interpreter flushes it at exit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (AttributeError, OSError, ValueError):
+            pass
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                try:
+                    self._stream.write(text)
+                except UnicodeEncodeError:
+                    encoding = self.encoding or "utf-8"
+                    self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+            except BrokenPipeError:
+                self._leave()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._leave()
+
+    def isatty(self) -> bool:
+        return not self.gone and self._stream.isatty()
+
+
+def _show_warning(message: Any, category: type, filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """A warning in one line, without the source line Python would print under it."""
+    print(f"{PROG}: warning: {_one_line(str(message))}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _interrupts() -> Iterator[list[bool]]:
+    """Ctrl-C raises KeyboardInterrupt and is remembered: if the interrupt is swallowed on the
+    way (in a __del__ or a gc callback, which only print it), main still exits 130."""
+    interrupted: list[bool] = []
+
+    def interrupt(signum: int, frame: Any) -> None:
+        interrupted.append(True)
+        output.interrupted.set()  # no file is finished after this
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not signal.default_int_handler:  # the caller has its own: keep it
+            yield interrupted
+            return
+        signal.signal(signal.SIGINT, interrupt)
+    except ValueError:  # not the main thread: no handler can be set there
+        yield interrupted
+        return
+    output.interrupted.clear()
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        output.interrupted.clear()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``maxent-util`` with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    out = sys.stdout
-    if out is None or getattr(out, "closed", False):
-        # started with stdout closed (`>&-`) or closed by the caller: what would be printed is
-        # discarded, as on a broken pipe, instead of failing on the first write
-        out = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    out = _Output(sys.stdout)
+    if sys.stderr is None or getattr(sys.stderr, "closed", False):
+        # started with stderr closed (`2>&-`): messages are dropped, not written to stdout
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    with warnings.catch_warnings(), _interrupts() as interrupted:
+        # numpy's floating-point RuntimeWarnings say nothing a user can act on (the library
+        # checks its numbers itself); any other warning is one line
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.showwarning = _show_warning
+        try:
+            status = _run(argv, out)
+            out.flush()
+        except BrokenPipeError:  # argparse's --help and --version write to sys.stdout itself
+            out._stream = sys.stdout
+            out._leave()
+            status = 0
+        except KeyboardInterrupt:
+            status = 130
+        except Exception as error:  # every failure is one line; bad input is status 2
+            status = _report(error)
+        if interrupted and status != 130:
+            status = 130
+        if status == 130:
+            print(f"{PROG}: interrupted", file=sys.stderr)
+    return status
+
+
+def _run(argv: Sequence[str] | None, out: _Output) -> int:
     try:
         words = list(sys.argv[1:] if argv is None else argv)
         parser = _parser_for(words)
@@ -1672,17 +1816,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return arguments.handler(arguments, out)
     except SystemExit as exit_request:  # --help and --version
         return exit_request.code if isinstance(exit_request.code, int) else 0
-    except BrokenPipeError:  # the reader (e.g. `head`) left early
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
-        except OSError:
-            pass
-        return 0
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except Exception as error:  # every failure is one line; bad input is status 2
-        return _report(error)
 
 
 def _report(error: Exception) -> int:

@@ -35,7 +35,7 @@ import sympy
 from . import plots
 from ._version import __version__
 from .distribution import CaptimeDistribution
-from .errors import DataError, UtilityError, argument_message
+from .errors import DataError, ExportError, UtilityError, argument_message, short
 from .export.common import writable, write
 from .io import FAILURE_STATUSES, validate_table
 from .comparison import pairwise
@@ -503,6 +503,31 @@ def _rules(rules: Any, owner: str) -> tuple[tuple[str, Any], ...]:
     return tuple(named)
 
 
+def _shown(text: Any) -> str:
+    """Text for the page, which is UTF-8: bytes that were not UTF-8 (Python keeps them as lone
+    surrogates in file names and command-line arguments) are shown as escapes such as \\xff."""
+    text = str(text)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that no byte stands for
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _title(title: Any, owner: str) -> str | None:
+    if title is None:
+        return None
+    if _shown(title) != str(title):
+        raise ExportError(argument_message(
+            "title", owner, "text that UTF-8 can encode", short(str(title)),
+            "It holds bytes of another encoding (e.g. typed in a terminal that is not UTF-8)."))
+    return str(title)
+
+
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -552,7 +577,7 @@ def _provenance(table: pd.DataFrame, label: str, path: Path | None, format: str 
                        if s in statuses.index)
     facts = [("data", label)]
     if path is not None:
-        facts += [("file", path.name), ("sha256", _sha256(path))]
+        facts += [("file", _shown(path.name)), ("sha256", _sha256(path))]
     facts += [
         ("format", format if format is not None else "a table given in Python"),
         ("algorithms", str(table["algorithm"].nunique())),
@@ -575,7 +600,7 @@ def _notes(table: pd.DataFrame, format: str | None, notes: Any, owner: str) -> t
     attached = table.attrs.get("notes", ())
     attached = [attached] if isinstance(attached, str) else list(attached)
     found = [FORMAT_NOTES[format]] if format in FORMAT_NOTES else []
-    return tuple(dict.fromkeys(found + [str(note) for note in attached] + given))
+    return tuple(dict.fromkeys(_shown(note) for note in found + attached + given))
 
 
 def _ranking(table: pd.DataFrame, rules: tuple[tuple[str, Any], ...], options: Mapping[str, Any]
@@ -673,6 +698,10 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         section id.
     MissingExtraError
         If matplotlib (the ``plot`` extra) is missing and a figure is asked for.
+    ExportError
+        If ``title`` holds bytes UTF-8 cannot encode (a lone surrogate such as
+        ``"\\udcff"``); such bytes in a file name, a label or a note are shown as
+        escapes (``\\xff``).
 
     Examples
     --------
@@ -695,8 +724,10 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     chosen = _chosen_sections(sections, owner)
     named = _rules(rules, owner)
     path = _source_file(source, owner)
+    heading = _title(title, owner)
     if label is None:
         label = path.name if path is not None else "runtime table"
+    label = _shown(label)
     when = _when(date, owner)
     options: dict[str, Any] = {"duplicates": duplicates, "missing": missing}
     if ci is not None:
@@ -706,7 +737,7 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         label=str(label), provenance=_provenance(table, str(label), path, format, when),
         notes=_notes(table, format, notes, owner), options=options,
         sweep=None if sweep is None else dict(sweep))
-    heading = str(title) if title is not None else f"Runtime report: {label}"
+    heading = heading if heading is not None else f"Runtime report: {label}"
     bodies = []
     for part in chosen:
         body = part.render(data)

@@ -174,3 +174,78 @@ def test_c_parameters_named_like_math_h_functions_are_renamed():
     rate = sympy.Symbol("exp", positive=True)
     source = export_c(Utility(sympy.exp(-rate * t)))
     assert "double utility(double t, double exp_)" in source
+
+
+# ---------------------------------------------------------------------------
+# names the C headers take
+
+
+#: parameters named as a header's macro (NULL, HUGE_VAL, M_PI), a C23 keyword (bool) or a
+#: reserved identifier (__x, _Bool): before, they were written as they are and gcc refused them
+HEADER_NAMES = ["NULL", "HUGE_VAL", "M_PI", "EOF", "errno", "bool", "__x", "_Bool", "fmaxf"]
+
+
+@pytest.mark.parametrize("name", ["__attribute__", "NULL", "HUGE_VAL", "_utility", "_Bool",
+                                  "bool", "fmaxf", "isnan", "offsetof", "size_t", "M_PI", "y0"])
+def test_c_function_names_that_headers_take_or_c_reserves_are_refused(name):
+    with pytest.raises(ExportError, match=rf"^`name` of `export_c` must be a C identifier; got "
+                                          rf"'{name}'\. It must not be a C keyword, begin with an "
+                                          r"underscore \(reserved\) or be a name <math\.h> or "
+                                          r"<stddef\.h> declare\.$"):
+        export_c(families.exponential(24).utility(), name=name)
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc)")
+@pytest.mark.parametrize("standard", ["c99", "gnu11", "c2x"])
+def test_c_parameters_named_as_header_macros_compile(tmp_path, standard):
+    # M_PI is a macro only outside strict ISO mode (gnu11), bool a keyword only in C23 (c2x)
+    symbols = [sympy.Symbol(name, positive=True) for name in HEADER_NAMES]
+    expr = sympy.exp(-t * sum(symbols) / len(symbols) / 24)
+    source = export_c(Utility(expr))
+    signature = next(line for line in source.splitlines() if line.startswith("double utility("))
+    for name in HEADER_NAMES:
+        assert f"double {name}," not in signature + "," and f"double {name})" not in signature
+    main = source + r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+    double x;
+    while (scanf("%lf", &x) == 1)
+        printf("%.17g\n", utility(x, 1, 1, 1, 1, 1, 1, 1, 1, 1));
+    return EXIT_SUCCESS;
+}
+"""
+    (tmp_path / "main.c").write_text(main, encoding="utf-8")
+    compiled = subprocess.run(["cc", f"-std={standard}", "-Wall", "-Werror", "-o",
+                               str(tmp_path / "main"), str(tmp_path / "main.c"), "-lm"],
+                              capture_output=True, text=True, timeout=120)
+    if compiled.returncode and "unrecognized command-line option" in compiled.stderr:
+        pytest.skip(f"cc knows no -std={standard}")
+    assert compiled.returncode == 0, compiled.stderr
+    ran = subprocess.run([str(tmp_path / "main")], input="\n".join(map(repr, RUNTIMES.tolist())),
+                         capture_output=True, text=True, timeout=60)
+    values = np.array([float(line) for line in ran.stdout.split()])
+    # every parameter 1: u(t) = exp(-t/24); C sums the nine parameters in another order than
+    # numpy, and an exponent of up to 1e6 turns their last-bit difference into 1e-13 relative
+    np.testing.assert_allclose(values, np.exp(-RUNTIMES / 24), rtol=1e-10, atol=1e-300)
+
+
+@pytest.mark.parametrize("value, shown", [
+    pytest.param(10**500, r"'1000000000.*\.\.\.'", id="1e500"),  # float() overflows
+    pytest.param(10**5000, r"'an integer of about 5001 digits'", id="1e5000"),  # too long for repr
+    pytest.param(sympy.Integer(10)**400, r"'1000000000.*\.\.\.'", id="sympy-1e400"),
+    pytest.param(float("inf"), "inf", id="inf"),
+    pytest.param(float("nan"), "nan", id="nan"),
+])
+@pytest.mark.parametrize("exporter", ["c", "python"])
+def test_a_default_must_be_a_finite_double(tmp_path, value, shown, exporter):
+    utility = Utility("exp(-t/c)")
+    owner = "export_c" if exporter == "c" else "export_python"
+    with pytest.raises(ExportError, match=rf"^`c` of `{owner}` must be a finite number a double can "
+                                          rf"hold \(a default value\); got {shown}\.$"):
+        if exporter == "c":
+            export_c(utility, defaults={"c": value})
+        else:
+            export_python(utility, tmp_path / "u.py", defaults={"c": value})
+    assert not (tmp_path / "u.py").exists()

@@ -13,12 +13,40 @@ from ..symbols import t
 from .common import bind_defaults, c_comment, limits, portable_stable, safe_names, utility_of
 
 
-_C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern
-    float for goto if inline int long register restrict return short signed sizeof static struct
-    switch typedef union unsigned void volatile while _Bool _Complex _Imaginary NAN INFINITY
-    isnan isinf n out i size_t exp expm1 log log1p log10 log2 sqrt cbrt pow hypot fabs erf erfc tgamma
-    lgamma floor ceil fmin fmax fmod copysign sin cos tan asin acos atan atan2 sinh cosh tanh
-    main""".split())
+# C's keywords, C89 to C23 (bool, true, nullptr, ... are keywords since C23)
+_KEYWORDS = """auto break case char const continue default do double else enum extern float for goto
+    if inline int long register restrict return short signed sizeof static struct switch typedef
+    union unsigned void volatile while alignas alignof bool constexpr false nullptr static_assert
+    thread_local true typeof typeof_unqual""".split()
+# the functions of <math.h> (C99, each also with the suffixes f and l) ...
+_MATH_FUNCTIONS = """acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh exp exp2 expm1
+    frexp ilogb ldexp log log10 log1p log2 logb modf scalbn scalbln cbrt fabs hypot pow sqrt erf
+    erfc lgamma tgamma ceil floor nearbyint rint lrint llrint round lround llround trunc fmod
+    remainder remquo copysign nan nextafter nexttoward fdim fmax fmin fma""".split()
+# ... its macros and types, POSIX's and glibc's additions (M_PI, j0, ...), and what <stddef.h>
+# declares: a parameter with one of these names does not compile (NULL, HUGE_VAL) or hides it
+_HEADER_NAMES = """fpclassify isfinite isinf isnan isnormal signbit isgreater isgreaterequal
+    isless islessequal islessgreater isunordered HUGE_VAL HUGE_VALF HUGE_VALL INFINITY NAN
+    FP_INFINITE FP_NAN FP_NORMAL FP_SUBNORMAL FP_ZERO FP_FAST_FMA FP_FAST_FMAF FP_FAST_FMAL
+    FP_ILOGB0 FP_ILOGBNAN MATH_ERRNO MATH_ERREXCEPT math_errhandling float_t double_t
+    M_E M_LOG2E M_LOG10E M_LN2 M_LN10 M_PI M_PI_2 M_PI_4 M_1_PI M_2_PI M_2_SQRTPI M_SQRT2
+    M_SQRT1_2 MAXFLOAT j0 j1 jn y0 y1 yn signgam gamma drem finite significand exp10 pow10
+    sincos NULL offsetof size_t ptrdiff_t wchar_t max_align_t nullptr_t unreachable
+    errno EDOM ERANGE EILSEQ EOF main""".split()
+# names the exported code uses itself
+_OWN_NAMES = ["n", "out", "i"]
+_C_KEYWORDS = frozenset(_KEYWORDS + _MATH_FUNCTIONS + [f + suffix for f in _MATH_FUNCTIONS
+                                                       for suffix in "fl"]
+                        + _HEADER_NAMES + _OWN_NAMES)
+
+
+def _usable_c_name(name: Any) -> bool:
+    """Whether ``name`` can name the exported function: an ASCII identifier, no keyword, no name
+    of the included headers, and not reserved (C reserves every file-scope name that begins
+    with an underscore, ``__attribute__`` and ``_Bool`` among them)."""
+    return (isinstance(name, str) and name.isidentifier() and name.isascii()
+            and not name.startswith("_")
+            and not {name, f"{name}_formula", f"{name}_array"} & _C_KEYWORDS)
 
 
 def _c_code(expr: sympy.Expr, printer: C99CodePrinter, owner: str) -> str:
@@ -74,9 +102,11 @@ def export_c(utility: Any, *, defaults: Mapping[str, Any] | None = None, name: s
     True
     """
     owner = "export_c"
-    if not (isinstance(name, str) and name.isidentifier() and name.isascii()
-            and name not in _C_KEYWORDS):
-        raise ExportError(argument_message("name", owner, "a C identifier", name))
+    if not _usable_c_name(name):
+        raise ExportError(argument_message(
+            "name", owner, "a C identifier", short(name),
+            "It must not be a C keyword, begin with an underscore (reserved) or be a name "
+            "<math.h> or <stddef.h> declare."))
     utility = utility_of(utility, owner)
     expr, parameters = bind_defaults(utility, defaults, owner, required=False)
     bound = {s: sympy.Float(v, 17) for s, v in parameters if v is not None}

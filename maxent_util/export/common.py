@@ -18,6 +18,7 @@ import numpy as np
 import sympy
 from sympy.codegen.rewriting import expm1_opt, optimize
 
+from .._output import atomic_file
 from ..errors import ExportError, MaxEntError, argument_message, short
 from ..symbols import q
 from ..distribution import CaptimeDistribution
@@ -91,6 +92,14 @@ def check_exportable(expr: sympy.Basic, owner: str) -> None:
             "sympy's own functions", short(str(node)), f"It holds {kind}, which is not exported."))
 
 
+def shown_value(value: Any) -> Any:
+    """A value as an error message shows it (see errors.short), also an integer too long for repr."""
+    try:
+        return short(value)
+    except ValueError:  # Python refuses to print an int of more than 4300 digits
+        return f"an integer of about {int(int(value).bit_length() * math.log10(2)) + 1} digits"
+
+
 def bind_defaults(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
                    *, required: bool) -> tuple[sympy.Expr, list[tuple[sympy.Symbol, float | None]]]:
     """The utility's parameters, each with its default value (None: none given).
@@ -107,10 +116,11 @@ def bind_defaults(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
                 value))
         try:
             number = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # 10**500 is past the largest double
             number = math.nan
         if not math.isfinite(number):
-            raise ExportError(argument_message(name, owner, "a finite number (a default value)", value))
+            raise ExportError(argument_message(name, owner, "a finite number a double can hold "
+                                               "(a default value)", shown_value(value)))
         defaults[name] = number
     missing = [name for name in by_name if name not in defaults]
     if required and missing:
@@ -233,10 +243,16 @@ def writable(path: Any, owner: str, *, overwrite: bool = False, parents: bool = 
 
 
 def write(target: Path, text: str, owner: str, *, overwrite: bool = False) -> None:
+    """Write ``text`` to ``target`` whole or not at all (see :func:`maxent_util._output.atomic_file`)."""
     try:
-        # "x" also refuses a file that appeared since writable looked
-        with open(target, "w" if overwrite else "x", encoding="utf-8") as handle:
+        # without overwrite, a file that appeared since writable looked is refused too
+        with atomic_file(target, overwrite=overwrite) as handle:
             handle.write(text)
+    except UnicodeEncodeError as error:
+        raise ExportError(argument_message(
+            "path", owner, "given text that UTF-8 can encode", str(target),
+            f"The text holds {error.object[error.start:error.end]!r}, a byte of some other "
+            "encoding (e.g. from a command-line argument in a non-UTF-8 locale).")) from None
     except FileExistsError:
         raise ExportError(argument_message("path", owner, "a file that does not exist yet", str(target),
                                            "Pass overwrite=True to replace it.")) from None

@@ -1,0 +1,175 @@
+"""Output that cannot be left half-written or turned into a spreadsheet formula.
+
+:func:`atomic_file` is the one way the package writes a file (figures, reports,
+exports): the bytes go to a temporary file in the target's folder, which is moved
+into place with :func:`os.replace` only once it is complete, so an interrupt
+(Ctrl-C), a full disk or an error leaves the previous file as it was and no
+temporary file behind (pip and conda write their metadata the same way).
+
+:func:`spreadsheet_safe` is the one way a table becomes CSV text: a text cell that
+a spreadsheet would run as a formula gets a leading single quote (the OWASP rule
+for CSV injection).
+
+This module imports nothing of the package's, so every layer can use it; it
+raises the operating system's errors (``FileExistsError``, ``OSError``) and lets
+each caller word them for its users.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+__all__ = ["atomic_file", "interrupted", "spreadsheet_cell", "spreadsheet_safe", "FORMULA_STARTS"]
+
+#: set by a program's Ctrl-C handler (the command line's): a file not yet moved into place is
+#: abandoned, even when the KeyboardInterrupt itself was swallowed on the way (Python only prints
+#: an exception raised in a __del__ or a gc callback)
+interrupted = threading.Event()
+
+#: the first characters that make a spreadsheet read a cell as a formula (OWASP's list)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+# a temporary file's name keeps this much of the target's name: the whole name plus the
+# prefix and suffix could pass the file system's limit on a name (255 bytes)
+_KEPT_NAME = 64
+
+
+def _temporary_name(target: Path) -> Path:
+    return target.with_name(f".{target.name[:_KEPT_NAME]}.{secrets.token_hex(6)}.tmp")
+
+
+def _remove(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _move_into_place(temporary: Path, target: Path, overwrite: bool) -> None:
+    if overwrite:
+        try:  # a replaced file keeps its permissions
+            os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
+        except OSError:
+            pass
+        os.replace(temporary, target)
+        return
+    # a hard link refuses an existing target in the same system call that creates it, so a
+    # file that appeared since the caller looked is never replaced
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: look, then move
+        if os.path.lexists(target):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target)) from None
+        os.replace(temporary, target)
+        return
+    _remove(temporary)
+
+
+@contextmanager
+def atomic_file(target: str | os.PathLike, *, overwrite: bool = False, binary: bool = False,
+                encoding: str = "utf-8", newline: str | None = None) -> Iterator[IO[Any]]:
+    """A file object whose contents become ``target`` only when the block ends normally.
+
+    Parameters
+    ----------
+    target : str or os.PathLike
+        The file to write; its folder must exist.
+    overwrite : bool, keyword-only
+        Replace an existing ``target`` (keeping its permissions); otherwise a
+        ``target`` that exists when the block ends raises ``FileExistsError``.
+    binary : bool, keyword-only
+        Yield a binary file object instead of a text one.
+    encoding, newline : keyword-only
+        As :func:`open`, for a text file.
+
+    Yields
+    ------
+    file object
+        The temporary file, in the target's folder.
+
+    Raises
+    ------
+    FileExistsError
+        If ``target`` exists and ``overwrite`` is false.
+    OSError
+        If the temporary file cannot be made, written or moved.
+
+    Notes
+    -----
+    On any exception, ``KeyboardInterrupt`` included, the temporary file is
+    removed and ``target`` is left untouched; so too once :data:`interrupted`
+    is set. The file's data is flushed to
+    the disk (``fsync``) before the move, so a crash does not leave an empty
+    file under the target's name either.
+    """
+    target = Path(os.fspath(target))
+    temporary = _temporary_name(target)
+    created = False
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) \
+            | getattr(os, "O_BINARY", 0)
+        descriptor = os.open(temporary, flags, 0o666)  # the umask applies, as for open()
+        created = True
+        handle = os.fdopen(descriptor, "wb") if binary else \
+            os.fdopen(descriptor, "w", encoding=encoding, newline=newline)
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        if interrupted.is_set():
+            raise KeyboardInterrupt
+        _move_into_place(temporary, target, overwrite)
+    except BaseException:
+        if created:
+            _remove(temporary)
+        raise
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """``value`` with a leading ``'`` if it is text a spreadsheet would read as a formula.
+
+    >>> spreadsheet_cell("=cmd|' /C calc'!A0")
+    "'=cmd|' /C calc'!A0"
+    >>> spreadsheet_cell(-1.5), spreadsheet_cell("kissat")
+    (-1.5, 'kissat')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _text_kind(dtype: Any) -> bool:
+    # numbers, booleans and times are written as such; anything else may hold text
+    return getattr(dtype, "kind", "O") not in "biufcmM"
+
+
+def spreadsheet_safe(table: Any) -> Any:
+    """A copy of a pandas DataFrame or Series whose text cells and labels cannot run as formulas.
+
+    Every text cell, index label, column label and index name that starts with
+    one of :data:`FORMULA_STARTS` gets a leading single quote; numbers stay
+    numbers (``-1.5`` is written as ``-1.5``).
+    """
+    labels = {"index": spreadsheet_cell}
+    if hasattr(table, "columns"):
+        labels["columns"] = spreadsheet_cell
+    table = table.rename(**labels)  # a copy; every level of a MultiIndex
+    table.index = table.index.set_names([spreadsheet_cell(name) for name in table.index.names])
+    if hasattr(table, "columns"):
+        for position, dtype in enumerate(table.dtypes):
+            if _text_kind(dtype):
+                table.isetitem(position, table.iloc[:, position].map(spreadsheet_cell))
+    else:
+        if _text_kind(table.dtype):
+            table = table.map(spreadsheet_cell)
+        table = table.rename(spreadsheet_cell(table.name)) if table.name is not None else table
+    return table
