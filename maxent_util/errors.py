@@ -89,5 +89,11 @@ def argument_message(arg: str, owner: str, requirement: str, value: Any,
 def short(value: Any) -> Any:
     """A value as an error message shows it: its repr cut to 80 characters (a
     hostile file can hold megabytes in one cell)."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an integer past Python's limit on converting integers to text
+        number = getattr(value, "p", value)  # a sympy Integer holds its int in .p
+        if isinstance(number, int):
+            return f"<an integer of about {int(abs(number).bit_length() * 0.30103) + 1:,} digits>"
+        return f"<a {type(value).__name__} holding an integer too long to print>"
     return value if len(text) <= 80 else text[:77] + "..."

@@ -277,3 +277,11 @@ def test_the_exported_c_agrees_with_quadrature(typed_laws, tmp_path):
         runtimes = _points(law)
         np.testing.assert_allclose([function(float(x)) for x in runtimes],
                                    _survival_by_quadrature(law, runtimes), rtol=1e-8, atol=1e-9, err_msg=name)
+
+
+def test_an_error_message_shows_a_huge_integer_by_its_size():
+    from maxent_util.errors import short
+    # repr raised Python's int-to-str ValueError inside the message
+    assert short(10 ** 5000) == "<an integer of about 5,001 digits>"
+    assert short(sympy.Integer(10) ** 5000) == "<an integer of about 5,001 digits>"
+    assert short([10 ** 5000]) == "<a list holding an integer too long to print>"
