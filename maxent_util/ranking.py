@@ -1012,8 +1012,9 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
         rule used to score (``"scored by"``). ``frame.attrs["picked"]`` maps
         each rule to the algorithm it picks, or to a tuple of names when
         several tie for first; the row then holds the mean over them (what
-        picking one of them at random earns on average). A column whose best
-        score is 0 is NaN.
+        picking one of them at random earns on average). An algorithm that
+        reaches a column's best score keeps 1 of it, also when that best is 0
+        (nothing solved within a utility's reach: every algorithm ties).
 
     Raises
     ------
@@ -1054,12 +1055,11 @@ def cross_utility(table: pd.DataFrame, utilities: Mapping[str, Any] | Sequence[A
             for j, column in enumerate(names):
                 column_scores, _, _, column_higher, _ = results[column]
                 values = column_scores[best]
-                if column_higher:
-                    top = column_scores.max()
-                    ratios = values / top if top != 0 else np.full(best.size, np.nan)
-                else:
-                    top = column_scores.min()
-                    ratios = np.where(values != 0, top / values, np.nan)
+                top = column_scores.max() if column_higher else column_scores.min()
+                # an algorithm that reaches the best score keeps all of it, also when the best
+                # is 0 (nothing solved under a utility): 0 of 0 available is a tie, not NaN
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratios = np.where(values == top, 1.0, values / top if column_higher else top / values)
                 matrix[i, j] = float(np.mean(ratios))
     frame = pd.DataFrame(matrix, index=pd.Index(names, name="picked by"),
                          columns=pd.Index(names, name="scored by"))

@@ -43,6 +43,8 @@ def _too_large(value: Any) -> str:
 
 def _runs_array(values: Any, arg: str, owner: str, n: int | None = None,
                 dtype: Any = np.float64, *, scalar: bool = False) -> np.ndarray:
+    if dtype is np.float64:
+        _refuse_non_numbers(values, arg, owner)
     try:
         array = np.asarray(values, dtype=dtype)
     except OverflowError:
@@ -70,6 +72,26 @@ def _runs_array(values: Any, arg: str, owner: str, n: int | None = None,
         raise DataError(argument_message(
             arg, owner, f"of length {n} (one entry per runtime)", array.shape[0]))
     return array
+
+
+def _refuse_non_numbers(values: Any, arg: str, owner: str) -> None:
+    """numpy reads True as 1.0 and "1e3" as 1000.0: neither is a number of seconds given."""
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        return  # ragged: the float conversion names it
+    if raw.dtype.kind in "bUSV":
+        bad = raw.ravel()[0] if raw.size else values
+    elif raw.dtype == object:
+        bad = next((v for v in raw.ravel() if isinstance(v, (bool, np.bool_, str, bytes))), None)
+        if bad is None:
+            return
+    else:
+        return
+    flat = list(raw.ravel()) if raw.ndim else [raw.item()]
+    index = next((i for i, v in enumerate(flat) if v is bad or v == bad), 0)
+    name = f"{arg}[{index}]" if raw.ndim else arg
+    raise DataError(argument_message(name, owner, "a number (not True/False or text)", short(bad)))
 
 
 def real(value: Any) -> float:

@@ -285,3 +285,27 @@ def test_an_error_message_shows_a_huge_integer_by_its_size():
     assert short(10 ** 5000) == "<an integer of about 5,001 digits>"
     assert short(sympy.Integer(10) ** 5000) == "<an integer of about 5,001 digits>"
     assert short([10 ** 5000]) == "<a list holding an integer too long to print>"
+
+
+@pytest.mark.parametrize("runtimes, shown", [([True, False], r"np\.True_"), (["1", "2"], r"np\.str_\('1'\)"),
+                                             ([1.0, "2"], r"np\.str_\('1\.0'\)")])
+def test_score_refuses_booleans_and_text_as_runtimes(runtimes, shown):
+    # numpy read True as 1.0 and "2" as 2.0, and the runs were scored
+    from maxent_util.errors import DataError
+    with pytest.raises(DataError, match=rf"^`runtimes\[0\]` of `score` must be a number \(not True/False or "
+                                        rf"text\); got {shown}\."):
+        score(runtimes, families.pareto(10, 1).utility())
+
+
+def test_cross_utility_when_nothing_is_solved_is_a_tie_not_nan():
+    import pandas as pd
+    from maxent_util import PAR
+    from maxent_util.ranking import cross_utility
+    runs = pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "instance": ["i", "j", "i", "j"],
+                         "runtime": 100.0, "status": "capped", "cutoff": 100.0})
+    # every run capped: both algorithms score 0 under a utility that is 0 at the cutoff, and
+    # tie under PAR-2; whichever is picked keeps all there is
+    step = sympy.Piecewise((1, t < 50), (0, True))
+    cross = cross_utility(runs, {"step": step, "PAR-2": PAR(2)})
+    assert not cross.isna().any().any()
+    assert (cross.to_numpy() == 1.0).all()
