@@ -164,8 +164,8 @@ def test_unknown_policies(keyword, value, message):
                  id="above-1"),
     # (t - 5)^(1/3) is complex below 5 s: the scorer cannot make a real number of it
     pytest.param((t - 5) ** sympy.Rational(1, 3),
-                 r"^`utility` of `rank` must be a real number at every runtime of the runs; .*\(rule 'bad': "
-                 r"evaluating it raised TypeError", id="complex"),
+                 r"^`utility` of `rank` must be a real number at every runtime of the runs; got 'NaN at runtime "
+                 r"1\.0'\. \(rule 'bad'\)", id="complex"),
     pytest.param(t / 100,
                  r"^`utility` of `rank` must be non-increasing in t on the runs; got 'u\(1\.0\) = 0\.01 < "
                  r"u\(10\.0\) = 0\.1'\. \(rule 'bad', at row 0 and row 2\)", id="increasing"),

@@ -191,11 +191,16 @@ def test_negative_and_nan_runtimes():
     assert lognormal(-1.0, kappa0=1.0, sigma=1.0) == 1.0
 
 
-def test_invalid_parameters_never_raise():
+def test_parameters_outside_their_domain_are_refused_by_name():
+    # a NaN alpha scored 1.0 and a negative kappa0 gave values above 1: misuse, named
     scorer = compile_scorer(PARETO)
+    with pytest.raises(UtilityError, match=r"^`alpha` of `scorer of .*` must be a number \(not NaN\); got nan\."):
+        scorer([0.5, 2.0], kappa0=1.0, alpha=np.nan)
+    with pytest.raises(UtilityError, match=r"^`kappa0` of `scorer of .*` must be positive; got -1\.0\."):
+        scorer([0.5, 2.0], kappa0=-1.0, alpha=1.0)
     with np.errstate(all="raise"):  # the scorer silences floating-point errors itself
-        values = scorer([0.5, 2.0], kappa0=-1.0, alpha=np.nan)
-    assert values.shape == (2,)
+        values = scorer([0.0, 0.5, 2.0, np.inf], kappa0=1.0, alpha=1e-300)
+    assert values.shape == (4,)
 
 
 def test_piecewise_branches_do_not_leak():
