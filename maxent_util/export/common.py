@@ -92,14 +92,6 @@ def check_exportable(expr: sympy.Basic, owner: str) -> None:
             "sympy's own functions", short(str(node)), f"It holds {kind}, which is not exported."))
 
 
-def shown_value(value: Any) -> Any:
-    """A value as an error message shows it (see errors.short), also an integer too long for repr."""
-    try:
-        return short(value)
-    except ValueError:  # Python refuses to print an int of more than 4300 digits
-        return f"an integer of about {int(int(value).bit_length() * math.log10(2)) + 1} digits"
-
-
 def bind_defaults(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
                    *, required: bool) -> tuple[sympy.Expr, list[tuple[sympy.Symbol, float | None]]]:
     """The utility's parameters, each with its default value (None: none given).
@@ -120,7 +112,7 @@ def bind_defaults(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
             number = math.nan
         if not math.isfinite(number):
             raise ExportError(argument_message(name, owner, "a finite number a double can hold "
-                                               "(a default value)", shown_value(value)))
+                                               "(a default value)", short(value)))
         defaults[name] = number
     missing = [name for name in by_name if name not in defaults]
     if required and missing:
