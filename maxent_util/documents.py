@@ -10,7 +10,7 @@ import sympy
 
 from .constraints import Constraint, constraint_kinds
 from .errors import ExportError, MaxEntError, argument_message, short
-from .expressions import as_expression, from_tree, to_tree
+from .expressions import as_expression, check_evaluable, from_tree, to_tree
 from .distribution import CaptimeDistribution
 from .utility import ExpectedUtility, QualityUtility, Utility
 from .maxent import Derivation
@@ -61,6 +61,9 @@ class _Document:
 
     def tree(self, value: Any, where: str, *, kind: str = "expression") -> Any:
         built = from_tree(value, where=where, owner="from_json", error=ExportError)
+        # the tree keeps functions unevaluated; checking their values may evaluate them
+        # (uppergamma(1e20, 1e20) keeps mpmath busy for minutes): bounded in time and size
+        check_evaluable(built, arg=where, owner="from_json", error=ExportError)
         if kind == "expression" and not isinstance(built, sympy.Expr):
             raise self.fail(where, "an expression", str(built))
         if kind == "symbol" and not isinstance(built, sympy.Symbol):
