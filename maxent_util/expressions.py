@@ -56,6 +56,7 @@ __all__ = [
     "read_number",
     "as_expression",
     "check_evaluable",
+    "expansion_digits",
     "to_tree",
     "from_tree",
     "TREE_VERSION",
@@ -219,40 +220,64 @@ def _bounded(function: Callable[..., Any], *args: Any, deadline: Deadline, value
         raise _Refused("a value that can be evaluated") from error
 
 
-def _log10_size(value: sympy.Basic) -> float:
-    """An upper bound on the decimal digits of the exact numbers sympy may expand inside ``value``
-    when it is raised to an integer power: (2*x)**n expands 2**n, (3**(1/7))**n computes 3**(n/7).
+#: a rational exponent p/q can make sympy build base**(p mod q) (24**(-1/10**6) holds 24**999999):
+#: an expansion of up to this many digits is cheap to build and checked once built (so
+#: 15**(-77000/252213), which sympy keeps as it is, is not refused); a larger one counts
+_CHEAP_EXPANSION = 10 ** 6
 
-    Floats count 0 (a float power stays a float), a power counts its exponent times its base.
+
+def expansion_digits(expr: sympy.Basic, values: Mapping[sympy.Symbol, sympy.Expr] | None = None) -> float:
+    """An upper bound on the decimal digits of the exact numbers sympy may build in ``expr``, with
+    ``values`` put for its symbols, before anything is substituted.
+
+    sympy expands integer powers of exact numbers: (2*x)**n builds 2**n, (3**(1/7))**n builds
+    3**(n/7), 24**(-1/10**6) builds 24**999999.  A power counts the digits of its base times its
+    exponent (plus the exponent's denominator when that is large); floats count nothing (a float
+    power stays a float), nor does a symbol without a value.
+
+    >>> kappa0, alpha = sympy.symbols("kappa0 alpha", positive=True)
+    >>> expansion_digits((kappa0 / t) ** alpha, {kappa0: sympy.Integer(10), alpha: sympy.Integer(300)})
+    300.0
     """
-    if isinstance(value, sympy.Rational):
-        magnitude = max(abs(value.p), value.q)
+    values = values or {}
+    if isinstance(expr, sympy.Rational):
+        magnitude = max(abs(expr.p), expr.q)
         return math.log10(magnitude) if magnitude > 1 else 0.0
-    if not isinstance(value, sympy.Basic) or value.is_Atom:
+    if isinstance(expr, sympy.Symbol):
+        return expansion_digits(values[expr]) if expr in values else 0.0
+    if not isinstance(expr, sympy.Basic) or expr.is_Atom:
         return 0.0
-    if isinstance(value, sympy.Pow):
-        size = _log10_size(value.base)
-        if size == 0.0:
+    if isinstance(expr, sympy.Pow):
+        base = expansion_digits(expr.base, values)
+        if not base:
             return 0.0
-        exponent = _abs_upper(value.exp)
-        return size * exponent if exponent is not None else size
-    return sum(_log10_size(arg) for arg in value.args)
+        magnitude, denominator = _exponent_weight(expr.exp, values)
+        remainder = base * denominator
+        return base * magnitude + (remainder if remainder > _CHEAP_EXPANSION else 0.0)
+    return sum(expansion_digits(arg, values) for arg in expr.args)
 
 
-def _abs_upper(value: sympy.Basic) -> float | None:
-    """|value| as a float (``inf`` beyond the float range) for an exact number; None when ``value``
-    is not a number or holds a float (a float power is evaluated as a float, never expanded)."""
-    if not isinstance(value, sympy.Expr) or not value.is_number or value.has(sympy.Float):
-        return None
-    if isinstance(value, sympy.Rational):
+def _exponent_weight(exponent: sympy.Expr, values: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[float, int]:
+    """How many times a power's base may be multiplied out: (|exponent|, its denominator); (0, 1)
+    for a float exponent, (1, 1) for one with symbols left."""
+    exponent_values = {s: values[s] for s in exponent.free_symbols if s in values}
+    if any(isinstance(v, sympy.Basic) and v.has(sympy.Float) for v in exponent_values.values()) \
+            or exponent.has(sympy.Float):
+        return 0.0, 1
+    if exponent.free_symbols - set(exponent_values):
+        return 1.0, 1
+    if expansion_digits(exponent, exponent_values) > MAX_DIGITS:
+        return math.inf, 1
+    exact = exponent.xreplace(exponent_values) if exponent_values else exponent
+    if isinstance(exact, sympy.Rational):
         try:
-            return abs(value.p) / value.q
+            return abs(exact.p) / exact.q, exact.q
         except OverflowError:
-            return math.inf
-    approximate = value.evalf(15)
+            return math.inf, 1
+    approximate = exact.evalf(15) if isinstance(exact, sympy.Expr) else None
     if not isinstance(approximate, sympy.Float):
-        return math.inf  # not a real number of known size: count it as too large
-    return abs(float(approximate))
+        return math.inf, 1  # not a real number of known size: count it as too large
+    return abs(float(approximate)), 1
 
 
 def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
@@ -261,11 +286,8 @@ def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
     Any base counts: a rational, a radical (``sqrt(2)**(10**300)`` is 2**(5*10**299)), a nested
     power (``(3**(1/7))**(7**300)``) or a product with symbols (``(2*x)**(10**300)``).
     """
-    size = _log10_size(base)
-    if size > 0.0:
-        magnitude = _abs_upper(exponent)
-        if magnitude is not None and magnitude * size > MAX_DIGITS:
-            raise _Refused(f"a power with at most {MAX_DIGITS} digits (write it as a float, e.g. 1e300)")
+    if expansion_digits(sympy.Pow(base, exponent, evaluate=False)) > MAX_DIGITS:
+        raise _Refused(f"a power with at most {MAX_DIGITS} digits (write it as a float, e.g. 1e300)")
     return sympy.Pow(base, exponent)
 
 
