@@ -18,12 +18,13 @@ import sympy
 
 from .constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
                           TailProbability, Mean, to_sympy)
-from .maxent import derive
+from ._timing import Deadline, SymbolicTimeout, check_timeout, run_bounded, timed_out
+from .maxent import DEFAULT_TIMEOUT, derive
 from .distribution import CaptimeDistribution
 from .utility import Utility
 from .documents import from_json, to_json
 from .errors import ConstraintError, MaxEntError, UtilityError, argument_message
-from .expressions import MAX_LENGTH
+from .expressions import MAX_LENGTH, expansion_digits
 from .constraints import check_parameter_names, provably
 
 __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
@@ -184,14 +185,64 @@ def _from_shipped(name: str, values: tuple, constraints: tuple) -> CaptimeDistri
     return law if law.constraints == constraints else None
 
 
+#: the most decimal digits of any exact number a preset's law may hold at its parameters: beyond
+#: it the exact substitution builds integers of millions of digits (log_laplace(24, 1e-300) puts
+#: (24/t)**(10**300) in the law and took 10 GB); generalized_log_laplace(1500, 3.42, 0.0993) holds
+#: 9,205 digits, well within it
+MAX_EXPANDED_DIGITS = 100_000
+
+
+def _check_expansion(name: str, values: tuple) -> None:
+    """Refuse parameters whose exact substitution into the preset's closed form would build numbers
+    of more than :data:`MAX_EXPANDED_DIGITS` digits, naming the parameter of the largest power.
+
+    The bound is read off the shipped symbolic law (:func:`expansion_digits`), before anything is
+    substituted; deriving at these values would build the same numbers.
+    """
+    law = symbolic_preset(name)
+    symbols = {s.name: s for s in law.parameters}
+    mapping = {symbols[p]: v for p, v in zip(FAMILIES[name], values) if p in symbols and not v.free_symbols}
+    if not mapping:
+        return
+    for expr in (*law._pdf_pieces, *law._cdf_pieces, *law._sf_pieces, *law.multipliers.values()):
+        if expansion_digits(expr, mapping) <= MAX_EXPANDED_DIGITS:
+            continue
+        # the innermost power too large names the parameter: its exponent's, else its base's
+        powers = [p for p in sympy.postorder_traversal(expr) if isinstance(p, sympy.Pow)
+                  and expansion_digits(p, mapping) > MAX_EXPANDED_DIGITS]
+        power = powers[0] if powers else expr
+        culprits = [s for s in (power.exp.free_symbols if isinstance(power, sympy.Pow) else set()) if s in mapping] \
+            or [s for s in power.free_symbols if s in mapping]
+        parameter = sorted(culprits, key=lambda s: FAMILIES[name].index(s.name))[0].name
+        value = values[FAMILIES[name].index(parameter)]
+        raise ConstraintError(argument_message(
+            parameter, name, f"a value at which the exact law holds numbers of at most "
+            f"{MAX_EXPANDED_DIGITS:,} digits", _shown_number(value),
+            f"Its term {power} would build numbers of about {expansion_digits(power, mapping):.3g} digits."))
+
+
+def _shown_number(value: sympy.Expr) -> Any:
+    """A parameter as a message shows it: a float for a number (1e-300, not 301 digits)."""
+    return float(value) if value.is_number and value.is_finite else str(value)
+
+
 def _preset(name: str) -> Callable[..., CaptimeDistribution]:
-    def build(*args: Any, timeout: float | None = None) -> CaptimeDistribution:
-        keywords = {} if timeout is None else {"timeout": timeout}
+    def build(*args: Any, timeout: float | None = DEFAULT_TIMEOUT) -> CaptimeDistribution:
+        seconds = check_timeout(timeout, arg="timeout", owner=name, error=ConstraintError)
+        deadline = Deadline(seconds)
         constraints = _CONSTRAINTS[name](*args)  # checks the arguments
         values = tuple(_value(value, parameter, name) for value, parameter in zip(args, FAMILIES[name]))
-        law = _from_shipped(name, values, constraints) if _substitutable(name, values) else None
+        law = None
+        if _substitutable(name, values):
+            _check_expansion(name, values)
+            try:
+                # the same deadline as derive's: substituting can still take long
+                law = run_bounded(_from_shipped, name, values, constraints, deadline=deadline)
+            except SymbolicTimeout:
+                raise timed_out(_label(name, *args), seconds) from None
         if law is None:
-            law = derive(*constraints, **keywords)
+            remaining = None if seconds is None else max(deadline.remaining(), 1e-3)
+            law = derive(*constraints, timeout=remaining)
         # one law may serve several presets (log_laplace(24, 2) is
         # generalized_log_laplace(24, 2, 2)): each gets a named copy
         return law.with_name(_label(name, *args)).with_preset(name, values)

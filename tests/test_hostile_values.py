@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import maxent_util as mu
+from maxent_util import families
 from maxent_util import expressions
 from maxent_util.constraints import Mean, Moment, Support, TailProbability
 from maxent_util.documents import from_json, to_json
@@ -163,3 +164,49 @@ def test_from_json_reads_a_document_with_special_functions_of_sensible_numbers()
                                       {"int": "-1"}, {"symbol": "t", "assumptions": ["nonnegative"]}]}]}]}
     utility = from_json(_utility_document(tree))
     assert utility.expr.has(sympy.uppergamma)
+
+
+# ---------------------------------------------------------------------------
+# presets: huge parameters are refused before the exact substitution, and a deadline holds
+
+
+@pytest.mark.parametrize("family, args, parameter, shown", [
+    ("generalized_log_laplace", (24, 1e-6, 1e-6), "beta", "1e-06"),   # before: "unexpected ValueError"
+    ("log_laplace", (24, "1e-300"), "alpha", "1e-300"),                 # before: 10 GB
+    ("pareto", ("1e300", "1e300"), "alpha", r"1e\+300"),                # before: never finished
+])
+def test_a_preset_refuses_parameters_whose_exact_law_would_hold_millions_of_digits(family, args, parameter,
+                                                                                     shown):
+    with pytest.raises(ConstraintError, match=rf"`{parameter}` of `{family}` must be a value at which the "
+                                              rf"exact law holds numbers of at most 100,000 digits; got "
+                                              rf"{shown}\. Its term .* would build numbers of about"):
+        getattr(families, family)(*args)
+
+
+def test_the_paper_presets_with_typed_values_are_not_refused():
+    # generalized_log_laplace(1500, 3.42, 0.0993) holds a 9,205-digit integer: within the bound
+    assert families.generalized_log_laplace(1500, 3.42, 0.0993).name == "generalized_log_laplace(1500, 3.42, 0.0993)"
+    assert families.pareto(24, 1000).utility()(48.0) == pytest.approx(0.5 ** 1000, rel=1e-9)
+
+
+def test_a_preset_refusal_reaches_the_command_line_as_one_line(capsys):
+    from maxent_util.cli import main
+
+    assert main(["family", "log_laplace", "24", "1e-300"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "`alpha` of `log_laplace` must be a value at which" in error[0]
+    with pytest.raises(ConstraintError, match=r"`alpha` of `log_laplace` must be a value at which"):
+        families.parse_utility("log_laplace(24, 1e-300)")   # rank --utility reads it so
+
+
+def test_a_preset_runs_under_the_deadline_of_derive(monkeypatch):
+    import time
+
+    from maxent_util.errors import TimeLimitError
+
+    def slow(*args):  # a substitution that would never end (interrupted by the alarm)
+        while True:
+            time.sleep(0.01)
+    monkeypatch.setattr(families, "_from_shipped", slow)
+    with pytest.raises(TimeLimitError, match=r"pareto\(24, 2\) did not finish within the time limit of 0\.5 s"):
+        families._preset("pareto")(24, 2, timeout=0.5)
