@@ -146,7 +146,7 @@ def _shipped_documents() -> dict[str, Any]:
 def symbolic_preset(name: str) -> CaptimeDistribution:
     """The preset ``name`` with its parameters as positive symbols, e.g. ``pareto(kappa0, alpha)``,
     loaded from the shipped closed forms (no derivation)."""
-    return from_json(json.dumps(_shipped_documents()[name]))
+    return from_json(json.dumps(_shipped_documents()[name]))._share()  # cached: sealed for every caller
 
 
 def preset_documents() -> str:

@@ -210,3 +210,25 @@ def test_a_preset_runs_under_the_deadline_of_derive(monkeypatch):
     monkeypatch.setattr(families, "_from_shipped", slow)
     with pytest.raises(TimeLimitError, match=r"pareto\(24, 2\) did not finish within the time limit of 0\.5 s"):
         families._preset("pareto")(24, 2, timeout=0.5)
+
+
+# ---------------------------------------------------------------------------
+# the derive cache hands out objects that no caller can rename for the others
+
+
+def test_a_law_from_the_derive_cache_cannot_be_renamed_for_the_next_caller():
+    first = mu.derive(Support(0, "oo"), Mean(sympy.Rational(7, 3)))
+    with pytest.raises(AttributeError, match=r"`CaptimeDistribution` objects are immutable: `name` cannot "
+                                             r"be changed \(make a changed copy instead, e.g. with `with_name`"):
+        first.name = "renamed"
+    again = mu.derive(Support(0, "oo"), Mean(sympy.Rational(7, 3)))
+    assert again is first and getattr(again, "name", None) is None
+    named = first.with_name("mine")   # the way to rename: a copy, which its maker may still change
+    assert named.name == "mine" and getattr(first, "name", None) is None
+
+
+def test_the_cached_symbolic_preset_cannot_be_renamed_either():
+    shipped = families.symbolic_preset("pareto")
+    with pytest.raises(AttributeError, match="immutable"):
+        shipped.name = "renamed"
+    assert families.pareto(24, 2).name == "pareto(24, 2)"
