@@ -232,3 +232,42 @@ def test_the_cached_symbolic_preset_cannot_be_renamed_either():
     with pytest.raises(AttributeError, match="immutable"):
         shipped.name = "renamed"
     assert families.pareto(24, 2).name == "pareto(24, 2)"
+
+
+# ---------------------------------------------------------------------------
+# a known captime law is a density: non-negative, of mass 1
+
+
+@pytest.mark.parametrize("pdf, support, requirement, remedy", [
+    ("exp(-kappa)/2", (0, "oo"), "a density whose integral over the support is 1",
+     r"Its integral is 0\.5; divide it by that\."),
+    ("1/5", (0, 10), "a density whose integral over the support is 1", r"Its integral is 2;"),
+    ("-exp(-kappa)", (0, "oo"), "a density, non-negative on the support", r"pdf\(0\) = -1\."),
+    ("(kappa - 1)*3/2", (0, 2), "a density, non-negative on the support", r"pdf\(0\) = -1\.5\."),
+], ids=["mass-one-half", "mass-two", "negative", "negative-then-positive"])
+def test_known_captime_refuses_what_is_not_a_density(pdf, support, requirement, remedy):
+    # before: accepted, and every score came out scaled by the wrong mass (or above 1)
+    with pytest.raises(mu.errors.UtilityError, match=rf"^`pdf` of `KnownCaptime` must be {requirement}; "
+                                                     rf"got '.*'\. {remedy}"):
+        mu.KnownCaptime(pdf, support)
+
+
+@pytest.mark.parametrize("pdf, support", [
+    ("exp(-kappa)", (0, "oo")), ("1/(2*sqrt(kappa))", (0, 1)), ("2*kappa*exp(-kappa**2)", (0, "oo")),
+    ("exp(-kappa/c)/c", (0, "oo")),   # a symbolic parameter: not checked
+])
+def test_known_captime_accepts_densities(pdf, support):
+    law = mu.KnownCaptime(pdf, support)
+    if law.pdf.free_symbols == {mu.kappa}:
+        assert 0.0 <= float(law.utility()(0.5)) <= 1.0
+
+
+def test_known_captime_checks_the_mass_by_quadrature_where_sympy_has_no_integral(monkeypatch):
+    from maxent_util.utility import known
+
+    def no_integral(*args, **kwargs):
+        raise NotImplementedError
+    monkeypatch.setattr(known.sympy, "integrate", no_integral)
+    mu.KnownCaptime("exp(-kappa)", (0, "oo"))
+    with pytest.raises(mu.errors.UtilityError, match=r"integral over the support is 1; .* Its integral is 0\.5"):
+        mu.KnownCaptime("exp(-kappa)/2", (0, "oo"))
