@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 import sympy
 
-from .constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
-                          TailProbability, Mean, to_sympy)
+from .catalogue import CONSTRAINT_SETS, FAMILIES, family_constraints, parameter_value
+from .constraints import to_sympy
 from ._timing import Deadline, SymbolicTimeout, check_timeout, run_bounded, timed_out
 from .maxent import DEFAULT_TIMEOUT, derive
 from .distribution import CaptimeDistribution
@@ -25,7 +25,6 @@ from .utility import Utility
 from .documents import from_json, to_json
 from .errors import ConstraintError, MaxEntError, UtilityError, argument_message
 from .expressions import MAX_LENGTH, expansion_digits
-from .constraints import check_parameter_names, provably
 
 __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
            "piecewise", "FAMILIES", "parse_utility", "parse_family", "family_constraints"]
@@ -33,86 +32,9 @@ __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto
 oo = sympy.oo
 
 
-def _value(value: Any, name: str, owner: str) -> sympy.Expr:
-    expr = to_sympy(value, arg=name, owner=owner)
-    check_parameter_names(expr, name, owner, value)
-    return expr
-
-
 def _label(name: str, *values: Any) -> str:
     return f"{name}({', '.join(str(v) for v in values)})"
 
-
-def family_constraints(name: str, *args: Any) -> tuple:
-    """The constraints behind a preset, e.g. ``family_constraints("pareto", 5, 3)``."""
-    return _CONSTRAINTS[name](*args)
-
-
-def _uniform(kappa0: Any) -> tuple:
-    return (Support(0, _value(kappa0, "kappa0", "uniform")),)
-
-
-def _exponential(kappa0: Any) -> tuple:
-    return (Support(0, oo), Mean(_value(kappa0, "kappa0", "exponential")))
-
-
-def _pareto(kappa0: Any, alpha: Any) -> tuple:
-    kappa0, alpha = _value(kappa0, "kappa0", "pareto"), _value(alpha, "alpha", "pareto")
-    _positive(alpha, "alpha", "pareto")
-    return (Support(kappa0, oo), LogMoment(1 / alpha, kappa0))
-
-
-def _log_laplace(kappa0: Any, alpha: Any) -> tuple:
-    return _generalized_log_laplace(kappa0, alpha, alpha, owner="log_laplace")
-
-
-def _generalized_log_laplace(kappa0: Any, alpha: Any, beta: Any, owner: str = "generalized_log_laplace") -> tuple:
-    kappa0 = _value(kappa0, "kappa0", owner)
-    alpha, beta = _value(alpha, "alpha", owner), _value(beta, "beta", owner)
-    _positive(alpha, "alpha", owner)
-    _positive(beta, "beta", owner)
-    return (Support(0, oo), LogMoment(1 / beta, kappa0, side="below"),
-            LogMoment(1 / alpha, kappa0, side="above"), ContinuousAt(kappa0))
-
-
-def _log_normal(kappa0: Any, sigma: Any) -> tuple:
-    kappa0 = _value(kappa0, "kappa0", "log_normal")
-    return (Support(0, oo), LogMoment(0, kappa0), SquaredLogDeviation(_value(sigma, "sigma", "log_normal"), kappa0))
-
-
-def _piecewise(kappa0: Any, kappa1: Any, delta: Any) -> tuple:
-    return (Support(0, _value(kappa0, "kappa0", "piecewise")),
-            TailProbability(_value(kappa1, "kappa1", "piecewise"), _value(delta, "delta", "piecewise")))
-
-
-def _positive(value: sympy.Expr, name: str, owner: str) -> None:
-    # 1/alpha with alpha <= 0 would fail later with a message about the reciprocal
-
-    if provably(value > 0) is False:
-        shown = float(value) if value.is_number else str(value)
-        raise ConstraintError(argument_message(name, owner, "positive (a tail exponent)", shown))
-
-
-_CONSTRAINTS: dict[str, Callable[..., tuple]] = {
-    "uniform": _uniform,
-    "exponential": _exponential,
-    "pareto": _pareto,
-    "log_laplace": _log_laplace,
-    "generalized_log_laplace": _generalized_log_laplace,
-    "log_normal": _log_normal,
-    "piecewise": _piecewise,
-}
-
-#: preset name -> its parameter names, in order
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "uniform": ("kappa0",),
-    "exponential": ("kappa0",),
-    "pareto": ("kappa0", "alpha"),
-    "log_laplace": ("kappa0", "alpha"),
-    "generalized_log_laplace": ("kappa0", "alpha", "beta"),
-    "log_normal": ("kappa0", "sigma"),
-    "piecewise": ("kappa0", "kappa1", "delta"),
-}
 
 #: preset name -> the parameters of the paper's figure of utilities (Section 3):
 #: kappa0 = 24 throughout
@@ -153,8 +75,8 @@ def preset_documents() -> str:
     """The JSON of every preset derived with symbolic parameters: the content of :data:`PRESETS_FILE`."""
     documents = {}
     for name, parameters in FAMILIES.items():
-        values = tuple(_value(p, p, name) for p in parameters)
-        law = derive(*_CONSTRAINTS[name](*parameters)).with_name(_label(name, *parameters))
+        values = tuple(parameter_value(p, p, name) for p in parameters)
+        law = derive(*CONSTRAINT_SETS[name](*parameters)).with_name(_label(name, *parameters))
         documents[name] = json.loads(to_json(law.with_preset(name, values)))
     return json.dumps(documents, indent=1, sort_keys=True) + "\n"
 
@@ -230,8 +152,8 @@ def _preset(name: str) -> Callable[..., CaptimeDistribution]:
     def build(*args: Any, timeout: float | None = DEFAULT_TIMEOUT) -> CaptimeDistribution:
         seconds = check_timeout(timeout, arg="timeout", owner=name, error=ConstraintError)
         deadline = Deadline(seconds)
-        constraints = _CONSTRAINTS[name](*args)  # checks the arguments
-        values = tuple(_value(value, parameter, name) for value, parameter in zip(args, FAMILIES[name]))
+        constraints = CONSTRAINT_SETS[name](*args)  # checks the arguments
+        values = tuple(parameter_value(value, parameter, name) for value, parameter in zip(args, FAMILIES[name]))
         law = None
         if _substitutable(name, values):
             _check_expansion(name, values)

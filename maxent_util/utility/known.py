@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import mpmath
 import numpy as np
 import sympy
 import sympy.stats
@@ -307,8 +308,6 @@ def _check_density(pdf: sympy.Expr, lower: sympy.Expr, upper: sympy.Expr) -> Non
 
 def _density_problem(pdf: sympy.Expr, lower: sympy.Expr, upper: sympy.Expr) -> tuple[str, str | None] | None:
     """What is wrong with a density (requirement, remedy), or None."""
-    import mpmath
-
     low, high = float(lower), float(upper)
     finite_high = high if np.isfinite(high) else max(low, 1.0) * 1e6
     grid = np.unique(np.concatenate([np.linspace(low, finite_high, 2001),
