@@ -3,7 +3,8 @@
 Derivations and utilities are cached and handed to many callers; if one caller could
 rename or re-target a shared object, the change would leak into every later caller.
 A subclass sets its public attributes in its constructor and never again; private
-attributes (a leading underscore) hold lazily computed caches.  Changed copies come
+attributes (a leading underscore) hold lazily computed caches.  A cache seals what it hands out
+(:meth:`Immutable._share`): then not even an attribute the constructor left unset can be added.  Changed copies come
 from :meth:`Immutable._evolve`; equality and hashing use the public attributes.
 """
 
@@ -22,11 +23,18 @@ class Immutable:
     _not_compared: ClassVar[frozenset[str]] = frozenset()
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if not name.startswith("_") and name in self.__dict__:
+        if not name.startswith("_") and (name in self.__dict__ or self.__dict__.get("_shared")):
             raise AttributeError(
                 f"`{type(self).__name__}` objects are immutable: `{name}` cannot be changed "
                 f"(make a changed copy instead, e.g. with `with_name` or `subs`).")
         object.__setattr__(self, name, value)
+
+    def _share(self) -> Any:
+        """This object, sealed before a cache hands it to several callers: no public attribute can
+        be set on it any more, not even one its constructor left unset (a law's ``name`` is set by
+        ``with_name`` on a copy).  Returns ``self``; copies made by :meth:`_evolve` are not sealed."""
+        object.__setattr__(self, "_shared", True)
+        return self
 
     def __delattr__(self, name: str) -> None:
         if not name.startswith("_"):
@@ -36,6 +44,7 @@ class Immutable:
     def _evolve(self, **changes: Any) -> Any:
         """A shallow copy with some public attributes replaced (caches are kept: reset them)."""
         new = copy.copy(self)
+        object.__setattr__(new, "_shared", False)  # a new object: its maker may still name it
         for name, value in changes.items():
             object.__setattr__(new, name, value)
         return new

@@ -62,7 +62,7 @@ def to_sympy(value: Any, *, arg: str = "value", owner: str = "Constraint") -> sy
     if isinstance(value, float) and math.isfinite(value):
         return _float_to_sympy(value)
     return as_expression(value, arg=arg, owner=owner, exact="short", new_symbol=_positive_symbol,
-                         error=ConstraintError)
+                         error=ConstraintError, check_size=True)
 
 
 def check_parameter_names(value: sympy.Expr, arg: str, owner: str, shown: Any) -> None:

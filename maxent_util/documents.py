@@ -8,12 +8,15 @@ from typing import Any
 
 import sympy
 
-from .constraints import Constraint, constraint_kinds
+from ._timing import Deadline, SymbolicTimeout, run_bounded
+from .catalogue import FAMILIES, family_constraints
+from .constraints import Constraint, constraint_kinds, provably
 from .errors import ExportError, MaxEntError, argument_message, short
-from .expressions import as_expression, from_tree, to_tree
+from .expressions import as_expression, check_evaluable, from_tree, to_tree
 from .distribution import CaptimeDistribution
 from .utility import ExpectedUtility, QualityUtility, Utility
 from .maxent import Derivation
+from .symbols import t
 
 
 # A document is data: a header ({"format": "maxent_util", "version": 2}), plain
@@ -61,6 +64,9 @@ class _Document:
 
     def tree(self, value: Any, where: str, *, kind: str = "expression") -> Any:
         built = from_tree(value, where=where, owner="from_json", error=ExportError)
+        # the tree keeps functions unevaluated; checking their values may evaluate them
+        # (uppergamma(1e20, 1e20) keeps mpmath busy for minutes): bounded in time and size
+        check_evaluable(built, arg=where, owner="from_json", error=ExportError)
         if kind == "expression" and not isinstance(built, sympy.Expr):
             raise self.fail(where, "an expression", str(built))
         if kind == "symbol" and not isinstance(built, sympy.Symbol):
@@ -309,8 +315,15 @@ def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
         multipliers[reader.tree(pair[0], path, kind="symbol")] = reader.tree(pair[1], path)
     constraints = tuple(_decode_constraint(reader, c, f"{_join(where, 'constraints')}[{i}]")
                         for i, c in enumerate(reader.items(data, "constraints", where)))
+    support = tuple(reader.exprs(data, "support", where, length=2))
+    _check_ordered(reader, support, _join(where, "support"), strict=True)
+    _check_ordered(reader, breakpoints, _join(where, "breakpoints"), strict=False)
+    if provably(sympy.Eq(breakpoints[0], support[0])) is False or \
+            provably(sympy.Eq(breakpoints[-1], support[1])) is False:
+        raise reader.fail(_join(where, "breakpoints"), "points from the lower to the upper end of the support",
+                          [str(b) for b in breakpoints], f"The support is [{support[0]}, {support[1]}].")
     dist = CaptimeDistribution(
-        constraints=constraints, support=tuple(reader.exprs(data, "support", where, length=2)),
+        constraints=constraints, support=support,
         pdf_pieces=pdf, cdf_pieces=cdf, sf_pieces=sf, breakpoints=breakpoints,
         multipliers=multipliers, closed_form=reader.flag(data, "closed_form", where),
         derivation=record, timeout=reader.number(data, "timeout", where), scales=scales)
@@ -322,8 +335,38 @@ def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
         # the family is checked against the catalogue by whoever uses it (export's preset form)
         path = _join(where, "preset")
         family = reader.text(preset, "family", path)
-        dist = dist.with_preset(family, tuple(reader.exprs(preset, "arguments", path)))
+        arguments = tuple(reader.exprs(preset, "arguments", path))
+        _check_preset(reader, dist, family, arguments, path)
+        dist = dist.with_preset(family, arguments)
     return dist
+
+
+def _check_ordered(reader: _Document, points: tuple | list, where: str, *, strict: bool) -> None:
+    """Refuse points that are provably not increasing (a reversed support or breakpoints)."""
+    for index, (low, high) in enumerate(zip(points, points[1:])):
+        if provably(high > low if strict else high >= low) is False:
+            raise reader.fail(where, "increasing points" if strict else "non-decreasing points",
+                              [str(p) for p in points], f"Item {index + 1} ({high}) comes before item "
+                              f"{index} ({low}).")
+
+
+def _check_preset(reader: _Document, dist: CaptimeDistribution, family: str, arguments: tuple,
+                  where: str) -> None:
+    """The preset a document names must be the law: its constraints at its arguments are the law's."""
+    if family not in FAMILIES:
+        raise reader.fail(_join(where, "family"), f"a preset of the catalogue ({', '.join(FAMILIES)})", family)
+    if len(arguments) != len(FAMILIES[family]):
+        raise reader.fail(_join(where, "arguments"), f"{len(FAMILIES[family])} arguments "
+                          f"({', '.join(FAMILIES[family])})", [str(a) for a in arguments])
+    try:
+        stated = family_constraints(family, *arguments)
+    except MaxEntError as error:
+        raise reader.fail(_join(where, "arguments"), f"valid arguments of {family}",
+                          [str(a) for a in arguments], f"({error})") from None
+    if tuple(stated) != tuple(dist.constraints):
+        raise reader.fail(where, "the preset whose constraints the law has",
+                          f"{family}({', '.join(map(str, arguments))})",
+                          f"The law's constraints are {', '.join(map(repr, dist.constraints))}.")
 
 
 def _utility_payload(utility: Any) -> dict:
@@ -349,8 +392,10 @@ def _load_utility(reader: _Document, data: dict) -> Any:
     name = reader.text(data, "name", "", optional=True)
     try:
         if kind == "QualityUtility":
-            utility = QualityUtility(expr, q0=reader.expr(data, "q0", ""), q1=reader.expr(data, "q1", ""),
-                                     name=name)
+            q0, q1 = reader.expr(data, "q0", ""), reader.expr(data, "q1", "")
+            if provably(q1 > q0) is False:
+                raise reader.fail("q1", f"greater than `q0` = {q0} (qualities lie in [q0, q1])", str(q1))
+            utility = QualityUtility(expr, q0=q0, q1=q1, name=name)
         elif kind == "ExpectedUtility":
             utility = ExpectedUtility(
                 expr, per_captime=reader.expr(data, "per_captime", ""),
@@ -368,7 +413,53 @@ def _load_utility(reader: _Document, data: dict) -> Any:
     distribution = reader.field(data, "distribution", "")
     if distribution is not None:
         utility.distribution = _load_distribution(reader, distribution, "distribution")
+        if kind == "Utility":
+            _check_survival(reader, utility.expr, utility.distribution)
     return utility
+
+
+#: how far a utility may be from its law's survival function at the points compared
+_SURVIVAL_TOLERANCE = 1e-9
+#: seconds allowed for comparing a utility with its law's survival function
+_SURVIVAL_CHECK_SECONDS = 5.0
+
+
+def _check_survival(reader: _Document, expr: sympy.Expr, dist: CaptimeDistribution) -> None:
+    """A utility stored with its law must be that law's survival function ``1 - F(t)``: the same
+    expression as written by to_json, else equal to 1e-9 at points spread over the support."""
+    survival = dist._piecewise(dist._sf_pieces, t, 1, 0)
+    if expr == survival:
+        return
+    try:
+        point = run_bounded(_first_disagreement, expr, survival, dist,
+                            deadline=Deadline(_SURVIVAL_CHECK_SECONDS))
+    except SymbolicTimeout:
+        point = "none found in time"
+    except MaxEntError:
+        raise
+    except Exception as error:  # sympy failing on one of the two: they cannot be shown equal
+        point = f"({type(error).__name__} while comparing)"
+    if point is not None:
+        raise reader.fail("expr", "the survival function 1 - F(t) of its `distribution`", str(expr),
+                          f"They differ at t = {point}.")
+
+
+def _first_disagreement(expr: sympy.Expr, survival: sympy.Expr, dist: CaptimeDistribution) -> Any:
+    """A point of the support where ``expr`` and ``survival`` differ by more than the tolerance (their
+    parameters at fixed positive values), or None."""
+    values = {s: sympy.Rational(17 + 6 * i, 10) for i, s in enumerate(
+        sorted((expr.free_symbols | survival.free_symbols) - {t}, key=lambda s: s.name))}
+    ends = [b.subs(values) for b in dist.breakpoints]
+    finite = [float(b) for b in ends if b.is_finite]
+    low, high = (min(finite), max(finite)) if finite else (0.0, 1.0)
+    span = max(high - low, 1.0)
+    points = sorted({*finite, *(low + span * f for f in (0.1, 0.37, 0.5, 0.81)), high + span, high + 10 * span})
+    for x in points:
+        a = complex(sympy.N(expr.subs(values).subs(t, x), 20))
+        b = complex(sympy.N(survival.subs(values).subs(t, x), 20))
+        if abs(a - b) > _SURVIVAL_TOLERANCE:
+            return x
+    return None
 
 
 def to_json(obj: Any, *, indent: int | None = 2) -> str:

@@ -10,7 +10,11 @@ object.  Nothing is ever passed to ``eval``, ``sympify`` or ``parse_expr``.
 
 Blow-ups are refused before they are computed: long texts, deep or large
 trees, numbers with more than :data:`MAX_DIGITS` digits and powers whose
-result would have more (``9**9**9``).
+exact result would have more, whatever the base (``9**9**9``,
+``sqrt(2)**(10**300)``, ``(3**(1/7))**(7**300)``, ``(2*x)**(10**300)``).
+Every evaluation of a number while a value is read or checked (``gamma(-1e300 + 0.5)``,
+``uppergamma(1e20, 1e20)`` in a JSON document) runs under a deadline of
+:data:`EVALUATION_SECONDS`; a value not evaluated in time is refused, never waited for.
 
 The same builders read the operator trees of the JSON format
 (:func:`from_tree`), so a document and a string obey one set of rules.
@@ -36,7 +40,8 @@ import mpmath
 import numpy as np
 import sympy
 
-from .errors import MaxEntError, argument_message
+from ._timing import Deadline, SymbolicTimeout, alarm_usable, run_bounded
+from .errors import MaxEntError, argument_message, short
 from .symbols import kappa, q, t
 
 __all__ = [
@@ -45,10 +50,13 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_DIGITS",
     "MAX_EXPONENT",
+    "EVALUATION_SECONDS",
     "FUNCTIONS",
     "read_expression",
     "read_number",
     "as_expression",
+    "check_evaluable",
+    "expansion_digits",
     "to_tree",
     "from_tree",
     "TREE_VERSION",
@@ -67,6 +75,10 @@ MAX_OBJECT_NODES = 20000
 MAX_DIGITS = 400
 #: largest decimal exponent of any float, read or computed while reading
 MAX_EXPONENT = 10000
+#: seconds allowed for evaluating the numbers of one value while it is read or checked (a
+#: special function of large arguments can keep mpmath busy for minutes); a module constant, so
+#: a caller that needs more may raise it
+EVALUATION_SECONDS = 5.0
 
 #: the variables every context knows, by name
 VARIABLES: dict[str, sympy.Symbol] = {"t": t, "kappa": kappa, "q": q}
@@ -114,11 +126,14 @@ EXACT_DIGITS = 8
 # numbers and their sizes
 
 
-def _digits(value: sympy.Basic) -> int:
-    """Decimal digits of the largest integer inside a number (0 for floats and symbols)."""
-    if isinstance(value, sympy.Rational):
-        return max(len(str(abs(value.p))), len(str(value.q)))
-    return 0
+#: the least integer with more than MAX_DIGITS decimal digits
+_TOO_LARGE = 10 ** MAX_DIGITS
+
+
+def _too_many_digits(value: sympy.Rational) -> bool:
+    """Whether the numerator or the denominator of a rational has more than MAX_DIGITS digits
+    (compared as integers: ``str`` of a 5,000-digit integer raises Python's conversion limit)."""
+    return abs(value.p) >= _TOO_LARGE or value.q >= _TOO_LARGE
 
 
 def _float_in_range(value: sympy.Float) -> bool:
@@ -142,7 +157,7 @@ def _check_size(value: sympy.Basic, checked: set | None = None) -> sympy.Basic:
     while pending:
         node = pending.pop()
         if isinstance(node, sympy.Rational):
-            if _digits(node) > MAX_DIGITS:
+            if _too_many_digits(node):
                 raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
         elif isinstance(node, sympy.Float):
             if not _float_in_range(node):
@@ -155,7 +170,10 @@ def _check_size(value: sympy.Basic, checked: set | None = None) -> sympy.Basic:
 
 
 def _check_number(value: sympy.Basic, checked: set | None = None) -> sympy.Basic:
-    """A function of numbers only (``exp(10**300)``) must have a value of sensible size."""
+    """A function of numbers only (``exp(10**300)``) must have a value of sensible size.
+
+    Call it under a deadline (:func:`_bounded`): evaluating a special function can take minutes.
+    """
     _check_size(value, checked)
     if isinstance(value, sympy.Expr) and value.is_number and not value.is_Atom:
         approximate = value.evalf(15)
@@ -164,16 +182,112 @@ def _check_number(value: sympy.Basic, checked: set | None = None) -> sympy.Basic
     return value
 
 
+#: functions that mpmath evaluates at once for any argument of checked size; a value whose
+#: numbers involve only these is checked in place even where no alarm can stop the check
+_QUICK_FUNCTIONS = (sympy.exp, sympy.log, sympy.Abs, sympy.Min, sympy.Max, sympy.sign,
+                    sympy.Heaviside, sympy.erf, sympy.erfc, sympy.Piecewise)
+
+
+def _needs_deadline(value: sympy.Basic) -> bool:
+    """Whether checking ``value`` may evaluate a slow function of numbers (gamma, uppergamma,
+    floor, ...): only such a check is sent to a worker process off the main thread."""
+    for node in sympy.preorder_traversal(value):
+        if (isinstance(node, sympy.Function) and not isinstance(node, _QUICK_FUNCTIONS)
+                and node.args and all(arg.is_number for arg in node.args if isinstance(arg, sympy.Expr))):
+            return True
+    return False
+
+
+def _bounded(function: Callable[..., Any], *args: Any, deadline: Deadline, value: Any = None) -> Any:
+    """``function(*args)`` stopped at ``deadline``; a refusal (:class:`_Refused`) when time runs
+    out or sympy/mpmath fail on the numbers (``NoConvergence``).
+
+    On the main thread the alarm of :func:`~maxent_util._timing.time_limit` costs microseconds;
+    elsewhere a worker process is needed, so a ``value`` whose numbers involve only quick
+    functions is checked in place there.
+    """
+    if value is not None and not alarm_usable() and not _needs_deadline(value):
+        return function(*args)
+    try:
+        return run_bounded(function, *args, deadline=deadline)
+    except SymbolicTimeout:
+        raise _Refused(f"a value whose numbers can be evaluated within {EVALUATION_SECONDS:g} s") from None
+    except (_Refused, MaxEntError):
+        raise
+    except (RecursionError, MemoryError, ArithmeticError, ValueError, TypeError) as error:
+        raise _Refused("a value that can be evaluated") from error
+    except Exception as error:  # mpmath's NoConvergence and the like: never a raw traceback
+        raise _Refused("a value that can be evaluated") from error
+
+
+#: a rational exponent p/q can make sympy build base**(p mod q) (24**(-1/10**6) holds 24**999999):
+#: an expansion of up to this many digits is cheap to build and checked once built (so
+#: 15**(-77000/252213), which sympy keeps as it is, is not refused); a larger one counts
+_CHEAP_EXPANSION = 10 ** 6
+
+
+def expansion_digits(expr: sympy.Basic, values: Mapping[sympy.Symbol, sympy.Expr] | None = None) -> float:
+    """An upper bound on the decimal digits of the exact numbers sympy may build in ``expr``, with
+    ``values`` put for its symbols, before anything is substituted.
+
+    sympy expands integer powers of exact numbers: (2*x)**n builds 2**n, (3**(1/7))**n builds
+    3**(n/7), 24**(-1/10**6) builds 24**999999.  A power counts the digits of its base times its
+    exponent (plus the exponent's denominator when that is large); floats count nothing (a float
+    power stays a float), nor does a symbol without a value.
+
+    >>> kappa0, alpha = sympy.symbols("kappa0 alpha", positive=True)
+    >>> expansion_digits((kappa0 / t) ** alpha, {kappa0: sympy.Integer(10), alpha: sympy.Integer(300)})
+    300.0
+    """
+    values = values or {}
+    if isinstance(expr, sympy.Rational):
+        magnitude = max(abs(expr.p), expr.q)
+        return math.log10(magnitude) if magnitude > 1 else 0.0
+    if isinstance(expr, sympy.Symbol):
+        return expansion_digits(values[expr]) if expr in values else 0.0
+    if not isinstance(expr, sympy.Basic) or expr.is_Atom:
+        return 0.0
+    if isinstance(expr, sympy.Pow):
+        base = expansion_digits(expr.base, values)
+        if not base:
+            return 0.0
+        magnitude, denominator = _exponent_weight(expr.exp, values)
+        remainder = base * denominator
+        return base * magnitude + (remainder if remainder > _CHEAP_EXPANSION else 0.0)
+    return sum(expansion_digits(arg, values) for arg in expr.args)
+
+
+def _exponent_weight(exponent: sympy.Expr, values: Mapping[sympy.Symbol, sympy.Expr]) -> tuple[float, int]:
+    """How many times a power's base may be multiplied out: (|exponent|, its denominator); (0, 1)
+    for a float exponent, (1, 1) for one with symbols left."""
+    exponent_values = {s: values[s] for s in exponent.free_symbols if s in values}
+    if any(isinstance(v, sympy.Basic) and v.has(sympy.Float) for v in exponent_values.values()) \
+            or exponent.has(sympy.Float):
+        return 0.0, 1
+    if exponent.free_symbols - set(exponent_values):
+        return 1.0, 1
+    if expansion_digits(exponent, exponent_values) > MAX_DIGITS:
+        return math.inf, 1
+    exact = exponent.xreplace(exponent_values) if exponent_values else exponent
+    if isinstance(exact, sympy.Rational):
+        try:
+            return abs(exact.p) / exact.q, exact.q
+        except OverflowError:
+            return math.inf, 1
+    approximate = exact.evalf(15) if isinstance(exact, sympy.Expr) else None
+    if not isinstance(approximate, sympy.Float):
+        return math.inf, 1  # not a real number of known size: count it as too large
+    return abs(float(approximate)), 1
+
+
 def _power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
-    """``base**exponent``, refused when an exact result would exceed MAX_DIGITS digits."""
-    if isinstance(exponent, sympy.Rational) and isinstance(base, sympy.Rational):
-        magnitude = max(abs(base.p), base.q)
-        if magnitude > 1 and exponent.p != 0:
-            # an integer power of an integer: |p| * log10|base| digits (rational powers
-            # stay unevaluated radicals, whose size is that of the numerator)
-            estimate = abs(exponent.p) * math.log10(magnitude) / (exponent.q if exponent.q > 1 else 1)
-            if estimate > MAX_DIGITS:
-                raise _Refused(f"a power with at most {MAX_DIGITS} digits (write it as a float, e.g. 1e300)")
+    """``base**exponent``, refused when the exact numbers it expands would exceed MAX_DIGITS digits.
+
+    Any base counts: a rational, a radical (``sqrt(2)**(10**300)`` is 2**(5*10**299)), a nested
+    power (``(3**(1/7))**(7**300)``) or a product with symbols (``(2*x)**(10**300)``).
+    """
+    if expansion_digits(sympy.Pow(base, exponent, evaluate=False)) > MAX_DIGITS:
+        raise _Refused(f"a power with at most {MAX_DIGITS} digits (write it as a float, e.g. 1e300)")
     return sympy.Pow(base, exponent)
 
 
@@ -182,7 +296,7 @@ def _number_from_text(text: str, value: Any, exact: str) -> sympy.Expr:
     if isinstance(value, bool) or isinstance(value, complex):
         raise _Refused("a real number")
     if isinstance(value, int):
-        if len(str(abs(value))) > MAX_DIGITS:
+        if abs(value) >= _TOO_LARGE:
             raise _Refused(f"numbers of at most {MAX_DIGITS} digits")
         return sympy.Integer(value)
     if not isinstance(value, float):
@@ -223,6 +337,8 @@ class _Reader:
         self.nodes = 0
         self.text = ""
         self.checked: set = set()
+        #: one deadline for every evaluation of the text's numbers
+        self.deadline = Deadline(EVALUATION_SECONDS)
 
     def read(self, text: str) -> sympy.Basic:
         # t^2 is t**2, as sympy's own reader has it (string literals are refused anyway,
@@ -307,7 +423,12 @@ class _Reader:
                 raise _Refused("free of division by zero")
             result = left / right
         elif isinstance(op, ast.Pow):
-            result = _check_number(_power(left, right), self.checked)
+            if right.is_number:
+                # the size estimate evaluates the exponent; sympy may evaluate the power
+                result = _bounded(_checked_power, left, right, self.checked, deadline=self.deadline,
+                                  value=sympy.Tuple(left, right))
+            else:
+                result = _check_number(_power(left, right), self.checked)
         else:
             raise _Refused("arithmetic with + - * / and **")
         return _check_size(result, self.checked)
@@ -330,6 +451,11 @@ class _Reader:
         args = [self.node(argument, depth + 1) for argument in node.args]
         if not all(isinstance(argument, sympy.Expr) for argument in args):
             raise _Refused(f"`{node.func.id}` of expressions, not of conditions")
+        if all(argument.is_number for argument in args):
+            # sympy evaluates a function of exact numbers as it builds it (gamma(-10**300 + 1/2)
+            # would run for minutes): under the text's deadline
+            return _bounded(_checked_call, function, args, self.checked, deadline=self.deadline,
+                            value=function(*args, evaluate=False))
         return _check_number(function(*args), self.checked)
 
     def condition(self, node: ast.AST, depth: int) -> sympy.Basic:
@@ -352,6 +478,14 @@ class _Reader:
                 raise _Refused("comparisons with < <= > >= == !=")
             parts.append(operators[type(op)](left, right))
         return parts[0] if len(parts) == 1 else sympy.And(*parts)
+
+
+def _checked_power(base: sympy.Expr, exponent: sympy.Expr, checked: set) -> sympy.Expr:
+    return _check_number(_power(base, exponent), checked)
+
+
+def _checked_call(function: Callable[..., sympy.Expr], args: list, checked: set) -> sympy.Expr:
+    return _check_number(function(*args), checked)
 
 
 def _fail(error: type[MaxEntError], arg: str, owner: str, requirement: str, value: Any) -> MaxEntError:
@@ -412,24 +546,89 @@ def read_expression(text: Any, *, arg: str = "value", owner: str = "maxent_util"
                      allow_infinity=allow_infinity, allow_relations=allow_relations)
     try:
         value = reader.read(text.strip())
+        _check_value(value, real=real, allow_infinity=allow_infinity, deadline=reader.deadline)
     except _Refused as refused:
         raise _fail(error, arg, owner, str(refused), text) from None
     except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ZeroDivisionError) as exc:
         # sympy's own complaints while building (never code execution): refuse the text
         raise _fail(error, arg, owner, "an expression that can be evaluated", text) from exc
-    _check_value(value, text, arg, owner, error, real=real, allow_infinity=allow_infinity)
     return value
 
 
-def _check_value(value: sympy.Basic, shown: Any, arg: str, owner: str, error: type[MaxEntError], *,
-                 real: bool, allow_infinity: bool) -> None:
+def _check_value(value: sympy.Basic, *, real: bool, allow_infinity: bool, deadline: Deadline) -> None:
+    """Refuse (:class:`_Refused`) an undefined, non-real or infinite value; sympy's assumptions
+    may evaluate its numbers, so the question runs under ``deadline``."""
     if isinstance(value, sympy.Expr):
         if value.has(sympy.nan, sympy.zoo):
-            raise _fail(error, arg, owner, "a defined real value", shown)
-        if real and value.is_extended_real is False:
-            raise _fail(error, arg, owner, "a real value", shown)
+            raise _Refused("a defined real value")
+        if real and _bounded(_is_not_real, value, deadline=deadline, value=value):
+            raise _Refused("a real value")
         if not allow_infinity and value.has(sympy.oo, -sympy.oo):
-            raise _fail(error, arg, owner, "finite", shown)
+            raise _Refused("finite")
+
+
+def _is_not_real(value: sympy.Expr) -> bool:
+    return value.is_extended_real is False
+
+
+def _evaluated(value: sympy.Basic) -> sympy.Basic:
+    """``value`` with every function of numbers evaluated as sympy evaluates it when it builds it
+    (a JSON tree keeps ``floor(1e9999)`` unevaluated; evaluated, it is a 10,000-digit integer)."""
+    if value.is_Atom or isinstance(value, sympy.Integral) or not value.args:
+        return value
+    args = [_evaluated(arg) if isinstance(arg, sympy.Basic) else arg for arg in value.args]
+    return value.func(*args)
+
+
+def _check_numbers(value: sympy.Basic) -> None:
+    """Refuse a number inside ``value`` that is too large once evaluated, or cannot be evaluated."""
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if not isinstance(node, sympy.Basic) or node.is_Atom:
+            continue
+        if isinstance(node, sympy.Expr) and node.is_number and not isinstance(node, sympy.Integral):
+            _check_number(_check_size(_evaluated(node)))
+            continue
+        pending.extend(node.args)
+
+
+def check_evaluable(value: sympy.Basic, *, arg: str = "value", owner: str = "maxent_util",
+                    error: type[MaxEntError] = MaxEntError) -> sympy.Basic:
+    """``value``, refused unless every number in it has a sensible size and is evaluated in time.
+
+    Each function of numbers only (``uppergamma(1e20, 1e20)``, ``floor(1e9999)``) is evaluated
+    to 15 digits and its exact value built, within :data:`EVALUATION_SECONDS` for the whole value;
+    a number with more than :data:`MAX_DIGITS` digits, beyond 1e\u00b1:data:`MAX_EXPONENT`, or not
+    evaluated in time (or at all) is refused.  The value itself is returned unchanged: a JSON
+    document's trees stay as they were written.
+
+    Raises
+    ------
+    MaxEntError
+        (``error``) naming ``arg`` and ``owner``, with the value shortened.
+    """
+    try:
+        _check_size(value)
+        _bounded(_check_numbers, value, deadline=Deadline(EVALUATION_SECONDS), value=value)
+    except _Refused as refused:
+        raise error(argument_message(arg, owner, str(refused), short(_shown(value)))) from None
+    return value
+
+
+def _shown(value: Any) -> Any:
+    """A value as an error message names it: itself when short, else a short text (never a
+    5,000-digit number, whose ``str`` raises Python's int-to-str limit)."""
+    if isinstance(value, sympy.Basic):
+        large = [n for n in value.atoms(sympy.Rational) if _too_many_digits(n)]
+        if large:
+            digits = max(int(max(abs(n.p), n.q).bit_length() * math.log10(2)) + 1 for n in large)
+            return f"{type(value).__name__} holding a number of about {digits} digits"
+    try:
+        text = str(value)
+    except ValueError:
+        return f"a {type(value).__name__} too large to print"
+    return value if len(text) <= 80 else text[:77] + "..."
 
 
 def read_number(text: Any, *, arg: str = "value", owner: str = "maxent_util", exact: str = "float",
@@ -443,11 +642,14 @@ def as_expression(value: Any, *, arg: str = "value", owner: str = "maxent_util",
                   allow_infinity: bool = True, real: bool = True, exact: str = "float",
                   new_symbol: Callable[[str], sympy.Symbol] | None = sympy.Symbol,
                   names: Mapping[str, sympy.Basic] | None = None,
-                  error: type[MaxEntError] = MaxEntError) -> sympy.Expr:
+                  error: type[MaxEntError] = MaxEntError, check_size: bool = False) -> sympy.Expr:
     """A number, a sympy expression or a text (read by :func:`read_expression`) as a sympy Expr.
 
     Anything else (None, a bool, a list, a complex number, an arbitrary object) is refused:
-    it is never handed to sympy's string-evaluating ``sympify``.
+    it is never handed to sympy's string-evaluating ``sympify``.  With ``check_size`` a sympy
+    object obeys the text's limits too (numbers of at most :data:`MAX_DIGITS` digits, floats
+    within 1e\u00b1:data:`MAX_EXPONENT`): constraint arguments are checked so, while a law's own
+    expressions (``(24/t)**1000`` has 1,381 digits) are not.
     """
     if isinstance(value, str):
         value = read_expression(value, arg=arg, owner=owner, names=names, new_symbol=new_symbol,
@@ -455,8 +657,9 @@ def as_expression(value: Any, *, arg: str = "value", owner: str = "maxent_util",
     elif isinstance(value, (bool, np.bool_)) or value is None:
         raise _fail(error, arg, owner, "a number or an expression", value)
     elif isinstance(value, (int, np.integer)):
-        if len(str(abs(int(value)))) > MAX_DIGITS:
-            raise _fail(error, arg, owner, f"a number of at most {MAX_DIGITS} digits", "a longer integer")
+        if abs(int(value)) >= _TOO_LARGE:
+            raise _fail(error, arg, owner, f"a number of at most {MAX_DIGITS} digits",
+                        f"an integer of {int(abs(int(value)).bit_length() * math.log10(2)) + 1} digits")
         value = sympy.Integer(int(value))
     elif isinstance(value, (float, np.floating)):
         if math.isnan(value):
@@ -471,7 +674,12 @@ def as_expression(value: Any, *, arg: str = "value", owner: str = "maxent_util",
     if _larger_than(value, MAX_OBJECT_NODES):
         raise _fail(error, arg, owner, f"an expression of at most {MAX_OBJECT_NODES} nodes",
                     f"{type(value).__name__} with more")
-    _check_value(value, value, arg, owner, error, real=real, allow_infinity=allow_infinity)
+    try:
+        if check_size:
+            _check_size(value)
+        _check_value(value, real=real, allow_infinity=allow_infinity, deadline=Deadline(EVALUATION_SECONDS))
+    except _Refused as refused:
+        raise _fail(error, arg, owner, str(refused), _shown(value)) from None
     return value
 
 

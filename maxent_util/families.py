@@ -16,15 +16,15 @@ from typing import Any, Callable
 
 import sympy
 
-from .constraints import (ContinuousAt, LogMoment, SquaredLogDeviation, Support,
-                          TailProbability, Mean, to_sympy)
-from .maxent import derive
+from .catalogue import CONSTRAINT_SETS, FAMILIES, family_constraints, parameter_value
+from .constraints import to_sympy
+from ._timing import Deadline, SymbolicTimeout, check_timeout, run_bounded, timed_out
+from .maxent import DEFAULT_TIMEOUT, derive
 from .distribution import CaptimeDistribution
 from .utility import Utility
 from .documents import from_json, to_json
 from .errors import ConstraintError, MaxEntError, UtilityError, argument_message
-from .expressions import MAX_LENGTH
-from .constraints import check_parameter_names, provably
+from .expressions import MAX_LENGTH, expansion_digits
 
 __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
            "piecewise", "FAMILIES", "parse_utility", "parse_family", "family_constraints"]
@@ -32,86 +32,9 @@ __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto
 oo = sympy.oo
 
 
-def _value(value: Any, name: str, owner: str) -> sympy.Expr:
-    expr = to_sympy(value, arg=name, owner=owner)
-    check_parameter_names(expr, name, owner, value)
-    return expr
-
-
 def _label(name: str, *values: Any) -> str:
     return f"{name}({', '.join(str(v) for v in values)})"
 
-
-def family_constraints(name: str, *args: Any) -> tuple:
-    """The constraints behind a preset, e.g. ``family_constraints("pareto", 5, 3)``."""
-    return _CONSTRAINTS[name](*args)
-
-
-def _uniform(kappa0: Any) -> tuple:
-    return (Support(0, _value(kappa0, "kappa0", "uniform")),)
-
-
-def _exponential(kappa0: Any) -> tuple:
-    return (Support(0, oo), Mean(_value(kappa0, "kappa0", "exponential")))
-
-
-def _pareto(kappa0: Any, alpha: Any) -> tuple:
-    kappa0, alpha = _value(kappa0, "kappa0", "pareto"), _value(alpha, "alpha", "pareto")
-    _positive(alpha, "alpha", "pareto")
-    return (Support(kappa0, oo), LogMoment(1 / alpha, kappa0))
-
-
-def _log_laplace(kappa0: Any, alpha: Any) -> tuple:
-    return _generalized_log_laplace(kappa0, alpha, alpha, owner="log_laplace")
-
-
-def _generalized_log_laplace(kappa0: Any, alpha: Any, beta: Any, owner: str = "generalized_log_laplace") -> tuple:
-    kappa0 = _value(kappa0, "kappa0", owner)
-    alpha, beta = _value(alpha, "alpha", owner), _value(beta, "beta", owner)
-    _positive(alpha, "alpha", owner)
-    _positive(beta, "beta", owner)
-    return (Support(0, oo), LogMoment(1 / beta, kappa0, side="below"),
-            LogMoment(1 / alpha, kappa0, side="above"), ContinuousAt(kappa0))
-
-
-def _log_normal(kappa0: Any, sigma: Any) -> tuple:
-    kappa0 = _value(kappa0, "kappa0", "log_normal")
-    return (Support(0, oo), LogMoment(0, kappa0), SquaredLogDeviation(_value(sigma, "sigma", "log_normal"), kappa0))
-
-
-def _piecewise(kappa0: Any, kappa1: Any, delta: Any) -> tuple:
-    return (Support(0, _value(kappa0, "kappa0", "piecewise")),
-            TailProbability(_value(kappa1, "kappa1", "piecewise"), _value(delta, "delta", "piecewise")))
-
-
-def _positive(value: sympy.Expr, name: str, owner: str) -> None:
-    # 1/alpha with alpha <= 0 would fail later with a message about the reciprocal
-
-    if provably(value > 0) is False:
-        shown = float(value) if value.is_number else str(value)
-        raise ConstraintError(argument_message(name, owner, "positive (a tail exponent)", shown))
-
-
-_CONSTRAINTS: dict[str, Callable[..., tuple]] = {
-    "uniform": _uniform,
-    "exponential": _exponential,
-    "pareto": _pareto,
-    "log_laplace": _log_laplace,
-    "generalized_log_laplace": _generalized_log_laplace,
-    "log_normal": _log_normal,
-    "piecewise": _piecewise,
-}
-
-#: preset name -> its parameter names, in order
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "uniform": ("kappa0",),
-    "exponential": ("kappa0",),
-    "pareto": ("kappa0", "alpha"),
-    "log_laplace": ("kappa0", "alpha"),
-    "generalized_log_laplace": ("kappa0", "alpha", "beta"),
-    "log_normal": ("kappa0", "sigma"),
-    "piecewise": ("kappa0", "kappa1", "delta"),
-}
 
 #: preset name -> the parameters of the paper's figure of utilities (Section 3):
 #: kappa0 = 24 throughout
@@ -145,15 +68,15 @@ def _shipped_documents() -> dict[str, Any]:
 def symbolic_preset(name: str) -> CaptimeDistribution:
     """The preset ``name`` with its parameters as positive symbols, e.g. ``pareto(kappa0, alpha)``,
     loaded from the shipped closed forms (no derivation)."""
-    return from_json(json.dumps(_shipped_documents()[name]))
+    return from_json(json.dumps(_shipped_documents()[name]))._share()  # cached: sealed for every caller
 
 
 def preset_documents() -> str:
     """The JSON of every preset derived with symbolic parameters: the content of :data:`PRESETS_FILE`."""
     documents = {}
     for name, parameters in FAMILIES.items():
-        values = tuple(_value(p, p, name) for p in parameters)
-        law = derive(*_CONSTRAINTS[name](*parameters)).with_name(_label(name, *parameters))
+        values = tuple(parameter_value(p, p, name) for p in parameters)
+        law = derive(*CONSTRAINT_SETS[name](*parameters)).with_name(_label(name, *parameters))
         documents[name] = json.loads(to_json(law.with_preset(name, values)))
     return json.dumps(documents, indent=1, sort_keys=True) + "\n"
 
@@ -184,14 +107,64 @@ def _from_shipped(name: str, values: tuple, constraints: tuple) -> CaptimeDistri
     return law if law.constraints == constraints else None
 
 
+#: the most decimal digits of any exact number a preset's law may hold at its parameters: beyond
+#: it the exact substitution builds integers of millions of digits (log_laplace(24, 1e-300) puts
+#: (24/t)**(10**300) in the law and took 10 GB); generalized_log_laplace(1500, 3.42, 0.0993) holds
+#: 9,205 digits, well within it
+MAX_EXPANDED_DIGITS = 100_000
+
+
+def _check_expansion(name: str, values: tuple) -> None:
+    """Refuse parameters whose exact substitution into the preset's closed form would build numbers
+    of more than :data:`MAX_EXPANDED_DIGITS` digits, naming the parameter of the largest power.
+
+    The bound is read off the shipped symbolic law (:func:`expansion_digits`), before anything is
+    substituted; deriving at these values would build the same numbers.
+    """
+    law = symbolic_preset(name)
+    symbols = {s.name: s for s in law.parameters}
+    mapping = {symbols[p]: v for p, v in zip(FAMILIES[name], values) if p in symbols and not v.free_symbols}
+    if not mapping:
+        return
+    for expr in (*law._pdf_pieces, *law._cdf_pieces, *law._sf_pieces, *law.multipliers.values()):
+        if expansion_digits(expr, mapping) <= MAX_EXPANDED_DIGITS:
+            continue
+        # the innermost power too large names the parameter: its exponent's, else its base's
+        powers = [p for p in sympy.postorder_traversal(expr) if isinstance(p, sympy.Pow)
+                  and expansion_digits(p, mapping) > MAX_EXPANDED_DIGITS]
+        power = powers[0] if powers else expr
+        culprits = [s for s in (power.exp.free_symbols if isinstance(power, sympy.Pow) else set()) if s in mapping] \
+            or [s for s in power.free_symbols if s in mapping]
+        parameter = sorted(culprits, key=lambda s: FAMILIES[name].index(s.name))[0].name
+        value = values[FAMILIES[name].index(parameter)]
+        raise ConstraintError(argument_message(
+            parameter, name, f"a value at which the exact law holds numbers of at most "
+            f"{MAX_EXPANDED_DIGITS:,} digits", _shown_number(value),
+            f"Its term {power} would build numbers of about {expansion_digits(power, mapping):.3g} digits."))
+
+
+def _shown_number(value: sympy.Expr) -> Any:
+    """A parameter as a message shows it: a float for a number (1e-300, not 301 digits)."""
+    return float(value) if value.is_number and value.is_finite else str(value)
+
+
 def _preset(name: str) -> Callable[..., CaptimeDistribution]:
-    def build(*args: Any, timeout: float | None = None) -> CaptimeDistribution:
-        keywords = {} if timeout is None else {"timeout": timeout}
-        constraints = _CONSTRAINTS[name](*args)  # checks the arguments
-        values = tuple(_value(value, parameter, name) for value, parameter in zip(args, FAMILIES[name]))
-        law = _from_shipped(name, values, constraints) if _substitutable(name, values) else None
+    def build(*args: Any, timeout: float | None = DEFAULT_TIMEOUT) -> CaptimeDistribution:
+        seconds = check_timeout(timeout, arg="timeout", owner=name, error=ConstraintError)
+        deadline = Deadline(seconds)
+        constraints = CONSTRAINT_SETS[name](*args)  # checks the arguments
+        values = tuple(parameter_value(value, parameter, name) for value, parameter in zip(args, FAMILIES[name]))
+        law = None
+        if _substitutable(name, values):
+            _check_expansion(name, values)
+            try:
+                # the same deadline as derive's: substituting can still take long
+                law = run_bounded(_from_shipped, name, values, constraints, deadline=deadline)
+            except SymbolicTimeout:
+                raise timed_out(_label(name, *args), seconds) from None
         if law is None:
-            law = derive(*constraints, **keywords)
+            remaining = None if seconds is None else max(deadline.remaining(), 1e-3)
+            law = derive(*constraints, timeout=remaining)
         # one law may serve several presets (log_laplace(24, 2) is
         # generalized_log_laplace(24, 2, 2)): each gets a named copy
         return law.with_name(_label(name, *args)).with_preset(name, values)

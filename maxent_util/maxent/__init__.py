@@ -200,7 +200,8 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
     if method not in METHODS:
         raise ConstraintError(argument_message("method", "derive", "one of 'auto', 'symbolic', 'numeric'",
                                                method))
-    return _derive_cached(tuple(constraints), seconds, int(max(digits, 30)), method)
+    # every caller gets the cached object: sealed, so that none can rename it for the others
+    return _derive_cached(tuple(constraints), seconds, int(max(digits, 30)), method)._share()
 
 
 #: laws whose derivation no time limit cut short, by (constraints, digits, method): every step

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import mpmath
 import numpy as np
 import sympy
 import sympy.stats
 
 from .._immutable import Immutable
+from .._timing import Deadline, SymbolicTimeout, run_bounded
 from ..constraints import provably
-from ..errors import UtilityError, argument_message
+from ..errors import MaxEntError, UtilityError, argument_message, short
 from ..symbols import kappa, t
 from .core import Utility, as_function, as_parameter, captime_parameter, require, support_pair
 from .expected import ExpectedUtility, expected_utility
@@ -273,6 +275,71 @@ def general(kappa0: Any, V: Any, W: Any) -> Utility:
 # A captime law known in full
 # ---------------------------------------------------------------------------
 
+#: how far the mass of a known density may be from 1: exactly (sympy's integral, to 15 digits) and
+#: by mpmath's quadrature, whose error on a smooth density is far below it
+MASS_TOLERANCE = 1e-9
+#: seconds allowed for checking a known density (its integral, its sign on a grid)
+DENSITY_CHECK_SECONDS = 10.0
+
+
+def _check_density(pdf: sympy.Expr, lower: sympy.Expr, upper: sympy.Expr) -> None:
+    """Refuse a density with numbers only that is negative somewhere on its support or whose mass
+    is not 1 (``exp(-kappa)/2`` on [0, oo) has mass 1/2: every score would be off by half).
+
+    The sign is checked on a grid of the support; the mass is sympy's integral where sympy finds
+    it within the time limit, else mpmath's quadrature; both must be 1 within
+    :data:`MASS_TOLERANCE`.  The whole check runs within :data:`DENSITY_CHECK_SECONDS`.  A density
+    with symbolic parameters is not checked (its mass may be 1 for the values it will get).
+    """
+    if pdf.free_symbols - {kappa} or lower.free_symbols or upper.free_symbols:
+        return
+    try:
+        problem = run_bounded(_density_problem, pdf, lower, upper, deadline=Deadline(DENSITY_CHECK_SECONDS))
+    except SymbolicTimeout:
+        problem = (f"a density whose mass can be checked within {DENSITY_CHECK_SECONDS:g} s", None)
+    except MaxEntError:
+        raise
+    except Exception as error:  # sympy or mpmath failing on the density: it cannot be checked
+        problem = ("a density that can be evaluated on its support", f"({type(error).__name__})")
+    if problem is not None:
+        requirement, remedy = problem
+        raise UtilityError(argument_message("pdf", "KnownCaptime", requirement, short(str(pdf)), remedy))
+
+
+def _density_problem(pdf: sympy.Expr, lower: sympy.Expr, upper: sympy.Expr) -> tuple[str, str | None] | None:
+    """What is wrong with a density (requirement, remedy), or None."""
+    low, high = float(lower), float(upper)
+    finite_high = high if np.isfinite(high) else max(low, 1.0) * 1e6
+    grid = np.unique(np.concatenate([np.linspace(low, finite_high, 2001),
+                                     np.geomspace(max(low, 1e-12), max(finite_high, 1e-12), 2001)]))
+    grid = grid[(grid >= low) & (grid <= finite_high)]
+    density = sympy.lambdify(kappa, pdf, modules=["scipy", "numpy"])
+    with np.errstate(all="ignore"):
+        values = np.broadcast_to(np.asarray(density(grid), dtype=float), grid.shape)
+    negative = np.flatnonzero(values < 0)
+    if negative.size:
+        i = int(negative[0])
+        return ("a density, non-negative on the support",
+                f"pdf({grid[i]:.6g}) = {values[i]:.6g}.")
+    mass = None
+    try:
+        exact = sympy.integrate(pdf, (kappa, lower, upper))
+        if isinstance(exact, sympy.Expr) and exact.is_number and not exact.has(sympy.Integral):
+            mass = complex(exact.evalf(30))
+    except (ValueError, TypeError, NotImplementedError, ArithmeticError):
+        mass = None
+    if mass is None or mass.imag:
+        function = sympy.lambdify(kappa, pdf, modules="mpmath")
+        with mpmath.workdps(30):
+            ends = [mpmath.mpf(low)] + ([mpmath.mpf(finite_high)] if np.isfinite(high) else
+                                        [mpmath.mpf(max(low, 1.0)), mpmath.inf])
+            mass = complex(mpmath.quad(function, ends))
+    if not (abs(mass.imag) <= MASS_TOLERANCE and abs(mass.real - 1) <= MASS_TOLERANCE):
+        return ("a density whose integral over the support is 1",
+                f"Its integral is {mass.real:.10g}; divide it by that.")
+    return None
+
+
 class KnownCaptime(Immutable):
     """A captime distribution known in full: the middle row of the paper's
     summary table ("known distribution: kappa ~ K").
@@ -311,6 +378,7 @@ class KnownCaptime(Immutable):
             raise UtilityError(argument_message("support", owner, "a pair with upper > lower", support))
         self.support = (lower, upper)
         self.name = name
+        _check_density(self.pdf, lower, upper)
 
     @classmethod
     def from_sympy_stats(cls, variable: Any, *, name: str | None = None) -> "KnownCaptime":
