@@ -27,7 +27,7 @@ from ._timing import rings, time_limit
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from .constraints import Constraint, ContinuousAt, Feature, LogMoment, Support, provably
 from .errors import ConstraintError, InfeasibleError, argument_message
-from .expressions import as_expression
+from .expressions import as_expression, numpy_modules
 from .symbols import kappa
 
 oo = sympy.oo
@@ -522,8 +522,8 @@ def _clearly_inside(term: Term, feature: Feature, support: tuple, low: float, hi
     """Whether the range checks of :func:`check_ranges` pass with [low, high] shrunk by more than
     rounding: then they pass with any range containing it."""
     value = float(feature.value)
-    margin = 1e-9 * max(abs(low), abs(high), abs(value), 1.0)
-    low, high = low + margin, high - margin
+    # relative to each edge, so a value just above an edge at 0 (Mean(1e-300)) is inside
+    low, high = low + 1e-9 * abs(low), high - 1e-9 * abs(high)
     if low >= high:
         return False
     try:
@@ -544,7 +544,8 @@ def _grid_values(feature: Feature) -> tuple[Any, np.ndarray]:
     grid = np.unique(np.concatenate([np.geomspace(grid_lower, grid_upper, 4001),
                                      np.linspace(lower, min(grid_upper, max(lower, 1.0) * 1e6), 4001)]))
     grid = grid[(grid >= lower) & (grid <= grid_upper)]
-    function = sympy.lambdify(kappa, feature.expr, "numpy")
+    # scipy where needed: math.gamma refused an array (Moment(gamma(kappa), 2))
+    function = sympy.lambdify(kappa, feature.expr, numpy_modules(feature.expr))
     with np.errstate(all="ignore"):
         values = np.broadcast_to(np.asarray(function(grid), dtype=float), grid.shape)
     return function, values[np.isfinite(values)]
@@ -610,13 +611,17 @@ def _check_value_in_range(term: Term, feature: Feature, support: tuple, low: flo
         # outside its region the feature counts as 0
         low, high = min(low, 0.0), max(high, 0.0)
     value = float(feature.value)
-    tolerance = 1e-12 * max(abs(value), 1.0)
-    if value < low - tolerance or value > high + tolerance:
+
+    def near(edge: float) -> bool:
+        # relative: Mean(1e-300) is feasible, however close to the edge 0 it is
+        return math.isfinite(edge) and abs(value - edge) <= 1e-12 * max(abs(value), abs(edge))
+
+    if (value < low and not near(low)) or (value > high and not near(high)):
         raise InfeasibleError(
             f"`{term.constraint!r}` asks for an expectation of {value:g}, but over "
             f"[{feature.lower}, {feature.upper}) its feature {feature.expr} only takes values in "
             f"[{low:g}, {high:g}]; no distribution on the support [{support[0]}, {support[1]}] meets it.")
-    if abs(value - low) <= tolerance or abs(value - high) <= tolerance:
+    if near(low) or near(high):
         raise InfeasibleError(
             f"`{term.constraint!r}` puts the expectation at the edge ({value:g}) of what the feature "
             f"{feature.expr} can reach; only a point mass meets it, which has no density.")

@@ -70,7 +70,7 @@ from sympy.printing.numpy import SciPyPrinter
 from ._reference import agree, check_points, log_space, mpmath_function, reference_values
 from ._timing import Deadline, SymbolicTimeout, run_bounded, time_limit
 from .errors import NoClosedFormError, UtilityError, argument_message, short
-from .expressions import as_expression
+from .expressions import as_expression, numpy_modules
 from .symbols import q, t
 from sympy.codegen.cfunctions import expm1
 from sympy.codegen.scipy_nodes import powm1
@@ -342,18 +342,9 @@ class _ScorerPrinter(SciPyPrinter):
 #: integer powers of a runtime up to this exponent are printed as products
 _MAX_PRODUCT_POWER = 8
 
-#: functions numpy evaluates by itself; any other (erfc, gamma, ...) needs scipy.special
-_NUMPY_FUNCTIONS = (sympy.exp, sympy.log, log1p, sympy.Abs, sympy.Min, sympy.Max, sympy.sign,
-                    sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh,
-                    sympy.asin, sympy.acos, sympy.atan, sympy.floor, sympy.ceiling)
-
-
 def _lambdify(args: Sequence[sympy.Symbol], expr: sympy.Basic,
               runtime_symbols: frozenset[sympy.Symbol]) -> Callable[..., Any]:
-    # scipy.special costs 0.4 s to import: only formulas with a special function load it
-    special = any(isinstance(node, sympy.Function) and not isinstance(node, _NUMPY_FUNCTIONS)
-                  for node in sympy.preorder_traversal(expr))
-    return sympy.lambdify(args, expr, modules=["scipy", "numpy"] if special else ["numpy"],
+    return sympy.lambdify(args, expr, modules=numpy_modules(expr),
                           printer=_ScorerPrinter(runtime_symbols), dummify=False)
 
 

@@ -309,3 +309,24 @@ def test_cross_utility_when_nothing_is_solved_is_a_tie_not_nan():
     cross = cross_utility(runs, {"step": step, "PAR-2": PAR(2)})
     assert not cross.isna().any().any()
     assert (cross.to_numpy() == 1.0).all()
+
+
+def test_a_value_a_hair_above_an_edge_at_zero_is_feasible():
+    from maxent_util.constraints import Mean, TailProbability
+    # were called infeasible: the edge test had an absolute floor of 1e-12
+    # the exponential law of mean 1e-300 (hand-derived): S(t) = exp(-t/1e-300)
+    law = derive(Mean(1e-300))
+    np.testing.assert_allclose(law.utility()([1e-300, 2e-300]), [math.exp(-1), math.exp(-2)], rtol=1e-12)
+    # piecewise uniform with P(kappa < 5) = 1e-300 on [0, 10] (hand-derived): S(6) = (1 - 1e-300) 4/5
+    law = derive(Support(0, 10), TailProbability(5, 1e-300))
+    assert law.utility()(6.0) == pytest.approx(0.8, rel=1e-15)
+
+
+def test_a_moment_of_a_special_function_derives():
+    # raised a raw TypeError: the range check lambdified gamma as math.gamma, which refuses arrays
+    from maxent_util.constraints import Moment
+    law = derive(Support(0, 10), Moment(sympy.gamma(kappa), 2), timeout=60)
+    density = sympy.lambdify(kappa, law.pdf, "mpmath")
+    with mpmath.workdps(20):
+        assert mpmath.quad(density, [0, 1, 2, 10]) == pytest.approx(1, abs=1e-12)
+        assert mpmath.quad(lambda k: mpmath.gamma(k) * density(k), [0, 1, 2, 10]) == pytest.approx(2, abs=1e-10)

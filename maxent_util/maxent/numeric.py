@@ -13,6 +13,7 @@ from mpmath.libmp import mpf_add, mpf_mul, mpf_mul_int
 import sympy
 
 from ..errors import InfeasibleError, MaximumNotAttainedError, NotNormalizableError
+from ..expressions import numpy_modules
 from ..problem import Piece, Term
 from ..symbols import kappa
 # scipy loads a submodule on first attribute access: `import maxent_util` and the
@@ -224,13 +225,15 @@ class NumericProblem:
             exponents, features, directions = [], [], []
             for piece in self.pieces:
                 exponent = piece.exponent.subs(self.substitution)
-                exponents.append(sympy.lambdify(args, exponent, backend))
+                exponents.append(sympy.lambdify(args, exponent, _modules(backend, exponent)))
                 active = {id(t) for t in piece.terms}
                 # per piece: each moment feature (0 where its region does not reach)
-                features.append([sympy.lambdify((kappa,), t.feature.expr if id(t) in active else 0, backend)
+                features.append([sympy.lambdify((kappa,), t.feature.expr if id(t) in active else 0,
+                                                _modules(backend, t.feature.expr))
                                  for t in self.moment_terms])
                 # per piece: how the exponent moves with each free multiplier
-                directions.append([sympy.lambdify((kappa,), -sympy.diff(exponent, m), backend)
+                directions.append([sympy.lambdify((kappa,), -sympy.diff(exponent, m),
+                                                  _modules(backend, exponent))
                                    for m in self.free])
             self.compiled[backend] = (exponents, features, directions)
 
@@ -850,11 +853,16 @@ class NumericProblem:
         return [t.multiplier for t in self.moment_terms]
 
 
+def _modules(backend: str, expr: sympy.Expr) -> Any:
+    return numpy_modules(expr) if backend == "numpy" else backend
+
+
 def moments_reachable(problem: NumericProblem) -> bool:
     """Whether some distribution on the support meets every moment condition: a linear program
     over point masses on a wide grid of captimes (scipy's HiGHS), its answer checked unscaled."""
     columns = []
-    features = [sympy.lambdify((kappa,), t.feature.expr, "numpy") for t in problem.moment_terms]
+    features = [sympy.lambdify((kappa,), t.feature.expr, numpy_modules(t.feature.expr))
+                for t in problem.moment_terms]
     for piece, (a, b) in zip(problem.pieces, problem.ends):
         reference = math.sqrt(a * b) if a > 0 and b < math.inf else (b if b < math.inf else max(a, 1.0))
         lo = a if a > 0 else reference * 1e-6
