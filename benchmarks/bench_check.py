@@ -1,6 +1,7 @@
 """Benchmark of a compiled scorer's self-check against mpmath.
 
-Run ``python benchmarks/bench_check.py`` (best of five) or with ``--quick`` (best of one).
+Run ``python benchmarks/bench_check.py`` (best of five) or with ``--quick`` (best of one);
+``--laws NAME ...`` keeps some (the test suite runs ``--quick --laws pareto``).
 For each of the paper's seven families at the figure parameters, and for a law derived from
 values as people type them, prints the time to compile its scorer with the check
 (:class:`maxent_util.scorer.Scorer` as shipped) and without it (the same class with the
@@ -50,10 +51,13 @@ def compile_time(expr, check: bool, repeat: int) -> tuple[float, str]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one run of each")
+    parser.add_argument("--laws", nargs="+", metavar="NAME", help="only these laws (default all)")
     options = parser.parse_args(argv)
     repeat = 1 if options.quick else 5
     print(f"{'law':<26} {'derive':>9} {'no check':>9} {'checked':>9} {'ratio':>6}  route")
     for name, constraints in laws().items():
+        if options.laws and name not in options.laws:
+            continue
         derive.cache_clear()
         clear_cache()
         start = time.perf_counter()

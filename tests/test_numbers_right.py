@@ -330,3 +330,10 @@ def test_a_moment_of_a_special_function_derives():
     with mpmath.workdps(20):
         assert mpmath.quad(density, [0, 1, 2, 10]) == pytest.approx(1, abs=1e-12)
         assert mpmath.quad(lambda k: mpmath.gamma(k) * density(k), [0, 1, 2, 10]) == pytest.approx(2, abs=1e-10)
+
+
+def test_the_check_benchmark_runs(monkeypatch, capsys):
+    from conftest import run_script
+    out = run_script(monkeypatch, capsys, "bench_check.py", "--quick", "--laws", "pareto")
+    row = next(line for line in out.splitlines() if line.startswith("pareto"))
+    assert row.split()[-1] == "compiled" and len(row.split()) == 6
