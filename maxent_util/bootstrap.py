@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from ._limits import MAX_RESAMPLES
 from .errors import DataError, argument_message
 from .runs import real
 
@@ -79,11 +80,14 @@ def check_level(ci: Any, owner: str, arg: str = "ci") -> float:
 
 
 def check_resamples(resamples: Any, owner: str) -> int:
-    """A positive number of resamples, as an int."""
+    """A positive number of resamples, at most :data:`MAX_RESAMPLES`, as an int."""
     if isinstance(resamples, (bool, np.bool_)) or not isinstance(resamples, (int, np.integer)) \
             or resamples < 1:
         raise DataError(argument_message("resamples", owner, "a positive integer, such as "
                                          "10_000", resamples))
+    if resamples > MAX_RESAMPLES:  # see maxent_util._limits
+        raise DataError(argument_message("resamples", owner, f"at most {MAX_RESAMPLES:,}",
+                                         resamples))
     return int(resamples)
 
 

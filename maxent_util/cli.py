@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from . import _output as output
+from ._limits import MAX_POINTS, MAX_RESAMPLES
 from ._output import atomic_file, spreadsheet_safe
 from ._version import __version__
 
@@ -60,12 +61,6 @@ _PAPER_T_MAX = 96.0
 # More utilities than this to derive and a progress line per utility is worth printing.
 _PROGRESS_AFTER = 3
 
-# The largest --points and --resamples: a sweep holds algorithms x points scores, a bootstrap
-# resamples x algorithms means; at these sizes the 2021 parallel track (9 algorithms, 400
-# instances) takes about 15 s and 350 MB each, where 10**8 points or 10**12 resamples asked for
-# 7 GB and 65 TB and ended in a MemoryError
-MAX_POINTS = 100_000
-MAX_RESAMPLES = 1_000_000
 
 
 class CommandLineError(Exception):

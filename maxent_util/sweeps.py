@@ -47,6 +47,7 @@ import pandas as pd
 import scipy
 
 from . import _dask, families
+from ._limits import MAX_POINTS
 from .errors import DataError, MaxEntError, UtilityError, argument_message
 from .ranking import min_ranks, partitioned_sums
 from .runs import Table, long_table
@@ -177,6 +178,8 @@ def _check_bounds(bounds: Any, model: _Family, owner: str) -> tuple[float, float
 def _check_points(points: Any, owner: str) -> int:
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 3:
         raise UtilityError(argument_message("points", owner, "an integer of at least 3", points))
+    if points > MAX_POINTS:
+        raise UtilityError(argument_message("points", owner, f"at most {MAX_POINTS:,}", points))
     return int(points)
 
 

@@ -337,3 +337,16 @@ def test_the_check_benchmark_runs(monkeypatch, capsys):
     out = run_script(monkeypatch, capsys, "bench_check.py", "--quick", "--laws", "pareto")
     row = next(line for line in out.splitlines() if line.startswith("pareto"))
     assert row.split()[-1] == "compiled" and len(row.split()) == 6
+
+
+def test_sizes_that_cannot_fit_are_refused_by_the_library_too():
+    # 10**12 resamples and 10**8 sweep points ended in a MemoryError (the command line caps both)
+    from maxent_util._limits import MAX_POINTS, MAX_RESAMPLES
+    from maxent_util.bootstrap import bootstrap_means
+    from maxent_util.errors import DataError
+    with pytest.raises(DataError, match=rf"^`resamples` of `bootstrap_means` must be at most {MAX_RESAMPLES:,}; "
+                                        r"got 1000000000000\."):
+        bootstrap_means([[1.0, 2.0]], resamples=10 ** 12)
+    from maxent_util.sweeps import _check_points
+    with pytest.raises(UtilityError, match=rf"^`points` of `sweep` must be at most {MAX_POINTS:,}; got 100000000\."):
+        _check_points(10 ** 8, "sweep")
