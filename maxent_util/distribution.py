@@ -481,7 +481,14 @@ class CaptimeDistribution(Immutable):
                 # exact powers multiplied under a common root (1500**(993/10000) beside
                 # 1500**(171/50)): a 9,205-digit integer. The values at 30 digits instead
                 result = expr.subs(_at_digits(mapping, _FOLDED_DIGITS))
+                folded.append(expr)
             return result
+
+        folded: list = []
+        pdf_pieces = [sub(e) for e in self._pdf_pieces]
+        cdf_pieces = [sub(e) for e in self._cdf_pieces]
+        sf_pieces = [sub(e) for e in self._sf_pieces]
+        multipliers = {k: sub(v) for k, v in self.multipliers.items()}
 
         record = dataclasses.replace(
             self.derivation,
@@ -496,12 +503,15 @@ class CaptimeDistribution(Immutable):
             equations=[sympy.Eq(sub(e.lhs), sub(e.rhs), evaluate=False) if isinstance(e, sympy.Equality)
                        else sub(e) for e in self.derivation.equations],
             kkt=_substituted_cases(getattr(self.derivation, "kkt", ()), mapping, sub))
+        if folded:
+            record = dataclasses.replace(record, notes=tuple(record.notes) + (
+                f"the values were put in at {_FOLDED_DIGITS} digits where their exact form would "
+                "hold integers far larger than the values themselves (exact powers multiplied "
+                "under a common root)",))
         new = type(self)(constraints=constraints, support=tuple(sub(p) for p in self.support),
-                         pdf_pieces=[sub(e) for e in self._pdf_pieces],
-                         cdf_pieces=[sub(e) for e in self._cdf_pieces],
-                         sf_pieces=[sub(e) for e in self._sf_pieces],
+                         pdf_pieces=pdf_pieces, cdf_pieces=cdf_pieces, sf_pieces=sf_pieces,
                          breakpoints=record.breakpoints,
-                         multipliers={k: sub(v) for k, v in self.multipliers.items()},
+                         multipliers=multipliers,
                          closed_form=self.closed_form, derivation=record, timeout=self._timeout,
                          scales=[sub(scale) for scale in self._scales])
         if getattr(self, "name", None):

@@ -69,6 +69,9 @@ def test_generalized_log_laplace_at_typed_values():
     expected = beta / (alpha + beta) * (mpmath.mpf(1500) / 4000) ** alpha
     assert law.utility()(4000.0) == pytest.approx(float(expected), rel=1e-12)
     assert law.utility()(100.0) == pytest.approx(0.25735, abs=1e-5)
+    # the law says where it holds 30-digit values instead of exact ones
+    assert any("at 30 digits" in note for note in law.notes)
+    assert not any("at 30 digits" in note for note in families.generalized_log_laplace(24, 2, 5).notes)
 
 
 def test_simplify_keeps_the_form_it_was_given_when_integers_would_grow():
