@@ -216,10 +216,11 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
       algorithm instance  runtime  status  cutoff
     0    kissat    x.cnf    100.0  capped   100.0
 
-    A stream, such as standard input, is read whole and its format sniffed:
+    A stream, such as standard input, is read whole and its format sniffed (a 2020
+    layout states no time limit, so it is given):
 
     >>> import io
-    >>> read_runs(io.BytesIO(b"cnf,solution,kissat\\nx.cnf,SATISFIABLE,12.5\\n"))
+    >>> read_runs(io.BytesIO(b"cnf,solution,kissat\\nx.cnf,SATISFIABLE,12.5\\n"), cutoff=5000)
       algorithm instance  runtime  status  cutoff
     0    kissat    x.cnf     12.5  solved  5000.0
     """

@@ -37,8 +37,20 @@ SATCOMP_META_COLUMNS: tuple[str, ...] = (
     "claimed-result", "vresult", "aresult")
 """Columns of the published layouts that describe the instance; never read as solvers."""
 
-DEFAULT_CUTOFF = 5000.0
-"""The time limit of the main tracks, used when neither the file nor ``cutoff=`` gives one."""
+# The published time limits of each year's tracks, named when a file states none (the track
+# pages of satcompetition/2020 and /2021 on GitHub; for 2022 to 2024 the PAR-2 penalties of the
+# published files, docs/formats.md)
+_PUBLISHED_LIMITS = {
+    "2020": "main 5000 s, parallel 5000 s, cloud 1000 s",
+    "2021": "main 5000 s, parallel 5000 s, cloud 1000 s (announced; its published file holds "
+            "runs to 5000 s)",
+    "2022": "5000 s for the main tracks, 1000 s for the cloud track",
+    "2023/2024": "5000 s for the main tracks, 1000 s for the cloud tracks",
+}
+# The layouts that write words for unsolved runs: how long every run of every track published
+# in them was allowed (2021's cloud runs too, which were first scored at 5000 s). Their
+# `timeout` cells are runs stopped there, so a cutoff above it cannot be honoured.
+_LONGEST_LIMIT = {"2020": 5000.0, "2021": 5000.0}
 
 # the 2021 words, also accepted in the later layouts (which write only numbers)
 _WORDS_2021 = {"timeout": "capped", "memout": "memout", "unverified": "unverified"}
@@ -136,7 +148,8 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
     DataError
         If the file is missing or malformed, has no instance column or no
         solver column, a cell is empty, negative, NaN, infinite or an unknown
-        word, or ``cutoff`` is not a positive number or above the file's own.
+        word, or ``cutoff`` is not a positive number, above the file's own,
+        or missing where the file states no time limit.
 
     Notes
     -----
@@ -220,8 +233,19 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
             notes.append(f"cutoff {stated:g} s, stated by the file: its largest value, "
                          f"{penalty[0]:g} s ({penalty[1]} cells), is the PAR-2 penalty (twice "
                          f"the time limit) of its unsolved runs")
+    longest = _LONGEST_LIMIT.get(layout.year)
+    if limit is not None and penalty is None and longest is not None and limit > longest:
+        raise DataError(argument_message(
+            "cutoff", owner, f"at most {longest:g} s, the longest time limit of any "
+            f"{layout.year} track (its 'timeout' cells are runs stopped there), since "
+            f"{_label(path)} has the {layout.year} layout", cutoff,
+            "A cutoff can re-cap runs at a lower time, never extend them."))
     if limit is None:
-        limit = DEFAULT_CUTOFF
+        raise DataError(argument_message(
+            "cutoff", owner, f"the time limit in seconds, since {_label(path)} (the "
+            f"{layout.year} layout) does not state it", None,
+            f"Pass cutoff= (--cutoff on the command line); the published limits of the "
+            f"{layout.year} tracks: {_PUBLISHED_LIMITS[layout.year]}."))
 
     solved = numeric & (seconds < limit)
     runtime = np.where(solved, seconds, limit)
