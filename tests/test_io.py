@@ -578,7 +578,7 @@ READ_ASLIB_MISUSE = [
                  r"must be a list including one numeric 'runtime' attribute .*; got .* Name the runtime attribute "
                  r"with performance= \(--performance on the command line\)\.$", id="runtime-not-numeric"),
     pytest.param(lambda folder: read_aslib(folder / "gone.arff"), DataError,
-                 r"^`path` of `read_aslib` must be an existing, readable UTF-8 file; got '.*gone\.arff'\. "
+                 r"^`path` of `read_aslib` must be an existing, readable file; got '.*gone\.arff'\. "
                  r"The system reported", id="missing-file"),
     pytest.param(lambda folder: read_aslib(PAR10_RUNS, cutoff=-1), DataError,
                  r"^`cutoff` of `read_aslib` must be a positive finite number of seconds; got -1\.$",

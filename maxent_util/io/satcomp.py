@@ -26,7 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, argument_message
+from ..errors import DataError, argument_message, short
+from .limits import ReadLimits
+from .table import lowered as lower_cells
+from .table import short_text
 from .table import (PathLike, _check_names, _check_time_option, _label, _long_frame,
                     _missing_columns, _parse_numbers, _read_csv_cells, _where)
 
@@ -105,7 +108,8 @@ def _stated_penalty(seconds: np.ndarray, numeric: np.ndarray) -> tuple[float, in
     return top, count
 
 
-def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame:
+def read_satcomp(path: PathLike, *, cutoff: float | None = None,
+                 limits: ReadLimits | None = None) -> pd.DataFrame:
     """Read a SAT Competition results CSV (one column per solver) of any year from 2020.
 
     The layout is told from the header (the table above; docs/formats.md
@@ -125,10 +129,18 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
         The time limit in seconds. By default it is the one the file states:
         files of the 2022 to 2024 layouts write an unsolved run as its PAR-2
         penalty, twice the limit (10000 for the 5000 s tracks, 2000 for the
-        1000 s cloud tracks). Files that state none (the 2020 and 2021
-        layouts) take 5000 s, the limit of the main tracks; give 1000 for a
-        cloud track. A cutoff below the stated one re-caps the runs there; one
-        above it is refused.
+        1000 s cloud tracks), and the note says the cutoff was inferred so.
+        A file that states none (the 2020 and 2021 layouts, and a later one
+        without two penalty cells) is refused without ``cutoff``: the error
+        names the published limits of that year's tracks (5000 s for the main
+        tracks, 1000 s for the cloud tracks). A cutoff below the stated one
+        re-caps the runs; one above it is refused, as is one above 5000 s
+        for the 2020 and 2021 layouts, whose ``timeout`` cells are runs
+        stopped at (at most) that limit.
+    limits : ReadLimits, optional, keyword-only
+        Bounds on the bytes, columns and cell lengths read
+        (:class:`~maxent_util.io.ReadLimits`); by default the process's
+        (:func:`~maxent_util.io.set_read_limits`).
 
     Returns
     -------
@@ -183,7 +195,7 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
     """
     owner = "read_satcomp"
     limit = None if cutoff is None else _check_time_option(cutoff, "cutoff", owner)
-    header, body = _read_csv_cells(path, owner)
+    header, body = _read_csv_cells(path, owner, limits)
     layout = _layout(path, header)
 
     solver_index = [j for j, name in enumerate(header) if name not in SATCOMP_META_COLUMNS]
@@ -194,7 +206,7 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
     solvers = [header[j] for j in solver_index]
     if "" in solvers:
         raise DataError(argument_message(
-            "header", _label(path), "a row of non-empty column names", header))
+            "header", _label(path), "a row of non-empty column names", short(header)))
 
     n_rows = body.shape[0]
     data_rows = np.arange(1, n_rows + 1)
@@ -207,7 +219,7 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
     cells = body[:, solver_index] if n_rows else np.empty((0, len(solvers)), dtype=object)
     seconds = _parse_numbers(cells)
     numeric = ~np.isnan(seconds)
-    lowered = np.char.lower(cells.astype(str)) if cells.size else cells.astype(str)
+    lowered = lower_cells(cells)
     is_word = ~numeric & np.isin(lowered, list(layout.words))
     bad = (~numeric & ~is_word) | (numeric & ~(np.isfinite(seconds) & (seconds >= 0)))
     if bad.any():
@@ -216,8 +228,8 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
         words = ", ".join(repr(word if layout.year != "2020" else word.upper())
                           for word in layout.words)
         raise DataError(argument_message(
-            solvers[j], _where(path, int(i) + 1),
-            f"a non-negative number of seconds or one of {words}", cells[i, j]))
+            short_text(solvers[j]), _where(path, int(i) + 1),
+            f"a non-negative number of seconds or one of {words}", short(cells[i, j])))
 
     notes: list[str] = []
     penalty = _stated_penalty(seconds, numeric) if layout.penalty else None
