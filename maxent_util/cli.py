@@ -591,7 +591,7 @@ def _dask_ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
         specs, pars = list(TOUR_UTILITIES), [2.0]
     rules = _rules(specs, pars, arguments.solved, arguments.progress)
     address = None if arguments.dask == LOCAL_CLUSTER else arguments.dask
-    with client(address, f"{PROG} rank --dask"):
+    with client(address, f"{PROG} rank --dask", timeout=arguments.dask_timeout):
         return rank(arguments.file, rules, bounds=arguments.bounds,
                     duplicates=arguments.duplicates, missing=arguments.missing), arguments.file
 
@@ -1495,6 +1495,9 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
                               "dask extra): on a local cluster, or on the running "
                               "dask.distributed scheduler at SCHEDULER_ADDRESS "
                               "(tcp://host:8786)")
+    ranking.add_argument("--dask-timeout", type=_positive_float, default=None, metavar="SECONDS",
+                         help="seconds the scheduler at SCHEDULER_ADDRESS has to answer "
+                              "(default 10)")
     formats = ranking.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true", help="print the full table as CSV")
     formats.add_argument("--json", action="store_true", help="print the full table as JSON records")

@@ -383,3 +383,68 @@ def test_read_limit_flag(tmp_path, capsys):
     status, out, err = run(capsys, "rank", str(path), "--par", "2", "--read-limit",
                            "max_columns=10")
     assert status == 0 and out.startswith("ranking of "), err
+
+
+# ---------------------------------------------------------------------------
+# a Dask scheduler that accepts and never answers
+
+
+@pytest.fixture
+def silent_server():
+    """A TCP server on localhost that accepts connections and never says a word."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    worker = threading.Thread(target=accept, daemon=True)
+    worker.start()
+    yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    worker.join(5)
+    for connection in held:
+        connection.close()
+    server.close()
+
+
+def test_a_dask_scheduler_that_never_answers_is_given_up(silent_server):
+    # before: distributed's timeout bounds the TCP connection, not the handshake: past 300 s
+    pytest.importorskip("distributed")
+    from maxent_util._dask import client
+
+    def attempt() -> None:
+        with client(silent_server, "rank --dask", timeout=1.0):
+            raise AssertionError("connected to a server that never answers")
+
+    error = _within(30, attempt)
+    assert isinstance(error, DataError), error
+    assert str(error).startswith(f"`--dask` of `rank --dask` must be the address of a running "
+                                 f"dask.distributed scheduler (tcp://host:8786) that answers "
+                                 f"within 1 s; got '{silent_server}'. Connecting failed: ")
+    assert "--dask-timeout SECONDS" in str(error)
+
+
+def test_rank_dask_gives_up_on_a_silent_scheduler(silent_server, tmp_path, capsys):
+    pytest.importorskip("distributed")
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    path = tmp_path / "runs.parquet"
+    pd.DataFrame({"algorithm": ["a"], "instance": ["x"], "runtime": [1.0],
+                  "status": ["solved"], "cutoff": [10.0]}).to_parquet(path)
+    outcome: list = []
+    error = _within(30, lambda: outcome.append(run(
+        capsys, "rank", str(path), "--par", "2", "--dask", silent_server, "--dask-timeout", "1")))
+    assert error is None
+    assert_usage_error(*outcome[0], "that answers within 1 s")
