@@ -13,8 +13,10 @@ scored by the same code, and only per-algorithm sums and counts leave a partitio
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import threading
 import uuid
 from contextlib import contextmanager
 from importlib.util import find_spec
@@ -168,9 +170,6 @@ def _answers(address: str, seconds: float) -> None:
     """Return once a dask.distributed comm at ``address`` completes its handshake; raise
     TimeoutError after ``seconds``, or what connecting raised. Runs in a thread of its own with
     its own event loop, so neither a caller's loop nor a stuck lookup can hold it longer."""
-    import asyncio
-    import threading
-
     from distributed.comm import connect
 
     async def handshake() -> None:
