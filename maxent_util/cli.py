@@ -1394,7 +1394,8 @@ def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -
     parser.add_argument("--solved", action="store_true", help="add the number of solved runs")
     parser.add_argument("--cutoff", type=_positive_float, metavar="SECONDS",
                         help="treat every run as stopped at this time (runs at or past it are "
-                             "unsolved); refused if above a cutoff the data already has")
+                             "unsolved); refused if above a cutoff the data already has; needed "
+                             "for files that state none (2020 and 2021 SAT Competition layouts)")
     _read_limit_flag(parser)
     parser.add_argument("--performance", metavar="NAME", default=None,
                         help="the ASlib attribute to read as runtimes (default: the measure "
