@@ -13,8 +13,10 @@ scored by the same code, and only per-algorithm sums and counts leave a partitio
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import threading
 import uuid
 from contextlib import contextmanager
 from importlib.util import find_spec
@@ -158,10 +160,45 @@ def add_per_group(codes: np.ndarray, values: np.ndarray, groups: int) -> np.ndar
     return total
 
 
+CONNECT_TIMEOUT = 10.0
+"""Seconds :func:`client` waits for a scheduler to answer (``--dask-timeout`` on the command
+line): distributed's own ``timeout`` bounds the TCP connection but not the handshake that
+follows, so a server that accepts and never answers would hold the client for ever."""
+
+
+def _answers(address: str, seconds: float) -> None:
+    """Return once a dask.distributed comm at ``address`` completes its handshake; raise
+    TimeoutError after ``seconds``, or what connecting raised. Runs in a thread of its own with
+    its own event loop, so neither a caller's loop nor a stuck lookup can hold it longer."""
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds)
+        comm.abort()
+
+    failures: list[BaseException] = []
+
+    def attempt() -> None:
+        try:
+            asyncio.run(handshake())
+        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
+            failures.append(error)
+
+    worker = threading.Thread(target=attempt, name="maxent-util-dask-probe", daemon=True)
+    worker.start()
+    worker.join(seconds + 5.0)  # the loop's own deadline, and time to cancel what is pending
+    if worker.is_alive():
+        raise TimeoutError(f"no answer within {seconds:g} s")
+    if failures:
+        raise failures[0]
+
+
 @contextmanager
-def client(address: str | None, owner: str, workers: int | None = None) -> Iterator[Any]:
+def client(address: str | None, owner: str, workers: int | None = None,
+           timeout: float | None = None) -> Iterator[Any]:
     """A ``dask.distributed`` client: of a new local cluster (one thread per worker, in this
-    process) when ``address`` is None, else of the running scheduler at ``address``."""
+    process) when ``address`` is None, else of the running scheduler at ``address``, which must
+    answer within ``timeout`` seconds (default :data:`CONNECT_TIMEOUT`)."""
     require(owner)
     from distributed import Client, LocalCluster
 
@@ -174,11 +211,16 @@ def client(address: str | None, owner: str, workers: int | None = None) -> Itera
                 Client(cluster) as connected:
             yield connected
         return
+    seconds = CONNECT_TIMEOUT if timeout is None else timeout
     try:
-        connected = Client(address, timeout="10s")
-    except (OSError, TimeoutError, ValueError) as error:
+        _answers(address, seconds)
+        connected = Client(address, timeout=f"{seconds}s")
+    except Exception as error:  # noqa: BLE001 - distributed raises many kinds
+        reason = str(error) or type(error).__name__
         raise DataError(argument_message(
             "--dask", owner, "the address of a running dask.distributed scheduler "
-            "(tcp://host:8786)", address, f"Connecting failed: {error}")) from None
+            f"(tcp://host:8786) that answers within {seconds:g} s", address,
+            f"Connecting failed: {reason[:200]}. Give more time with --dask-timeout SECONDS "
+            "(timeout= in Python).")) from None
     with connected:
         yield connected

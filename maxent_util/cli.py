@@ -459,12 +459,15 @@ def _runtime_source(arguments: argparse.Namespace) -> tuple[Any, str, str | None
     (needed to know which reader options apply); None if FILE does not exist.
     """
     from .io import STREAM_FORMATS, guess_format, sniff_format
+    from .io.limits import read_stream
     from .io.table import NamedBytes
 
     fmt = arguments.format
     if arguments.file == "-":
         stream = sys.stdin.buffer if sys.stdin is not None else None
-        data = stream.read() if stream is not None else b""
+        # read within --read-limit max_bytes: `rank - < /dev/zero` stops there
+        data = read_stream(stream, "<stdin>", PROG, _read_limits(arguments)) \
+            if stream is not None else b""
         guessed = fmt or sniff_format(data[:1 << 16])
         if guessed not in STREAM_FORMATS:
             raise CommandLineError(f"standard input (FILE -) is read as {guessed} data; "
@@ -475,6 +478,27 @@ def _runtime_source(arguments: argparse.Namespace) -> tuple[Any, str, str | None
     if fmt is None and path.exists():
         fmt = guess_format(path)
     return path, str(path), fmt
+
+
+def _read_limits(arguments: argparse.Namespace) -> Any:
+    """The readers' limits with the changes of --read-limit NAME=N (None: the defaults)."""
+    changes = getattr(arguments, "read_limit", None)
+    if not changes:
+        return None
+    from .io.limits import changed, read_limits
+
+    return changed(read_limits(), dict(changes), "--read-limit")
+
+
+def _read_limit(text: str) -> tuple[str, int | float]:
+    """``--read-limit NAME=N``: a field of ReadLimits and its new value."""
+    name, _, value = text.partition("=")
+    try:
+        number: int | float = float(value) if name.strip() == "max_ratio" else int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=N, such as max_bytes=1073741824, got {text!r}") from None
+    return name.strip(), number
 
 
 def _reader_options(arguments: argparse.Namespace, guessed: str | None, label: str
@@ -518,7 +542,8 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
         source, label, guessed = _runtime_source(arguments)
         options = _reader_options(arguments, guessed, label)
         table = read_runs(source, format=arguments.format or (guessed if arguments.file == "-"
-                                                               else None), **options)
+                                                               else None),
+                          limits=_read_limits(arguments), **options)
     else:
         raise CommandLineError("give a runtime FILE or --dataset "
                                f"({' or '.join(DATASETS)})")
@@ -591,7 +616,7 @@ def _dask_ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
         specs, pars = list(TOUR_UTILITIES), [2.0]
     rules = _rules(specs, pars, arguments.solved, arguments.progress)
     address = None if arguments.dask == LOCAL_CLUSTER else arguments.dask
-    with client(address, f"{PROG} rank --dask"):
+    with client(address, f"{PROG} rank --dask", timeout=arguments.dask_timeout):
         return rank(arguments.file, rules, bounds=arguments.bounds,
                     duplicates=arguments.duplicates, missing=arguments.missing), arguments.file
 
@@ -1404,7 +1429,9 @@ def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -
     parser.add_argument("--solved", action="store_true", help="add the number of solved runs")
     parser.add_argument("--cutoff", type=_positive_float, metavar="SECONDS",
                         help="treat every run as stopped at this time (runs at or past it are "
-                             "unsolved); refused if above a cutoff the data already has")
+                             "unsolved); refused if above a cutoff the data already has; needed "
+                             "for files that state none (2020 and 2021 SAT Competition layouts)")
+    _read_limit_flag(parser)
     parser.add_argument("--performance", metavar="NAME", default=None,
                         help="the ASlib attribute to read as runtimes (default: the measure "
                              "description.txt types as runtime)")
@@ -1418,6 +1445,13 @@ def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -
                         help="algorithms run on different instances: refuse (default), or count "
                              "a missing run as capped at the cutoff")
     _progress_flags(parser)
+
+
+def _read_limit_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--read-limit", action="append", type=_read_limit, metavar="NAME=N",
+                        help="raise (or lower) a limit of the file readers: max_bytes, "
+                             "max_decompressed_bytes, max_ratio, max_columns, max_cell_chars "
+                             "(see docs/safety.md); repeatable")
 
 
 def _bootstrap_flags(parser: argparse.ArgumentParser, *, ci: float | None, resamples: int = 10_000,
@@ -1498,6 +1532,9 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
                               "dask extra): on a local cluster, or on the running "
                               "dask.distributed scheduler at SCHEDULER_ADDRESS "
                               "(tcp://host:8786)")
+    ranking.add_argument("--dask-timeout", type=_positive_float, default=None, metavar="SECONDS",
+                         help="seconds the scheduler at SCHEDULER_ADDRESS has to answer "
+                              "(default 10)")
     formats = ranking.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true", help="print the full table as CSV")
     formats.add_argument("--json", action="store_true", help="print the full table as JSON records")
@@ -1565,6 +1602,7 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
                         help="UP: stop once this much time of runs is spent")
     racing.add_argument("--cutoff", type=_positive_float, metavar="SECONDS",
                         help="treat every run as stopped at this time (the largest captime)")
+    _read_limit_flag(racing)
     racing.add_argument("--duplicates", choices=("raise", "first"), default="raise",
                         help="several runs of one algorithm on one instance: refuse (default) "
                              "or keep the first")

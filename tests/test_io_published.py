@@ -111,6 +111,11 @@ FIXTURES = {
 PENALTY_LAYOUTS = [name for name in FIXTURES if name[:4] in ("2022", "2023", "2024")]
 
 
+def given_cutoff(name: str) -> dict[str, float]:
+    """``cutoff=`` for a layout that states no time limit (2020, 2021): it must be given."""
+    return {} if name in PENALTY_LAYOUTS else {"cutoff": FIXTURES[name][2]}
+
+
 def write(tmp_path, name, text):
     path = tmp_path / f"{name}.csv"
     path.write_text(text)
@@ -131,7 +136,7 @@ def plain_par2(text: str, solvers: list[str], cutoff: float) -> pd.Series:
 @pytest.mark.parametrize("name", FIXTURES)
 def test_rank_par2_equals_plain_pandas_par2(tmp_path, name):
     text, solvers, cutoff = FIXTURES[name]
-    runs = read_satcomp(write(tmp_path, name, text))
+    runs = read_satcomp(write(tmp_path, name, text), **given_cutoff(name))
     validate_table(runs)
     ranked = rank(runs, {"PAR-2": PAR(2)})
     reference = plain_par2(text, solvers, cutoff)
@@ -151,7 +156,7 @@ def test_penalty_layouts_par2_is_the_column_mean(tmp_path, name):
 @pytest.mark.parametrize("name", FIXTURES)
 def test_metadata_columns_are_never_solvers(tmp_path, name):
     text, solvers, _ = FIXTURES[name]
-    runs = read_satcomp(write(tmp_path, name, text))
+    runs = read_satcomp(write(tmp_path, name, text), **given_cutoff(name))
     assert runs["algorithm"].unique().tolist() == solvers
     n_rows = text.count("\n") - 1
     assert len(runs) == n_rows * len(solvers)
@@ -163,7 +168,7 @@ def test_metadata_columns_are_never_solvers(tmp_path, name):
     ("2024-parallel", "hash"), ("2024-cloud", "hash")])
 def test_instance_column_of_each_layout(tmp_path, name, column):
     text, solvers, _ = FIXTURES[name]
-    runs = read_satcomp(write(tmp_path, name, text))
+    runs = read_satcomp(write(tmp_path, name, text), **given_cutoff(name))
     names = pd.read_csv(io.StringIO(text), dtype=str)[column].tolist()
     assert runs["instance"].tolist() == names * len(solvers)
 
@@ -191,7 +196,7 @@ def test_2022_instances_are_hashes_as_benchmark_names_repeat(tmp_path):
 
 def test_2020_words(tmp_path):
     text, _, _ = FIXTURES["2020-parallel"]
-    runs = read_satcomp(write(tmp_path, "2020", text)).set_index(["algorithm", "instance"])
+    runs = read_satcomp(write(tmp_path, "2020", text), cutoff=5000).set_index(["algorithm", "instance"])
     # by hand from the fixture: TIMEOUT capped, FAILED and UNKNOWN crash, INCORRECT unverified
     assert runs.loc[("abcdparascavel", "ps_300_312_20.cnf.bz2"), "status"] == "capped"
     assert runs.loc[("plingeling", "170105432.cnf.bz2"), "status"] == "crash"
@@ -204,12 +209,12 @@ def test_2020_words(tmp_path):
 
 
 def test_wrong_answers_are_counted_in_the_notes(tmp_path):
-    runs = read_satcomp(write(tmp_path, "2020", FIXTURES["2020-parallel"][0]))
+    runs = read_satcomp(write(tmp_path, "2020", FIXTURES["2020-parallel"][0]), cutoff=5000)
     assert runs.attrs["notes"] == [
         "1 run with a wrong or unverified answer ('INCORRECT' cells) counts as unsolved: "
         "status 'unverified', utility 0"]
     assert (runs["status"] == "unverified").sum() == 1
-    runs = read_satcomp(write(tmp_path, "2021", FIXTURES["2021-main"][0]))
+    runs = read_satcomp(write(tmp_path, "2021", FIXTURES["2021-main"][0]), cutoff=5000)
     assert runs.attrs["notes"] == [
         "1 run with a wrong or unverified answer ('unverified' cells) counts as unsolved: "
         "status 'unverified', utility 0"]
@@ -217,7 +222,7 @@ def test_wrong_answers_are_counted_in_the_notes(tmp_path):
 
 def test_words_are_read_in_any_case(tmp_path):
     text = "cnf,solution,a\nx,SATISFIABLE,Timeout\ny,UNKNOWN,incorrect\n"
-    runs = read_satcomp(write(tmp_path, "case", text))
+    runs = read_satcomp(write(tmp_path, "case", text), cutoff=5000)
     assert runs["status"].tolist() == ["capped", "unverified"]
 
 
@@ -226,11 +231,11 @@ def test_2020_rejects_a_2021_word(tmp_path):
     with pytest.raises(DataError, match=r"^`a` of `.*bad\.csv, data row 1` must be a non-negative "
                                         r"number of seconds or one of 'TIMEOUT', 'FAILED', "
                                         r"'INCORRECT', 'UNKNOWN'; got 'memout'\.$"):
-        read_satcomp(path)
+        read_satcomp(path, cutoff=5000)
 
 
 # ---------------------------------------------------------------------------
-# the cutoff: stated by the penalty, given, or the default
+# the cutoff: stated by the penalty, or given
 
 
 def test_cloud_track_states_its_1000_s_limit(tmp_path):
@@ -260,13 +265,39 @@ def test_a_lower_cutoff_recaps_and_a_higher_one_is_refused(tmp_path):
         read_satcomp(path, cutoff=5000)
 
 
-def test_layouts_without_a_stated_limit_take_the_option_or_5000(tmp_path):
-    path = write(tmp_path, "2020", FIXTURES["2020-parallel"][0])
-    assert (read_satcomp(path)["cutoff"] == 5000.0).all()
+@pytest.mark.parametrize("name, year, limits", [
+    ("2020-parallel", "2020", "main 5000 s, parallel 5000 s, cloud 1000 s"),
+    ("2021-main", "2021", "main 5000 s, parallel 5000 s, cloud 1000 s")])
+def test_layouts_without_a_stated_limit_need_the_cutoff(tmp_path, name, year, limits):
+    # 2020's cloud track (1000 s) was ranked at a guessed 5000 s: PAR-2 4.5 times off
+    path = write(tmp_path, name, FIXTURES[name][0])
+    with pytest.raises(DataError, match=rf"^`cutoff` of `read_satcomp` must be the time limit in "
+                                        rf"seconds, since .*{name}\.csv \(the {year} layout\) "
+                                        rf"does not state it; got None\. Pass cutoff= \(--cutoff "
+                                        rf"on the command line\); the published limits of the "
+                                        rf"{year} tracks: {limits}"):
+        read_satcomp(path)
     runs = read_satcomp(path, cutoff=1000)
     assert (runs["cutoff"] == 1000.0).all()
+    assert runs.attrs["notes"] == [] or "cutoff" not in runs.attrs["notes"][0]
+
+
+def test_2020_cutoff_recaps_below_its_limit(tmp_path):
+    runs = read_satcomp(write(tmp_path, "2020", FIXTURES["2020-parallel"][0]), cutoff=1000)
     # 861.499, 160.844, 13.272, 79.134, 18.185 are below 1000
     assert (runs["status"] == "solved").sum() == 5
+
+
+@pytest.mark.parametrize("name", ["2020-parallel", "2021-main"])
+def test_a_cutoff_above_the_layouts_limit_is_refused(tmp_path, name):
+    # a `timeout` cell is a run stopped at 5000 s at most: 6000 would make it a 6000 s run
+    path = write(tmp_path, name, FIXTURES[name][0])
+    with pytest.raises(DataError, match=r"^`cutoff` of `read_satcomp` must be at most 5000 s, the "
+                                        r"longest time limit of any 20\d\d track \(its 'timeout' "
+                                        r"cells are runs stopped there\).*; got 6000\. A cutoff "
+                                        r"can re-cap runs at a lower time, never extend them\.$"):
+        read_satcomp(path, cutoff=6000)
+    assert (read_satcomp(path, cutoff=5000)["cutoff"] == 5000.0).all()
 
 
 @pytest.mark.parametrize("text, why", [
@@ -277,7 +308,12 @@ def test_layouts_without_a_stated_limit_take_the_option_or_5000(tmp_path):
     ("hash,a,b\nx,timeout,20\ny,20,5\n", "the file writes words for unsolved runs"),
 ])
 def test_no_penalty_no_stated_cutoff(tmp_path, text, why):
-    runs = read_satcomp(write(tmp_path, "plain", text))
+    path = write(tmp_path, "plain", text)
+    with pytest.raises(DataError, match=r"does not state it; got None\. Pass cutoff= .*the "
+                                        r"published limits of the 2023/2024 tracks: 5000 s for "
+                                        r"the main tracks, 1000 s for the cloud tracks\.$"):
+        read_satcomp(path)
+    runs = read_satcomp(path, cutoff=5000)
     assert (runs["cutoff"] == 5000.0).all(), why
     assert runs.attrs["notes"] == []
 
@@ -331,11 +367,11 @@ def test_property_2024_layout(cutoff, cells):
 def test_streams_read_like_files(tmp_path, name):
     text = FIXTURES[name][0]
     path = write(tmp_path, name, text)
-    from_file = read_runs(path, format="satcomp")
+    from_file = read_runs(path, format="satcomp", **given_cutoff(name))
     for stream in (io.BytesIO(text.encode()), io.StringIO(text),
                    io.BytesIO(gzip.compress(text.encode())),
                    io.BytesIO(lzma.compress(text.encode()))):
-        got = read_runs(stream, format="satcomp")
+        got = read_runs(stream, format="satcomp", **given_cutoff(name))
         pd.testing.assert_frame_equal(got, from_file)
         assert got.attrs["notes"] == from_file.attrs["notes"]
 
@@ -352,8 +388,10 @@ def test_the_format_is_told_from_the_content(tmp_path, name):
     packed = tmp_path / "published.csv.xz"
     packed.write_bytes(lzma.compress(text.encode()))
     assert guess_format(packed) == "satcomp"
-    pd.testing.assert_frame_equal(read_runs(packed), read_satcomp(path))
-    pd.testing.assert_frame_equal(read_runs(io.BytesIO(text.encode())), read_satcomp(path))
+    cutoff = given_cutoff(name)
+    pd.testing.assert_frame_equal(read_runs(packed, **cutoff), read_satcomp(path, **cutoff))
+    pd.testing.assert_frame_equal(read_runs(io.BytesIO(text.encode()), **cutoff),
+                                  read_satcomp(path, **cutoff))
 
 
 def test_sniffing_other_formats():
@@ -412,7 +450,8 @@ def test_rank_refuses_an_aslib_scenario_on_standard_input(capsys, monkeypatch):
 
 def test_rank_prints_wrong_answer_notes(tmp_path, capsys, monkeypatch):
     path = write(tmp_path, "2020", FIXTURES["2020-parallel"][0])
-    status, out, err = run_cli(capsys, monkeypatch, ["rank", str(path), "--par", "2"])
+    status, out, err = run_cli(capsys, monkeypatch, ["rank", str(path), "--par", "2",
+                                                     "--cutoff", "5000"])
     assert status == 0 and out.startswith("ranking of ")
     assert err == (f"maxent-util: note: {path}: 1 run with a wrong or unverified answer "
                    "('INCORRECT' cells) counts as unsolved: status 'unverified', utility 0\n")

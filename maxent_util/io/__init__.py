@@ -53,6 +53,7 @@ import pandas as pd
 from ..errors import DataError, argument_message
 from .aslib import read_aslib
 from .benchexec import BENCHEXEC_SUFFIXES, read_benchexec
+from .limits import ReadLimits, open_regular, read_limits, read_stream, set_read_limits
 from .long import read_long
 from .satcomp import read_satcomp
 from .table import (FAILURE_STATUSES, LONG_COLUMNS, STATUSES, NamedBytes, PathLike, _check_path,
@@ -72,6 +73,9 @@ __all__ = [
     "guess_format",
     "sniff_format",
     "validate_table",
+    "ReadLimits",
+    "read_limits",
+    "set_read_limits",
 ]
 
 FORMATS: tuple[str, ...] = ("satcomp", "long", "aslib", "benchexec")
@@ -165,15 +169,15 @@ def guess_format(path: Path) -> str:
     if path.suffix.lower() == ".arff":
         return "aslib"
     try:
-        with open(path, "rb") as handle:
+        with open_regular(os.fspath(path), "guess_format") as handle:
             head = handle.read(_SNIFF_BYTES)
-    except OSError:
-        return "long"  # the long reader then reports the problem in full
+    except (OSError, DataError):
+        return "long"  # the long reader then reports the problem in full (a FIFO: refused)
     return sniff_format(head)
 
 
 def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
-              **options: Any) -> pd.DataFrame:
+              limits: ReadLimits | None = None, **options: Any) -> pd.DataFrame:
     """Read runtime data in any supported format into the long table.
 
     Parameters
@@ -189,6 +193,10 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
         BenchExec results, CSV files whose header names ``hash``,
         ``filename`` or ``cnf`` are SAT Competition tables, anything else is
         a long CSV.
+    limits : ReadLimits, optional, keyword-only
+        Bounds on the bytes (as stored and unpacked), columns and cell
+        lengths read, enforced while reading; by default the process's
+        (:func:`set_read_limits`; the values are in docs/safety.md).
     **options
         Keyword options of the chosen reader (``cutoff=`` for
         :func:`read_satcomp`, ``performance=``/``cutoff=`` for
@@ -216,23 +224,20 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
       algorithm instance  runtime  status  cutoff
     0    kissat    x.cnf    100.0  capped   100.0
 
-    A stream, such as standard input, is read whole and its format sniffed:
+    A stream, such as standard input, is read whole and its format sniffed (a 2020
+    layout states no time limit, so it is given):
 
     >>> import io
-    >>> read_runs(io.BytesIO(b"cnf,solution,kissat\\nx.cnf,SATISFIABLE,12.5\\n"))
+    >>> read_runs(io.BytesIO(b"cnf,solution,kissat\\nx.cnf,SATISFIABLE,12.5\\n"), cutoff=5000)
       algorithm instance  runtime  status  cutoff
     0    kissat    x.cnf     12.5  solved  5000.0
     """
     if not (format is None or isinstance(format, str) and format in _READERS):
         raise DataError(argument_message(
             "format", "read_runs", f"one of {', '.join(map(repr, FORMATS))} or None", format))
+    bounds = read_limits(limits)
     if _is_stream(path):
-        data = path.read()
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        if not isinstance(data, bytes):
-            raise DataError(argument_message(
-                "path", "read_runs", "a stream of bytes or text", type(data).__name__))
+        data = read_stream(path, _label(path), "read_runs", bounds)
         source: Any = NamedBytes(data, _label(path))
         chosen = format if format is not None else sniff_format(data[:_SNIFF_BYTES])
         if chosen not in STREAM_FORMATS:
@@ -247,7 +252,8 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
             location = location / "algorithm_runs.arff"
         folder_of_results = location.is_dir() and format in (None, "benchexec") and any(
             item.name.lower().endswith(BENCHEXEC_SUFFIXES) for item in location.iterdir())
-        if not (location.is_file() or folder_of_results):
+        # a FIFO or device goes on to the reader, which refuses it before reading
+        if not ((location.exists() and not location.is_dir()) or folder_of_results):
             raise DataError(argument_message(
                 "path", "read_runs", "an existing file (or an ASlib scenario folder, or a folder "
                 "of BenchExec result files)", os.fspath(path)))
@@ -255,12 +261,12 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
         chosen = format if format is not None else guess_format(location)
     reader = _READERS[chosen]
     accepted = [name for name, parameter in inspect.signature(reader).parameters.items()
-                if parameter.kind is inspect.Parameter.KEYWORD_ONLY]
+                if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name != "limits"]
     for name in options:
         if name not in accepted:
             raise DataError(argument_message(
                 "options", "read_runs", f"options of {reader.__name__} "
                 f"({', '.join(accepted) if accepted else 'none'})", name))
-    table = reader(source, **options)
+    table = reader(source, limits=bounds, **options)
     table.attrs.setdefault("notes", [])
     return table

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, argument_message
+from ..errors import DataError, argument_message, short
+from .limits import ReadLimits, open_bounded, over, read_limits, remedy
 from .table import PathLike, _check_path, _check_time_option, _long_frame, _where
 
 __all__ = ["read_aslib"]
@@ -107,19 +108,30 @@ class _Description:
     types: list[str] | None
 
 
-def _read_description(arff_path: Path) -> _Description | None:
-    """The description.txt next to an algorithm_runs.arff, if there is one."""
+def _read_text(source: str, owner: str, limits: ReadLimits, requirement: str) -> str:
+    """A file's text (UTF-8, a byte-order mark dropped), read within ``limits``; a FIFO,
+    device or folder is refused before it is read."""
+    with open_bounded(source, source, owner, limits) as handle:
+        data = handle.read()
+    try:
+        # utf-8-sig: a byte-order mark is dropped, as pandas drops it from a CSV
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(argument_message(
+            "path", owner, requirement, source,
+            f"Byte {exc.start} cannot be decoded as UTF-8.")) from None
+
+
+def _read_description(arff_path: Path, limits: ReadLimits) -> _Description | None:
+    """The description.txt next to an algorithm_runs.arff, if there is one. One that is there
+    but cannot be read (a folder, a broken link, a FIFO, not UTF-8) is refused: it would say
+    the cutoff and the runtime measure."""
     description = arff_path.with_name("description.txt")
-    if not description.is_file():
+    if not os.path.lexists(description):
         return None
     source = os.fspath(description)
-    try:
-        text = description.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise DataError(argument_message(
-            "path", "read_aslib", "a readable UTF-8 description.txt next to the runs", source,
-            f"The system reported: {reason}.")) from None
+    text = _read_text(source, "read_aslib", limits,
+                      "a readable UTF-8 description.txt next to the runs")
     fields = _description_fields(text)
     cutoff = None
     stated = fields.get("algorithm_cutoff_time") or []
@@ -183,7 +195,7 @@ def _performance_attribute(description: _Description | None, attributes: list[tu
 
 
 def read_aslib(path: PathLike, *, performance: str | None = None,
-               cutoff: float | None = None) -> pd.DataFrame:
+               cutoff: float | None = None, limits: ReadLimits | None = None) -> pd.DataFrame:
     """Read an ASlib ``algorithm_runs.arff`` file.
 
     Parameters
@@ -209,6 +221,10 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
         table has no ``cutoff`` column. It may lower the stated cutoff (runs
         are re-capped) but not raise it: runs stopped at the stated limit say
         nothing about later times.
+    limits : ReadLimits, optional, keyword-only
+        Bounds on the bytes, attributes and name lengths read
+        (:class:`~maxent_util.io.ReadLimits`); by default the process's
+        (:func:`~maxent_util.io.set_read_limits`).
 
     Returns
     -------
@@ -223,7 +239,9 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
         missing, or a value is invalid (data errors give the line number);
         if the runtime column cannot be told from ``description.txt`` or
         the scenario's performance type is not runtime (without
-        ``performance=``); or if ``cutoff`` exceeds the stated cutoff.
+        ``performance=``); if ``cutoff`` exceeds the stated cutoff; if a
+        ``description.txt`` is there but cannot be read (a folder, a broken
+        link, a FIFO, not UTF-8); or if a read limit is passed.
 
     Notes
     -----
@@ -263,15 +281,9 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
     if performance is not None and not isinstance(performance, str):
         raise DataError(argument_message(
             "performance", owner, "the name of a numeric attribute (a string)", performance))
-    try:
-        # utf-8-sig: a byte-order mark is dropped, as pandas drops it from a CSV
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise DataError(argument_message(
-            "path", owner, "an existing, readable UTF-8 file", source,
-            f"The system reported: {reason}.")) from None
-    description = _read_description(Path(path))
+    chosen = read_limits(limits)
+    text = _read_text(source, owner, chosen, "an existing, readable UTF-8 file")
+    description = _read_description(Path(path), chosen)
 
     attributes: list[tuple[str, str, int]] = []  # name, kind, line
     data: list[tuple[int, str]] = []
@@ -297,13 +309,17 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
                                      or kind == "string" or kind.startswith("date")):
                 raise DataError(argument_message(
                     "@ATTRIBUTE", _where(path, number, "line"),
-                    "'@ATTRIBUTE <name> <NUMERIC|REAL|INTEGER|STRING|DATE|{values}>'", raw_line))
+                    "'@ATTRIBUTE <name> <NUMERIC|REAL|INTEGER|STRING|DATE|{values}>'",
+                    short(raw_line)))
             kind = "numeric" if kind in _ARFF_NUMERIC else "text"
             attributes.append((_unquote(match.group(1)) or "?", kind, number))
+            if len(attributes) > chosen.max_columns:
+                raise over(source, owner, "max_columns", chosen.max_columns,
+                           f"an ARFF file of at most {chosen.max_columns} attributes")
             continue
         raise DataError(argument_message(
             "header", _where(path, number, "line"),
-            "'@RELATION', '@ATTRIBUTE', '@DATA' or a '%' comment", raw_line))
+            "'@RELATION', '@ATTRIBUTE', '@DATA' or a '%' comment", short(raw_line)))
     if not in_data:
         raise DataError(argument_message(
             "path", owner, "an ARFF file with an '@DATA' section", source))
@@ -357,16 +373,21 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
         if tokens is None or len(tokens) != n_attributes:
             raise DataError(argument_message(
                 "@DATA", where, f"a row of {n_attributes} comma-separated values "
-                "(sparse rows are not supported)", line))
+                "(sparse rows are not supported)", short(line)))
         for j, column in ((instance_j, "instance_id"), (algorithm_j, "algorithm")):
             if not tokens[j]:
                 raise DataError(argument_message(
                     column, where, "a non-empty name", "?" if tokens[j] is None else tokens[j]))
+            if len(tokens[j]) > chosen.max_cell_chars:
+                raise DataError(argument_message(
+                    column, where, f"a name of at most {chosen.max_cell_chars} characters (the "
+                    f"read limit max_cell_chars={chosen.max_cell_chars})", short(tokens[j]),
+                    remedy("max_cell_chars")))
         value = (tokens[status_j] or "?").lower()
         if value not in _ASLIB_STATUS:
             raise DataError(argument_message(
                 "runstatus", where, f"one of {', '.join(map(repr, _ASLIB_STATUS))}",
-                "?" if tokens[status_j] is None else tokens[status_j]))
+                "?" if tokens[status_j] is None else short(tokens[status_j])))
         run_status = _ASLIB_STATUS[value]
         recorded = tokens[performance_j]
         if recorded is None:
@@ -379,7 +400,7 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
             if not (math.isfinite(seconds) and seconds >= 0):
                 raise DataError(argument_message(
                     performance_name, where, "a finite non-negative number of seconds or '?'",
-                    recorded))
+                    short(recorded)))
         if run_status == "solved":
             if math.isnan(seconds):
                 raise DataError(argument_message(

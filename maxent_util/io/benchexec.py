@@ -18,24 +18,23 @@ however many runs a file holds.
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import io
 import math
 import os
 import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
-from ..errors import DataError, argument_message
-from .table import PathLike, _check_time_option, _is_stream, _label, _long_frame, _check_path
+from ..errors import DataError, argument_message, short
+from .limits import ReadLimits, open_bounded, over, read_limits
+from .table import (PathLike, _check_path, _check_time_option, _is_stream, _label, _long_frame,
+                    short_text)
 
 __all__ = ["read_benchexec", "BENCHEXEC_SUFFIXES"]
 
@@ -86,27 +85,31 @@ class _RunSet:
                      ("tool", "version", "benchmarkname", "options")) + (self.label(),)
 
 
-def _open(source: Any, label: str) -> IO[bytes]:
-    """The file's bytes, decompressed when they start like bz2 or gzip."""
-    if _is_stream(source):
-        raw = source.read()
-        if isinstance(raw, str):
-            raw = raw.encode("utf-8")
-        handle: IO[bytes] = io.BytesIO(raw)
-    else:
-        try:
-            handle = open(source, "rb")  # noqa: SIM115 - closed by the caller
-        except OSError as exc:
-            raise DataError(argument_message(
-                "path", "read_benchexec", "an existing, readable file", label,
-                f"The system reported: {exc.strerror or exc}.")) from None
-    head = handle.read(3)
-    handle.seek(0)
-    if head.startswith(b"BZh"):
-        return bz2.BZ2File(handle)
-    if head.startswith(b"\x1f\x8b"):
-        return gzip.GzipFile(fileobj=handle)
-    return handle
+def _open(source: Any, label: str, limits: ReadLimits) -> IO[bytes]:
+    """The file's bytes, unpacked when they start like bz2, gzip or xz, within ``limits``; the
+    stretch between two ``<`` (a tag with its attributes, or a text) is bounded by
+    ``max_cell_chars``, as expat takes time quadratic in the length of one tag."""
+    return open_bounded(source, label, "read_benchexec", limits,
+                        watch=_tag_watch(label, limits.max_cell_chars))
+
+
+def _tag_watch(label: str, limit: int) -> Callable[[bytes], None]:
+    since = [0]  # bytes since the last '<'
+
+    def watch(chunk: bytes) -> None:
+        starts = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == ord("<"))
+        if starts.size == 0:
+            longest = since[0] + len(chunk)
+            since[0] = longest
+        else:
+            inner = int(np.diff(starts).max()) if starts.size > 1 else 0
+            longest = max(since[0] + int(starts[0]), inner)
+            since[0] = len(chunk) - int(starts[-1])
+        if longest > limit:
+            raise over(label, "read_benchexec", "max_cell_chars", limit,
+                       f"XML whose tags (with their attributes) and texts are at most {limit} "
+                       "bytes each")
+    return watch
 
 
 def _seconds(text: str | None) -> float | None:
@@ -151,7 +154,7 @@ def _runs(handle: IO[bytes], label: str) -> Iterator[tuple[str, Any]]:
                 if element.tag != "result":
                     raise DataError(argument_message(
                         "path", owner, "a BenchExec result file (root element <result>)", label,
-                        f"The root element is <{element.tag}>."))
+                        f"The root element is <{short_text(element.tag)}>."))
                 yield "result", dict(element.attrib)
             elif event == "end" and element.tag in _RUN_TAGS and root is not None:
                 yield "run", element
@@ -176,10 +179,10 @@ def _runs(handle: IO[bytes], label: str) -> Iterator[tuple[str, Any]]:
 
 
 def _read_run_set(source: Any, cutoff: float | None, time: str, reasons: dict[str, int],
-                  given: Any = None) -> _RunSet:
+                  given: Any, limits: ReadLimits) -> _RunSet:
     owner = "read_benchexec"
     label = _label(source)
-    handle = _open(source, label)
+    handle = _open(source, label, limits)
     run_set: _RunSet | None = None
     try:
         for kind, item in _runs(handle, label):
@@ -188,7 +191,7 @@ def _read_run_set(source: Any, cutoff: float | None, time: str, reasons: dict[st
                 if stated is not None and not (math.isfinite(stated) and stated > 0):
                     raise DataError(argument_message(
                         "timelimit", label, "a positive number of seconds such as '900s'",
-                        item.get("timelimit")))
+                        short(item.get("timelimit"))))
                 if cutoff is None and stated is None:
                     raise DataError(argument_message(
                         "cutoff", owner, "a number of seconds, as the file states no time limit "
@@ -205,7 +208,7 @@ def _read_run_set(source: Any, cutoff: float | None, time: str, reasons: dict[st
             name = (item.get("name") or "").strip()
             if not name:
                 raise DataError(argument_message(
-                    "name", where, "a non-empty task name", item.get("name")))
+                    "name", where, "a non-empty task name", short(item.get("name"))))
             properties = (item.get("properties") or "").strip()
             columns = {column.get("title", ""): column.get("value")
                        for column in item.findall("column")}
@@ -214,7 +217,7 @@ def _read_run_set(source: Any, cutoff: float | None, time: str, reasons: dict[st
             if category and category not in _CATEGORIES:
                 raise DataError(argument_message(
                     "category", where, f"one of {', '.join(map(repr, _CATEGORIES))}",
-                    columns.get("category")))
+                    short(columns.get("category"))))
             reason = (columns.get("terminationreason") or "").strip().lower()
             meaning, why = _status(status, category, reason)
             if why is not None:
@@ -222,13 +225,14 @@ def _read_run_set(source: Any, cutoff: float | None, time: str, reasons: dict[st
             seconds = _seconds(columns.get(time))
             if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
                 raise DataError(argument_message(
-                    time, where, "a non-negative number of seconds such as '12.3s'",
-                    columns.get(time)))
+                    short_text(time), where, "a non-negative number of seconds such as '12.3s'",
+                    short(columns.get(time))))
             limit = run_set.limit
             if meaning == "solved":
                 if seconds is None:
                     raise DataError(argument_message(
-                        time, where, f"the run's {time} (its status is {status!r})", None))
+                        time, where, f"the run's {time} (its status is {short(status)!r})",
+                        None))
                 if seconds >= limit:
                     meaning = "capped"
             runtime = limit if meaning == "capped" or seconds is None else min(seconds, limit)
@@ -287,7 +291,7 @@ def _names(run_sets: list[_RunSet]) -> list[str]:
 
 
 def read_benchexec(path: PathLike | list[PathLike], *, cutoff: float | None = None,
-                   time: str = "cputime") -> pd.DataFrame:
+                   time: str = "cputime", limits: ReadLimits | None = None) -> pd.DataFrame:
     """Read BenchExec result files (as SV-COMP publishes them) into the long table.
 
     Parameters
@@ -304,6 +308,10 @@ def read_benchexec(path: PathLike | list[PathLike], *, cutoff: float | None = No
         above it is refused.
     time : {"cputime", "walltime"}, keyword-only
         Which measured time is the runtime.
+    limits : ReadLimits, optional, keyword-only
+        Bounds on the bytes (as stored and unpacked) and on the length of
+        one tag or text (:class:`~maxent_util.io.ReadLimits`); by default the
+        process's (:func:`~maxent_util.io.set_read_limits`).
 
     Returns
     -------
@@ -369,7 +377,8 @@ def read_benchexec(path: PathLike | list[PathLike], *, cutoff: float | None = No
     if time not in _TIMES:
         raise DataError(argument_message("time", owner, "'cputime' or 'walltime'", time))
     reasons: dict[str, int] = {}
-    run_sets = [_read_run_set(source, limit, time, reasons, cutoff)
+    chosen = read_limits(limits)
+    run_sets = [_read_run_set(source, limit, time, reasons, cutoff, chosen)
                 for source in _sources(path, owner)]
     names = _names(run_sets)
     table = _long_frame(

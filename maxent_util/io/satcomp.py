@@ -26,7 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, argument_message
+from ..errors import DataError, argument_message, short
+from .limits import ReadLimits
+from .table import lowered as lower_cells
+from .table import short_text
 from .table import (PathLike, _check_names, _check_time_option, _label, _long_frame,
                     _missing_columns, _parse_numbers, _read_csv_cells, _where)
 
@@ -37,8 +40,20 @@ SATCOMP_META_COLUMNS: tuple[str, ...] = (
     "claimed-result", "vresult", "aresult")
 """Columns of the published layouts that describe the instance; never read as solvers."""
 
-DEFAULT_CUTOFF = 5000.0
-"""The time limit of the main tracks, used when neither the file nor ``cutoff=`` gives one."""
+# The published time limits of each year's tracks, named when a file states none (the track
+# pages of satcompetition/2020 and /2021 on GitHub; for 2022 to 2024 the PAR-2 penalties of the
+# published files, docs/formats.md)
+_PUBLISHED_LIMITS = {
+    "2020": "main 5000 s, parallel 5000 s, cloud 1000 s",
+    "2021": "main 5000 s, parallel 5000 s, cloud 1000 s (announced; its published file holds "
+            "runs to 5000 s)",
+    "2022": "5000 s for the main tracks, 1000 s for the cloud track",
+    "2023/2024": "5000 s for the main tracks, 1000 s for the cloud tracks",
+}
+# The layouts that write words for unsolved runs: how long every run of every track published
+# in them was allowed (2021's cloud runs too, which were first scored at 5000 s). Their
+# `timeout` cells are runs stopped there, so a cutoff above it cannot be honoured.
+_LONGEST_LIMIT = {"2020": 5000.0, "2021": 5000.0}
 
 # the 2021 words, also accepted in the later layouts (which write only numbers)
 _WORDS_2021 = {"timeout": "capped", "memout": "memout", "unverified": "unverified"}
@@ -93,7 +108,8 @@ def _stated_penalty(seconds: np.ndarray, numeric: np.ndarray) -> tuple[float, in
     return top, count
 
 
-def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame:
+def read_satcomp(path: PathLike, *, cutoff: float | None = None,
+                 limits: ReadLimits | None = None) -> pd.DataFrame:
     """Read a SAT Competition results CSV (one column per solver) of any year from 2020.
 
     The layout is told from the header (the table above; docs/formats.md
@@ -113,10 +129,18 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
         The time limit in seconds. By default it is the one the file states:
         files of the 2022 to 2024 layouts write an unsolved run as its PAR-2
         penalty, twice the limit (10000 for the 5000 s tracks, 2000 for the
-        1000 s cloud tracks). Files that state none (the 2020 and 2021
-        layouts) take 5000 s, the limit of the main tracks; give 1000 for a
-        cloud track. A cutoff below the stated one re-caps the runs there; one
-        above it is refused.
+        1000 s cloud tracks), and the note says the cutoff was inferred so.
+        A file that states none (the 2020 and 2021 layouts, and a later one
+        without two penalty cells) is refused without ``cutoff``: the error
+        names the published limits of that year's tracks (5000 s for the main
+        tracks, 1000 s for the cloud tracks). A cutoff below the stated one
+        re-caps the runs; one above it is refused, as is one above 5000 s
+        for the 2020 and 2021 layouts, whose ``timeout`` cells are runs
+        stopped at (at most) that limit.
+    limits : ReadLimits, optional, keyword-only
+        Bounds on the bytes, columns and cell lengths read
+        (:class:`~maxent_util.io.ReadLimits`); by default the process's
+        (:func:`~maxent_util.io.set_read_limits`).
 
     Returns
     -------
@@ -136,7 +160,8 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
     DataError
         If the file is missing or malformed, has no instance column or no
         solver column, a cell is empty, negative, NaN, infinite or an unknown
-        word, or ``cutoff`` is not a positive number or above the file's own.
+        word, or ``cutoff`` is not a positive number, above the file's own,
+        or missing where the file states no time limit.
 
     Notes
     -----
@@ -170,7 +195,7 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
     """
     owner = "read_satcomp"
     limit = None if cutoff is None else _check_time_option(cutoff, "cutoff", owner)
-    header, body = _read_csv_cells(path, owner)
+    header, body = _read_csv_cells(path, owner, limits)
     layout = _layout(path, header)
 
     solver_index = [j for j, name in enumerate(header) if name not in SATCOMP_META_COLUMNS]
@@ -181,7 +206,7 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
     solvers = [header[j] for j in solver_index]
     if "" in solvers:
         raise DataError(argument_message(
-            "header", _label(path), "a row of non-empty column names", header))
+            "header", _label(path), "a row of non-empty column names", short(header)))
 
     n_rows = body.shape[0]
     data_rows = np.arange(1, n_rows + 1)
@@ -194,7 +219,7 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
     cells = body[:, solver_index] if n_rows else np.empty((0, len(solvers)), dtype=object)
     seconds = _parse_numbers(cells)
     numeric = ~np.isnan(seconds)
-    lowered = np.char.lower(cells.astype(str)) if cells.size else cells.astype(str)
+    lowered = lower_cells(cells)
     is_word = ~numeric & np.isin(lowered, list(layout.words))
     bad = (~numeric & ~is_word) | (numeric & ~(np.isfinite(seconds) & (seconds >= 0)))
     if bad.any():
@@ -203,8 +228,8 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
         words = ", ".join(repr(word if layout.year != "2020" else word.upper())
                           for word in layout.words)
         raise DataError(argument_message(
-            solvers[j], _where(path, int(i) + 1),
-            f"a non-negative number of seconds or one of {words}", cells[i, j]))
+            short_text(solvers[j]), _where(path, int(i) + 1),
+            f"a non-negative number of seconds or one of {words}", short(cells[i, j])))
 
     notes: list[str] = []
     penalty = _stated_penalty(seconds, numeric) if layout.penalty else None
@@ -220,8 +245,19 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None) -> pd.DataFrame
             notes.append(f"cutoff {stated:g} s, stated by the file: its largest value, "
                          f"{penalty[0]:g} s ({penalty[1]} cells), is the PAR-2 penalty (twice "
                          f"the time limit) of its unsolved runs")
+    longest = _LONGEST_LIMIT.get(layout.year)
+    if limit is not None and penalty is None and longest is not None and limit > longest:
+        raise DataError(argument_message(
+            "cutoff", owner, f"at most {longest:g} s, the longest time limit of any "
+            f"{layout.year} track (its 'timeout' cells are runs stopped there), since "
+            f"{_label(path)} has the {layout.year} layout", cutoff,
+            "A cutoff can re-cap runs at a lower time, never extend them."))
     if limit is None:
-        limit = DEFAULT_CUTOFF
+        raise DataError(argument_message(
+            "cutoff", owner, f"the time limit in seconds, since {_label(path)} (the "
+            f"{layout.year} layout) does not state it", None,
+            f"Pass cutoff= (--cutoff on the command line); the published limits of the "
+            f"{layout.year} tracks: {_PUBLISHED_LIMITS[layout.year]}."))
 
     solved = numeric & (seconds < limit)
     runtime = np.where(solved, seconds, limit)

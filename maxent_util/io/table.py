@@ -8,6 +8,7 @@ the long frame) are used by :mod:`~maxent_util.io.satcomp`,
 
 from __future__ import annotations
 
+import csv
 import io
 import math
 import os
@@ -16,7 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, argument_message
+from ..errors import DataError, argument_message, short
+from .limits import ReadLimits, _Source, open_bounded, over, read_limits, remedy
 
 __all__ = [
     "STATUSES",
@@ -35,6 +37,11 @@ LONG_COLUMNS: tuple[str, ...] = ("algorithm", "instance", "runtime", "status", "
 """Columns of the long table, in order; ``cutoff`` is optional."""
 
 PathLike = str | os.PathLike
+
+
+def short_text(text: str, size: int = 200) -> str:
+    """Text from a file as a message quotes it: at most ``size`` characters."""
+    return text if len(text) <= size else text[:size - 3] + "..."
 
 
 def plain(value: Any) -> Any:
@@ -108,41 +115,32 @@ def _check_source(source: Any, owner: str) -> str:
     return _check_path(source, owner)
 
 
-def _compression(stream: Any) -> str | None:
-    """gzip, bz2 or xz by the stream's first bytes (pandas infers it only from a file's name)."""
-    head: Any = b""
-    if callable(getattr(stream, "getbuffer", None)):  # io.BytesIO: look without reading
-        head = bytes(stream.getbuffer()[stream.tell():stream.tell() + 3])
-    elif callable(getattr(stream, "peek", None)):  # a buffered binary stream such as stdin's
-        head = stream.peek(3)[:3]
-    if isinstance(head, bytes):
-        if head.startswith(b"\x1f\x8b"):
-            return "gzip"
-        if head.startswith(b"BZh"):
-            return "bz2"
-        if head.startswith(b"\xfd7z"):
-            return "xz"
-    return None
-
-
-def _read_csv_cells(path: PathLike, owner: str) -> tuple[list[str], np.ndarray]:
+def _read_csv_cells(path: PathLike, owner: str, limits: ReadLimits | None = None
+                    ) -> tuple[list[str], np.ndarray]:
     """Header and body of a CSV file (or open stream) as stripped strings (missing cells are '').
 
     Reading with ``header=None`` keeps duplicate column names visible (pandas
     would rename them to ``x.1``), and ``na_filter=False`` keeps instance names
-    such as ``NA`` or ``null`` as text.
+    such as ``NA`` or ``null`` as text. The content is read through
+    :func:`~maxent_util.io.limits.open_bounded` (gzip, bzip2 and xz unpacked), its
+    header's columns counted before any row is parsed, and every cell's length checked.
     """
     label = _check_source(path, owner)
-    options: dict[str, Any] = {}
-    if _is_stream(path):
-        options["compression"] = _compression(path)
+    chosen = read_limits(limits)
+    handle = open_bounded(path, label, owner, chosen)
     try:
-        raw = pd.read_csv(path, header=None, dtype=str, na_filter=False, encoding="utf-8",
-                          **options)
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        raise DataError(argument_message(
-            "path", owner, "an existing, readable file", label,
-            f"The system reported: {exc.strerror or exc}.")) from None
+        first_line = handle.readline()
+        columns = len(next(csv.reader([first_line.decode("utf-8", errors="replace")]), []))
+        if columns > chosen.max_columns:
+            raise over(label, owner, "max_columns", chosen.max_columns,
+                       f"a CSV of at most {chosen.max_columns} columns; its header has {columns}")
+        pending = [first_line]
+
+        def again(size: int) -> bytes:
+            return pending.pop() if pending else handle.read(size)
+
+        whole = io.BufferedReader(_Source(again, lambda chunk: None, label, owner))
+        raw = pd.read_csv(whole, header=None, dtype=str, na_filter=False, encoding="utf-8")
     except pd.errors.EmptyDataError:
         raise DataError(argument_message(
             "path", owner, "a CSV file with a header row", label,
@@ -150,7 +148,7 @@ def _read_csv_cells(path: PathLike, owner: str) -> tuple[list[str], np.ndarray]:
     except pd.errors.ParserError as exc:
         raise DataError(argument_message(
             "path", owner, "a well-formed CSV file", label,
-            f"The CSV parser reported: {str(exc).strip()}")) from None
+            f"The CSV parser reported: {short_text(str(exc).strip())}")) from None
     except UnicodeDecodeError as exc:
         raise DataError(argument_message(
             "path", owner, "UTF-8 text", label,
@@ -158,25 +156,49 @@ def _read_csv_cells(path: PathLike, owner: str) -> tuple[list[str], np.ndarray]:
     except OSError as exc:
         raise DataError(argument_message(
             "path", owner, "an existing, readable file", label,
-            f"The system reported: {exc}.")) from None
-    cells = raw.to_numpy(dtype=object)
-    header = [str(name).strip() for name in cells[0]]
+            f"The system reported: {exc.strerror or exc}.")) from None
+    finally:
+        handle.close()
+    if raw.shape[1] > chosen.max_columns:  # a header broken over lines by a quote
+        raise over(label, owner, "max_columns", chosen.max_columns,
+                   f"a CSV of at most {chosen.max_columns} columns; it has {raw.shape[1]}")
+    # column by column: np.char on the whole array would make every cell as wide as the widest
+    stripped = {j: raw[j].str.strip() for j in raw.columns}
+    for j, column in stripped.items():
+        lengths = column.str.len().to_numpy()
+        if lengths.size and lengths.max() > chosen.max_cell_chars:
+            row = int(np.argmax(lengths > chosen.max_cell_chars))
+            name = str(stripped[j].iloc[0]) if row else f"column {j + 1}"
+            where = _where(path, row) if row else f"{label}, header"
+            raise DataError(argument_message(
+                short_text(name), where, f"at most {chosen.max_cell_chars} characters (the read "
+                f"limit max_cell_chars={chosen.max_cell_chars})",
+                short(column.iloc[row]), f"{remedy('max_cell_chars')}"))
+    cells = pd.DataFrame(stripped).to_numpy(dtype=object)
+    header = [str(name) for name in cells[0]]
     body = cells[1:]
-    if body.size:
-        body = np.char.strip(body.astype(str)).astype(object)
     seen: set[str] = set()
     for name in header:
         if name in seen:
             raise DataError(argument_message(
-                "header", label, "a row of distinct column names", header,
-                f"The column {name!r} appears more than once."))
+                "header", label, "a row of distinct column names", short(header),
+                f"The column {short(name)!r} appears more than once."))
         seen.add(name)
     return header, body
 
 
+def lowered(cells: np.ndarray) -> np.ndarray:
+    """Cells (an object array of str) in lower case, as an object array of the same shape
+    (np.char would make every cell as wide as the widest)."""
+    if cells.size == 0:
+        return cells.astype(object)
+    flat = pd.Series(cells.ravel(), dtype=object).str.lower()
+    return np.array(flat.to_numpy(dtype=object), dtype=object).reshape(cells.shape)
+
+
 def _missing_columns(path: PathLike, header: list[str], required: str) -> DataError:
     return DataError(argument_message(
-        "header", _label(path), f"a row naming {required}", header))
+        "header", _label(path), f"a row naming {required}", short(header)))
 
 
 def _parse_numbers(cells: np.ndarray) -> np.ndarray:

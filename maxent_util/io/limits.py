@@ -1,0 +1,377 @@
+"""Bounds on what the readers take in, enforced while they read.
+
+A results file comes from outside: it may be a gzip of a few megabytes that
+unpacks to gigabytes, a FIFO that never ends, a CSV with a million columns or
+an XML attribute of fifty megabytes. Every reader opens its input through
+:func:`open_bounded`, which
+
+- refuses anything but a regular file before opening it (a FIFO, a device or
+  a folder given as a file would block or never end; standard input is
+  passed as a stream instead, and bounded the same way);
+- counts the bytes as stored (``max_bytes``) and, for gzip, bzip2 and xz
+  content, the bytes it unpacks to (``max_decompressed_bytes``) and their
+  ratio (``max_ratio``), raising a :class:`~maxent_util.errors.DataError`
+  the moment one is passed, so nothing past a limit is ever held;
+
+and the readers check the number of columns (``max_columns``) before they
+parse the rows, and the length of every name, cell, XML attribute or text
+(``max_cell_chars``).
+
+The limits are a :class:`ReadLimits`; every reader takes one as ``limits=``,
+and :func:`set_read_limits` changes the defaults for the whole process. The
+defaults are in docs/safety.md.
+"""
+
+from __future__ import annotations
+
+import bz2
+import dataclasses
+import gzip
+import io
+import lzma
+import math
+import os
+import stat
+import zlib
+from dataclasses import dataclass
+from typing import IO, Any, Callable
+
+from ..errors import DataError, argument_message
+
+__all__ = ["ReadLimits", "read_limits", "set_read_limits"]
+
+_MIB = 1 << 20
+# unpacked bytes the ratio is not checked below: a small file of repeated rows may unpack a
+# hundredfold and more without harm
+_RATIO_GRACE = _MIB
+_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """How much a reader takes from one file or stream before it refuses.
+
+    Parameters
+    ----------
+    max_bytes : int
+        Bytes of one file or stream as stored (compressed or not); default
+        256 MiB (a long CSV of five million runs).
+    max_decompressed_bytes : int
+        Bytes that gzip, bzip2 or xz content unpacks to; default 256 MiB.
+    max_ratio : float
+        Unpacked bytes per stored byte, checked once more than 1 MiB is
+        unpacked; default 100 (results CSVs pack 3 to 20 times; a
+        "compression bomb" of repeated bytes a thousand times).
+    max_columns : int
+        Columns of a CSV, attributes of an ARFF file; default 1000 (the
+        SAT Competition's widest files have some 60 solver columns).
+    max_cell_chars : int
+        Characters of one cell, name, XML attribute value or text (and bytes
+        of one XML tag or text between two ``<``); default 65536.
+
+    Examples
+    --------
+    >>> ReadLimits(max_bytes=1 << 30).max_bytes
+    1073741824
+    """
+
+    max_bytes: int = 256 * _MIB
+    max_decompressed_bytes: int = 256 * _MIB
+    max_ratio: float = 100.0
+    max_columns: int = 1000
+    max_cell_chars: int = 65536
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            whole = field.name != "max_ratio"
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or (whole and not isinstance(value, int)) \
+                    or not (math.isfinite(value) and value >= 1):
+                kind = "a whole number" if whole else "a finite number"
+                raise DataError(argument_message(
+                    field.name, "ReadLimits", f"{kind} of at least 1", value))
+
+
+_current = ReadLimits()
+
+
+def read_limits(limits: ReadLimits | None = None) -> ReadLimits:
+    """The limits a reader applies: ``limits`` if given, else the process's defaults.
+
+    Parameters
+    ----------
+    limits : ReadLimits, optional
+        The limits a caller passed.
+
+    Returns
+    -------
+    ReadLimits
+        ``limits``, or the defaults :func:`set_read_limits` last set.
+
+    Raises
+    ------
+    DataError
+        If ``limits`` is neither None nor a :class:`ReadLimits`.
+    """
+    if limits is None:
+        return _current
+    if not isinstance(limits, ReadLimits):
+        raise DataError(argument_message("limits", "read_runs", "a ReadLimits or None", limits))
+    return limits
+
+
+def set_read_limits(limits: ReadLimits | None = None, **changes: Any) -> ReadLimits:
+    """Change the limits every reader applies by default; return the previous ones.
+
+    Parameters
+    ----------
+    limits : ReadLimits, optional
+        The new defaults (``ReadLimits()`` restores the built-in ones).
+    **changes
+        Fields to change in the current defaults, as ``max_bytes=1 << 30``.
+
+    Returns
+    -------
+    ReadLimits
+        The defaults before the call, to restore them later.
+
+    Raises
+    ------
+    DataError
+        If a name is not a field of :class:`ReadLimits` or a value is not
+        a number of at least 1.
+
+    Examples
+    --------
+    >>> previous = set_read_limits(max_columns=5000)
+    >>> read_limits().max_columns
+    5000
+    >>> _ = set_read_limits(previous)
+    """
+    global _current
+    new = changed(read_limits(limits), changes, "set_read_limits")
+    previous, _current = _current, new
+    return previous
+
+
+def changed(limits: ReadLimits, changes: dict[str, Any], owner: str) -> ReadLimits:
+    """``limits`` with some fields changed; an unknown name or a bad value raises DataError."""
+    names = [field.name for field in dataclasses.fields(ReadLimits)]
+    unknown = next((name for name in changes if name not in names), None)
+    if unknown is not None:
+        raise DataError(argument_message(
+            "changes", owner, f"names of ReadLimits fields ({', '.join(names)})", unknown))
+    return dataclasses.replace(limits, **changes)
+
+
+class _Source(io.RawIOBase):
+    """The bytes of ``read`` (a stream's read method), handed on as they come, each chunk shown
+    to ``watch`` first (which counts it and raises past a limit). Text is encoded as UTF-8."""
+
+    def __init__(self, read: Callable[[int], Any], watch: Callable[[bytes], None],
+                 label: str, owner: str) -> None:
+        super().__init__()
+        self._read = read
+        self._watch = watch
+        self._pending = memoryview(b"")
+        self._label = label
+        self._owner = owner
+        self.count = 0
+        self.ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def _fill(self, size: int) -> None:
+        chunk = self._read(max(size, _CHUNK))
+        if chunk is None:  # a non-blocking stream with nothing yet: read as the end
+            chunk = b""
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8", errors="surrogateescape")
+        elif isinstance(chunk, (bytearray, memoryview)):
+            chunk = bytes(chunk)
+        elif not isinstance(chunk, bytes):
+            raise DataError(argument_message(
+                "path", self._owner, "a stream of bytes or text", type(chunk).__name__))
+        if not chunk:
+            self.ended = True
+            return
+        self.count += len(chunk)
+        self._watch(chunk)
+        self._pending = memoryview(chunk)
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._pending and not self.ended:
+            self._fill(len(buffer))
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def head(self, size: int) -> bytes:
+        """The next ``size`` bytes (fewer at the end) without consuming them."""
+        kept = bytes(self._pending)
+        while len(kept) < size and not self.ended:
+            self._pending = memoryview(b"")
+            self._fill(size - len(kept))
+            kept += bytes(self._pending)
+        self._pending = memoryview(kept)
+        return kept[:size]
+
+
+def _stat_error(label: str, owner: str, exc: OSError) -> DataError:
+    return DataError(argument_message(
+        "path", owner, "an existing, readable file", label,
+        f"The system reported: {exc.strerror or exc}."))
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(label: str, owner: str, mode: int) -> DataError:
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return DataError(argument_message(
+        "path", owner, "a regular file", label,
+        f"It is {kind}, which could block or never end; pipe it to standard input (FILE -) "
+        "to read it, within the read limits."))
+
+
+def open_regular(path: str, owner: str) -> IO[bytes]:
+    """``path`` opened for reading when it is a regular file; a FIFO, device, socket or folder
+    is refused before anything is read (opened without blocking, then checked)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except IsADirectoryError:
+        raise _not_regular(path, owner, stat.S_IFDIR) from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        if isinstance(exc, ValueError):
+            raise DataError(argument_message(
+                "path", owner, "a file path without NUL bytes", path)) from None
+        raise _stat_error(path, owner, exc) from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, owner, mode)
+        if getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb", buffering=0)
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def is_regular(path: Any) -> bool:
+    """Whether ``path`` names a regular file (following links), without opening it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"))
+
+
+def compression_of(head: bytes) -> str | None:
+    """gzip, bz2 or xz by the first bytes of the content, else None."""
+    return next((name for magic, name in _MAGIC if head.startswith(magic)), None)
+
+
+def read_stream(stream: Any, label: str, owner: str, limits: ReadLimits | None = None) -> bytes:
+    """The whole content of an open stream as stored (text as UTF-8), at most ``max_bytes``;
+    used where a stream must be read before its format is known (standard input)."""
+    chosen = read_limits(limits)
+    source = _Source(stream.read, counter(label, owner, chosen.max_bytes, "max_bytes",
+                                           "a stream of at most {limit} bytes"), label, owner)
+    return io.BufferedReader(source, _CHUNK).read()
+
+
+def counter(label: str, owner: str, limit: int, name: str, what: str) -> Callable[[bytes], None]:
+    total = [0]
+
+    def watch(chunk: bytes) -> None:
+        total[0] += len(chunk)
+        if total[0] > limit:
+            raise over(label, owner, name, limit, what.format(limit=limit))
+    return watch
+
+
+def over(label: str, owner: str, name: str, limit: float, requirement: str) -> DataError:
+    """The error for content past the read limit ``name``: what it allows, and how to raise it."""
+    # 268435456, not 2.68435e+08
+    shown = f"{int(limit)}" if float(limit).is_integer() else f"{limit:g}"
+    return DataError(argument_message(
+        "path", owner, f"{requirement} (the read limit {name}={shown})", label,
+        f"Reading stopped there. {remedy(name)}"))
+
+
+def remedy(name: str) -> str:
+    """The sentence an error past a limit ends with: how to raise the limit ``name``."""
+    return (f"Raise the limit with limits=ReadLimits({name}=...) or set_read_limits({name}=...) "
+            f"in Python, or --read-limit {name}=N on the command line.")
+
+
+def open_bounded(source: Any, label: str, owner: str, limits: ReadLimits | None = None,
+                 watch: Callable[[bytes], None] | None = None) -> IO[bytes]:
+    """The content of a regular file or an open stream, unpacked when it starts like gzip,
+    bzip2 or xz, as a buffered binary stream that raises DataError past a limit.
+
+    ``watch``, when given, sees every chunk of the (unpacked) content as it is read (the XML
+    reader bounds the length of a tag with it).
+    """
+    chosen = read_limits(limits)
+    if callable(getattr(source, "read", None)) and not isinstance(source, (str, os.PathLike)):
+        read = source.read
+    else:
+        read = open_regular(os.fspath(source), owner).read
+    stored = _Source(read, counter(label, owner, chosen.max_bytes, "max_bytes",
+                                    "a file of at most {limit} bytes"), label, owner)
+    kind = compression_of(stored.head(6))
+    if kind is None:
+        content: _Source = stored
+        if watch is not None:
+            content._watch = _both(content._watch, watch)
+    else:
+        packed = io.BufferedReader(stored, _CHUNK)
+        unpacker: Any = {"gzip": lambda: gzip.GzipFile(fileobj=packed),
+                         "bz2": lambda: bz2.BZ2File(packed),
+                         "xz": lambda: lzma.LZMAFile(packed)}[kind]()
+        limit, ratio = chosen.max_decompressed_bytes, chosen.max_ratio
+        unpacked_total = [0]
+
+        def bounded(chunk: bytes) -> None:
+            unpacked_total[0] += len(chunk)
+            count = unpacked_total[0]
+            if count > limit:
+                raise over(label, owner, "max_decompressed_bytes", limit,
+                           f"content that unpacks to at most {limit} bytes")
+            if count > _RATIO_GRACE and count > ratio * max(stored.count, 1):
+                raise over(label, owner, "max_ratio", ratio,
+                           f"{kind} content that unpacks to at most {ratio:g} times its size "
+                           f"(past 1 MiB, it unpacked {count} bytes from {stored.count})")
+            if watch is not None:
+                watch(chunk)
+
+        def unpack(size: int) -> bytes:
+            try:
+                return unpacker.read(size)
+            except DataError:
+                raise
+            except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
+                raise DataError(argument_message(
+                    "path", owner, f"readable {kind} content", label,
+                    f"Unpacking it failed: {exc}.")) from None
+
+        content = _Source(unpack, bounded, label, owner)
+    return io.BufferedReader(content, _CHUNK)
+
+
+def _both(first: Callable[[bytes], None], second: Callable[[bytes], None]
+          ) -> Callable[[bytes], None]:
+    def watch(chunk: bytes) -> None:
+        first(chunk)
+        second(chunk)
+    return watch
