@@ -170,6 +170,7 @@ class Law:
     log_z: float
     moments: np.ndarray
     notes: list[str] = field(default_factory=list)
+    _table: tuple | None = None
 
     def _exponent(self, y: np.ndarray, lo: float, hi: float) -> np.ndarray:
         return _exponent(self.problem, self.multipliers, self.mu, y, lo, hi)
@@ -203,19 +204,20 @@ class Law:
         return self.mass(x, inf) if x < self.problem.upper else 0.0
 
     def quantile(self, p: float) -> float:
-        """The x with P(kappa < x) = p, by bisection in log kappa (approximate, for choosing points)."""
-        lo = self.problem.lower if self.problem.lower > 0 else 1e-300
-        hi = self.problem.upper if math.isfinite(self.problem.upper) else max(lo, 1.0) * 1e300
-        a, b = math.log(lo), math.log(hi)
-        for _ in range(200):
-            mid = 0.5 * (a + b)
-            if 1.0 - self.sf(math.exp(mid)) < p:
-                a = mid
-            else:
-                b = mid
-            if b - a < 1e-10:
-                break
-        return math.exp(0.5 * (a + b))
+        """The x with P(kappa < x) = p, approximately (from the quadrature nodes; for choosing points)."""
+        if self._table is None:
+            ys, cumulative = [], []
+            total = 0.0
+            for lo, hi in self.problem.pieces():
+                y, w = _nodes(lambda v: self._exponent(v, lo, hi), _y(lo), _y(hi))
+                order = np.argsort(y)
+                mass = w[order] * np.exp(self._exponent(y[order], lo, hi) - self.log_z)
+                ys.append(y[order])
+                cumulative.append(total + np.cumsum(mass) - mass / 2)
+                total += float(mass.sum())
+            self._table = (np.concatenate(ys), np.concatenate(cumulative))
+        y, cumulative = self._table
+        return float(np.exp(np.interp(p, cumulative, y)))
 
 
 def _y(x: float) -> float:
@@ -548,6 +550,14 @@ def mp_function(expr, symbol) -> Callable:
     def compile_(e) -> Callable:
         if e == symbol:
             return lambda x: x
+        if e.is_number and not e.is_Atom:
+            # a constant part is evaluated once, at 40 digits
+            with mpmath.workdps(40):
+                value = compile_inner(e)(None)
+            return lambda x: value
+        return compile_inner(e)
+
+    def compile_inner(e) -> Callable:
         if e.is_Integer:
             value = int(e)
             return lambda x: mpmath.mpf(value)
