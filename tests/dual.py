@@ -424,24 +424,30 @@ def _inner(problem: Problem, mu: float, tolerance: float = 1e-11, iterations: in
             free.append(i)
         step = np.zeros_like(lam)
         if free:
-            h = cov[np.ix_(free, free)] + 1e-14 * np.eye(len(free))
-            try:
-                step[free] = np.linalg.solve(h, -grad[free])
-            except np.linalg.LinAlgError:
-                step[free] = -grad[free]
+            # least squares: two constraints on one feature (a repeated constraint) make the
+            # covariance singular; the minimum-norm step moves along what the data fix
+            # (where the objective is linear, along the null space of the covariance, it
+            # decreases against the gradient until a sign bound stops it)
+            h = cov[np.ix_(free, free)]
+            inverse = np.linalg.pinv(h, rcond=1e-10, hermitian=True)
+            null = np.eye(len(free)) - inverse @ h
+            step[free] = inverse @ -grad[free] + null @ -grad[free]
         residual = np.abs(grad[free]).max() if free else 0.0
         if residual < tolerance:
             converged = True
             break
-        t = 1.0
         accepted = False
-        for _ in range(60):
-            trial = _project(problem, lam + t * step)
-            f1, s1 = value(trial)
-            if s1 is not None and f1 <= f0 + 1e-4 * t * float(grad @ (trial - lam)) + 1e-15 * abs(f0):
-                accepted = True
+        for direction in (step, -grad):  # Newton, else steepest descent
+            t = 1.0
+            for _ in range(60):
+                trial = _project(problem, lam + t * direction)
+                f1, s1 = value(trial)
+                if s1 is not None and f1 <= f0 + 1e-4 * float(grad @ (trial - lam)) + 1e-15 * abs(f0):
+                    accepted = True
+                    break
+                t /= 2
+            if accepted:
                 break
-            t /= 2
         if not accepted:
             break
         lam, f0, state = trial, f1, s1
@@ -467,6 +473,19 @@ def _kkt_residual(law: Law) -> float:
         else:
             worst = max(worst, -gap, abs(gap) if value > 0 else 0.0)
     return worst
+
+
+def _on_edge(law: Law) -> bool:
+    """Whether the multipliers lie on the edge of the domain of Z: a small move against the
+    gradient leaves it (the dual's infimum is approached there and not attained inside)."""
+    grad = law._grad
+    norm = float(np.linalg.norm(grad))
+    if norm == 0:
+        return False
+    for size in (1e-6, 1e-4, 1e-2):
+        if not integrable(law.problem, _project(law.problem, law.multipliers - size * grad / norm)):
+            return True
+    return False
 
 
 def _continuity_gap(problem: Problem, lam: np.ndarray, mu: float) -> float:
@@ -523,10 +542,11 @@ def solve(problem: Problem, tolerance: float = 1e-9) -> Law:
         law = _inner(problem, 0.0)
     residual = _kkt_residual(law)
     if residual > 1e-4:
-        if not law._converged:
-            raise NoLaw(f"the dual has no minimiser meeting the constraints (KKT residual {residual:.3g}, "
-                        f"multipliers {law.multipliers}): infeasible, or the maximum is not attained")
-        raise NoLaw(f"undecided: converged with KKT residual {residual:.3g}")
+        if not law._converged and _on_edge(law):
+            raise NoLaw(f"the dual stops on the edge of the domain of Z with KKT residual {residual:.3g} "
+                        f"(multipliers {law.multipliers}): the maximum is not attained, or the set is "
+                        "infeasible")
+        raise NoLaw(f"undecided: stopped with KKT residual {residual:.3g}")
     if residual > tolerance:
         raise NoLaw(f"undecided: KKT residual {residual:.3g}")
     return law

@@ -247,8 +247,9 @@ def examine(spec: strategies.Spec) -> Outcome:
         return _timed(outcome, started)
     except Exception as error:  # noqa: BLE001 - any other exception is a finding
         outcome.kind = "raw error"
+        verdict = "finds a law" if reference_law is not None else f"finds none: {no_law}"
         outcome.problems.append(f"{outcome.call}: raised {type(error).__name__} (not a maxent_util error): "
-                                f"{str(error)[:200]}")
+                                f"{str(error)[:200]} (the dual {verdict})")
         return _timed(outcome, started)
     outcome.kind = "law"
     if reference_law is None:
