@@ -364,6 +364,9 @@ def _start(problem: Problem) -> np.ndarray | None:
     choices = []
     for f in problem.features:
         values = [0.0, -0.5, 0.5, -1.0, 1.0, -2.0, 2.0, -4.0, 4.0]
+        if abs(f.q1) > 1e-12:
+            # a power kappa**(lam q1) decays at infinity (or is integrable at 0) once |lam q1| > 1
+            values += [-2.0 / abs(f.q1), 2.0 / abs(f.q1)]
         if f.relation == "<=":
             values = [v for v in values if v <= 0]
         elif f.relation == ">=":
