@@ -54,9 +54,10 @@ def _long_examples() -> int:
 
 LONG = _long_examples()
 
-#: each example derives a law (about a second, up to TIMEOUT): few in CI, derandomized; no
+#: each example derives a law (about a second, up to TIMEOUT; the 8 drawn in CI took 40 s of CPU
+#: on the engine of issue 23, most of it in three derivations near their limit); no
 #: shrinking (each step would derive again), the first failing example is reported as drawn
-SETTINGS = settings(max_examples=LONG or 12, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=LONG or 8, deadline=None, derandomize=True, database=None,
                     phases=[Phase.explicit, Phase.generate],
                     suppress_health_check=list(HealthCheck))
 
