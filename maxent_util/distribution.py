@@ -12,13 +12,13 @@ import sympy
 
 from ._immutable import FrozenDict, Immutable
 from ._scipy import make_family, make_rv
-from ._sizes import grew
+from ._sizes import grew, integer_bits, power_digits
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import Deadline, time_limit, timed_out
 from .errors import ConstraintError, MaxEntError, NoClosedFormError, UtilityError, argument_message
 from .problem import (Piece, check_ranges, float_stand_ins, generic_branch, integrate_piece, kept_by_srepr,
                       make_terms, piecewise_over, provably_less, support_of)
-from .scorer import as_float, compile_scorer
+from .scorer import as_float, compile_scorer, fold_float_constants
 from .symbols import kappa, t
 from .utility import Utility
 from .constraints import ContinuousAt
@@ -31,7 +31,7 @@ oo = sympy.oo
 
 
 def _simplify(expr: sympy.Expr, timeout: Any) -> sympy.Expr:
-    if expr.has(sympy.Integral):
+    if expr.has(sympy.Integral) or integer_bits(expr) > _PRINTABLE_BITS:
         # simplify would try to integrate, as a cosmetic step under whatever time is left:
         # whether an integral came out would then depend on the machine's load
         return expr
@@ -40,6 +40,14 @@ def _simplify(expr: sympy.Expr, timeout: Any) -> sympy.Expr:
             return _simplest(expr)
     except _SymbolicTimeout:
         return expr
+
+
+#: the most digits exp(c*log(kappa/s)) may build exactly before the multipliers go in as floats
+_MAX_POWER_DIGITS = 2_000
+
+#: integers above this many bits cannot be written as text by Python's default limit (4,300
+#: digits), which sympy's printing, sorting and srepr all need
+_PRINTABLE_BITS = 14_000
 
 
 @kept_by_srepr(512)
@@ -200,8 +208,20 @@ class CaptimeDistribution(Immutable):
         # every step below shares one deadline (derive's); `timeout` is kept for later methods
         limit = deadline if deadline is not None else timeout
         timeout = math.inf if timeout is None else timeout
-        parts = [_simplify(part.subs(solution), limit) for part in parts]
-        partition = _simplify(sympy.Add(*parts), limit)
+        # the numbers every step may combine; a step that builds far larger ones (exact powers
+        # multiplied under a common root: exp(-l log(kappa/s)**2)/Z with s = 796/25 held a
+        # 4,300-digit integer) keeps its constants as 25-digit floats instead
+        given = (*constraints, *solution.values(), *(piece.exponent for piece in pieces))
+
+        def tame(expr: sympy.Expr) -> sympy.Expr:
+            if grew(expr, *given):
+                folded.append(expr)
+                return fold_float_constants(expr)
+            return expr
+
+        folded: list = []
+        parts = [_simplify(tame(part.subs(solution)), limit) for part in parts]
+        partition = _simplify(tame(sympy.Add(*parts)), limit)
         if partition.is_positive is False or partition.is_finite is False:
             raise MaxEntError(f"the normalising constant came out as {partition}; the constraints "
                               f"{', '.join(map(repr, constraints))} have no maximum-entropy density.")
@@ -212,9 +232,14 @@ class CaptimeDistribution(Immutable):
         for term in terms:
             multipliers[term.multiplier] = solution[term.multiplier]
 
-        pdf_pieces = [_simplify(sympy.exp(piece.exponent.subs(solution)) / partition, limit)
-                      for piece in pieces]
-        masses = [_simplify(part / partition, limit) for part in parts]
+        exponents = [piece.exponent.subs(solution) for piece in pieces]
+        if any(power_digits(exponent) > _MAX_POWER_DIGITS for exponent in exponents):
+            # exp(c*log(kappa/s)) is s**c to sympy, which multiplies s out c.p times: with
+            # c = 5729749/9429749, 14.7 million digits. The multipliers at 30 digits instead
+            folded.append(exponents)
+            exponents = [piece.exponent.subs(_at_digits(solution, _FOLDED_DIGITS)) for piece in pieces]
+        pdf_pieces = [_simplify(tame(sympy.exp(exponent) / partition), limit) for exponent in exponents]
+        masses = [_simplify(tame(part / partition), limit) for part in parts]
 
         cdf_pieces, sf_pieces = [], []
         below = sympy.Integer(0)
@@ -259,11 +284,15 @@ class CaptimeDistribution(Immutable):
                 # with Floats, mass - partial does not cancel: 1 - (1 - (k/t)**a) leaves a rounding
                 # residue (even a negative utility) far in the tail, so integrate the tail itself
                 tail = _tail_integral(piece, density, closed_form, solution, partition, limit)
-            cdf = _simplify(below + partial, limit)
-            sf = _simplify(above + (masses[index] - partial if tail is None else tail), limit)
+            cdf = _simplify(tame(below + partial), limit)
+            sf = _simplify(tame(above + (masses[index] - partial if tail is None else tail)), limit)
             cdf_pieces.append(cdf)
             sf_pieces.append(sf)
             below = below + masses[index]
+        if folded:
+            derivation = dataclasses.replace(derivation, notes=tuple(derivation.notes) + (
+                f"{len(folded)} step(s) kept their constants as 25-digit floats: their exact form "
+                "held integers far larger than the constraints' numbers",))
         return cls(constraints=constraints, support=support, pdf_pieces=pdf_pieces, cdf_pieces=cdf_pieces,
                    sf_pieces=sf_pieces, breakpoints=derivation.breakpoints, multipliers=multipliers,
                    closed_form=closed_form, derivation=derivation, timeout=timeout,

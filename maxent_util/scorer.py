@@ -615,7 +615,10 @@ def _undetermined(value: sympy.Basic) -> bool:
 
 
 def _owner_label(expr: sympy.Expr) -> str:
-    text = str(expr)
+    try:
+        text = str(expr)
+    except ValueError:  # an integer past Python's limit on integers as text
+        return "scorer of an expression holding an integer too long to print"
     return f"scorer of {text if len(text) <= 60 else text[:57] + '...'}"
 
 

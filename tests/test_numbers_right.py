@@ -353,3 +353,26 @@ def test_sizes_that_cannot_fit_are_refused_by_the_library_too():
     from maxent_util.sweeps import _check_points
     with pytest.raises(UtilityError, match=rf"^`points` of `sweep` must be at most {MAX_POINTS:,}; got 100000000\."):
         _check_points(10 ** 8, "sweep")
+
+
+@pytest.mark.parametrize("deviation, offset, scale", [
+    # the property campaign's cases: derive raised the int-to-str ValueError (a 4,300-digit
+    # integer in exp(...)/Z), and ran out of 10 s computing 363**5729749 for (363/100)**c
+    ("0.309", "-0.1978", 31.84),
+    ("0.3093", "0.037", "3.63"),
+])
+def test_log_normals_whose_exact_multipliers_are_long_fractions(deviation, offset, scale):
+    law = derive(Support(0, "oo"), SquaredLogDeviation(deviation, scale), LogMoment(offset, scale), timeout=60)
+    reference = _lognormal_reference(float(offset), float(deviation) ** 2, float(scale))
+    runtimes = np.array([0.5, 1.0, 3.0, 10.0, 40.0, 100.0])
+    np.testing.assert_allclose(law.utility()(runtimes), reference.sf(runtimes), rtol=1e-9, atol=1e-12)
+
+
+def test_a_continuity_condition_with_an_unattainable_bound_is_refused_as_such():
+    # raised linprog's ValueError (the continuity condition's NaN value reached the linear
+    # program); the independent dual (tests/dual.py) finds no normalisable law either
+    from maxent_util.constraints import ContinuousAt
+    from maxent_util.errors import NotNormalizableError
+    with pytest.raises(NotNormalizableError, match=r"has no maximum"):
+        derive(Support(0, "oo"), LogMoment("1.6", "9090", side="below"),
+               LogMoment(0.44, "9090", side="above", relation=">="), ContinuousAt("9090"), timeout=60)

@@ -29,6 +29,7 @@ from .._timing import Deadline, SymbolicTimeout, time_limit
 from ..constraints import Constraint, Support
 from ..distribution import CaptimeDistribution
 from ..errors import NoClosedFormError
+from ..expressions import numpy_modules
 from ..problem import Piece, generic_branch, integrate_piece, provably_less, sorted_points
 from ..symbols import kappa
 
@@ -286,10 +287,11 @@ def reachable(constraints: Sequence[Constraint], support: tuple) -> bool:
                                      np.geomspace(max(lower, 1e-6), finite_upper, 2001)]))
     rows, values, relations = [], [], []
     for constraint in constraints:
-        if isinstance(constraint, Support) or constraint.feature() is None:
-            continue
+        if isinstance(constraint, Support) or constraint.feature() is None \
+                or not math.isfinite(float(constraint.feature().value)):
+            continue  # ContinuousAt fixes no expectation (its feature's value is NaN)
         feature, a, b = _region(constraint, support)
-        function = sympy.lambdify(kappa, feature.expr, "numpy")
+        function = sympy.lambdify(kappa, feature.expr, numpy_modules(feature.expr))
         with np.errstate(all="ignore"):
             row = np.broadcast_to(np.asarray(function(grid), dtype=float), grid.shape).copy()
         inside = (grid >= float(a)) & ((grid < float(b)) | (float(b) == upper))
