@@ -120,6 +120,11 @@ def _expectation(law: CaptimeDistribution, constraint: Constraint, deadline: Any
         total += value
     if numeric:
         return sympy.Float(total, 30)
+    if not law.parameters:
+        # numbers: their value decides (see _holds); simplify's logcombine raised a rational to
+        # a power with a 7-digit numerator and tested the result for primality, in one C call
+        # that no time limit interrupts
+        return total
     return sympy.simplify(total)
 
 
