@@ -41,8 +41,13 @@ def _quad(function, lower, upper, breakpoints=()):
 
 
 def _check_law(constraints, law) -> None:
-    """Independent checks of ``law``: mpmath quadrature of the density's sympy expression."""
-    mpmath.mp.dps = 30
+    """Independent checks of ``law``: mpmath quadrature of the density's sympy expression, at 30
+    digits (the precision is restored after: other tests read mpmath's default)."""
+    with mpmath.workdps(30):
+        _check_law_at_precision(constraints, law)
+
+
+def _check_law_at_precision(constraints, law) -> None:
     lower, upper = (_number(b) if b != oo else mpmath.inf for b in law.support)
     breakpoints = [_number(b) for b in getattr(law, "breakpoints", ()) if b.is_number and b != oo]
     density = sympy.lambdify(kappa, law.pdf, "mpmath")

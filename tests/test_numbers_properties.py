@@ -98,7 +98,8 @@ def quadrature(pdf_expr, lower: float, upper: float, points: list[float], cuts: 
     Integrated in y = log(kappa) (density f(e^y) e^y), so that power tails become exponential
     ones that tanh-sinh handles at any scale."""
     density = dual.mp_function(pdf_expr, mu.kappa)
-    edges = _edges(lower, upper, list(points) + list(cuts))  # at the default 15 digits, as below
+    with mpmath.workdps(15):  # at 15 digits, as the look-up below (another test may leave mp.dps set)
+        edges = _edges(lower, upper, list(points) + list(cuts))
 
     def f(y):
         x = mpmath.exp(y)

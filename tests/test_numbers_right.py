@@ -376,3 +376,27 @@ def test_a_continuity_condition_with_an_unattainable_bound_is_refused_as_such():
     with pytest.raises(NotNormalizableError, match=r"has no maximum"):
         derive(Support(0, "oo"), LogMoment("1.6", "9090", side="below"),
                LogMoment(0.44, "9090", side="above", relation=">="), ContinuousAt("9090"), timeout=60)
+
+
+def test_a_log_moment_past_the_start_grid_of_the_numeric_route():
+    # refused as not normalisable: on [11700, oo) E[log kappa] = 11.6 needs kappa**-lambda with
+    # lambda = 1 + 1/(11.6 - log 11700) = 1.448 (hand-derived: E[log kappa] = log a + 1/(lambda - 1)
+    # for the density (lambda - 1) a**(lambda - 1) kappa**-lambda), beyond the starting points
+    from maxent_util.constraints import Moment
+    law = derive(Support("11700", "oo"), Moment("log(kappa)", 11.6), timeout=60)
+    expected = 1 + 1 / (11.6 - math.log(11700))
+    assert float(law.multipliers[sympy.Symbol("lambda_1", real=True)]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_density_with_two_humps_on_one_piece_is_integrated_whole():
+    # called a maximum not attained (the second hump, at the support's end, was cut off the
+    # quadrature); the independent convex dual of tests/dual.py finds the law, and its
+    # normalising constant is the reference for lambda_0 = log Z - 1
+    import dual
+    from maxent_util.constraints import Moment
+    law = derive(Support(1e-05, "0.00835"), Moment("kappa", 0.00018),
+                 LogMoment(0.05, 0.00018, side="above"), timeout=60)
+    reference = dual.solve(dual.Problem(1e-5, 0.00835, (dual.moment("kappa", 0.00018),
+                                                        dual.log_moment(0.05, 0.00018, side="above"))))
+    assert float(law.multipliers[sympy.Symbol("lambda_0", real=True)]) == pytest.approx(
+        reference.log_z - 1, abs=1e-8)

@@ -334,10 +334,24 @@ class NumericProblem:
         after = np.nonzero(values[i + 1:] < peak_value - drop)[0]
         start = float(grid[before[-1]]) if before.size else lo
         end = float(grid[i + 1 + after[0]]) if after.size else hi
-        sides = [side for side in (start - peak_u, end - peak_u) if side != 0]
-        nodes = np.concatenate([peak_u + side * _UNIT_NODES for side in sides])
-        weights = np.concatenate([abs(side) * _UNIT_WEIGHTS for side in sides])
-        return nodes, weights, peak_value
+        humps = [(peak_u, start, end)]
+        # a second hump of the density within exp(-drop) of the peak (exp(19262 kappa) times
+        # (kappa/kappa0)**-43 rises again at the piece's end) gets a rule of its own: cut off, it
+        # left the moments wrong and Newton stalled
+        outside = values >= peak_value - drop
+        outside[(grid >= start) & (grid <= end)] = False
+        for run in np.split(np.flatnonzero(outside), np.flatnonzero(np.diff(np.flatnonzero(outside)) > 1) + 1):
+            if run.size:
+                top = int(run[np.argmax(values[run])])
+                humps.append((float(grid[top]), float(grid[max(run[0] - 1, 0)]),
+                              float(grid[min(run[-1] + 1, grid.size - 1)])))
+        nodes, weights = [], []
+        for top, left, right in humps:
+            for side in (left - top, right - top):
+                if side != 0:
+                    nodes.append(top + side * _UNIT_NODES)
+                    weights.append(abs(side) * _UNIT_WEIGHTS)
+        return np.concatenate(nodes), np.concatenate(weights), peak_value
 
     def float_moments(self, point: Sequence, *, second: bool = True) -> tuple:
         """log Z, E[g_i] and d E[g_i] / d mu_j for the free multipliers mu, in double precision."""
@@ -449,7 +463,9 @@ class NumericProblem:
     def starts(self, count: int = 3) -> list:
         """Integrable starting points of lowest merit, multipliers in units of 1/(feature size)."""
         m = len(self.free)
-        base = [0, 0.1, -0.1, 1, -1, 0.01, 10, -10, 0.5, 2]
+        # the last two reach where a feature's scale understates its multiplier: on [11700, oo)
+        # E[log kappa] = 11.6 needs kappa**-1.45, past 10/11.6 in units of the value
+        base = [0, 0.1, -0.1, 1, -1, 0.01, 10, -10, 0.5, 2, 100, -100]
         per_axis = max(2, min(len(base), int(round(500 ** (1 / m))))) if m else 1
         sizes = np.ones(m)
         scales = self._scales()
