@@ -70,8 +70,8 @@ def power_digits(exponent: sympy.Expr) -> float:
     Examples
     --------
     >>> k = sympy.Symbol("k", positive=True)
-    >>> round(power_digits(-sympy.Rational(5, 2) * sympy.log(k / 24)))
-    7
+    >>> round(power_digits(-sympy.Rational(5, 2) * sympy.log(k / 24)))  # 5 times 24's 1.5 digits
+    8
     >>> power_digits(-3 * sympy.log(k) ** 2)
     0.0
     """
