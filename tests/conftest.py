@@ -6,10 +6,8 @@ on ``sys.path`` because it holds the rootmost conftest.py.
 
 from __future__ import annotations
 
-import atexit
 import gc
 import os
-import sys
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,27 +40,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # the collector no longer scans it
     gc.collect()
     gc.freeze()
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
-    if "PYTEST_XDIST_WORKER" in os.environ:
-        atexit.register(_exit_without_teardown, atexit._ncallbacks() + 1)
-
-
-def _exit_without_teardown(registered: int) -> None:
-    # A worker has sent every result when its interpreter exits. Tearing that interpreter down
-    # (freeing sympy's caches, every module and every frozen object) kept the last worker, and so
-    # the whole run, waiting 2.3 s. Exit handlers run last registered first: when this one was the
-    # last, it runs every other one (once) and leaves; when any came after it (and so has run
-    # already), the interpreter exits as usual.
-    if atexit._ncallbacks() != registered:
-        return
-    atexit.unregister(_exit_without_teardown)
-    atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
 
 
 #: the checkout's root folder
