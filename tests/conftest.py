@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
