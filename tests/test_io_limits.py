@@ -477,3 +477,13 @@ def test_property_max_bytes_is_exact(rows, slack, packed):
         with pytest.raises(DataError, match=rf"at most {limit} bytes \(the read limit "
                                             rf"max_bytes={limit}\)"):
             read_runs(io.BytesIO(content), limits=bounded)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open files through /proc")
+def test_a_file_read_is_closed_after_reading():
+    # the bounded reader kept only the file's read method: closing the stream left the file open
+    # (a ResourceWarning when it was collected, which failed whichever test was running then)
+    from maxent_util import datasets
+    before = len(os.listdir("/proc/self/fd"))
+    datasets.satcomp2021("parallel")
+    assert len(os.listdir("/proc/self/fd")) == before

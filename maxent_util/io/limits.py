@@ -179,9 +179,19 @@ class _Source(io.RawIOBase):
         self._owner = owner
         self.count = 0
         self.ended = False
+        #: what closing this stream closes too (the file open_bounded opened, its unpacker)
+        self.closes: list[Callable[[], None]] = []
 
     def readable(self) -> bool:
         return True
+
+    def close(self) -> None:
+        try:
+            for close in self.closes:
+                close()
+            self.closes = []
+        finally:
+            super().close()
 
     def _fill(self, size: int) -> None:
         chunk = self._read(max(size, _CHUNK))
@@ -323,12 +333,16 @@ def open_bounded(source: Any, label: str, owner: str, limits: ReadLimits | None 
     reader bounds the length of a tag with it).
     """
     chosen = read_limits(limits)
+    opened = None  # a file opened here is closed with the stream returned; a caller's is not
     if callable(getattr(source, "read", None)) and not isinstance(source, (str, os.PathLike)):
         read = source.read
     else:
-        read = open_regular(os.fspath(source), owner).read
+        opened = open_regular(os.fspath(source), owner)
+        read = opened.read
     stored = _Source(read, counter(label, owner, chosen.max_bytes, "max_bytes",
                                     "a file of at most {limit} bytes"), label, owner)
+    if opened is not None:
+        stored.closes.append(opened.close)
     kind = compression_of(stored.head(6))
     if kind is None:
         content: _Source = stored
@@ -366,6 +380,7 @@ def open_bounded(source: Any, label: str, owner: str, limits: ReadLimits | None 
                     f"Unpacking it failed: {exc}.")) from None
 
         content = _Source(unpack, bounded, label, owner)
+        content.closes.extend([unpacker.close, stored.close])
     return io.BufferedReader(content, _CHUNK)
 
 
