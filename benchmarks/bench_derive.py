@@ -284,6 +284,8 @@ def random_sets_benchmark(count: int, seed: int, values: int, timeout: float) ->
                 notes.append(f"  set {index} {method}: disagrees ({why}): {shown}")
             elif routes[method].timeout and (isinstance(law, TimeLimitError) or seconds >= 0.95 * timeout):
                 notes.append(f"  set {index} {method}: spent its time limit ({seconds:.1f} s): {shown}")
+        print(f"set {index}: default {routes['auto'].times[-1]:.3f} s, numeric {routes['numeric'].times[-1]:.3f} s, "
+              f"dual {routes['dual'].times[-1]:.3f} s", file=sys.stderr, flush=True)  # progress
     print(HEADER)
     for route in routes.values():
         print(route.row(routes["dual"]))
