@@ -7,10 +7,10 @@ from conftest import run_script
 
 
 def test_random_sets_mode_prints_routes_ratios_and_agreement(capsys, monkeypatch):
-    # two sets and two values per named case, with a short limit: a smoke test of the mode (it
+    # two sets and one value per named case, with a short limit: a smoke test of the mode (it
     # clears derive's cache, which costs later tests only a re-derivation); the times it prints
     # are not checked (a loaded machine would miss any bound)
-    out = run_script(monkeypatch, capsys, "bench_derive.py", "--sets", "2", "--values", "2",
+    out = run_script(monkeypatch, capsys, "bench_derive.py", "--sets", "2", "--values", "1",
                      "--seed", "0", "--timeout", "10")
     assert out.startswith("2 random equality sets (seed 0) with a law by the dual")
     routes = [line.split("  ")[0] for line in out.splitlines()
