@@ -1,4 +1,4 @@
-"""Benchmark of ``derive`` on the paper's seven captime families.
+"""Benchmark of ``derive`` on the paper's seven captime families, and on random constraint sets.
 
 Run ``python benchmarks/bench_derive.py`` (symbolic parameters and the
 paper's figure parameters, best of three cold runs) or with ``--quick`` (the
@@ -8,18 +8,46 @@ family, the time of a cold derivation (derive's cache and sympy's cache
 cleared), of a warm one (the same constraints again) and their ratio
 warm/cold; asserts nothing about speed.  The aims: under 2 s cold on a
 2-core machine, under 1 ms warm.
+
+``--sets [N]`` (default 48 sets, ``--seed 0``) measures instead what issue 27
+("Derive at interactive speed") asks to improve: seeded random *equality* sets
+of numbers (bounded and half-line supports; Mean, Moment(log(kappa)), LogMoment
+plain and one-sided, SquaredLogDeviation, TailProbability; 1 to 3 constraints;
+values with 2 to 4 significant digits), kept when the independent convex dual
+of ``tests/dual.py`` finds their law (within 10 s).  Each set is timed once in this warm
+process, derive's cache cleared before each call (sympy's own cache is kept, as
+in a long-running session): ``derive`` by the default route, ``derive`` with
+``method="numeric"``, and ``dual.solve``.  Then the issue's two named cases,
+with a fresh value each call (``--values`` of them): ``Support(0, 10),
+Mean(v)`` and ``Support(0, oo), Mean(m), Moment(kappa**2, s)``.  Prints per
+route the median, 90th percentile and worst time, how many calls spent their
+whole time limit (``--timeout``, default 30 s: a TimeLimitError or 95 % of it),
+the ratios of the medians to the dual's, and how many laws disagree with the
+dual (lambda_0 = log Z - 1 within 1e-7, every multiplier within 1e-6, both
+relative to the value when it is above 1).  Asserts nothing about speed.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 import time
+from decimal import Decimal
+from pathlib import Path
 
+import numpy as np
 import sympy
 from sympy.core.cache import clear_cache
 
 from maxent_util.maxent import derive
 from maxent_util.families import FAMILIES, FIGURE_PARAMETERS, family_constraints
+from maxent_util.constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
+from maxent_util.errors import MaxEntError, TimeLimitError
+from maxent_util._timing import SymbolicTimeout, time_limit
+from maxent_util.symbols import kappa
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: the parameters of the paper's Figure "utilgrid" (Section 3)
 FIGURE = FIGURE_PARAMETERS
@@ -45,6 +73,265 @@ def measure(constraints: tuple, repeat: int) -> tuple[float, float]:
     return cold, warm
 
 
+# ---------------------------------------------------------------------------
+# random equality sets against the independent convex dual (issue 27)
+
+#: derive's normalising multiplier
+LAMBDA_0 = sympy.Symbol("lambda_0", real=True)
+#: seconds the dual may take to settle a drawn set; a set it cannot settle in time is not kept
+#: (a few draws keep it busy for minutes: an undecided set is no reference)
+DUAL_LIMIT = 10.0
+#: laws agree when lambda_0 and every multiplier match the dual's to these (relative above 1)
+LAMBDA_0_TOLERANCE = 1e-7
+MULTIPLIER_TOLERANCE = 1e-6
+
+
+def _dual():
+    """tests/dual.py, the independent convex-dual solver: it lives with the tests because it
+    shares no code with the library (that is what makes it a second opinion), so the
+    benchmark puts tests/ on the path to import it."""
+    tests = str(ROOT / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    import dual
+
+    return dual
+
+
+def number(value: float, rng: np.random.Generator) -> str:
+    """``value`` with 2 to 4 significant digits, as a person would type it ("0.0231", "15.4")."""
+    digits = int(rng.integers(2, 5))
+    return format(Decimal(f"{value:.{digits - 1}e}"), "f")
+
+
+def random_set(rng: np.random.Generator, dual) -> tuple[tuple, object, list]:
+    """One random equality set: (derive's constraints, the dual's Problem, per constraint the
+    factor that turns the dual's multiplier into derive's, lambda_i = -factor * dual's)."""
+    bounded = rng.random() < 0.5
+    lower = "0" if rng.random() < 0.6 else number(10 ** rng.uniform(-1, 1), rng)
+    low = float(lower)
+    if bounded:
+        upper = number(low + 10 ** rng.uniform(0, 3), rng)
+        high = float(upper)
+        typical = low + (high - low) * rng.uniform(0.2, 0.6)
+    else:
+        upper, high = "oo", math.inf
+        typical = low + 10 ** rng.uniform(0, 2)
+
+    def inside() -> float:  # a point inside the support, around the typical value
+        if bounded:
+            return low + (high - low) * rng.uniform(0.1, 0.8)
+        return low + (typical - low) * rng.uniform(0.3, 2.0)
+
+    constraints, features, factors = [], [], []
+    kinds = rng.choice(["mean", "log_moment", "one_sided", "moment_log", "squared_log", "tail"],
+                       size=int(rng.integers(1, 4)), replace=False)
+    for kind in kinds:
+        if kind == "mean":
+            v = number(low + (typical - low) * rng.uniform(0.6, 1.5), rng)
+            constraints.append(Mean(sympy.Rational(v)))
+            features.append(dual.mean(float(v)))
+            factors.append(1 / float(v))
+        elif kind == "log_moment":
+            k0 = number(typical * 10 ** rng.uniform(-0.5, 0.5), rng)
+            v = number(rng.uniform(-1, 1), rng)
+            constraints.append(LogMoment(sympy.Rational(v), sympy.Rational(k0)))
+            features.append(dual.log_moment(float(v), float(k0)))
+            factors.append(1.0)
+        elif kind == "one_sided":
+            side = str(rng.choice(["above", "below"]))
+            k0, v = number(inside(), rng), number(rng.uniform(0.1, 1.5), rng)
+            constraints.append(LogMoment(sympy.Rational(v), sympy.Rational(k0), side=side))
+            features.append(dual.log_moment(float(v), float(k0), side=side))
+            factors.append(1 / float(v))
+        elif kind == "moment_log":
+            v = number(math.log(typical) + rng.uniform(-0.5, 0.5), rng)
+            constraints.append(Moment(sympy.log(kappa), sympy.Rational(v)))
+            features.append(dual.moment("log(kappa)", float(v)))
+            factors.append(1 / abs(float(v)) if float(v) else 1.0)
+        elif kind == "squared_log":
+            sigma, k0 = number(rng.uniform(0.2, 1.5), rng), number(typical * 10 ** rng.uniform(-0.3, 0.3), rng)
+            constraints.append(SquaredLogDeviation(sympy.Rational(sigma), sympy.Rational(k0)))
+            features.append(dual.squared_log_deviation(float(sigma), float(k0)))
+            factors.append(1 / float(sigma) ** 2)
+        else:
+            k1, delta = number(inside(), rng), number(rng.uniform(0.05, 0.7), rng)
+            constraints.append(TailProbability(sympy.Rational(k1), sympy.Rational(delta)))
+            features.append(dual.tail_probability(float(k1), float(delta)))
+            factors.append(1.0)
+    support = Support(sympy.Rational(lower), sympy.oo if upper == "oo" else sympy.Rational(upper))
+    return (support, *constraints), dual.Problem(low, high, tuple(features)), factors
+
+
+def dual_sets(count: int, seed: int, dual) -> list[tuple]:
+    """``count`` random sets whose law the dual finds within ``DUAL_LIMIT`` seconds (with its
+    law), in the order drawn."""
+    rng = np.random.default_rng(seed)
+    kept = []
+    for _ in range(200 * count):
+        if len(kept) == count:
+            break
+        constraints, problem, factors = random_set(rng, dual)
+        try:
+            with np.errstate(all="ignore"), time_limit(DUAL_LIMIT):
+                law = dual.solve(problem)
+        except (Exception, SymbolicTimeout):  # noqa: BLE001 - NoLaw, or not settled in time: not kept
+            continue
+        kept.append((constraints, problem, factors, law))
+    return kept
+
+
+def timed_derive(constraints: tuple, method: str, timeout: float) -> tuple[float, object]:
+    """(seconds, the law or the error) of one derive call, derive's cache cleared first."""
+    derive.cache_clear()
+    start = time.perf_counter()
+    try:
+        result = derive(*constraints, timeout=timeout, method=method)
+    except MaxEntError as error:
+        result = error
+    return time.perf_counter() - start, result
+
+
+def timed_dual(problem, dual) -> tuple[float, object]:
+    start = time.perf_counter()
+    try:
+        with np.errstate(all="ignore"):
+            result = dual.solve(problem)
+    except Exception as error:  # noqa: BLE001 - reported as a disagreement, not raised
+        result = error
+    return time.perf_counter() - start, result
+
+
+def _close(value: float, reference: float, tolerance: float) -> bool:
+    return abs(value - reference) <= tolerance * max(1.0, abs(reference))
+
+
+def disagreement(law: object, reference: object, constraints: tuple, factors: list) -> str | None:
+    """Why derive's law and the dual's differ, or None when they agree: lambda_0 = log Z - 1,
+    and each multiplier lambda_i = -factor_i * the dual's (``constraints`` after the support,
+    ``factors`` and the dual's features in the same order)."""
+    if isinstance(law, Exception):
+        return f"derive: {type(law).__name__}: {str(law)[:120]}"
+    if isinstance(reference, Exception):
+        return f"dual: {type(reference).__name__}: {str(reference)[:120]}"
+    lambda_0 = float(law.multipliers[LAMBDA_0])
+    if not _close(lambda_0, reference.log_z - 1, LAMBDA_0_TOLERANCE):
+        return f"lambda_0 = {lambda_0!r}, dual's log Z - 1 = {reference.log_z - 1!r}"
+    multipliers = {term[-1]: float(law.multipliers[term[0]]) for term in law.derivation.terms}
+    for constraint, factor, dual_value in zip(constraints[1:], factors, reference.multipliers):
+        expected = -factor * float(dual_value)
+        found = multipliers.get(constraint)
+        if found is None or not _close(found, expected, MULTIPLIER_TOLERANCE):
+            return f"multiplier of {constraint!r} = {found!r}, dual's {expected!r}"
+    return None
+
+
+class Route:
+    """The times, time-outs and disagreements of one route over many calls."""
+
+    def __init__(self, name: str, timeout: float | None) -> None:
+        self.name, self.timeout = name, timeout
+        self.times: list[float] = []
+        self.limits = 0
+        self.disagreements = 0
+
+    def add(self, seconds: float, result: object, why: str | None = None) -> None:
+        self.times.append(seconds)
+        if self.timeout is not None and (isinstance(result, TimeLimitError) or seconds >= 0.95 * self.timeout):
+            self.limits += 1
+        if why is not None:
+            self.disagreements += 1
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.times)) if self.times else math.nan
+
+    def row(self, reference: "Route | None") -> str:
+        times = np.array(self.times)
+        ratio = f"{self.median / reference.median:.2f}" if reference is not None and self.times else "-"
+        limits = "-" if self.timeout is None else str(self.limits)
+        return (f"{self.name:<28} {len(times):>5} {np.median(times) * 1e3:>12.1f} "
+                f"{np.percentile(times, 90) * 1e3:>10.1f} {times.max():>10.3f} {limits:>11} "
+                f"{self.disagreements:>9} {ratio:>12}")
+
+
+HEADER = (f"{'route':<28} {'calls':>5} {'median (ms)':>12} {'p90 (ms)':>10} {'worst (s)':>10} "
+          f"{'time limit':>11} {'disagree':>9} {'/ dual med.':>12}")
+
+
+def random_sets_benchmark(count: int, seed: int, values: int, timeout: float) -> None:
+    """The issue-27 baseline: random equality sets and the two named cases (see the docstring)."""
+    dual = _dual()
+    # warm-up: imports, compiled helpers and the first call's costs stay out of the timings
+    derive(Support(0, 10), Mean(sympy.Rational(37, 10)), method="numeric", timeout=timeout)
+    derive(Support(0, 10), Mean(sympy.Rational(37, 10)), timeout=timeout)
+    dual.solve(dual.Problem(0.0, 10.0, (dual.mean(3.7),)))
+
+    start = time.perf_counter()
+    sets = dual_sets(count, seed, dual)
+    sizes = [sum(len(s[0]) - 1 == n for s in sets) for n in (1, 2, 3)]
+    print(f"{len(sets)} random equality sets (seed {seed}) with a law by the dual "
+          f"({sizes[0]}, {sizes[1]} and {sizes[2]} with 1, 2 and 3 constraints), drawn in "
+          f"{time.perf_counter() - start:.1f} s; timeout={timeout:g} s")
+    routes = {"auto": Route("derive (default route)", timeout),
+              "numeric": Route('derive (method="numeric")', timeout),
+              "dual": Route("dual.solve (tests/dual.py)", None)}
+    notes = []
+    for index, (constraints, problem, factors, _) in enumerate(sets):
+        seconds, reference = timed_dual(problem, dual)
+        routes["dual"].add(seconds, reference)
+        for method in ("auto", "numeric"):
+            seconds, law = timed_derive(constraints, method, timeout)
+            why = disagreement(law, reference, constraints, factors)
+            routes[method].add(seconds, law, why)
+            shown = ", ".join(map(repr, constraints))
+            if why is not None:
+                notes.append(f"  set {index} {method}: disagrees ({why}): {shown}")
+            elif routes[method].timeout and (isinstance(law, TimeLimitError) or seconds >= 0.95 * timeout):
+                notes.append(f"  set {index} {method}: spent its time limit ({seconds:.1f} s): {shown}")
+        print(f"set {index}: default {routes['auto'].times[-1]:.3f} s, numeric {routes['numeric'].times[-1]:.3f} s, "
+              f"dual {routes['dual'].times[-1]:.3f} s", file=sys.stderr, flush=True)  # progress
+    print(HEADER)
+    for route in routes.values():
+        print(route.row(routes["dual"]))
+    slowest = max(range(len(sets)), key=lambda i: routes["auto"].times[i], default=None)
+    if slowest is not None:
+        print(f"slowest set by the default route ({routes['auto'].times[slowest]:.3f} s): "
+              + ", ".join(map(repr, sets[slowest][0])))
+    print("\n".join(notes) if notes else "every law agrees with the dual, no call spent its time limit")
+
+    # the issue's named cases, a fresh value each call
+    rng = np.random.default_rng(seed + 1)
+    print(f"\nSupport(0, 10), Mean(v), {values} values of v")
+    mean = {"numeric": Route('derive (method="numeric")', timeout), "auto": Route("derive (default route)", timeout),
+            "dual": Route("dual.solve (tests/dual.py)", None)}
+    for _ in range(values):
+        v = number(rng.uniform(0.5, 9.5), rng)
+        seconds, reference = timed_dual(dual.Problem(0.0, 10.0, (dual.mean(float(v)),)), dual)
+        mean["dual"].add(seconds, reference)
+        for method in ("numeric", "auto"):
+            constraints = (Support(0, 10), Mean(sympy.Rational(v)))
+            seconds, law = timed_derive(constraints, method, timeout)
+            mean[method].add(seconds, law, disagreement(law, reference, constraints, [1 / float(v)]))
+    print(HEADER)
+    for route in mean.values():
+        print(route.row(mean["dual"]))
+
+    print(f"\nSupport(0, oo), Mean(m), Moment(kappa**2, s), {values} values of (m, s); "
+          "no dual (tests/dual.py has no kappa**2 feature)")
+    second = {"numeric": Route('derive (method="numeric")', timeout), "auto": Route("derive (default route)", timeout)}
+    for _ in range(values):
+        m = float(number(rng.uniform(1, 50), rng))
+        s = number(m * m * rng.uniform(1.1, 1.9), rng)  # below 2 m**2: a truncated normal with its mode above 0
+        for method in ("numeric", "auto"):
+            seconds, law = timed_derive((Support(0, sympy.oo), Mean(sympy.Rational(str(m))),
+                                         Moment(kappa ** 2, sympy.Rational(s))), method, timeout)
+            second[method].add(seconds, law, f"{law}" if isinstance(law, Exception) else None)
+    print(HEADER)
+    for route in second.values():
+        print(route.row(None))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -52,7 +339,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES),
                         metavar="NAME", help="only these families, in the paper's order "
                         f"(default all: {', '.join(FAMILIES)})")
+    parser.add_argument("--sets", type=int, nargs="?", const=48, default=None, metavar="N",
+                        help="instead of the families: N random equality sets (default 48) against "
+                        "the independent dual, and the two cases named in issue 27")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random sets (default 0)")
+    parser.add_argument("--values", type=int, default=20, metavar="N",
+                        help="fresh values per named case with --sets (default 20)")
+    parser.add_argument("--timeout", type=float, default=30.0,
+                        help="derive's time limit with --sets, seconds (default 30)")
     options = parser.parse_args(argv)
+    if options.sets is not None:
+        random_sets_benchmark(options.sets, options.seed, options.values, options.timeout)
+        return
     chosen = [name for name in FAMILIES if name in options.families]
     repeat = 1 if options.quick else 3
     settings = [("figure", FIGURE)]

@@ -1,0 +1,28 @@
+"""The issue-27 baseline mode of benchmarks/bench_derive.py: random equality sets timed against
+the independent dual of tests/dual.py, and the issue's named cases."""
+
+from __future__ import annotations
+
+from conftest import run_script
+
+
+def test_random_sets_mode_prints_routes_ratios_and_agreement(capsys, monkeypatch):
+    # two sets and one value per named case, with a short limit: a smoke test of the mode (it
+    # clears derive's cache, which costs later tests only a re-derivation); the times it prints
+    # are not checked (a loaded machine would miss any bound)
+    out = run_script(monkeypatch, capsys, "bench_derive.py", "--sets", "2", "--values", "1",
+                     "--seed", "0", "--timeout", "10")
+    assert out.startswith("2 random equality sets (seed 0) with a law by the dual")
+    routes = [line.split("  ")[0] for line in out.splitlines()
+              if line.startswith(("derive (", "dual.solve"))]
+    assert routes == ["derive (default route)", 'derive (method="numeric")', "dual.solve (tests/dual.py)",
+                      'derive (method="numeric")', "derive (default route)", "dual.solve (tests/dual.py)",
+                      'derive (method="numeric")', "derive (default route)"]
+    rows = [line.split() for line in out.splitlines() if line.startswith(("derive (", "dual.solve"))]
+    dual_row = rows[2]
+    assert dual_row[-1] == "1.00" and dual_row[-3] == "-"  # the dual is the reference; no time limit
+    # seed 0's first sets (a mean on the half-line, a squared log deviation): derive agrees with
+    # the dual on every law, and nothing waits out its limit
+    assert "every law agrees with the dual, no call spent its time limit" in out
+    for row in rows[:6]:
+        assert row[-2] == "0"  # disagreements
