@@ -16,7 +16,7 @@ from typing import Any
 
 import sympy
 
-__all__ = ["SLACK_BITS", "grew", "integer_bits", "power_digits", "total_integer_bits"]
+__all__ = ["EXACT_BITS", "SLACK_BITS", "grew", "integer_bits", "power_digits", "total_integer_bits"]
 
 #: bits an exact step may add beyond the numbers it was given (a few products of small numbers)
 SLACK_BITS = 64
@@ -47,9 +47,14 @@ def total_integer_bits(*exprs: Any) -> int:
     return sum(sum(_integer_sizes(expr)) for expr in exprs)
 
 
-def grew(result: Any, *inputs: Any, slack: int = SLACK_BITS) -> bool:
+#: integers up to this many bits (about 1,200 digits) are exact, printable and cheap whatever
+#: built them: an exact power of typed values, (168/25)**(21/100), is (168**21/25**21)**(1/100)
+EXACT_BITS = 4096
+
+
+def grew(result: Any, *inputs: Any, slack: int = SLACK_BITS, floor: int = 0) -> bool:
     """Whether ``result`` holds an integer larger than any product of the numbers in ``inputs``
-    (each used once) times ``2**slack``.
+    (each used once) times ``2**slack``, and than ``2**floor``.
 
     Examples
     --------
@@ -59,7 +64,7 @@ def grew(result: Any, *inputs: Any, slack: int = SLACK_BITS) -> bool:
     >>> grew(sympy.log(x / 15) / 252213, sympy.log(x / 15), sympy.Rational(1, 252213))
     False
     """
-    return integer_bits(result) > total_integer_bits(*inputs) + slack
+    return integer_bits(result) > max(total_integer_bits(*inputs) + slack, floor)
 
 
 def power_digits(exponent: sympy.Expr) -> float:

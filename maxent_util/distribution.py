@@ -12,7 +12,7 @@ import sympy
 
 from ._immutable import FrozenDict, Immutable
 from ._scipy import make_family, make_rv
-from ._sizes import grew, integer_bits, power_digits
+from ._sizes import EXACT_BITS, grew, integer_bits, power_digits
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import Deadline, time_limit, timed_out
 from .errors import ConstraintError, MaxEntError, NoClosedFormError, UtilityError, argument_message
@@ -214,7 +214,7 @@ class CaptimeDistribution(Immutable):
         given = (*constraints, *solution.values(), *(piece.exponent for piece in pieces))
 
         def tame(expr: sympy.Expr) -> sympy.Expr:
-            if grew(expr, *given):
+            if grew(expr, *given, floor=EXACT_BITS):
                 folded.append(expr)
                 return fold_float_constants(expr)
             return expr
@@ -506,7 +506,7 @@ class CaptimeDistribution(Immutable):
             if not isinstance(expr, sympy.Basic):
                 return expr
             result = expr.xreplace(mapping) if exact else expr.subs(mapping)
-            if exact and grew(result, expr, *mapping.values()):
+            if exact and grew(result, expr, *mapping.values(), floor=EXACT_BITS):
                 # exact powers multiplied under a common root (1500**(993/10000) beside
                 # 1500**(171/50)): a 9,205-digit integer. The values at 30 digits instead
                 result = expr.subs(_at_digits(mapping, _FOLDED_DIGITS))
