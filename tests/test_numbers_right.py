@@ -14,6 +14,8 @@ import time
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import sympy
 from scipy import stats
 
@@ -400,3 +402,13 @@ def test_a_density_with_two_humps_on_one_piece_is_integrated_whole():
                                                         dual.log_moment(0.05, 0.00018, side="above"))))
     assert float(law.multipliers[sympy.Symbol("lambda_0", real=True)]) == pytest.approx(
         reference.log_z - 1, abs=1e-8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300))
+def test_a_float_argument_is_kept_exactly(value):
+    # a float's decimal repr re-read at 17 digits (60 bits) and rounded again to 53 bits could
+    # land one ulp away from the float itself
+    from maxent_util.utility.core import expression
+    kept = expression(value, "q1", "linear_quality")
+    assert float(kept) == value and float(str(kept)) == value

@@ -675,6 +675,9 @@ def test_step_and_capped_runtime_are_utilities(captime, kind):
 # q1 - q0 = 0.01 next to 84 amplifies rounding: p(0, q1) came out 1 - 1.8e-12 and was refused
 @example(captime=1.0, low=84.0, width=0.010000000000000002, fraction=0.0)
 @example(captime=1.0, low=19.0, width=0.01171875, fraction=1.0)
+# q1 = 32.69453845607514 was kept one ulp below itself (its repr re-read at 60 bits), so q1 itself
+# was refused as outside [q0, q1]
+@example(captime=1.0, low=-0.02, width=32.71453845607515, fraction=0.0)
 def test_linear_quality_is_a_utility(captime, low, width, fraction):
     utility = linear_quality(captime, low, low + width)
     quality = low + fraction * width

@@ -68,7 +68,9 @@ def expression(value: Any, arg: str, owner: str, *, allow_infinity: bool = True)
         # runtimes against a rounded captime; 17 digits round-trip every float.
         expr = sympy.Float(float(value), 15)
         if float(str(expr)) != float(value):
-            expr = sympy.Float(repr(float(value)), 17)
+            # from the double itself, not its decimal repr: the repr parsed at 17 digits (60 bits)
+            # rounded again to 53 could land one ulp off (q1 = 32.69453845607514 became ...136)
+            expr = sympy.Float(float(value), 17)
         return expr
     if isinstance(value, str) and not value.strip():
         raise UtilityError(argument_message(arg, owner, "a non-empty expression", value))
