@@ -59,8 +59,7 @@ def check_points(expr: sympy.Expr, runtime: sympy.Symbol, values: dict) -> np.nd
     for relation in expr.atoms(sympy.core.relational.Relational):
         for side, other in ((relation.lhs, relation.rhs), (relation.rhs, relation.lhs)):
             if side == runtime and runtime not in other.free_symbols:
-                point = _finite_positive(other.xreplace(values)) if other.free_symbols else \
-                    _finite_positive(other)
+                point = _finite_positive(other.xreplace(values))
                 if point is not None:
                     breakpoints.add(point)
     scales = sorted({number for atom in expr.atoms(sympy.Float, sympy.Rational)
@@ -104,13 +103,12 @@ def reference_values(expr: sympy.Expr, symbols: Sequence[sympy.Symbol], runtimes
     with mpmath.workdps(REFERENCE_DIGITS + 10):
         parameters = [mpmath.mpf(v) for v in values]
         for i, runtime in enumerate(runtimes):
-            try:
-                if function is None:
-                    raise TypeError("no mpmath function")
-                out[i] = _as_real(function(mpmath.mpf(float(runtime)), *parameters))
-                continue
-            except Exception:  # mpmath lacks a function or a branch misbehaves: try evalf
-                pass
+            if function is not None:
+                try:
+                    out[i] = _as_real(function(mpmath.mpf(float(runtime)), *parameters))
+                    continue
+                except Exception:  # mpmath lacks a function or a branch misbehaves: try evalf
+                    pass
             try:
                 at = dict(zip(symbols, [sympy.Float(float(runtime), 20)]
                               + [sympy.Float(v, 20) for v in values]))
@@ -140,12 +138,16 @@ def log_space(expr: sympy.Expr, runtime: sympy.Symbol) -> sympy.Expr:
     def constant(value: sympy.Expr) -> sympy.Expr:
         return value.evalf(REFERENCE_DIGITS) if value.is_number else value
 
+    def log_of(argument: sympy.Expr) -> sympy.Expr:
+        # a sum of logs, the logs of numbers folded into floats
+        return sympy.expand_log(sympy.log(argument), force=True).replace(
+            lambda n: isinstance(n, sympy.log) and n.args[0].is_number, constant)
+
     def logs_of(node: sympy.Expr) -> sympy.Expr:
         argument = node.args[0]
         if not (argument.is_Mul or argument.is_Pow) or runtime not in argument.free_symbols:
             return node
-        return sympy.expand_log(node, force=True).replace(
-            lambda n: isinstance(n, sympy.log) and n.args[0].is_number, constant)
+        return log_of(argument)
 
     stand_in = sympy.Dummy("t", positive=True)
 
@@ -161,7 +163,7 @@ def log_space(expr: sympy.Expr, runtime: sympy.Symbol) -> sympy.Expr:
                 exponent.append(constant(sympy.log(factor)))
             elif factor.is_Pow and positive(factor.base) \
                     and factor.exp.is_real and not (factor.exp.is_Integer and abs(factor.exp) <= 8):
-                exponent.append(constant(factor.exp) * _log_of(factor.base, runtime, constant))
+                exponent.append(constant(factor.exp) * log_of(factor.base))
             elif isinstance(factor, sympy.exp):
                 exponent.append(factor.args[0])
             else:
@@ -173,9 +175,3 @@ def log_space(expr: sympy.Expr, runtime: sympy.Symbol) -> sympy.Expr:
     rewritten = expr.replace(lambda n: isinstance(n, sympy.log), logs_of)
     return rewritten.replace(lambda n: n.is_Mul or n.is_Pow, product)
 
-
-def _log_of(base: sympy.Expr, runtime: sympy.Symbol, constant: Callable) -> sympy.Expr:
-    if base.is_number:
-        return constant(sympy.log(base))
-    return sympy.expand_log(sympy.log(base), force=True).replace(
-        lambda n: isinstance(n, sympy.log) and n.args[0].is_number, constant)

@@ -151,12 +151,18 @@ class Deadline:
             return self
         return Deadline.at(min(self.end, time.monotonic() + seconds), self.seconds)
 
+    def share(self, fraction: float, most: float = math.inf) -> "Deadline":
+        """The sooner of this deadline and ``fraction`` of its time left (at most ``most``
+        seconds): the budget of an optional step, which leaves the rest to what must be done."""
+        return self.within(min(self.remaining() * fraction, most))
+
     def extended(self, seconds: float) -> "Deadline":
         """This deadline moved ``seconds`` later (a grace period for tidying up)."""
         return self if self.unbounded else Deadline.at(self.end + seconds, self.seconds)
 
 
-def _as_deadline(limit: Deadline | float | None) -> Deadline:
+def as_deadline(limit: Deadline | float | None) -> Deadline:
+    """``limit`` as a :class:`Deadline`: itself, or one ending that many seconds from now."""
     if isinstance(limit, Deadline):
         return limit
     if limit is None:
@@ -186,7 +192,7 @@ def time_limit(limit: Deadline | float | None) -> Iterator[None]:
     a microsecond limit rings before the block starts; an enclosing limit
     gets back what is left of its time.
     """
-    deadline = _as_deadline(limit)
+    deadline = as_deadline(limit)
     if deadline.unbounded:
         yield
         return

@@ -14,7 +14,7 @@ from ._immutable import FrozenDict, Immutable
 from ._scipy import make_family, make_rv
 from ._sizes import EXACT_BITS, grew, integer_bits, power_digits
 from ._timing import SymbolicTimeout as _SymbolicTimeout
-from ._timing import Deadline, time_limit, timed_out
+from ._timing import as_deadline, time_limit, timed_out
 from .errors import ConstraintError, MaxEntError, NoClosedFormError, UtilityError, argument_message
 from .problem import (Piece, check_ranges, float_stand_ins, generic_branch, integrate_piece, kept_by_srepr,
                       make_terms, piecewise_over, provably_less, support_of)
@@ -630,8 +630,12 @@ _FOLDED_DIGITS = 30
 
 def _at_digits(mapping: dict, digits: int) -> dict:
     """The numeric values of ``mapping`` as Floats of ``digits`` digits (others unchanged)."""
-    return {key: sympy.Float(sympy.N(value, digits + 5), digits) if value.is_number else value
-            for key, value in mapping.items()}
+    return {key: _float_of(value, digits) if value.is_number else value for key, value in mapping.items()}
+
+
+def _float_of(value: sympy.Expr, digits: int) -> sympy.Float:
+    """A number as one Float of ``digits`` digits, evaluated with five to spare."""
+    return sympy.Float(sympy.N(value, digits + 5), digits)
 
 
 def _one_float(value: sympy.Expr, multipliers: Any) -> sympy.Expr:
@@ -639,8 +643,7 @@ def _one_float(value: sympy.Expr, multipliers: Any) -> sympy.Expr:
     precisions = [m._prec for m in multipliers if isinstance(m, sympy.Float)]
     if not precisions:
         return value
-    digits = mpmath.libmp.prec_to_dps(min(precisions))
-    return sympy.Float(sympy.N(value, digits + 5), digits)
+    return _float_of(value, mpmath.libmp.prec_to_dps(min(precisions)))
 
 
 #: share of the time left, and most seconds, that a cosmetic refinement of a tail integral may take
@@ -653,15 +656,14 @@ def _tail_integral(piece: Any, density: sympy.Expr, closed_form: bool, solution:
     """int of the density from kappa to the piece's upper end, or None when sympy cannot."""
 
     stand_in, numbers = float_stand_ins(density)
-    deadline = timeout if isinstance(timeout, Deadline) else Deadline(timeout)
+    deadline = as_deadline(timeout)
     # the Floats as signed symbols first (sympy keeps exact forms), then as they are; the first
     # is a refinement and gets a share of the time left (a log-normal's tail with symbols went to
     # heurisch and took all of it, where the Floats as they are take 0.05 s)
     for integrand, back in ((stand_in, numbers), (density, {})):
         if back and piece.scale is None and _polar_power(integrand, set(back)):
             continue
-        limit = deadline.within(min(deadline.remaining() * _REFINEMENT_SHARE, _REFINEMENT_SECONDS)) \
-            if back else deadline
+        limit = deadline.share(_REFINEMENT_SHARE, _REFINEMENT_SECONDS) if back else deadline
         try:
             with time_limit(limit):
                 tail = integrate_piece(integrand, piece, start=kappa)

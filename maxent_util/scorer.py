@@ -1030,18 +1030,16 @@ class _LambdifiedScorer:
 def _check_parameter(symbol: sympy.Symbol, value: Any, owner: str) -> None:
     """A parameter's value is a number (never NaN: a NaN scored 1.0 on exp(-t/c)) in the
     domain its symbol declares (positive, nonnegative; real symbols are finite)."""
-    array = np.asarray(value)
-    requirement, bad = None, None
-    if np.isnan(array).any():
-        requirement, bad = "a number (not NaN)", math.nan
-    elif symbol.is_finite and not np.isfinite(array).all():
-        requirement, bad = "finite", array[~np.isfinite(array)].ravel()[0] if array.ndim else value
-    elif symbol.is_positive and not (array > 0).all():
-        requirement, bad = "positive", array[~(array > 0)].ravel()[0] if array.ndim else value
-    elif symbol.is_nonnegative and not (array >= 0).all():
-        requirement, bad = "non-negative", array[~(array >= 0)].ravel()[0] if array.ndim else value
-    if requirement is not None:
-        raise UtilityError(argument_message(symbol.name, owner, requirement, float(bad)))
+    array = np.atleast_1d(value)
+    for requirement, applies, holds in (("a number (not NaN)", True, lambda a: ~np.isnan(a)),
+                                        ("finite", symbol.is_finite, np.isfinite),
+                                        ("positive", symbol.is_positive, lambda a: a > 0),
+                                        ("non-negative", symbol.is_nonnegative, lambda a: a >= 0)):
+        if applies:
+            ok = holds(array)
+            if not ok.all():
+                raise UtilityError(argument_message(symbol.name, owner, requirement,
+                                                    float(array[~ok][0])))
 
 
 def _bind(parameters: tuple[str, ...], owner: str, args: tuple[Any, ...],

@@ -25,7 +25,7 @@ import sympy
 
 from .._immutable import FrozenDict
 from .._sizes import grew
-from .._timing import Deadline, SymbolicTimeout, time_limit
+from .._timing import SymbolicTimeout, as_deadline, time_limit
 from ..constraints import Constraint, Support
 from ..distribution import CaptimeDistribution
 from ..errors import NoClosedFormError
@@ -50,10 +50,6 @@ def global_multipliers(constraints: Sequence[Constraint]) -> dict[Constraint, sy
     return names
 
 
-def _as_deadline(limit: Any) -> Deadline:
-    return limit if isinstance(limit, Deadline) else Deadline(limit)
-
-
 def _region(constraint: Constraint, support: tuple) -> tuple:
     feature = constraint.feature()
     lower = support[0] if feature.lower == -oo else feature.lower
@@ -72,8 +68,7 @@ def expectation(law: CaptimeDistribution, constraint: Constraint, deadline: Any)
     law's E[log(kappa/s)**2] made a 4,300-digit one), mpmath quadrature at 30 digits decides."""
     if law.parameters or not law.closed_form:
         return _expectation(law, constraint, deadline, numeric=not law.parameters)
-    share = _as_deadline(deadline)
-    share = share.within(share.remaining() * _EXACT_SHARE)
+    share = as_deadline(deadline).share(_EXACT_SHARE)
     try:
         with time_limit(share):
             value = _expectation(law, constraint, share, numeric=False)

@@ -340,7 +340,8 @@ class NumericProblem:
         # left the moments wrong and Newton stalled
         outside = values >= peak_value - drop
         outside[(grid >= start) & (grid <= end)] = False
-        for run in np.split(np.flatnonzero(outside), np.flatnonzero(np.diff(np.flatnonzero(outside)) > 1) + 1):
+        others = np.flatnonzero(outside)
+        for run in np.split(others, np.flatnonzero(np.diff(others) > 1) + 1):
             if run.size:
                 top = int(run[np.argmax(values[run])])
                 humps.append((float(grid[top]), float(grid[max(run[0] - 1, 0)]),
