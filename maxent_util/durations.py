@@ -26,7 +26,7 @@ from numbers import Rational
 from .errors import MaxEntError, argument_message, short
 
 __all__ = ["DurationError", "UNITS", "parse_duration", "duration_seconds", "format_duration",
-           "looks_like_duration"]
+           "looks_like_duration", "seconds_in_text"]
 
 
 class DurationError(MaxEntError):
@@ -52,6 +52,9 @@ _UNIT = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
 _PART = re.compile(rf"\s*({_NUMBER})\s*({_UNIT})(?![A-Za-z])", re.ASCII)
 _BARE = re.compile(rf"\s*({_NUMBER})\s*", re.ASCII)
 _EXPONENT = re.compile(r"[eE]([+-]?\d+)$", re.ASCII)
+# a duration with a unit inside an expression: not part of a name or of another number
+_IN_TEXT = re.compile(rf"(?<![\w.]){_NUMBER}\s*(?:{_UNIT})(?:\s*{_NUMBER}\s*(?:{_UNIT}))*(?!\w)",
+                      re.ASCII)
 
 _EXPECTED = ("a duration: a number of seconds or numbers with units s, min, h or d "
              "(such as 90, 90s, 15 min, 2h, 1.5d, 1h30min)")
@@ -204,3 +207,24 @@ def _decimal(value: Fraction) -> str:
         places += 1
     digits = str(int(rest * 10 ** places)).rjust(places, "0").rstrip("0")
     return f"{int(whole)}.{digits}"
+
+
+def seconds_in_text(text: str, *, arg: str = "text", owner: str = "seconds_in_text") -> str:
+    """``text`` with every duration that has a unit written as its number of seconds.
+
+    How the safe expression reader (:mod:`maxent_util.expressions`) and the preset
+    reader take ``pareto(5min, 1)`` or ``exp(-t/(1h))``: a number followed by a unit is
+    never valid arithmetic, so only text that would otherwise be refused changes. A
+    bare number stays as written (seconds); a whole number of seconds is written as an
+    integer, any other as its exact decimal.
+
+    >>> seconds_in_text("pareto(5min, 1)"), seconds_in_text("uniform(1.5 h)")
+    ('pareto(300, 1)', 'uniform(5400)')
+    >>> seconds_in_text("exp(-t/90s) + min(t, 2)")
+    'exp(-t/90) + min(t, 2)'
+    """
+    def seconds(match: re.Match) -> str:
+        value = parse_duration(match.group(0), arg=arg, owner=owner)
+        return str(value.numerator) if value.denominator == 1 else _decimal(value)
+
+    return _IN_TEXT.sub(seconds, text)

@@ -18,6 +18,12 @@ from .inputs import _fix_greedy_file
 from . import compare, derive, export, family, plan, plot, race, rank, report, sweep, tour
 
 
+#: how every command reads a time (said once, under ``maxent-util --help``)
+DURATIONS_NOTE = ("Times (SECONDS) take units: 90, 90s, 15min, 2h, 1.5d, 1h30min; a bare number "
+                  "is seconds. So do the numbers of a SPEC ('pareto(5min, 1)') and of derive's "
+                  "constraints (--mean 1h, --support 0 2h).")
+
+
 def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
     """The argument parser of ``maxent-util``.
 
@@ -27,7 +33,8 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
     """
 
     parser = _Parser(prog=PROG, description="Maximum-entropy utilities for algorithm runtimes "
-                                            "(Graham, Leyton-Brown and Roughgarden, ICML 2023).")
+                                            "(Graham, Leyton-Brown and Roughgarden, ICML 2023).",
+                     epilog=DURATIONS_NOTE)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 

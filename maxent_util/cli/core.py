@@ -47,6 +47,25 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a positive duration in seconds, with a unit or not (``90``, ``90s``,
+    ``15min``, ``2h``, ``1.5d``, ``1h30min``; :mod:`maxent_util.durations` reads the units)."""
+    try:
+        value = float(text)  # a bare number: seconds, read as before
+    except ValueError:
+        from ..durations import DurationError, parse_duration
+
+        try:
+            value = float(parse_duration(text))
+        except DurationError:
+            raise argparse.ArgumentTypeError(
+                f"expected a duration such as 90, 90s, 15min, 2h or 1.5d (a bare number is "
+                f"seconds); got {text!r}") from None
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive finite duration; got {text!r}")
+    return value
+
+
 def _number(text: str) -> float:
     try:
         return float(text)

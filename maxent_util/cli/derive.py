@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from .core import CommandLineError, PROG, _one_line, _positive_float, _pretty
+from .core import CommandLineError, PROG, _one_line, _pretty, _seconds
 
 
 def _flag_name(kind: str) -> str:
@@ -204,7 +204,7 @@ def _add_output_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _timeout_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+    parser.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                         help="time allowed for the whole derivation (the symbolic attempt, then "
                              "the numeric fallback)")
 

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from .._limits import MAX_RESAMPLES
 from .core import (CommandLineError, PROG, _count, _level, _nonnegative_int, _one_line,
-                   _positive_float, _progress, _show_progress)
+                   _positive_float, _progress, _seconds, _show_progress)
 
 
 #: The utilities of the paper's SAT Competition figure (Section 5), ranked with PAR-2.
@@ -193,7 +193,7 @@ def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -
     parser.add_argument("--par", action="append", type=_positive_float, metavar="K",
                         help="add PAR-K (penalised average runtime); repeatable")
     parser.add_argument("--solved", action="store_true", help="add the number of solved runs")
-    parser.add_argument("--cutoff", type=_positive_float, metavar="SECONDS",
+    parser.add_argument("--cutoff", type=_seconds, metavar="SECONDS",
                         help="treat every run as stopped at this time (runs at or past it are "
                              "unsolved); refused if above a cutoff the data already has; needed "
                              "for files that state none (2020 and 2021 SAT Competition layouts)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
-from .core import CommandLineError, _PAPER_T_MAX, _positive_float, _progress, _show_progress
+from .core import CommandLineError, _PAPER_T_MAX, _progress, _seconds, _show_progress
 from .files import _figure_target, _file_flags, _save
 from .inputs import _add_ranking_inputs, _runtime_table
 from .rank import _ranking
@@ -114,7 +114,7 @@ def add_parser(commands: Any) -> None:
     plot.add_argument("-o", "--output", metavar="FILE.png",
                       help="where to write (default utilities.png, ranking.png, cactus.png or "
                            "survival.png; .svg and .pdf too)")
-    plot.add_argument("--t-max", type=_positive_float, default=None, metavar="SECONDS",
+    plot.add_argument("--t-max", type=_seconds, default=None, metavar="SECONDS",
                       help="right end of the runtime axis")
     plot.add_argument("--log-x", action="store_true", help="logarithmic runtime axis")
     _file_flags(plot)

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from .core import (CommandLineError, _nonnegative_int, _positive_float, _probability_value,
-                   _write_csv)
+                   _seconds, _write_csv)
 from .files import _figure_target, _save
 from .inputs import DATASETS, _fix_greedy_file, _read_limit_flag, _runtime_table
 
@@ -142,9 +142,9 @@ def _add_race_flags(parser: argparse.ArgumentParser, *, plot: bool) -> None:
     note = " (with --race)" if plot else ""
     parser.add_argument("--delta", type=_probability_value, required=not plot, default=None,
                         metavar="D", help="the probability that the guarantee fails" + note)
-    parser.add_argument("--k0", type=_positive_float, default=None if plot else 1.0,
+    parser.add_argument("--k0", type=_seconds, default=None if plot else 1.0,
                         metavar="SECONDS", help="UP's first captime (default 1 s)" + note)
-    parser.add_argument("--captime", type=_positive_float, default=None, metavar="SECONDS",
+    parser.add_argument("--captime", type=_seconds, default=None, metavar="SECONDS",
                         help="Naive's captime (default the data's cutoff)" + note)
     parser.add_argument("--seed", type=_nonnegative_int, default=None if plot else 0, metavar="S",
                         help="seed of the random order of the instances (default 0)" + note)
@@ -175,9 +175,9 @@ def add_parser(commands: Any) -> None:
                              "sized for (required with --naive)")
     racing.add_argument("--naive", action="store_true",
                         help="run the Naive procedure instead of UP")
-    racing.add_argument("--budget", type=_positive_float, default=None, metavar="SECONDS",
+    racing.add_argument("--budget", type=_seconds, default=None, metavar="SECONDS",
                         help="UP: stop once this much time of runs is spent")
-    racing.add_argument("--cutoff", type=_positive_float, metavar="SECONDS",
+    racing.add_argument("--cutoff", type=_seconds, metavar="SECONDS",
                         help="treat every run as stopped at this time (the largest captime)")
     _read_limit_flag(racing)
     racing.add_argument("--duplicates", choices=("raise", "first"), default="raise",

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .core import CommandLineError, PROG, _percent, _positive_float, _write_csv
+from .core import CommandLineError, PROG, _percent, _seconds, _write_csv
 from .inputs import (TOUR_UTILITIES, _add_ranking_inputs, _bootstrap_flags, _bootstrap_options,
                      _fix_greedy_file, _rules, _table_and_rules)
 
@@ -142,7 +142,7 @@ def add_parser(commands: Any) -> None:
                               "dask extra): on a local cluster, or on the running "
                               "dask.distributed scheduler at SCHEDULER_ADDRESS "
                               "(tcp://host:8786)")
-    ranking.add_argument("--dask-timeout", type=_positive_float, default=None, metavar="SECONDS",
+    ranking.add_argument("--dask-timeout", type=_seconds, default=None, metavar="SECONDS",
                          help="seconds the scheduler at SCHEDULER_ADDRESS has to answer "
                               "(default 10)")
     formats = ranking.add_mutually_exclusive_group()

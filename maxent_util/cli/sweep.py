@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from .._limits import MAX_POINTS
-from .core import CommandLineError, _count, _number, _positive_float, _positive_int, _write_csv
+from .core import CommandLineError, _count, _number, _positive_int, _seconds, _write_csv
 from .files import _figure_target, _save
 from .inputs import _add_ranking_inputs, _fix_greedy_file, _runtime_table
 
@@ -140,9 +140,9 @@ def _add_sweep_flags(parser: argparse.ArgumentParser, *, required: bool) -> None
                         help="the preset whose parameter is swept, e.g. pareto" + note)
     parser.add_argument("--parameter", default="kappa0", metavar="NAME",
                         help="the swept parameter (default kappa0)")
-    parser.add_argument("--from", dest="start", type=_positive_float, required=required,
+    parser.add_argument("--from", dest="start", type=_seconds, required=required,
                         metavar="VALUE", help="the smallest value of the parameter" + note)
-    parser.add_argument("--to", dest="stop", type=_positive_float, required=required,
+    parser.add_argument("--to", dest="stop", type=_seconds, required=required,
                         metavar="VALUE", help="the largest value of the parameter" + note)
     parser.add_argument("--fixed", action="append", type=_fixed_parameter, metavar="NAME=VALUE",
                         help="the value of another parameter of the preset, e.g. alpha=1; "
