@@ -8,7 +8,7 @@ from typing import Any
 
 from .core import CommandLineError, _percent, _write_csv
 from .inputs import (_add_ranking_inputs, _bootstrap_flags, _bootstrap_options, _fix_greedy_file,
-                     _rules, _runtime_table)
+                     _rule_specs, _rules, _runtime_table)
 
 
 def _comparison_inputs(arguments: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
@@ -24,11 +24,12 @@ def _comparison_inputs(arguments: argparse.Namespace) -> tuple[Any, str, dict[st
         raise CommandLineError("compare needs two algorithms A B after the FILE (or --all); got "
                                + (" ".join(map(repr, arguments.solvers)) or "none"))
     _fix_greedy_file(arguments)
-    if not (arguments.utility or arguments.par or arguments.solved):
-        raise CommandLineError("compare needs a rule: --utility SPEC (or --par K, --solved)")
+    if not (arguments.utility or arguments.par or arguments.solved or arguments.rules):
+        raise CommandLineError("compare needs a rule: --utility SPEC (or --par K, --solved, "
+                               "--rules cutoff)")
     table, label = _runtime_table(arguments)
-    rules = _rules(list(arguments.utility or []), list(arguments.par or []), arguments.solved,
-                   arguments.progress)
+    specs, pars, _ = _rule_specs(arguments, table)
+    rules = _rules(specs, pars, arguments.solved, arguments.progress)
     return table, label, rules
 
 

@@ -16,9 +16,27 @@ from .core import (CommandLineError, PROG, _count, _level, _nonnegative_int, _on
                    _positive_float, _progress, _seconds, _show_progress)
 
 
-#: The utilities of the paper's SAT Competition figure (Section 5), ranked with PAR-2.
+#: The utilities of the paper's SAT Competition figure (Section 5), ranked with PAR-2: the
+#: tour's rules and ``--rules paper``. They suit a 5,000 s track only.
 TOUR_UTILITIES: tuple[str, ...] = ("uniform(20)", "uniform(500)", "pareto(5, 3)", "pareto(5, 1)",
                                    "exponential(1)")
+
+#: The default utilities for data whose cutoff is C: (spec with C's share, the share of C).
+#: Each puts the user's patience on a different scale of the experiment, from the whole cutoff
+#: down to a thousandth of it (docs/cli.md, "Default rules", says why these four).
+CUTOFF_UTILITIES: tuple[tuple[str, int], ...] = (
+    ("uniform(C)", 1),             # patience anywhere up to the cutoff: 1 - t/C, PAR's cousin
+    ("exponential(C/10)", 10),     # memoryless patience, a tenth of the cutoff on average
+    ("log_laplace(C/100, 1)", 100),  # median patience C/100, orders of magnitude both ways
+    ("pareto(C/1000, 1)", 1000),   # scale-free: every tenfold speed-up counts alike above C/1000
+)
+
+#: ``--rules NAME``: the default rules chosen from the data's cutoff, or the paper's figure
+RULE_SETS: tuple[str, ...] = ("cutoff", "paper")
+
+RULES_WHY = ("uniform(C), exponential(C/10), log_laplace(C/100, 1) and pareto(C/1000, 1) put the "
+             "user's patience at the whole cutoff, a tenth, a hundredth and a thousandth of it, so "
+             "the rules fit any cutoff; PAR-2 is the competitions' own rule")
 
 
 DATASETS: dict[str, str] = {"satcomp2021-parallel": "parallel", "satcomp2021-main": "main"}
@@ -158,15 +176,79 @@ def _fix_greedy_file(arguments: argparse.Namespace) -> None:
 
 
 def _table_and_rules(arguments: argparse.Namespace) -> tuple[Any, str, dict[str, Any]]:
-    """The runtime table, its label, and the rules of --utility/--par/--solved (by default the
-    tour's utilities and PAR-2)."""
+    """The runtime table, its label, and the rules of --utility/--par/--solved and --rules (by
+    default the rules chosen from the table's cutoff, and PAR-2).
+
+    What was chosen is said in ``arguments.rules_note`` (None when every rule was named)."""
     _fix_greedy_file(arguments)
     table, label = _runtime_table(arguments)
-    specs = list(arguments.utility or [])
-    pars = list(arguments.par or [])
-    if not specs and not pars and not arguments.solved:
-        specs, pars = list(TOUR_UTILITIES), [2.0]
+    specs, pars, arguments.rules_note = _rule_specs(arguments, table)
     return table, label, _rules(specs, pars, arguments.solved, arguments.progress)
+
+
+def _rule_specs(arguments: argparse.Namespace, table: Any = None
+                ) -> tuple[list[str], list[float], str | None]:
+    """The specs and PAR-k of the rules asked for, and a sentence saying which default set was
+    added and why (None if none was). ``table`` is None where no cutoff can be read first (Dask)."""
+    specs, pars = list(arguments.utility or []), list(arguments.par or [])
+    chosen = getattr(arguments, "rules", None)
+    if chosen is None and (specs or pars or arguments.solved):
+        return specs, pars, None
+    if chosen == "paper" or (chosen is None and table is None):
+        note = ("rules: the paper's SAT Competition figure, " + ", ".join(TOUR_UTILITIES)
+                + " and PAR-2 (made for a 5000 s cutoff)")
+        if chosen is None:
+            note += "; --rules cutoff is not available with --dask (the cutoff is not read first)"
+        return list(TOUR_UTILITIES) + specs, [2.0] + pars, note
+    if table is None:
+        raise CommandLineError("--rules cutoff does not go with --dask (the cutoff is not read "
+                               "first); give --rules paper or the rules (--utility, --par)")
+    cutoff = _table_cutoff(table, label=getattr(arguments, "file", None) or arguments.dataset)
+    chosen_specs = cutoff_utilities(cutoff)
+    note = (f"rules: {', '.join(chosen_specs)} and PAR-2, the defaults for the cutoff C = "
+            f"{cutoff:g} s: {RULES_WHY} (--rules paper: the paper's figure)")
+    return chosen_specs + specs, [2.0] + pars, note
+
+
+def cutoff_utilities(cutoff: float) -> list[str]:
+    """The default utilities for data whose cutoff is ``cutoff`` seconds, as specs.
+
+    >>> cutoff_utilities(5000)
+    ['uniform(5000)', 'exponential(500)', 'log_laplace(50, 1)', 'pareto(5, 1)']
+    """
+    return [spec.replace("C" if share == 1 else f"C/{share}", f"{cutoff / share:.12g}")
+            for spec, share in CUTOFF_UTILITIES]
+
+
+def _table_cutoff(table: Any, *, label: str) -> float:
+    """The cutoff C the default rules are made from: the largest cutoff of the runs."""
+    import numpy as np
+
+    cutoffs = table["cutoff"].to_numpy(dtype=float) if "cutoff" in table.columns else np.array([])
+    finite = cutoffs[np.isfinite(cutoffs)]
+    if finite.size == 0 or not finite.max() > 0:
+        raise CommandLineError(f"{label!r} states no cutoff, and the default rules are made from "
+                               "it: give --cutoff SECONDS, the rules (--utility, --par) or "
+                               "--rules paper")
+    return float(finite.max())
+
+
+def _rule_named(text: str, rules: Sequence[str]) -> str:
+    """The rule ``text`` names (``--sort-by``): exactly, or but for spaces and case."""
+    if text in rules:
+        return text
+    loose = {"".join(rule.split()).lower(): rule for rule in rules}
+    found = loose.get("".join(text.split()).lower())
+    if found is None:
+        raise CommandLineError(f"argument --sort-by: expected one of the rules "
+                               f"{', '.join(map(repr, rules))}; got {text!r}")
+    return found
+
+
+def _sort_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sort-by", default=None, metavar="RULE",
+                        help="order the algorithms by their rank under RULE, one of the rules "
+                             "given, e.g. 'PAR-2' (default: the first rule)")
 
 
 def _bootstrap_options(arguments: argparse.Namespace) -> dict[str, Any]:
@@ -193,6 +275,12 @@ def _add_ranking_inputs(parser: argparse.ArgumentParser, *, default_note: str) -
     parser.add_argument("--par", action="append", type=_positive_float, metavar="K",
                         help="add PAR-K (penalised average runtime); repeatable")
     parser.add_argument("--solved", action="store_true", help="add the number of solved runs")
+    parser.add_argument("--rules", choices=RULE_SETS, default=None,
+                        help="a set of rules: 'cutoff' (the default when no rule is given) is "
+                             "uniform(C), exponential(C/10), log_laplace(C/100, 1), "
+                             "pareto(C/1000, 1) and PAR-2 for the data's cutoff C; 'paper' is the "
+                             "paper's figure for a 5000 s track (" + ", ".join(TOUR_UTILITIES)
+                             + ", PAR-2); given with --utility or --par, it is added before them")
     parser.add_argument("--cutoff", type=_seconds, metavar="SECONDS",
                         help="treat every run as stopped at this time (runs at or past it are "
                              "unsolved); refused if above a cutoff the data already has; needed "

@@ -32,11 +32,13 @@ def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
         frame, label = _ranking(arguments)
         figure = plots.plot_ranking(frame, title=f"Rankings of {label}")
         _save(figure, target, force=arguments.force)
+        if getattr(arguments, "rules_note", None):
+            print(arguments.rules_note, file=out)
     else:
         if arguments.file is not None or arguments.dataset is not None:
             raise CommandLineError("a runtime FILE or --dataset only goes with --ranking")
-        if arguments.par or arguments.solved or arguments.cutoff is not None:
-            raise CommandLineError("--par, --solved and --cutoff only go with --ranking")
+        if arguments.par or arguments.solved or arguments.rules or arguments.cutoff is not None:
+            raise CommandLineError("--par, --solved, --rules and --cutoff only go with --ranking")
         utilities = _overlay_utilities(arguments.utility or list(plots.PAPER_UTILITIES), arguments.progress)
         t_max = arguments.t_max
         if t_max is None and not arguments.utility:
@@ -69,9 +71,9 @@ def _plot_runs(arguments: argparse.Namespace, out: Any) -> int:
     kind = "cactus" if arguments.cactus else "survival"
     target = _figure_target(arguments.output or f"{kind}.png", flag="--output",
                             force=arguments.force, parents=arguments.parents)
-    if arguments.par or arguments.solved:
-        raise CommandLineError(f"--par and --solved only go with --ranking; --{kind} overlays "
-                               "the utilities given with --utility")
+    if arguments.par or arguments.solved or arguments.rules:
+        raise CommandLineError(f"--par, --solved and --rules only go with --ranking; --{kind} "
+                               "overlays the utilities given with --utility")
     if arguments.t_max is not None or arguments.log_x:
         raise CommandLineError(f"--t-max and --log-x only go with utility figures, not --{kind}")
     table, label = _runtime_table(arguments)

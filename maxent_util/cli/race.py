@@ -120,8 +120,8 @@ def _plot_race(arguments: argparse.Namespace, out: Any) -> int:
     _fix_greedy_file(arguments)
     if arguments.delta is None or not arguments.utility or len(arguments.utility) != 1:
         raise CommandLineError("--race needs one --utility SPEC and --delta D")
-    if arguments.par or arguments.solved or arguments.t_max is not None:
-        raise CommandLineError("--par, --solved and --t-max do not go with --race")
+    if arguments.par or arguments.solved or arguments.rules or arguments.t_max is not None:
+        raise CommandLineError("--par, --solved, --rules and --t-max do not go with --race")
     if arguments.file is None and arguments.dataset is None:
         arguments.dataset = "satcomp2021-parallel"
     runner, label, utility, captime = _race_inputs(arguments, arguments.utility[0])

@@ -7,11 +7,10 @@ import json
 from typing import Any
 
 from .core import CommandLineError, PROG, _percent, _seconds, _write_csv
-from .inputs import (TOUR_UTILITIES, _add_ranking_inputs, _bootstrap_flags, _bootstrap_options,
-                     _fix_greedy_file, _rules, _table_and_rules)
+from .inputs import (_add_ranking_inputs, _bootstrap_flags, _bootstrap_options, _fix_greedy_file,
+                     _rule_named, _rule_specs, _rules, _sort_flag, _table_and_rules)
 
 
-#: ``--dataset`` names -> track of :func:`maxent_util.datasets.satcomp2021`.
 # `rank --dask` without an address: a local cluster
 LOCAL_CLUSTER = "local"
 
@@ -51,9 +50,7 @@ def _dask_ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
         if given is not None:
             raise CommandLineError(f"{flag} does not go with --dask (the Parquet dataset is "
                                    "ranked as it is, partition by partition)")
-    specs, pars = list(arguments.utility or []), list(arguments.par or [])
-    if not specs and not pars and not arguments.solved:
-        specs, pars = list(TOUR_UTILITIES), [2.0]
+    specs, pars, arguments.rules_note = _rule_specs(arguments)
     rules = _rules(specs, pars, arguments.solved, arguments.progress)
     address = None if arguments.dask == LOCAL_CLUSTER else arguments.dask
     with client(address, f"{PROG} rank --dask", timeout=arguments.dask_timeout):
@@ -105,8 +102,20 @@ def _top_three(frame: Any) -> list[str]:
     return lines
 
 
+def _sorted(frame: Any, arguments: argparse.Namespace) -> tuple[Any, str]:
+    """The ranking with its rows in the order of --sort-by's rank, and a sentence saying so."""
+    rules = [c[: -len(" rank")] for c in frame.columns if c.endswith(" rank")]
+    if getattr(arguments, "sort_by", None) is None:
+        return frame, (f"rows in the order of the first rule, {rules[0]} (--sort-by RULE for "
+                       "another)")
+    rule = _rule_named(arguments.sort_by, rules)
+    return (frame.sort_values(f"{rule} rank", kind="stable"),
+            f"rows in the order of {rule} (--sort-by)")
+
+
 def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
     frame, label = _ranking(arguments)
+    frame, order = _sorted(frame, arguments)
     if arguments.tidy:
         from ..ranking import tidy_ranking
 
@@ -118,7 +127,9 @@ def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
         out.write("\n")
     else:
         print(f"ranking of {label}: score (rank) per rule; utilities count unsolved runs as 0, "
-              f"PAR-k is the mean penalised runtime (lower is better)", file=out)
+              f"PAR-k is the mean penalised runtime (lower is better); {order}", file=out)
+        if getattr(arguments, "rules_note", None):
+            print(arguments.rules_note, file=out)
         if arguments.ci is not None:
             print(f"ci [low, high]: {_percent(arguments.ci)} paired bootstrap interval of the "
                   f"score, resampling instances", file=out)
@@ -131,7 +142,8 @@ def add_parser(commands: Any) -> None:
     ranking = commands.add_parser("rank", help="rank algorithms on runtime data",
                                   description="Score and rank algorithms under utilities and "
                                               "classic rules.")
-    _add_ranking_inputs(ranking, default_note="Default: " + ", ".join(TOUR_UTILITIES) + " and PAR-2.")
+    _add_ranking_inputs(ranking, default_note="Default: --rules cutoff.")
+    _sort_flag(ranking)
     ranking.add_argument("--bounds", action="store_true",
                          help="also give each utility's score with capped runs counting u(cutoff) "
                               "(upper) and 0 (lower)")

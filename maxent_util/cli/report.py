@@ -8,8 +8,8 @@ from typing import Any
 
 from .core import CommandLineError, _utf8
 from .files import _file_flags, _target
-from .inputs import (DATASETS, TOUR_UTILITIES, _add_ranking_inputs, _bootstrap_flags,
-                     _bootstrap_options, _table_and_rules)
+from .inputs import (DATASETS, _add_ranking_inputs, _bootstrap_flags, _bootstrap_options,
+                     _rule_named, _sort_flag, _table_and_rules)
 from .sweep import _add_sweep_flags, _sweep_keywords
 
 
@@ -53,6 +53,14 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
                                f"got {arguments.title!r} (bytes of another encoding)")
     table, label, rules = _table_and_rules(arguments)
     source, fmt, notes = _data_source(arguments)
+    if arguments.rules_note:
+        notes.append(arguments.rules_note[0].upper() + arguments.rules_note[1:] + ".")
+    if arguments.sort_by is not None:
+        # the page orders the algorithms by its first rule: --sort-by puts RULE first
+        first = _rule_named(arguments.sort_by, list(rules))
+        rules = {first: rules[first], **{name: rule for name, rule in rules.items()
+                                         if name != first}}
+        notes.append(f"Algorithms in the order of {first} (--sort-by).")
     sweep = None
     if arguments.family is not None:
         sweep = dict(_sweep_keywords(arguments, "report's sweep section"),
@@ -75,7 +83,8 @@ def add_parser(commands: Any) -> None:
                     "Holm-adjusted), the bump chart, the cactus and survival plots, each "
                     "utility's formula and constraints, and the data's provenance (file, sha256, "
                     "counts, cutoff, version, date). The page loads nothing from the network.")
-    _add_ranking_inputs(report, default_note="Default: " + ", ".join(TOUR_UTILITIES) + " and PAR-2.")
+    _add_ranking_inputs(report, default_note="Default: --rules cutoff.")
+    _sort_flag(report)
     report.add_argument("-o", "--output", default="report.html", metavar="FILE.html",
                         help="where to write (default report.html)")
     report.add_argument("--title", default=None, help="the page's title")

@@ -25,9 +25,9 @@ def _fixed_parameter(text: str) -> tuple[str, float]:
 
 def _sweep_inputs(arguments: argparse.Namespace, flag: str) -> tuple[Any, str, dict[str, Any]]:
     """The table, its label and the keywords of ranking_changes and sweep (sweep, plot --sweep)."""
-    if arguments.utility or arguments.par or arguments.solved:
-        raise CommandLineError(f"--utility, --par and --solved do not go with {flag}: the rule "
-                               "is --family with its --parameter swept")
+    if arguments.utility or arguments.par or arguments.solved or arguments.rules:
+        raise CommandLineError(f"--utility, --par, --solved and --rules do not go with {flag}: "
+                               "the rule is --family with its --parameter swept")
     table, label = _runtime_table(arguments)
     options = dict(_sweep_keywords(arguments, flag), duplicates=arguments.duplicates,
                    missing=arguments.missing)
