@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Callable
+import warnings
+from typing import Any, Callable, Sequence
 
 from .._output import spreadsheet_safe
 
@@ -31,6 +32,21 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CommandLineError(f"{message} (see `{self.prog} --help`)")
+
+
+class _DeprecatedAlias(argparse.Action):
+    """An option's old name: sets what the new one sets, and warns (one line) naming the new."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *, new: str,
+                 **options: Any) -> None:
+        super().__init__(option_strings, dest, **options)
+        self.new = new
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        warnings.warn(f"{option_string} is deprecated and will be removed; use {self.new} "
+                      "(the same value)", FutureWarning, stacklevel=2)
+        setattr(namespace, self.dest, values)
 
 
 def _one_line(text: str) -> str:

@@ -29,7 +29,7 @@ def _command_plan(arguments: argparse.Namespace, out: Any) -> int:
     print(f"estimate within epsilon = {result.epsilon:g} with probability >= 1 - delta = "
           f"{1 - result.delta:g}:", file=out)
     print(f"  runs needed:       {result.runs}", file=out)
-    print(f"  captime per run:   {result.captime:.6g} s   (u^-1(epsilon/2))", file=out)
+    print(f"  limit on each run: {result.captime:.6g} s   (u^-1(epsilon/2))", file=out)
     print(f"  total time:        between {result.min_total_time:.6g} s (m u^-1(2 epsilon)) and "
           f"{result.max_total_time:.6g} s (m u^-1(epsilon/2))", file=out)
     return 0
@@ -37,7 +37,7 @@ def _command_plan(arguments: argparse.Namespace, out: Any) -> int:
 
 def add_parser(commands: Any) -> None:
     """Add ``plan`` to the subcommands ``commands``."""
-    planning = commands.add_parser("plan", help="runs and captime to estimate a score within epsilon",
+    planning = commands.add_parser("plan", help="runs and run limit to estimate a score within epsilon",
                                    description="The estimation theorem's sampling plan (Section 4).")
     planning.add_argument("--epsilon", type=_number, required=True, metavar="E")
     planning.add_argument("--delta", type=_number, required=True, metavar="D")

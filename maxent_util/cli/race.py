@@ -7,14 +7,14 @@ import json
 import sys
 from typing import Any
 
-from .core import (CommandLineError, _nonnegative_int, _positive_float, _probability_value,
-                   _seconds, _write_csv)
+from .core import (CommandLineError, _DeprecatedAlias, _nonnegative_int, _positive_float,
+                   _probability_value, _seconds, _write_csv)
 from .files import _figure_target, _save
 from .inputs import DATASETS, _fix_greedy_file, _read_limit_flag, _runtime_table
 
 
 def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, Any, Any]:
-    """The runner of the runs table, its label, the utility of SPEC and Naive's captime."""
+    """The runner of the runs table, its label, the utility of SPEC and Naive's run limit."""
     from ..racing import TableRunner
     from ..ranking import parse_rule
 
@@ -24,9 +24,9 @@ def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, An
         raise CommandLineError(f"argument --utility: a race needs a utility, not the classic "
                                f"rule {spec!r}")
     runner = TableRunner(table, duplicates=arguments.duplicates, missing=arguments.missing)
-    captime = arguments.captime if arguments.captime is not None else runner.max_captime
+    captime = arguments.run_limit if arguments.run_limit is not None else runner.max_captime
     if captime > runner.max_captime:
-        raise CommandLineError(f"argument --captime: {captime:g} s is above the cutoff of "
+        raise CommandLineError(f"argument --run-limit: {captime:g} s is above the cutoff of "
                                f"{label} ({runner.max_captime:g} s)")
     return runner, label, utility, captime
 
@@ -72,7 +72,8 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
             _write_csv(found.means.rename("mean_utility"), out)
         else:
             print(f"Naive on {label} under {spec}: each of {len(runner.configs)} configurations "
-                  f"ran on m = {found.m} instances at captime {found.captime:g} s", file=out)
+                  f"ran on m = {found.m} instances with a run limit of {found.captime:g} s",
+                  file=out)
             print(f"best: {found.configuration} (mean utility "
                   f"{float(found.means.max()):.4f}), within epsilon = {found.epsilon:g} of the "
                   f"best with probability at least {1 - found.delta:g}", file=out)
@@ -102,7 +103,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
           f"({trace.attrs['stopped']})", file=out)
     print(f"incumbent: {last['incumbent']}, within epsilon* = {last['epsilon']:.4f} of the best "
           f"with probability at least {1 - arguments.delta:g}", file=out)
-    print(f"configurations left: {int(last['survivors'])} of {len(runner.configs)}; captimes "
+    print(f"configurations left: {int(last['survivors'])} of {len(runner.configs)}; run limits "
           f"{last['captime_min']:g} to {last['captime_max']:g} s; total time of runs "
           f"{_duration(float(last['total_time']))}", file=out)
     return 0
@@ -132,7 +133,7 @@ def _plot_race(arguments: argparse.Namespace, out: Any) -> int:
                         np.round(np.arange(0.05, 1.0, 0.05), 2), seed=seed)
     figure = plots.plot_race(trace, curve, title=f"{label}: {arguments.utility[0].strip()}, "
                                                  f"delta = {arguments.delta:g} (Naive at "
-                                                 f"captime {captime:g} s)")
+                                                 f"run limit {captime:g} s)")
     _save(figure, target, force=arguments.force)
     print(f"wrote {target}", file=out)
     return 0
@@ -143,9 +144,12 @@ def _add_race_flags(parser: argparse.ArgumentParser, *, plot: bool) -> None:
     parser.add_argument("--delta", type=_probability_value, required=not plot, default=None,
                         metavar="D", help="the probability that the guarantee fails" + note)
     parser.add_argument("--k0", type=_seconds, default=None if plot else 1.0,
-                        metavar="SECONDS", help="UP's first captime (default 1 s)" + note)
-    parser.add_argument("--captime", type=_seconds, default=None, metavar="SECONDS",
-                        help="Naive's captime (default the data's cutoff)" + note)
+                        metavar="SECONDS", help="UP's first run limit (default 1 s)" + note)
+    # the race's limit on one run: neither the user's captime (a random K) nor the data's cutoff
+    parser.add_argument("--run-limit", type=_seconds, default=None, metavar="SECONDS",
+                        help="Naive's limit on each run (default the data's cutoff)" + note)
+    parser.add_argument("--captime", type=_seconds, dest="run_limit", action=_DeprecatedAlias,
+                        new="--run-limit", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=_nonnegative_int, default=None if plot else 0, metavar="S",
                         help="seed of the random order of the instances (default 0)" + note)
 
@@ -157,10 +161,10 @@ def add_parser(commands: Any) -> None:
         description="Replay a runs table as a race (Graham, Leyton-Brown and Roughgarden, "
                     "Utilitarian Algorithm Configuration, NeurIPS 2023): utilitarian "
                     "procrastination (UP) adds instances one at a time in a random order, drops "
-                    "algorithms that are provably worse and doubles captimes only when capped "
+                    "algorithms that are provably worse and doubles run limits only when capped "
                     "runs limit what it knows; it reports the incumbent and epsilon*, within "
                     "which it is of the best with probability at least 1 - D. With --naive, "
-                    "every algorithm runs on the same m instances at one captime instead.")
+                    "every algorithm runs on the same m instances at one run limit instead.")
     racing.add_argument("file", nargs="?", metavar="FILE",
                         help="runtime data, as for rank; - reads standard input")
     racing.add_argument("--dataset", choices=sorted(DATASETS), default=None,
@@ -178,7 +182,7 @@ def add_parser(commands: Any) -> None:
     racing.add_argument("--budget", type=_seconds, default=None, metavar="SECONDS",
                         help="UP: stop once this much time of runs is spent")
     racing.add_argument("--cutoff", type=_seconds, metavar="SECONDS",
-                        help="treat every run as stopped at this time (the largest captime)")
+                        help="treat every run as stopped at this time (the largest run limit)")
     _read_limit_flag(racing)
     racing.add_argument("--duplicates", choices=("raise", "first"), default="raise",
                         help="several runs of one algorithm on one instance: refuse (default) "

@@ -3,14 +3,43 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 from .core import CommandLineError, PROG, _PAPER_T_MAX, _formula
-from .files import _file_flags, _save, _target
+from .files import _file_flags, _save, _target, _write_text
 from .inputs import TOUR_UTILITIES
 from .rank import _ranking_text, _top_three
+
+
+#: The file in the tour's folder that lists the figures the tour wrote there, with their sha256:
+#: a second tour overwrites those (and only those, unchanged since) without --force.
+TOUR_RECORD = ".maxent-util-tour.json"
+
+_FIGURES = ("utilities", "ranking")
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _previous_tour(folder: Path) -> tuple[set[str], bool]:
+    """The figures of ``folder`` an earlier tour wrote and nobody changed since, and whether
+    ``folder`` holds the tour's record (so that it may be replaced)."""
+    try:
+        files = json.loads((folder / TOUR_RECORD).read_text(encoding="utf-8"))["files"]
+        ours = {name: digest for name, digest in files.items()
+                if name in _FIGURES and isinstance(digest, str)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return set(), False
+    return {name for name, digest in ours.items()
+            if _sha256(folder / f"{name}.png") == digest}, True
 
 
 def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
@@ -26,8 +55,11 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     # both figures are checked before any work: an existing one stops the tour at once; the
     # folder itself is made as asked, its missing parents only with --parents
     parents = arguments.parents or folder.parent.is_dir()
-    targets = {name: _target(folder / f"{name}.png", flag="--out", force=arguments.force,
-                             parents=parents) for name in ("utilities", "ranking")}
+    # a second tour replaces its own earlier figures (and nothing else) without --force
+    own, recorded = _previous_tour(folder)
+    force = {name: arguments.force or name in own for name in _FIGURES}
+    targets = {name: _target(folder / f"{name}.png", flag="--out", force=force[name],
+                             parents=parents) for name in _FIGURES}
     print("1. The paper's seven captime families (kappa0 = 24 s), each derived by maximum entropy "
           "from its constraints;\n   the utility of a run of length t is u(t) = 1 - F(t):", file=out)
     utilities = {}
@@ -58,11 +90,15 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     utilities_png = _save(plots.plot_utilities(utilities, t_max=_PAPER_T_MAX,
                                                title="Utilities of the seven captime families, "
                                                      "kappa0 = 24 s"),
-                          targets["utilities"], force=arguments.force, flag="--out")
+                          targets["utilities"], force=force["utilities"], flag="--out")
     ranking_png = _save(plots.plot_ranking(frame, title="SAT Competition 2021, parallel track"),
-                        targets["ranking"], force=arguments.force, flag="--out")
-    print(f"   {utilities_png}", file=out)
-    print(f"   {ranking_png}", file=out)
+                        targets["ranking"], force=force["ranking"], flag="--out")
+    record = {"files": {name: _sha256(targets[name]) for name in _FIGURES}}
+    _write_text(folder / TOUR_RECORD, json.dumps(record, indent=1) + "\n",
+                force=arguments.force or recorded, flag="--out")
+    for png, name in ((utilities_png, "utilities"), (ranking_png, "ranking")):
+        again = " (replacing the previous tour's)" if name in own else ""
+        print(f"   {png}{again}", file=out)
     print(f"\nDone in {time.perf_counter() - started:.1f} s. Next: `{PROG} --help`.", file=out)
     return 0
 
