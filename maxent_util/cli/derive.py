@@ -34,7 +34,8 @@ def _kind_help(cls: type) -> str:
 
 def _kind_metavar(cls: type) -> str:
     names = [n.upper() for n in cls.argument_names]
-    return " ".join(names + [f"[{n.upper()}]" for n in cls.option_names])
+    bound = ["[relation=<=|>=]"] if getattr(cls, "takes_relation", False) else []
+    return " ".join(names + [f"[{n.upper()}]" for n in cls.option_names] + bound)
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -55,10 +56,12 @@ def _add_constraint_flags(parser: argparse.ArgumentParser) -> None:
         "positive symbol) or sympy expressions. Optional trailing values fill the options in "
         "order; NAME=VALUE gives any argument by name; a comma makes a pair (e.g. WHERE=0,10). "
         "A moment's value may state a bound: --mean '<=3600' is E[kappa] <= 3600, "
-        "--tail-probability 60 '<=0.1' is P(kappa < 60) <= 0.1 (or relation=<= / relation=>=).")
+        "--tail-probability 60 '<=0.1' is P(kappa < 60) <= 0.1 (or relation=<= / relation=>=). "
+        "Without --support the support is [0, oo), said in the output.")
     for name, cls in constraint_kinds().items():
         required = len(cls.argument_names)
-        if cls.option_names or required == 0:
+        # a kind that takes a bound reads `relation=<=` after its values, as Python does
+        if cls.option_names or required == 0 or getattr(cls, "takes_relation", False):
             group.add_argument(f"--{_flag_name(name)}", action=_ConstraintAction, const=cls,
                                dest="constraints", nargs="+", metavar=_kind_metavar(cls),
                                help=_kind_help(cls))
@@ -162,6 +165,14 @@ def distribution_record(distribution: Any) -> dict[str, Any]:
     }
 
 
+def _support_text(distribution: Any) -> str:
+    """``[0, oo) (default)`` when no constraint states the support, else the support stated."""
+    low, high = distribution.support
+    shown = f"[{low}, {high}{')' if str(high) == 'oo' else ']'}"
+    stated = any(type(c).__name__ == "Support" for c in distribution.constraints)
+    return shown if stated else f"{shown} (default: no --support given)"
+
+
 def _print_distribution(distribution: Any, arguments: argparse.Namespace, out: Any) -> None:
     if arguments.json:
         json.dump(distribution_record(distribution), out, indent=2)
@@ -179,6 +190,7 @@ def _print_distribution(distribution: Any, arguments: argparse.Namespace, out: A
     if name:
         print(f"family: {name}", file=out)
     print(f"constraints: {', '.join(map(repr, distribution.constraints))}", file=out)
+    print(f"support: {_support_text(distribution)}", file=out)
     if distribution.active_cases:
         for condition, active in distribution.active_cases:
             where = "" if condition is True or str(condition) == "True" else f" where {condition}"
