@@ -109,3 +109,16 @@ def test_report_takes_sort_by_and_states_the_rules(capsys, runs, tmp_path, monke
 def test_sweep_refuses_rules(capsys, runs):
     assert_usage_error(*run(capsys, "sweep", str(runs), "--family", "pareto", "--from", "1",
                             "--to", "10", "--rules", "paper"), "--rules do not go with sweep")
+
+
+def test_a_wide_long_ranking_is_printed_whole(capsys, tmp_path):
+    # 70 algorithms under 12 rules: pandas' display limits (60 rows, 20 columns) never cut it
+    path = tmp_path / "wide.csv"
+    rows = ["algorithm,instance,runtime,status,cutoff"]
+    rows += [f"solver{a:02d},i{i},{1 + a + i},solved,600" for a in range(70) for i in range(2)]
+    path.write_text("\n".join(rows) + "\n")
+    pars = [arg for k in range(2, 14) for arg in ("--par", str(k))]
+    status, out, err = run(capsys, "rank", str(path), *pars)
+    assert (status, err) == (0, "")
+    assert "..." not in out
+    assert all(f"solver{a:02d}" in out for a in range(70)) and "PAR-13" in out
