@@ -303,7 +303,7 @@ def _algorithm_runs(table: Any, owner: str) -> list[tuple[str, Runs]]:
         raise DataError(argument_message("table", owner, "at least one run", "no rows"))
     has_cutoff = "cutoff" in table.columns
     runs = []
-    for name, rows in table.groupby("algorithm", sort=True):
+    for name, rows in table.groupby("algorithm", sort=True, observed=True):
         runs.append((str(name), validate_runs(
             rows["runtime"].to_numpy(dtype=float), solved=None,
             cutoff=rows["cutoff"].to_numpy(dtype=float) if has_cutoff else None,

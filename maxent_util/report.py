@@ -84,8 +84,10 @@ th[scope=row] { text-align: left; font-weight: normal; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-pre.formula { font-size: 0.9rem; line-height: 1.0; background: #f7f7f7; padding: 0.5rem;
-              overflow-x: auto; }
+div.formula { margin: 0.4rem 0 0.8rem; overflow-x: auto; }
+div.formula math { font-size: 1.15rem; display: block math; text-align: left; }
+div.formula details { font-size: 0.8rem; }
+div.formula pre { background: #f7f7f7; padding: 0.4rem; overflow-x: auto; white-space: pre-wrap; }
 code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 figure { margin: 1rem 0; }
 figure svg { max-width: 100%; height: auto; }
@@ -233,12 +235,85 @@ def _short(expr: Any) -> Any:
     return expr.xreplace({f: sympy.Float(f, _DIGITS) for f in floats}) if floats else expr
 
 
-def _pretty(expr: Any, name: str | None = None, variable: Any = None) -> str:
-    """sympy's two-dimensional rendering, as ``name(variable) = expr`` when a name is given."""
-    expr = _short(expr)
+class _MathML:
+    """sympy's presentation MathML printer, with the two forms it lacks (a case-by-case
+    definition as a brace, and our undefined functions E and P by their own names), and a
+    writer that escapes every text it puts out.
+
+    sympy's printer builds a DOM whose text nodes hold raw markup (entities such as
+    ``&#954;`` but also a bare ``<`` for a relation); the writer reads each text as HTML
+    (the entities become characters) and escapes it again, so no text, not even a symbol
+    named ``<script>``, can become a tag.
+    """
+
+    _printer: Any = None
+
+    @classmethod
+    def printer(cls) -> Any:
+        if cls._printer is None:
+            from sympy.core.function import AppliedUndef
+            from sympy.printing.mathml import MathMLPresentationPrinter
+
+            class Printer(MathMLPresentationPrinter):
+                def _element(self, tag: str, *children: Any, text: str | None = None,
+                             **attributes: str) -> Any:
+                    element = self.dom.createElement(tag)
+                    for key, value in attributes.items():
+                        element.setAttribute(key, value)
+                    if text is not None:
+                        element.appendChild(self.dom.createTextNode(text))
+                    for child in children:
+                        element.appendChild(child)
+                    return element
+
+                def _print_Function(self, e: Any) -> Any:
+                    if not isinstance(e, AppliedUndef):
+                        return super()._print_Function(e)
+                    # as written (sympy's lower-cases it); the operators E and P of the
+                    # constraints upright, functions such as u and f in italics
+                    name = e.func.__name__
+                    head = (self._element("mi", text=name, mathvariant="normal")
+                            if name in ("E", "P") else self._element("mi", text=name))
+                    return self._element("mrow", head, self._paren_comma_separated(*e.args))
+
+                def _print_Piecewise(self, e: Any) -> Any:
+                    rows = []
+                    for value, condition in e.args:
+                        when = (self._element("mtext", text="otherwise") if condition is sympy.true
+                                else self._element("mrow", self._element("mtext", text="if\u2003"),
+                                                   self._print(condition)))
+                        rows.append(self._element("mtr", self._element("mtd", self._print(value)),
+                                                  self._element("mtd", when)))
+                    return self._element("mrow", self._element("mo", text="{"),
+                                         self._element("mtable", *rows, columnalign="left",
+                                                       displaystyle="true"))
+
+            cls._printer = Printer
+        return cls._printer({"ln_notation": False})
+
+    @classmethod
+    def write(cls, node: Any) -> str:
+        if node.nodeType == node.TEXT_NODE:
+            return html.escape(html.unescape(node.data), quote=False)
+        attributes = "".join(f' {_e(key)}="{_e(html.unescape(value))}"'
+                             for key, value in node.attributes.items())
+        inner = "".join(cls.write(child) for child in node.childNodes)
+        return f"<{node.tagName}{attributes}>{inner}</{node.tagName}>"
+
+
+def _formula(expr: Any, name: str | None = None, variable: Any = None) -> str:
+    """A formula as MathML, drawn by the browser with no script, with its LaTeX source one
+    click away; as ``name(variable) = expr`` when a name is given. Floats are shown to
+    :data:`_DIGITS` digits, the LaTeX keeps them all."""
+    shown, source = _short(expr), expr
     if name is not None:
-        expr = sympy.Eq(sympy.Function(name)(variable), expr, evaluate=False)
-    return sympy.pretty(expr, use_unicode=True, wrap_line=False)
+        head = sympy.Function(name)(variable)
+        shown = sympy.Eq(head, shown, evaluate=False)
+        source = sympy.Eq(head, source, evaluate=False)
+    element = _MathML.printer()._print(shown)
+    return (f'<div class="formula"><math displaystyle="true">{_MathML.write(element)}</math>'
+            f"<details><summary>LaTeX</summary><pre><code>{_e(sympy.latex(source))}</code></pre>"
+            "</details></div>")
 
 
 def _number(value: Any, rule: Any, suffix: str) -> str:
@@ -424,19 +499,21 @@ def _origin(utility: Utility) -> str:
     how = ("the Lagrange multipliers in closed form" if distribution.closed_form
            else "the Lagrange multipliers solved numerically")
     law = f" ({_e(distribution.name)})" if getattr(distribution, "name", None) else ""
+    kappa = sympy.Symbol("kappa")
+    multipliers = "".join(_formula(sympy.Eq(symbol, value, evaluate=False))
+                          for symbol, value in distribution.multipliers.items())
     return (f"<p>The survival function u(t) = 1 - F(t) of the maximum-entropy captime law"
             f"{law} under the constraints below, with {how}:</p><ul>{items}</ul>"
-            f'<p>Its density:</p><pre class="formula">'
-            f"{_e(_pretty(distribution.pdf, 'f', sympy.Symbol('kappa')))}</pre>")
+            f"<p>Its density and distribution function:</p>"
+            f"{_formula(distribution.pdf, 'f', kappa)}{_formula(distribution.cdf, 'F', kappa)}"
+            f"<p>Its Lagrange multipliers:</p>{multipliers}")
 
 
 def _constraint(constraint: Any) -> str:
     statement = constraint.statement()
     shown = ("" if isinstance(statement, sympy.logic.boolalg.BooleanAtom)
-             else f'<pre class="formula">{_e(_pretty(statement))}</pre>')
-    return (f"<code>{_e(repr(constraint))}</code>{shown}"
-            f"<details><summary>LaTeX</summary><pre><code>{_e(constraint.latex())}</code></pre>"
-            "</details>")
+             else _formula(statement))
+    return f"<code>{_e(repr(constraint))}</code>{shown}"
 
 
 def _at_cutoff(data: ReportData, utility: Utility) -> str:
@@ -467,9 +544,7 @@ def _utilities_section(data: ReportData) -> str:
                          "the number of instances.</p>")
             continue
         utility = rule if isinstance(rule, Utility) else Utility(rule, name=name)
-        parts.append(f'<pre class="formula">{_e(_pretty(utility.expr, "u", sympy.Symbol("t")))}</pre>')
-        parts.append("<details><summary>LaTeX</summary>"
-                     f"<pre><code>u(t) = {_e(sympy.latex(utility.expr))}</code></pre></details>")
+        parts.append(_formula(utility.expr, "u", sympy.Symbol("t")))
         parts.append(_at_cutoff(data, utility))
         parts.append(_origin(utility))
     return "".join(parts)

@@ -229,15 +229,40 @@ def test_provenance(small_page):
 def test_utilities_section_gives_formula_latex_and_constraints(small_page):
     page, *_ = small_page
     text = "".join(parse(page).text)
-    # uniform(100): derived from its support; the formula as sympy draws it and its LaTeX
+    # uniform(100): derived from its support; every formula as MathML with its LaTeX beside it
     assert "Support(0, 100)" in text and r"\kappa \in \left[0, 100\right]" in text
-    assert sympy.pretty(sympy.Eq(sympy.Function("u")(sympy.Symbol("t")),
-                                 maxent_util.parse_utility("uniform(100)").expr, evaluate=False),
-                        use_unicode=True, wrap_line=False) in text
-    assert r"u(t) = e^{- \frac{t}{10}}" in text
+    # hand: u(t) = 1 - t/100 below 100, else 0; f = 1/100 there; lambda_0 = -1 + log(100)
+    assert ("<mi>u</mi><mrow><mo>(</mo><mi>t</mi><mo>)</mo></mrow></mrow><mo>=</mo><mrow><mo>{</mo>"
+            "<mtable") in page
+    assert "<mn>1</mn><mo>-</mo><mrow><mfrac><mi>t</mi><mn>100</mn></mfrac></mrow>" in page
+    assert "<mtext>otherwise</mtext>" in page and "<mo>&lt;</mo><mn>100</mn>" in page
+    assert "<mi>f</mi><mrow><mo>(</mo><mi>κ</mi><mo>)</mo></mrow>" in page  # the density
+    assert "<mi>F</mi><mrow><mo>(</mo><mi>κ</mi><mo>)</mo></mrow>" in page  # its CDF
+    assert "<msub><mi>λ</mi><mi>0</mi></msub><mo>=</mo>" in page  # its multiplier
+    assert r"\lambda_{0} = -1 + \log{\left(100 \right)}" in text
+    assert r"u{\left(t \right)} = e^{- \frac{t}{10}}" in text
     assert "no constraints on the captime are recorded" in text  # the bare expression
     assert "u(60) = 0.4 at the cutoff" in text  # hand: 1 - 60/100
     assert "Penalised average runtime" in text and "number of solved instances" in text
+    # every LaTeX source is one click away, beside its formula, and no <pre> pretty-print is left
+    parsed = parse(page)
+    # uniform(100): u, its support, f, F, lambda_0; exp(-t/10): u
+    assert parsed.tags.count("math") == parsed.tags.count("details") == 6
+    assert '<pre class="formula">' not in page
+
+
+def test_formulas_escape_what_they_print():
+    # sympy's MathML printer writes text raw (a relation's "<" as is): the page's writer escapes
+    hostile = sympy.Symbol("<script>alert(1)</script>", positive=True)
+    formula = report_module._formula(sympy.Piecewise((1, t < hostile), (0, True)), "u", t)
+    assert "<script>" not in formula and "&lt;script&gt;alert(1)&lt;/script&gt;" in formula
+    assert "<mo>&gt;</mo>" in formula and "<mo>></mo>" not in formula  # sympy wrote hostile > t
+    assert "<mo>&lt;</mo>" in report_module._formula(sympy.Lt(t, 5))
+    parsed = parse(formula)
+    assert "script" not in parsed.tags
+    assert "".join(parsed.text).count("<script>alert(1)</script>") == 2  # MathML and LaTeX
+    # entities of sympy's printer become their characters, not double-escaped text
+    assert "&amp;#" not in report_module._formula(sympy.Symbol("kappa") * sympy.pi)
 
 
 def test_everything_from_data_is_escaped(small_page):
@@ -251,7 +276,10 @@ def test_everything_from_data_is_escaped(small_page):
         "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "nav",
         "ol", "ul", "li", "a", "main", "section", "dl", "dt", "dd", "div", "table", "thead",
         "tbody", "tr", "th", "td", "em", "figure", "figcaption", "svg", "g", "path", "defs",
-        "clippath", "use", "text", "tspan", "rect", "pre", "code", "details", "summary"}
+        "clippath", "use", "text", "tspan", "rect", "pre", "code", "details", "summary",
+        # MathML
+        "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub", "mtable", "mtr", "mtd",
+        "mtext"}
     assert HOSTILE in [row["name"] for row in parsed.rows]
 
 
