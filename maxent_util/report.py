@@ -81,6 +81,16 @@ tbody tr:nth-child(even) { background: #fafafa; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 th[scope=row] { text-align: left; font-weight: normal; }
 .scroll { overflow-x: auto; }
+table.compact th[scope=row] { max-width: 16rem; overflow-wrap: anywhere; }
+table.compact thead th { font-size: 0.8rem; }
+table.compact td.rank { border-left: 2px solid #aaa; color: #555; }
+table.matrix { font-size: 0.7rem; }
+table.matrix td, table.matrix thead th { width: 1.1rem; padding: 0; text-align: center; }
+table.matrix th[scope=row] { white-space: nowrap; padding-right: 0.4rem; }
+table.matrix td.better { background: #cfe8cf; }
+table.matrix td.worse { background: #f3d0cc; }
+table.matrix td.same { color: #999; }
+table.matrix td.self { background: #e4e4e4; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
@@ -361,26 +371,35 @@ def _ranking_columns(data: ReportData) -> tuple[list[tuple[str, Any, list[tuple[
     return groups, [str(c) for c in frame.columns if c not in claimed]
 
 
+def _cell(value: Any, rule: Any, name: str, column: str) -> str:
+    """A number of the ranking as a cell: shown rounded, the exact value in ``data-value``."""
+    kind = "number rank" if column == name + " rank" else "number"
+    return (f'<td class="{kind}" data-column="{_e(column)}" '
+            f'data-value="{_e(repr(float(value)))}">'
+            f"{_e(_number(value, rule, column[len(name):]))}</td>")
+
+
+def _rule_anchor(index: int) -> str:
+    return f"rule-{index + 1}"
+
+
 @section("rankings", "Rankings")
 def _rankings_section(data: ReportData) -> str:
     groups, others = _ranking_columns(data)
     frame = data.ranking
     top = ['<th rowspan="2" scope="col">algorithm</th>']
     bottom = []
-    for name, _, columns in groups:
-        top.append(f'<th colspan="{len(columns)}" scope="colgroup">{_e(name)}</th>')
-        bottom += [f'<th scope="col">{_e(header)}</th>' for _, header in columns]
+    for index, (name, _, _) in enumerate(groups):
+        top.append(f'<th colspan="2" scope="colgroup"><a href="#{_rule_anchor(index)}">'
+                   f"{_e(name)}</a></th>")
+        bottom += ['<th scope="col">rank</th>', '<th scope="col">score</th>']
     top += [f'<th rowspan="2" scope="col">{_e(column)}</th>' for column in others]
     rows = []
     for algorithm, row in frame.iterrows():
         cells = [f'<th scope="row">{_e(algorithm)}</th>']
-        for name, rule, columns in groups:
-            for column, _ in columns:
-                value = row[column]
-                suffix = column[len(name):]
-                cells.append(f'<td class="number" data-column="{_e(column)}" '
-                             f'data-value="{_e(repr(float(value)))}">'
-                             f"{_e(_number(value, rule, suffix))}</td>")
+        for name, rule, _ in groups:
+            cells += [_cell(row[name + " rank"], rule, name, name + " rank"),
+                      _cell(row[name], rule, name, name)]
         for column in others:
             value = row[column]
             shown = repr(float(value)) if isinstance(value, (int, float, np.number)) else value
@@ -389,23 +408,65 @@ def _rankings_section(data: ReportData) -> str:
     first = data.rules[0][0]
     intro = (
         "<p>Each algorithm's <em>score</em> under a utility is its mean utility u(t) over its "
-        "instances; a capped run or a failure counts 0 (<em>lower</em>), and <em>upper</em> "
-        "counts a capped run as u(cutoff), what it would be worth had it finished just after "
-        "the cutoff. PAR-k is the mean penalised runtime (a run's time, or k times the cutoff "
-        "if unsolved; lower is better) and 'solved' counts solved instances: they have no bounds. "
-        "Rank 1 is best; equal "
-        f"scores share a rank. Rows are ordered by the rank under {_e(first)}.</p>")
-    return (f'{intro}<div class="scroll"><table class="ranking"><thead><tr>{"".join(top)}</tr>'
-            f'<tr>{"".join(bottom)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+        "instances, a capped run or a failure counting 0; PAR-k is the mean penalised runtime "
+        "(a run's time, or k times the cutoff if unsolved; lower is better) and 'solved' "
+        "counts solved instances. Rank 1 is best; equal scores share a rank. Rows are ordered "
+        f"by the rank under {_e(first)}. Each rule's bounds, intervals and paired tests are "
+        'under <a href="#uncertainty">its own heading</a> (follow the rule\'s name).</p>')
+    return (f'{intro}<div class="scroll"><table class="ranking compact"><thead><tr>'
+            f'{"".join(top)}</tr><tr>{"".join(bottom)}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
-@section("pairwise", "Which differences are real")
-def _pairwise_section(data: ReportData) -> str | None:
-    if "ci" not in data.options:
-        return None
-    name, rule = data.rules[0]
-    frame = pairwise(data.table, {name: rule}, **data.options)
-    level = data.options["ci"]
+# Above this many algorithms a rule's list of pairs shows neighbours in its ranking only
+# (the matrix still shows every pair): 50 algorithms make 1,225 pairs per rule.
+_ALL_PAIRS = 50
+
+
+def _bounds_table(data: ReportData, name: str, rule: Any, columns: list[tuple[str, str]]
+                  ) -> str:
+    frame = data.ranking.sort_values([name + " rank"], kind="stable")
+    head = "".join(f'<th scope="col">{_e(header)}</th>' for _, header in columns)
+    rows = "".join(
+        f'<tr><th scope="row">{_e(algorithm)}</th>'
+        + "".join(_cell(row[column], rule, name, column) for column, _ in columns) + "</tr>"
+        for algorithm, row in frame.iterrows())
+    return (f'<div class="scroll"><table class="bounds" data-rule="{_e(name)}"><thead><tr>'
+            f'<th scope="col">algorithm</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+
+
+def _matrix(frame: pd.DataFrame, order: list[str], name: str) -> str:
+    """Which differences are real: one row and one column per algorithm in rank order; a
+    cell says whether the row's algorithm is significantly better (+), worse (-), or
+    neither (.) than the column's."""
+    place = {algorithm: index for index, algorithm in enumerate(order)}
+    count = len(order)
+    marks = [["" for _ in order] for _ in order]
+    for (a, b), significant in frame["significant"].items():
+        i, j = place[str(a)], place[str(b)]
+        marks[i][j], marks[j][i] = ("+", "-") if significant else (".", ".")
+    kinds = {"+": "better", "-": "worse", ".": "same", "": "self"}
+    head = "".join(f'<th scope="col">{k + 1}</th>' for k in range(count))
+    rows = "".join(
+        f'<tr><th scope="row">{i + 1}. {_e(algorithm)}</th>'
+        + "".join(f'<td class="{kinds[mark]}">{mark}</td>'
+                  for mark in marks[i]) + "</tr>"
+        for i, algorithm in enumerate(order))
+    return (f'<div class="scroll"><table class="matrix" data-rule="{_e(name)}"><thead><tr>'
+            f"<th></th>{head}</tr></thead><tbody>{rows}</tbody></table></div>")
+
+
+def _pairs_table(frame: pd.DataFrame, order: list[str]) -> tuple[str, str]:
+    """The paired comparisons as a table (every pair, or neighbours in the ranking when
+    there are many algorithms), and a sentence saying which."""
+    if len(order) > _ALL_PAIRS:
+        neighbours = set(zip(order, order[1:]))
+        frame = frame[[(str(a), str(b)) in neighbours for a, b in frame.index]]
+        which = (f"the {len(frame)} pairs of neighbours in this ranking (with {len(order)} "
+                 "algorithms the list of every pair is long: the matrix above shows them all, "
+                 "<code>maxent_util.pairwise</code> lists them)")
+    else:
+        which = f"all {len(frame)} pairs"
     headers = ["a", "b", *frame.columns]
     rows = []
     for (a, b), row in frame.iterrows():
@@ -418,16 +479,49 @@ def _pairwise_section(data: ReportData) -> str | None:
                 cells.append(f'<td class="number" data-column="{_e(column)}" '
                              f'data-value="{_e(repr(float(value)))}">{float(value):.4g}</td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    intro = (
-        f"<p>Every pair of algorithms under {_e(name)}, the first rule, compared instance by "
-        "instance: the mean of each, the mean difference a - b with its "
-        f"{level:.0%} paired bootstrap interval ({_e(data.options['resamples'])} resamples of the "
-        "instances), the Wilcoxon signed-rank and sign-test p-values, and both adjusted for "
-        "the number of pairs by Holm's method. <em>significant</em>: the Holm-adjusted "
-        f"Wilcoxon p-value is below {1 - level:.3g}.</p>")
     head = "".join(f'<th scope="col">{_e(h)}</th>' for h in headers)
-    return (f'{intro}<div class="scroll"><table class="pairwise"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
+    return (f'<div class="scroll"><table class="pairwise"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>', which)
+
+
+@section("uncertainty", "Bounds, intervals and which differences are real")
+def _uncertainty_section(data: ReportData) -> str:
+    groups, _ = _ranking_columns(data)
+    paired = "ci" in data.options and data.table["algorithm"].nunique() > 1
+    if paired:
+        level = data.options["ci"]
+        intro = (
+            "<p>Under each rule: every algorithm's score with its bounds (for a utility, "
+            "<em>lower</em> counts a capped run or a failure 0 and <em>upper</em> counts a capped "
+            "run as u(cutoff), what it would be worth had it finished just after the cutoff; "
+            f"a classic rule has no bounds) and its {level:.0%} paired bootstrap interval "
+            f"({_e(data.options['resamples'])} resamples of the instances). Then every pair "
+            "of algorithms compared instance by instance: the matrix marks <b>+</b> where the "
+            "row's algorithm is better than the column's and the difference is real (the "
+            "Holm-adjusted Wilcoxon signed-rank p-value is below "
+            f"{1 - level:.3g}), <b>-</b> where it is worse, and . where the data cannot tell "
+            "them apart; columns are numbered as the rows. The list below it gives each pair's "
+            f"means, the mean difference a - b with its {level:.0%} interval, the Wilcoxon and "
+            "sign-test p-values and both adjusted by Holm's method.</p>")
+    else:
+        intro = ("<p>Under each rule: every algorithm's score with its bounds (for a utility, "
+                 "<em>lower</em> counts a capped run or a failure 0 and <em>upper</em> counts a "
+                 "capped run as u(cutoff)). No paired tests: the page was made without "
+                 "intervals (ci=None) or of one algorithm.</p>")
+    parts = [intro]
+    for index, (name, rule, columns) in enumerate(groups):
+        parts.append(f'<h3 id="{_rule_anchor(index)}">{_e(name)}</h3>')
+        parts.append(_bounds_table(data, name, rule, [c for c in columns]))
+        if not paired:
+            continue
+        frame = pairwise(data.table, {name: rule}, **data.options)
+        order = [str(a) for a in data.ranking.sort_values([name + " rank"], kind="stable").index]
+        real = int(frame["significant"].sum())
+        parts.append(f"<p>{real} of {len(frame)} differences are real under {_e(name)}.</p>")
+        parts.append(_matrix(frame, order, name))
+        table, which = _pairs_table(frame, order)
+        parts.append(f"<details><summary>The paired tests: {which}</summary>{table}</details>")
+    return "".join(parts)
 
 
 @section("sweep", "Which scale decides the ranking")

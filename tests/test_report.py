@@ -24,6 +24,8 @@ from maxent_util import report as report_module
 from maxent_util.cli import main
 from maxent_util.report import SECTIONS, report_html, section, write_report
 
+from synthetic_runs import competition
+
 HOSTILE = "<script>alert(1)</script>"
 
 
@@ -56,7 +58,12 @@ def fast_rules() -> dict:
 
 
 class Page(HTMLParser):
-    """What a page holds: its tags, its text, the ranking table's cells and the svg elements."""
+    """What a page holds: its tags, its text, the ranking's cells and the svg elements.
+
+    The ranking is spread over the compact table (``table.ranking``: every rule's rank and
+    score) and one table per rule (``table.bounds``: its bounds and intervals): ``rows``
+    holds the compact table's rows, in its order, each with the cells of every table for
+    its algorithm; ``headers`` the compact table's headers, then each rule table's."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -69,6 +76,8 @@ class Page(HTMLParser):
         self.sections: list[str] = []
         self._table = self._body = False
         self._cell: list | None = None
+        self._by_name: dict[str, dict] = {}
+        self._first = True  # reading the compact table, whose rows give the order
 
     def handle_starttag(self, tag, attrs):
         attrs = [(key, value or "") for key, value in attrs]
@@ -79,12 +88,13 @@ class Page(HTMLParser):
             self.svgs.append(found)
         elif tag == "section":
             self.sections.append(found.get("id", ""))
-        elif tag == "table" and found.get("class") == "ranking":
+        elif tag == "table" and found.get("class", "").split()[:1] in (["ranking"], ["bounds"]):
             self._table = True
+            self._first = found["class"].startswith("ranking")
         elif self._table and tag == "tbody":
             self._body = True
         elif self._body and tag == "tr":
-            self.rows.append({"name": None, "cells": {}})
+            self._row = {"name": None, "cells": {}}
         elif self._body and tag == "th":
             self._cell = ["name", ""]
         elif self._body and tag == "td":
@@ -97,11 +107,16 @@ class Page(HTMLParser):
             self._table = self._body = False
         elif tag in ("th", "td") and self._cell is not None:
             if self._cell[0] == "name":
-                self.rows[-1]["name"] = self._cell[1]
+                name = self._row["name"] = self._cell[1]
+                if name not in self._by_name:
+                    self._by_name[name] = self._row
+                    if self._first:
+                        self.rows.append(self._row)
+                self._row = self._by_name[name]
             elif self._cell[0] == "header":
                 self.headers.append(self._cell[1])
             else:
-                self.rows[-1]["cells"][self._cell[0]] = (self._cell[1], self._cell[2])
+                self._row["cells"][self._cell[0]] = (self._cell[1], self._cell[2])
             self._cell = None
 
     def handle_data(self, data):
@@ -193,7 +208,7 @@ def test_page_is_self_contained(small_page):
 def test_page_sections_and_figures(small_page):
     page, *_ = small_page
     parsed = parse(page)
-    assert parsed.sections == [s.id for s in SECTIONS if s.id != "sweep"] == ["data", "rankings", "pairwise", "bump-chart",
+    assert parsed.sections == [s.id for s in SECTIONS if s.id != "sweep"] == ["data", "rankings", "uncertainty", "bump-chart",
                                                            "cactus", "survival", "utilities"]
     assert [svg["aria-label"] for svg in parsed.svgs] == [
         "bump chart of the ranks under each rule",
@@ -211,8 +226,8 @@ def test_ranking_table_is_ranks_numbers(small_page):
     page, table, rules, _ = small_page
     parsed = parse(page)
     assert_ranking_matches(parsed, table, rules)
-    assert parsed.headers[:6] == ["algorithm", "uniform(100)", "<i>fast</i>", "PAR-2", "solved",
-                                  "score"]
+    assert parsed.headers[:7] == ["algorithm", "uniform(100)", "<i>fast</i>", "PAR-2", "solved",
+                                  "rank", "score"]
 
 
 def test_provenance(small_page):
@@ -247,7 +262,7 @@ def test_utilities_section_gives_formula_latex_and_constraints(small_page):
     # every LaTeX source is one click away, beside its formula, and no <pre> pretty-print is left
     parsed = parse(page)
     # uniform(100): u, its support, f, F, lambda_0; exp(-t/10): u
-    assert parsed.tags.count("math") == parsed.tags.count("details") == 6
+    assert parsed.tags.count("math") == page.count("<summary>LaTeX</summary>") == 6
     assert '<pre class="formula">' not in page
 
 
@@ -276,7 +291,7 @@ def test_everything_from_data_is_escaped(small_page):
         "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "nav",
         "ol", "ul", "li", "a", "main", "section", "dl", "dt", "dd", "div", "table", "thead",
         "tbody", "tr", "th", "td", "em", "figure", "figcaption", "svg", "g", "path", "defs",
-        "clippath", "use", "text", "tspan", "rect", "pre", "code", "details", "summary",
+        "clippath", "use", "text", "tspan", "rect", "pre", "code", "details", "summary", "b",
         # MathML
         "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub", "mtable", "mtr", "mtd",
         "mtext"}
@@ -294,8 +309,8 @@ def test_report_hypothesis_names_round_trip():
         table = long_table([(name, instance, 1.0 + k, "solved" if k % 2 else "capped", 10.0)
                             for k, name in enumerate(names) for instance in ("i", "j")])
         rules = {rule_name: PAR(2)} if rule_name != "solved" else {"solved": Solved()}
-        page = report_html(table, rules=rules, sections=["data", "rankings"], date="d",
-                           title=rule_name)
+        page = report_html(table, rules=rules, sections=["data", "rankings", "uncertainty"],
+                           date="d", title=rule_name, ci=None)
         parsed = parse(page)
         # every name comes back as text; no markup came with it
         assert sorted(row["name"] for row in parsed.rows) == sorted(names)
@@ -304,7 +319,7 @@ def test_report_hypothesis_names_round_trip():
                                     "section", "dl", "dt", "dd", "div", "table", "thead",
                                     "tbody", "tr", "th", "td", "em", "ul"}
         assert rule_name in parsed.headers
-        assert_ranking_matches(parsed, table, rules)
+        assert_ranking_matches(parsed, table, rules, ci=None)
 
     check()
 
@@ -337,25 +352,54 @@ def test_sections_register_by_one_function(runs):
 def test_ci_columns_are_rank_s_bootstrap_intervals(runs):
     # reference: rank() itself with the same level, resamples and seed
     parsed = parse(report_html(runs, rules=fast_rules(), ci=0.9, resamples=500, seed=3,
-                               sections=["rankings"]))
-    assert parsed.headers[4:10] == ["score", "lower", "upper", "CI low", "CI high", "rank"]
+                               sections=["rankings", "uncertainty"]))
+    # the compact table (algorithm, 3 rules, rank and score each), then exp(-t/10)'s own table
+    assert parsed.headers[10:18] == ["algorithm", "score", "lower", "upper", "CI low", "CI high",
+                                     "rank", "algorithm"]
     reference = rank(runs, fast_rules(), bounds=True, ci=0.9, resamples=500, seed=3)
     first = parsed.rows[0]
     assert float(first["cells"]["PAR-2 ci high"][0]) == reference["PAR-2 ci high"].iloc[0]
     assert first["cells"]["exp(-t/10) ci low"][1] == f"{reference['exp(-t/10) ci low'].iloc[0]:.4f}"
-    without = parse(report_html(runs, rules=fast_rules(), ci=None, sections=["rankings"]))
-    assert "CI low" not in without.headers
+    without = parse(report_html(runs, rules=fast_rules(), ci=None,
+                                sections=["rankings", "uncertainty"]))
+    assert "CI low" not in without.headers and "lower" in without.headers
 
 
-def test_pairwise_section_holds_pairwise_under_the_first_rule(runs):
-    # reference: maxent_util.pairwise with the page's options
+def test_every_rule_has_its_paired_tests_and_matrix(runs):
+    # reference: maxent_util.pairwise with the page's options, rule by rule
     page = report_html(runs, rules=fast_rules(), ci=0.9, resamples=400, seed=1,
-                       sections=["pairwise"])
-    name, rule = next(iter(fast_rules().items()))
-    reference = pairwise(runs, {name: rule}, ci=0.9, resamples=400, seed=1)
+                       sections=["uncertainty"])
     values = [float(v) for v in re.findall(r'data-column="wilcoxon p holm" data-value="([^"]+)"', page)]
-    assert values == reference["wilcoxon p holm"].tolist() and len(values) == len(reference)
-    assert "pairwise" not in report_html(runs, rules=fast_rules(), ci=None, sections=["pairwise"])
+    matrices = re.findall(r'<table class="matrix" data-rule="([^"]*)">(.*?)</table>', page)
+    assert [name for name, _ in matrices] == list(fast_rules())
+    expected = []
+    for (name, rule), (_, matrix) in zip(fast_rules().items(), matrices):
+        reference = pairwise(runs, {name: rule}, ci=0.9, resamples=400, seed=1)
+        expected += reference["wilcoxon p holm"].tolist()
+        # the matrix: + where the row is significantly better, - worse, . neither
+        order = rank(runs, {name: rule})[f"{name} rank"].sort_values(kind="stable").index.tolist()
+        cells = [re.findall(r'<td class="[a-z]+">([^<]*)</td>', row)
+                 for row in re.findall(r"<tr><th scope=\"row\">.*?</tr>", matrix)]
+        assert len(cells) == len(order) == 3
+        for (a, b), significant in reference["significant"].items():
+            i, j = order.index(a), order.index(b)
+            assert (cells[i][j], cells[j][i]) == (("+", "-") if significant else (".", "."))
+        assert [cells[i][i] for i in range(3)] == ["", "", ""]
+    assert values == expected and len(values) == 3 * 3
+    assert f"of 3 differences are real under PAR-2" in page
+    without = report_html(runs, rules=fast_rules(), ci=None, sections=["uncertainty"])
+    assert '<table class="matrix"' not in without and '<table class="pairwise"' not in without
+    assert '<table class="bounds"' in without
+
+
+def test_many_algorithms_list_neighbouring_pairs(monkeypatch):
+    # above _ALL_PAIRS algorithms the list shows neighbours in the ranking; the matrix all
+    monkeypatch.setattr(report_module, "_ALL_PAIRS", 3)
+    table = competition(5, 6)
+    page = report_html(table, rules={"PAR-2": PAR(2)}, resamples=50, sections=["uncertainty"])
+    assert "the 4 pairs of neighbours in this ranking" in page
+    assert len(re.findall(r'data-column="significant"', page)) == 4
+    assert page.count('<td class="self">') == 5
 
 
 def test_unknown_columns_are_shown_after_the_rules(runs, monkeypatch):

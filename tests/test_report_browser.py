@@ -24,8 +24,9 @@ pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).is_file() or shutil.which(CHROMIUM) is None,
     reason="no chromium at /usr/bin/chromium (Debian: apt-get install chromium)")
 
-RULES = {"uniform(500)": "uniform(500)", "pareto(5, 3)": "pareto(5, 3)",
-         "exponential(1)": "exponential(1)", "PAR-2": PAR(2), "solved": Solved()}
+# the command line's default rules (five utilities and PAR-2), and the solved count
+RULES = {**{spec: spec for spec in ("uniform(20)", "uniform(500)", "pareto(5, 3)", "pareto(5, 1)",
+                                   "exponential(1)")}, "PAR-2": PAR(2), "solved": Solved()}
 
 
 @pytest.fixture(scope="module")
@@ -72,4 +73,23 @@ def test_every_formula_is_drawn(browser, page_of_14):
     line = tab.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
     assert max(heights) > 1.5 * line
     assert tab.console_messages == [] and tab.requested == [page_of_14.resolve().as_uri()]
+    tab.close()
+
+
+def test_rankings_fit_at_1400_pixels(browser, page_of_14):
+    tab = open_page(browser, page_of_14, width=1400)
+    # the page does not scroll sideways, nor does the compact table inside its frame
+    page = tab.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert page[0] <= page[1], page
+    frame = tab.evaluate("""(() => { const f = document.querySelector('table.ranking').parentElement;
+        return [f.scrollWidth, f.clientWidth]; })()""")
+    assert frame[0] <= frame[1], frame
+    # every rule's rank and score are in it, and its name links to the rule's own table
+    headers = tab.evaluate("Array.from(document.querySelectorAll('table.ranking thead a'), "
+                           "a => [a.textContent, a.getAttribute('href')])")
+    assert [name for name, _ in headers] == list(RULES)
+    for name, anchor in headers:
+        assert tab.evaluate(f"document.querySelector('{anchor}').textContent") == name
+        assert tab.evaluate(f"document.querySelector('{anchor} + div table.bounds')"
+                            ".dataset.rule") == name
     tab.close()
