@@ -553,35 +553,50 @@ def _sweep_section(data: ReportData) -> str | None:
                                    f"Every algorithm's score as {parameter} varies")
 
 
+def _highlighted(data: ReportData) -> tuple[list[str], str]:
+    """The algorithms every figure draws in colour (the best under the first rule, in the same
+    colours in each figure), and a sentence saying so when the others are grey."""
+    names = [str(name) for name in data.ranking.index[:plots.HIGHLIGHT]]
+    others = len(data.ranking) - len(names)
+    if others <= 0:
+        return names, ""
+    return names, (f" The {len(names)} best under {_e(data.rules[0][0])} are in colour (the "
+                   f"same in every figure), the other {others} in grey.")
+
+
 @section("bump-chart", "Ranks under each rule")
 def _bump_section(data: ReportData) -> str:
-    figure = plots.plot_ranking(data.ranking)
+    names, note = _highlighted(data)
+    figure = plots.plot_ranking(data.ranking, highlight=names)
     return _figure(figure, "bump", "bump chart of the ranks under each rule",
                    "Each line joins an algorithm's ranks under the rules, left to right in the "
                    "order of the table above; rank 1 at the top. Crossing lines are algorithms "
-                   "that the rules order differently.")
+                   "that the rules order differently." + note)
 
 
 @section("cactus", "Cactus plot")
 def _cactus_section(data: ReportData) -> str:
-    figure = plots.plot_cactus(data.table)
+    names, note = _highlighted(data)
+    figure = plots.plot_cactus(data.table, highlight=names)
     return _figure(figure, "cactus", "cactus plot of solved instances against runtime",
                    "The SAT Competition's figure: an algorithm's k-th shortest solved runtime "
                    "against k. Further right solves more; lower solves faster. Capped runs "
-                   "and failures are left out.")
+                   "and failures are left out." + note)
 
 
 @section("survival", "Runs still running")
 def _survival_section(data: ReportData) -> str:
     utilities = data.utilities
-    figure = plots.plot_survival(data.table, utility=dict(utilities) if utilities else None)
+    names, note = _highlighted(data)
+    figure = plots.plot_survival(data.table, utility=dict(utilities) if utilities else None,
+                                 highlight=names)
     overlay = (" The dashed black curves (right axis) are the utilities: an algorithm "
                "scores well under a utility when its curve falls early, while u(t) is still "
                "high." if utilities else "")
     return _figure(figure, "survival", "fraction of runs still running against runtime",
                    "The fraction of each algorithm's runs not yet solved at time t (log axis). "
                    "Capped runs count until their cutoff (a Kaplan-Meier estimate where "
-                   "cutoffs differ); failures count as never solved." + overlay)
+                   "cutoffs differ); failures count as never solved." + overlay + note)
 
 
 def _origin(utility: Utility) -> str:
