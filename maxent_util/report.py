@@ -735,6 +735,24 @@ def _source_file(source: Any, owner: str) -> Path | None:
     return path
 
 
+def _label(label: Any, source: Any, path: Path | None) -> str:
+    """How the data are named: the label given, but never a path of this machine. A label
+    that names the source file or folder (as the command line's FILE does, absolute or not)
+    is shortened to its last part."""
+    if label is None:
+        return path.name if path is not None else "runtime table"
+    label = str(label)
+    if path is not None:
+        given = Path(label)
+        try:
+            same = given.resolve() in (Path(source).resolve(), path.resolve())
+        except (OSError, ValueError):  # a label that is no path at all (NUL, too long)
+            same = False
+        if same:
+            return given.resolve().name
+    return label
+
+
 def _when(date: Any, owner: str) -> str:
     if date is None:
         date = datetime.datetime.now(datetime.timezone.utc)
@@ -761,7 +779,8 @@ def _provenance(table: pd.DataFrame, label: str, path: Path | None, format: str 
                        if s in statuses.index)
     facts = [("data", label)]
     if path is not None:
-        facts += [("file", _shown(path.name)), ("sha256", _sha256(path))]
+        facts += [("file", _shown(path.name)), ("size", f"{path.stat().st_size:,} bytes"),
+                  ("sha256", _sha256(path))]
     facts += [
         ("format", format if format is not None else "a table given in Python"),
         ("algorithms", str(table["algorithm"].nunique())),
@@ -834,9 +853,12 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         :class:`~maxent_util.Solved`; a mapping gives the display names. Rows
         are ordered by the first rule.
     source : str or os.PathLike, optional, keyword-only
-        The file the table was read from: its name and sha256 go on the page.
+        The file the table was read from: its name, size and sha256 go on
+        the page, never the folder it is in.
     label : str, optional, keyword-only
-        How to name the data (default: the file's name, else "runtime table").
+        How to name the data (default: the file's name, else "runtime
+        table"); a label that is the source's path, as the command line
+        gives it, is shortened to the file's (or folder's) name.
     format : str, optional, keyword-only
         The format it was read in (``"satcomp"``, ``"long"``, ``"aslib"``
         add the reader's note from :data:`FORMAT_NOTES`).
@@ -909,9 +931,7 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     named = _rules(rules, owner)
     path = _source_file(source, owner)
     heading = _title(title, owner)
-    if label is None:
-        label = path.name if path is not None else "runtime table"
-    label = _shown(label)
+    label = _shown(_label(label, source, path))
     when = _when(date, owner)
     options: dict[str, Any] = {"duplicates": duplicates, "missing": missing}
     if ci is not None:

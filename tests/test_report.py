@@ -234,7 +234,8 @@ def test_provenance(small_page):
     page, table, _, source = small_page
     text = "".join(parse(page).text)
     digest = hashlib.sha256(source.read_bytes()).hexdigest()  # reference: hashlib on the file
-    for fact in ("file<b>runs.csv", f"sha256{digest}", "formatlong", "algorithms3",
+    size = source.stat().st_size  # reference: the file system
+    for fact in ("file<b>runs.csv", f"sha256{digest}", f"size{size:,} bytes", "formatlong", "algorithms3",
                  "instances2", "runs6 (4 solved, 1 capped, 1 memout)", "cutoff60 s",
                  f"maxent_util{maxent_util.__version__}", "date2024-05-01T12:00:00+00:00",
                  "re-capped <at> 60 s & more", "Read as a long CSV"):
@@ -296,6 +297,31 @@ def test_everything_from_data_is_escaped(small_page):
         "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub", "mtable", "mtr", "mtd",
         "mtext"}
     assert HOSTILE in [row["name"] for row in parsed.rows]
+
+
+def test_no_machine_path_on_the_page(runs, tmp_path, monkeypatch):
+    folder = tmp_path / "private-home"
+    folder.mkdir()
+    data = folder / "detailed_main.csv"
+    runs.to_csv(data, index=False)
+    monkeypatch.chdir(tmp_path)
+    for label in (str(data), "private-home/detailed_main.csv", data):
+        page = report_html(runs, rules={"PAR-2": PAR(2)}, source=data, label=label, ci=None,
+                           sections=["data"], date="d")
+        assert "private-home" not in page and str(tmp_path) not in page
+        assert "<title>Runtime report: detailed_main.csv</title>" in page
+    # an ASlib scenario folder: named by the folder, sized and hashed by its runs file
+    scenario = folder / "SAT20-MAIN"
+    scenario.mkdir()
+    (scenario / "algorithm_runs.arff").write_bytes(b"@RELATION x\n")
+    page = report_html(runs, rules={"PAR-2": PAR(2)}, source=scenario, label=str(scenario),
+                       ci=None, sections=["data"], date="d")
+    assert "private-home" not in page and "Runtime report: SAT20-MAIN" in page
+    assert "algorithm_runs.arff" in page and "12 bytes" in page
+    # a label that is no path stays as given
+    page = report_html(runs, rules={"PAR-2": PAR(2)}, source=data, label="SAT 2024 / main",
+                       ci=None, sections=["data"], date="d")
+    assert "Runtime report: SAT 2024 / main" in page
 
 
 def test_report_hypothesis_names_round_trip():
@@ -471,6 +497,8 @@ def test_cli_report(capsys, tmp_path, runs):
                            "--cutoff", "50", "-o", str(target), "--title", "Mine")
     assert (status, err) == (0, "") and out.strip() == f"wrote {target}"
     page = target.read_text()
+    # the file by its name: the folder it lies in on this machine is nowhere on the page
+    assert str(tmp_path) not in page and str(tmp_path.name) not in page
     parsed = parse(page)
     text = "".join(parsed.text)
     assert f"sha256{hashlib.sha256(data.read_bytes()).hexdigest()}" in text
