@@ -1,13 +1,16 @@
 """One self-contained HTML page about a runtime table: rankings, figures, utilities, provenance.
 
 :func:`report_html` builds the page and :func:`write_report` writes it. The
-page needs nothing from elsewhere: figures are inline SVG, styles are inline,
-there is no script, and a Content-Security-Policy forbids the browser to load
-anything, so it can be mailed, archived and opened offline as it is.
+page needs nothing from elsewhere: figures are inline SVG, formulas MathML,
+styles are inline, and a Content-Security-Policy forbids the browser to load
+anything, so it can be mailed, archived and opened offline as it is. Its one
+script (the explorer's slider, a fixed text whose data sit in a JSON block)
+is allowed by its sha256 in that policy; no other script can run.
 
 Everything that comes from data (algorithm, instance and rule names, file
-names, notes, formulas) is escaped with :func:`html.escape`; figures are
-written by matplotlib's SVG writer, which escapes the text it draws.
+names, notes, formulas) is escaped with :func:`html.escape`, or in the JSON
+block as ``\u003c`` escapes; figures are written by matplotlib's SVG writer,
+which escapes the text it draws.
 
 The page is a list of *sections*, each made by one function that receives
 the :class:`ReportData` (the table, the rules, the ranking, the provenance)
@@ -19,9 +22,11 @@ page and in its table of contents.
 
 from __future__ import annotations
 
+import base64
 import datetime
 import hashlib
 import html
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -37,6 +42,7 @@ from ._version import __version__
 from .distribution import CaptimeDistribution
 from .errors import DataError, ExportError, UtilityError, argument_message, short
 from .export.common import writable, write
+from .families import FAMILIES
 from .io import FAILURE_STATUSES, validate_table
 from .comparison import pairwise
 from .ranking import PAR, Solved, parse_rule, rank
@@ -104,9 +110,14 @@ figure svg { max-width: 100%; height: auto; }
 figure svg * { stroke-linejoin: round; stroke-linecap: butt; }
 figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
 .note { color: #444; font-size: 0.9rem; }
+.explorer input[type=range] { width: min(40rem, 90%); vertical-align: middle; }
+.explorer ol { columns: 3 16rem; font-size: 0.85rem; max-height: 28rem; overflow-y: auto;
+               background: #fafafa; border: 1px solid #ddd; padding: 0.4rem 0.4rem 0.4rem 2.6rem; }
+.explorer li .score { color: #555; font-variant-numeric: tabular-nums; }
 """
 
 # The page loads nothing: no script, no font, no image, no connection.
+# (The explorer adds its own script by hash: _EXPLORER_POLICY.)
 _POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 
 
@@ -146,6 +157,9 @@ class ReportData:
         The keywords of :func:`~maxent_util.sweeps.ranking_changes` (``family``,
         ``parameter``, ``bounds`` and the fixed parameters) when the caller asked
         for a sweep section.
+    explore : dict, True or None
+        The explorer's family, parameter, bounds and fixed parameters; True for
+        the default (see :func:`report_html`), None for no explorer.
     """
 
     table: pd.DataFrame
@@ -156,6 +170,7 @@ class ReportData:
     notes: tuple[str, ...]
     options: Mapping[str, Any] = field(default_factory=dict)
     sweep: Mapping[str, Any] | None = None
+    explore: Mapping[str, Any] | bool | None = None
 
     @property
     def utilities(self) -> list[tuple[str, Utility]]:
@@ -524,6 +539,136 @@ def _uncertainty_section(data: ReportData) -> str:
     return "".join(parts)
 
 
+# Slider positions of the explorer: values of the scale, log-spaced over its range.
+_EXPLORE_POINTS = 121
+
+# The page's one script: it moves the explorer's ranking with its slider. Its text is fixed
+# (the data it reads sit in a JSON block beside it), so the Content-Security-Policy allows it
+# by its hash and nothing else; it writes names with textContent, never as markup.
+_EXPLORER_SCRIPT = """(() => {
+  const data = JSON.parse(document.getElementById("explore-data").textContent);
+  const slider = document.getElementById("explore-scale");
+  const value = document.getElementById("explore-value");
+  const leader = document.getElementById("explore-leader");
+  const list = document.getElementById("explore-ranking");
+  function show() {
+    const k = Number(slider.value), order = data.orders[k], ranks = data.ranks[k];
+    value.textContent = data.shown[k];
+    value.dataset.value = String(data.values[k]);
+    leader.textContent = order.filter((_, i) => ranks[i] === 1)
+      .map(a => data.algorithms[a]).join(", ");
+    list.replaceChildren(...order.map((a, i) => {
+      const item = document.createElement("li"), score = document.createElement("span");
+      item.value = ranks[i];
+      item.dataset.algorithm = data.algorithms[a];
+      item.dataset.rank = String(ranks[i]);
+      score.className = "score";
+      score.textContent = data.scores[k][i].toFixed(4);
+      score.dataset.value = String(data.scores[k][i]);
+      item.append(data.algorithms[a] + " ", score);
+      return item;
+    }));
+  }
+  slider.addEventListener("input", show);
+})();"""
+
+#: The policy of a page with the explorer: its script, by hash, and still nothing loaded.
+_EXPLORER_POLICY = (_POLICY + "; script-src 'sha256-"
+                    + base64.b64encode(hashlib.sha256(_EXPLORER_SCRIPT.encode()).digest()).decode()
+                    + "'")
+
+
+def _json_for_script(value: Any) -> str:
+    """JSON to sit inside a ``<script type="application/json">`` element: ``<``, ``>`` and
+    ``&`` as \\u escapes, so that no ``</script>`` or ``<!--`` in a name ends the block."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _explore_keywords(data: ReportData) -> dict[str, Any] | None:
+    """The family, parameter and range the explorer sweeps: the caller's, or by default the
+    first rule that is a preset with a scale kappa0 (its other parameters kept; else the
+    exponential), from a second to the cutoff."""
+    if data.explore is None:
+        return None
+    if data.explore is not True:
+        return dict(data.explore)
+    keywords: dict[str, Any] = {"family": "exponential", "parameter": "kappa0"}
+    for _, rule in data.utilities:
+        preset = getattr(getattr(rule, "distribution", None), "preset", None)
+        if not preset:
+            continue
+        name, values = preset
+        parameters = FAMILIES.get(name, ())
+        # piecewise's kappa0 must stay below its kappa1: not a scale to sweep alone
+        if parameters[:1] == ("kappa0",) and name != "piecewise":
+            keywords = {"family": name, "parameter": "kappa0",
+                        **{p: v for p, v in zip(parameters[1:], values[1:])}}
+            break
+    column = "cutoff" if "cutoff" in data.table.columns else "runtime"
+    high = float(data.table[column].to_numpy(dtype=float).max())
+    if not (np.isfinite(high) and high > 0):
+        return None
+    keywords["bounds"] = (1.0, high) if high > 10.0 else (high / 1000.0, high)
+    return keywords
+
+
+@section("explore", "Explore the scale")
+def _explore_section(data: ReportData) -> str | None:
+    keywords = _explore_keywords(data)
+    if keywords is None:
+        return None
+    low, high = keywords.pop("bounds")
+    log = keywords.pop("log", True)
+    keywords.pop("points", None)
+    options = {"duplicates": data.options["duplicates"], "missing": data.options["missing"]}
+    values = np.geomspace(low, high, _EXPLORE_POINTS) if log else \
+        np.linspace(low, high, _EXPLORE_POINTS)
+    frame = sweeps.sweep(data.table, values=values, **keywords, **options)
+    parameter = keywords["parameter"]
+    algorithms = sorted(frame["algorithm"].astype(str).unique())
+    index = {name: k for k, name in enumerate(algorithms)}
+    orders, ranks, scores, leaders = [], [], [], []
+    # sweep gives, value by value in the order given, the algorithms by rank (then name)
+    for _, rows in frame.groupby(parameter, sort=False):
+        names = rows["algorithm"].astype(str).tolist()
+        orders.append([index[name] for name in names])
+        ranks.append(rows["rank"].astype(int).tolist())
+        scores.append([float(x) for x in rows["score"]])
+        leaders.append(tuple(n for n, r in zip(names, ranks[-1]) if r == 1))
+    shown = [f"{value:.4g}" for value in values]
+    payload = {"family": frame.attrs.get("family", keywords["family"]), "parameter": parameter,
+               "values": [float(v) for v in values], "shown": shown, "algorithms": algorithms,
+               "orders": orders, "ranks": ranks, "scores": scores}
+    start = len(values) // 2
+    items = "".join(
+        f'<li value="{rank}" data-algorithm="{_e(algorithms[a])}" data-rank="{rank}">'
+        f'{_e(algorithms[a])} <span class="score" data-value="{_e(repr(score))}">{score:.4f}'
+        "</span></li>"
+        for a, rank, score in zip(orders[start], ranks[start], scores[start]))
+    changes = [(values[k + 1], leaders[k], leaders[k + 1]) for k in range(len(values) - 1)
+               if leaders[k] != leaders[k + 1]]
+    moves = ("The leader is the same over the whole range." if not changes else
+             f"The leader at {shown[0]} s is {_e(', '.join(leaders[0]))}; then "
+             + "; ".join(f"at {value:.4g} s {_e(', '.join(new))}" for value, _, new in changes[:12])
+             + ("; ..." if len(changes) > 12 else "") + " (ties share the lead).")
+    family = _e(payload["family"])
+    intro = (f"<p>The ranking under {family} as its scale {_e(parameter)} runs from {low:g} s "
+             f"to {high:g} s ({'log' if log else 'linear'} steps, {len(values)} positions): "
+             "move the slider to see who leads at each value. The rankings were computed "
+             "when the page was written (<code>maxent_util.sweep</code>); the page's one "
+             "script only shows them. " + moves + "</p>")
+    return (
+        f'{intro}<div class="explorer"><label for="explore-scale">{_e(parameter)}</label> '
+        f'<input type="range" id="explore-scale" min="0" max="{len(values) - 1}" step="1" '
+        f'value="{start}"> <span>{_e(parameter)} = <output id="explore-value" '
+        f'data-value="{_e(repr(float(values[start])))}">{shown[start]}</output> s; leader: '
+        f'<strong id="explore-leader">{_e(", ".join(leaders[start]))}</strong></span>'
+        f'<ol id="explore-ranking">{items}</ol></div>'
+        f'<script type="application/json" id="explore-data">{_json_for_script(payload)}</script>'
+        f"<script>{_EXPLORER_SCRIPT}</script>")
+
+
 @section("sweep", "Which scale decides the ranking")
 def _sweep_section(data: ReportData) -> str | None:
     if data.sweep is None:
@@ -811,6 +956,18 @@ def _ranking(table: pd.DataFrame, rules: tuple[tuple[str, Any], ...], options: M
     return rank(table, dict(rules), bounds=True, **options)
 
 
+def _explore_option(explore: Any, sweep: Any, owner: str) -> Mapping[str, Any] | bool | None:
+    if explore is None or explore is False:
+        return None
+    if explore is True:
+        return dict(sweep) if sweep is not None else True
+    if isinstance(explore, Mapping) and {"family", "parameter", "bounds"} <= set(explore):
+        return dict(explore)
+    raise UtilityError(argument_message(
+        "explore", owner, "True, None, or a dict with family, parameter and bounds (as for "
+        "sweep)", short(explore)))
+
+
 def _chosen_sections(sections: Any, owner: str) -> list[Section]:
     if sections is None:
         return list(SECTIONS)
@@ -828,7 +985,7 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
                 format: str | None = None, notes: Sequence[str] = (), title: str | None = None,
                 date: datetime.datetime | str | None = None, ci: float | None = 0.95,
                 resamples: int = 2000, seed: Any = 0, sweep: Mapping[str, Any] | None = None,
-                duplicates: str = "raise", missing: str = "raise",
+                explore: Mapping[str, Any] | bool | None = True, duplicates: str = "raise", missing: str = "raise",
                 sections: Sequence[str] | None = None) -> str:
     """A self-contained HTML report on a runtime table.
 
@@ -883,6 +1040,16 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         the keywords of :func:`~maxent_util.sweeps.ranking_changes`, e.g.
         ``{"family": "pareto", "parameter": "kappa0", "bounds": (1, 5000),
         "alpha": 1}``.
+    explore : dict, bool or None, keyword-only
+        The explorer: a slider over a preset's parameter that shows the
+        ranking and the leader at each of its positions, computed here with
+        :func:`~maxent_util.sweeps.sweep` and embedded as JSON, moved by the
+        page's one script (allowed by the Content-Security-Policy through
+        its hash). True (default): the scale ``kappa0`` of the first rule
+        that is a preset (its other parameters kept; else the exponential)
+        from 1 s to the largest cutoff, in log steps, or the family, parameter
+        and range of ``sweep`` when given; a dict as for ``sweep``; None or
+        False leaves it out (and the page holds no script).
     duplicates, missing : str, keyword-only
         Policies for repeated and missing runs, as in :func:`~maxent_util.rank`.
     sections : sequence of str, optional, keyword-only
@@ -940,7 +1107,8 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         table=table, rules=named, ranking=_ranking(table, named, options),
         label=str(label), provenance=_provenance(table, str(label), path, format, when),
         notes=_notes(table, format, notes, owner), options=options,
-        sweep=None if sweep is None else dict(sweep))
+        sweep=None if sweep is None else dict(sweep),
+        explore=_explore_option(explore, sweep, owner))
     heading = heading if heading is not None else f"Runtime report: {label}"
     bodies = []
     for part in chosen:
@@ -951,10 +1119,12 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     sections_html = "".join(f'<section id="{part.id}"><h2>{_e(part.title)}</h2>{body}</section>'
                             for part, body in bodies)
     algorithms = table["algorithm"].nunique()
+    # the explorer's script, by its hash, on a page that holds it; otherwise no script at all
+    policy = _EXPLORER_POLICY if any(part.id == "explore" for part, _ in bodies) else _POLICY
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="generator" content="maxent_util {_e(__version__)}">'
         f"<title>{_e(heading)}</title><style>{_CSS}</style></head>\n<body>"

@@ -3,6 +3,7 @@ loads nothing, and a real headless browser (Debian's chromium) shows it without 
 
 from __future__ import annotations
 
+import base64
 import datetime
 import hashlib
 import json
@@ -12,6 +13,7 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import sympy
@@ -188,11 +190,17 @@ def small_page(tmp_path_factory) -> tuple[str, pd.DataFrame, dict, Path]:
 
 
 def test_page_is_self_contained(small_page):
-    page, *_ = small_page
+    page, table, *_ = small_page
     assert page.startswith("<!DOCTYPE html>\n") and page.endswith("</html>\n")
     parsed = parse(page)
-    assert "script" not in parsed.tags  # no script at all, hostile names included
-    assert not re.search(r"<\s*script", page, re.I)
+    # two scripts, the explorer's: its JSON data (never run) and its fixed code, allowed by
+    # the policy through its sha256 (reference: hashlib on the script's text as written)
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page, re.S)
+    assert [attributes for attributes, _ in scripts] == [' type="application/json" id="explore-data"', ""]
+    assert len(re.findall(r"<\s*script", page, re.I)) == 2  # none from the hostile names
+    assert len(re.findall(r"<\s*/\s*script", page, re.I)) == 2
+    digest = base64.b64encode(hashlib.sha256(scripts[1][1].encode()).digest()).decode()
+    json.loads(scripts[0][1])
     assert not re.search(r"https?:", page)  # nothing to fetch, not even a namespace URL
     # nothing loaded: no src, no link, no url() but same-page references inside the figures
     assert not [a for a in parsed.attributes if a[1] in ("src", "srcset", "action", "poster")]
@@ -200,7 +208,10 @@ def test_page_is_self_contained(small_page):
     assert set(re.findall(r"url\(([^)]*)\)", page)) <= {f"#{i}" for _, k, i in parsed.attributes
                                                          if k == "id"}
     policy = [v for tag, k, v in parsed.attributes if k == "content" and "default-src" in v]
-    assert policy == ["default-src 'none'; style-src 'unsafe-inline'"]
+    assert policy == [f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"]
+    # without the explorer, no script and none allowed
+    bare = report_html(table, rules={"PAR-2": PAR(2)}, explore=None, date="d", ci=None)
+    assert "<script" not in bare and "default-src 'none'; style-src 'unsafe-inline'\"" in bare
     ids = [value for _, key, value in parsed.attributes if key == "id"]
     assert len(ids) == len(set(ids))  # four figures on one page, no id twice
 
@@ -208,7 +219,7 @@ def test_page_is_self_contained(small_page):
 def test_page_sections_and_figures(small_page):
     page, *_ = small_page
     parsed = parse(page)
-    assert parsed.sections == [s.id for s in SECTIONS if s.id != "sweep"] == ["data", "rankings", "uncertainty", "bump-chart",
+    assert parsed.sections == [s.id for s in SECTIONS if s.id != "sweep"] == ["data", "rankings", "uncertainty", "explore", "bump-chart",
                                                            "cactus", "survival", "utilities"]
     assert [svg["aria-label"] for svg in parsed.svgs] == [
         "bump chart of the ranks under each rule",
@@ -293,6 +304,8 @@ def test_everything_from_data_is_escaped(small_page):
         "ol", "ul", "li", "a", "main", "section", "dl", "dt", "dd", "div", "table", "thead",
         "tbody", "tr", "th", "td", "em", "figure", "figcaption", "svg", "g", "path", "defs",
         "clippath", "use", "text", "tspan", "rect", "pre", "code", "details", "summary", "b",
+        # the explorer
+        "script", "label", "input", "span", "output", "strong",
         # MathML
         "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub", "mtable", "mtr", "mtd",
         "mtext"}
@@ -451,6 +464,10 @@ def test_unknown_columns_are_shown_after_the_rules(runs, monkeypatch):
     (dict(rules={"u": sympy.exp(-t / sympy.Symbol("k", positive=True))}), UtilityError,
      "free of unset parameters"),
     (dict(duplicates="drop"), DataError, "`duplicates` of `rank`"),
+    (dict(explore="pareto"), UtilityError, "`explore` of `report_html` must be True, None, or "
+                                           "a dict with family, parameter and bounds"),
+    (dict(explore={"family": "pareto", "parameter": "kappa0", "bounds": (1, 10)}),
+     UtilityError, "Pass alpha="),
 ])
 def test_bad_arguments(runs, arguments, error, pattern):
     options = {"table": runs, "rules": fast_rules(), **arguments}
@@ -605,21 +622,20 @@ def test_report_in_a_real_browser(small_page, tmp_path):
     dom, console, requested = browse(path, tmp_path)
     assert console == [] and requested == []
     parsed = parse(dom)
-    # the DOM the browser built: the names as text, no script, the numbers of rank()
-    assert "script" not in parsed.tags
+    # the DOM the browser built: the names as text, only the explorer's scripts, the numbers
+    assert parsed.tags.count("script") == 2
     assert HOSTILE in [row["name"] for row in parsed.rows]
     assert_ranking_matches(parsed, table, rules)
     assert len(parsed.svgs) == 3
 
     # the drawn size of every figure: a copy of the page measures them with a script of its
-    # own (the report's policy allows none, so the copy relaxes it for this probe alone)
+    # own (the report's policy allows only its own by hash, so the copy relaxes it for this
+    # probe alone)
     probe = ("<script>for (const svg of document.querySelectorAll('svg')) {"
              "const box = svg.getBoundingClientRect();"
              "svg.setAttribute('data-drawn', box.width + 'x' + box.height); }</script>")
     measured = tmp_path / "measured.html"
-    measured.write_text(page.replace("default-src 'none'; style-src 'unsafe-inline'",
-                                     "default-src 'none'; style-src 'unsafe-inline'; "
-                                     "script-src 'unsafe-inline'")
+    measured.write_text(re.sub(r"script-src 'sha256-[^']*'", "script-src 'unsafe-inline'", page)
                         .replace("</body>", probe + "</body>"), encoding="utf-8")
     dom, console, requested = browse(measured, tmp_path)
     assert console == [] and requested == []
@@ -628,6 +644,43 @@ def test_report_in_a_real_browser(small_page, tmp_path):
     for size in sizes:
         width, height = map(float, size.split("x"))
         assert width > 100 and height > 100, sizes
+
+
+def test_json_in_a_script_block_cannot_end_it():
+    names = ["</script><script>alert(1)</script>", "<!--", "a & b", "\u2028", "plain"]
+    text = report_module._json_for_script({"algorithms": names})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"algorithms": names}  # reference: the json module
+
+
+def explorer_data(page: str) -> dict:
+    found = re.search(r'<script type="application/json" id="explore-data">(.*?)</script>', page,
+                      re.S)
+    return json.loads(found.group(1))
+
+
+def test_explorer_sweeps_the_first_preset_from_a_second_to_the_cutoff(runs):
+    # reference: maxent_util.sweep over the same 121 log-spaced values
+    rules = {"PAR-2": PAR(2), "p": "pareto(5, 3)"}
+    data = explorer_data(report_html(runs, rules=rules, ci=None, sections=["explore"]))
+    values = np.geomspace(1.0, 60.0, 121)  # the table's cutoff is 60 s
+    assert data["family"] == "pareto(kappa0, 3)" and data["values"] == values.tolist()
+    reference = maxent_util.sweep(runs, "pareto", "kappa0", values, alpha=3)
+    for k, (value, rows) in enumerate(reference.groupby("kappa0", sort=False)):
+        assert [data["algorithms"][a] for a in data["orders"][k]] == rows["algorithm"].tolist()
+        assert data["ranks"][k] == rows["rank"].tolist()
+        assert data["scores"][k] == rows["score"].tolist()
+    # the initial ranking is on the page without the script: the middle position's
+    page = report_html(runs, rules={"PAR-2": PAR(2)}, ci=None, sections=["explore"])
+    assert explorer_data(page)["family"] == "exponential(kappa0)"  # no preset among the rules
+    middle = explorer_data(page)["orders"][60]
+    shown = re.findall(r'<li value="\d+" data-algorithm="([^"]*)"', page)
+    assert shown == [report_module._e(explorer_data(page)["algorithms"][a]) for a in middle]
+    # with a sweep, the explorer follows its family and range; None leaves it out
+    options = {"family": "exponential", "parameter": "kappa0", "bounds": (0.5, 500.0)}
+    page = report_html(runs, rules=rules, ci=None, sweep=options, sections=["explore"])
+    assert explorer_data(page)["values"][-1] == 500.0
+    assert 'id="explore"' not in report_html(runs, rules=rules, ci=None, explore=None)
 
 
 def test_sweep_section_holds_ranking_changes(runs):

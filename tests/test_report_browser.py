@@ -7,9 +7,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
-from maxent_util import PAR, Solved
+from maxent_util import PAR, Solved, sweep
 from maxent_util.report import report_html
 
 from synthetic_runs import competition
@@ -39,12 +41,23 @@ def browser():
         launched.close()
 
 
+# a solver named to end the explorer's JSON block and run a script, if anything let it
+HOSTILE = "</script><script>alert(1)</script><!--"
+
+
 @pytest.fixture(scope="module")
-def page_of_14(tmp_path_factory) -> Path:
-    """A report on 14 solvers under five rules, as a file."""
+def table_of_14() -> pd.DataFrame:
     table = competition(14)
+    table["algorithm"] = table["algorithm"].replace(table["algorithm"].iloc[-1], HOSTILE)
+    return table
+
+
+@pytest.fixture(scope="module")
+def page_of_14(tmp_path_factory, table_of_14) -> Path:
+    """A report on 14 solvers under the command line's rules, as a file."""
     path = tmp_path_factory.mktemp("report") / "report14.html"
-    path.write_text(report_html(table, rules=RULES, date="fixed", resamples=200), encoding="utf-8")
+    path.write_text(report_html(table_of_14, rules=RULES, date="fixed", resamples=200),
+                    encoding="utf-8")
     return path
 
 
@@ -53,8 +66,10 @@ def open_page(browser, path: Path, width: int = 1400):
     tab = browser.new_page(viewport={"width": width, "height": 900})
     tab.console_messages = []
     tab.requested = []
+    tab.dialogs = []
     tab.on("console", lambda message: tab.console_messages.append(message.text))
     tab.on("request", lambda request: tab.requested.append(request.url))
+    tab.on("dialog", lambda dialog: (tab.dialogs.append(dialog.message), dialog.dismiss()))
     tab.goto(path.resolve().as_uri())
     return tab
 
@@ -92,4 +107,48 @@ def test_rankings_fit_at_1400_pixels(browser, page_of_14):
         assert tab.evaluate(f"document.querySelector('{anchor}').textContent") == name
         assert tab.evaluate(f"document.querySelector('{anchor} + div table.bounds')"
                             ".dataset.rule") == name
+    tab.close()
+
+
+def explorer_state(tab) -> dict:
+    """What the explorer shows: the value, the leader, and the ranking as read from the DOM."""
+    return tab.evaluate("""(() => ({
+        value: Number(document.getElementById('explore-value').dataset.value),
+        shown: document.getElementById('explore-value').textContent,
+        leader: document.getElementById('explore-leader').textContent,
+        ranking: Array.from(document.querySelectorAll('#explore-ranking li'), li => [
+            li.dataset.algorithm, Number(li.dataset.rank), li.value,
+            Number(li.querySelector('.score').dataset.value)]),
+    }))()""")
+
+
+def test_explorer_slider_shows_the_ranking_of_sweep(browser, page_of_14, table_of_14):
+    tab = open_page(browser, page_of_14)
+    slider = tab.locator("#explore-scale")
+    # the default explorer: the first rule's family, uniform(kappa0), from 1 s to the cutoff
+    assert slider.get_attribute("min") == "0" and slider.get_attribute("max") == "120"
+    values = np.geomspace(1.0, 1000.0, 121)
+    seen_leaders = set()
+    for position in (0, 17, 40, 95, 120):  # the lead changes at 29 and back at 54
+        slider.fill(str(position))
+        state = explorer_state(tab)
+        assert state["value"] == values[position]
+        # reference: maxent_util.sweep at that value alone
+        reference = sweep(table_of_14, "uniform", "kappa0", [state["value"]])
+        expected = [[row.algorithm, int(row.rank), int(row.rank), float(row.score)]
+                    for row in reference.itertuples()]
+        assert [row[:3] for row in state["ranking"]] == [row[:3] for row in expected]
+        # the scores: summed over 121 values at once on the page, over one here (ulps apart)
+        assert [row[3] for row in state["ranking"]] == pytest.approx(
+            [row[3] for row in expected], rel=1e-12, abs=1e-15)
+        leaders = [name for name, rank, *_ in expected if rank == 1]
+        assert state["leader"] == ", ".join(leaders)
+        seen_leaders.add(state["leader"])
+    assert len(seen_leaders) > 1  # the slider does move the lead on this table
+    # the hostile name is a name: shown as text, no script of its own, no alert, and the
+    # page's one script ran under its hash (a blocked script logs a policy error)
+    assert HOSTILE in [row[0] for row in state["ranking"]]
+    assert tab.evaluate("document.scripts.length") == 2
+    assert tab.dialogs == [] and tab.console_messages == []
+    assert tab.requested == [page_of_14.resolve().as_uri()]
     tab.close()
