@@ -90,6 +90,8 @@ th[scope=row] { text-align: left; font-weight: normal; }
 table.compact th[scope=row] { max-width: 16rem; overflow-wrap: anywhere; }
 table.compact thead th { font-size: 0.8rem; }
 table.compact td.rank { border-left: 2px solid #aaa; color: #555; }
+.rule-detail { display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start; }
+.rule-detail > * { max-width: 100%; }
 table.matrix { font-size: 0.7rem; }
 table.matrix td, table.matrix thead th { width: 1.1rem; padding: 0; text-align: center; }
 table.matrix th[scope=row] { white-space: nowrap; padding-right: 0.4rem; }
@@ -433,112 +435,6 @@ def _rankings_section(data: ReportData) -> str:
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
-# Above this many algorithms a rule's list of pairs shows neighbours in its ranking only
-# (the matrix still shows every pair): 50 algorithms make 1,225 pairs per rule.
-_ALL_PAIRS = 50
-
-
-def _bounds_table(data: ReportData, name: str, rule: Any, columns: list[tuple[str, str]]
-                  ) -> str:
-    frame = data.ranking.sort_values([name + " rank"], kind="stable")
-    head = "".join(f'<th scope="col">{_e(header)}</th>' for _, header in columns)
-    rows = "".join(
-        f'<tr><th scope="row">{_e(algorithm)}</th>'
-        + "".join(_cell(row[column], rule, name, column) for column, _ in columns) + "</tr>"
-        for algorithm, row in frame.iterrows())
-    return (f'<div class="scroll"><table class="bounds" data-rule="{_e(name)}"><thead><tr>'
-            f'<th scope="col">algorithm</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
-
-
-def _matrix(frame: pd.DataFrame, order: list[str], name: str) -> str:
-    """Which differences are real: one row and one column per algorithm in rank order; a
-    cell says whether the row's algorithm is significantly better (+), worse (-), or
-    neither (.) than the column's."""
-    place = {algorithm: index for index, algorithm in enumerate(order)}
-    count = len(order)
-    marks = [["" for _ in order] for _ in order]
-    for (a, b), significant in frame["significant"].items():
-        i, j = place[str(a)], place[str(b)]
-        marks[i][j], marks[j][i] = ("+", "-") if significant else (".", ".")
-    kinds = {"+": "better", "-": "worse", ".": "same", "": "self"}
-    head = "".join(f'<th scope="col">{k + 1}</th>' for k in range(count))
-    rows = "".join(
-        f'<tr><th scope="row">{i + 1}. {_e(algorithm)}</th>'
-        + "".join(f'<td class="{kinds[mark]}">{mark}</td>'
-                  for mark in marks[i]) + "</tr>"
-        for i, algorithm in enumerate(order))
-    return (f'<div class="scroll"><table class="matrix" data-rule="{_e(name)}"><thead><tr>'
-            f"<th></th>{head}</tr></thead><tbody>{rows}</tbody></table></div>")
-
-
-def _pairs_table(frame: pd.DataFrame, order: list[str]) -> tuple[str, str]:
-    """The paired comparisons as a table (every pair, or neighbours in the ranking when
-    there are many algorithms), and a sentence saying which."""
-    if len(order) > _ALL_PAIRS:
-        neighbours = set(zip(order, order[1:]))
-        frame = frame[[(str(a), str(b)) in neighbours for a, b in frame.index]]
-        which = (f"the {len(frame)} pairs of neighbours in this ranking (with {len(order)} "
-                 "algorithms the list of every pair is long: the matrix above shows them all, "
-                 "<code>maxent_util.pairwise</code> lists them)")
-    else:
-        which = f"all {len(frame)} pairs"
-    headers = ["a", "b", *frame.columns]
-    rows = []
-    for (a, b), row in frame.iterrows():
-        cells = [f"<td>{_e(a)}</td>", f"<td>{_e(b)}</td>"]
-        for column, value in row.items():
-            if column == "significant":
-                cells.append(f'<td data-column="{_e(column)}" data-value="{bool(value)}">'
-                             f"{'yes' if value else 'no'}</td>")
-            else:
-                cells.append(f'<td class="number" data-column="{_e(column)}" '
-                             f'data-value="{_e(repr(float(value)))}">{float(value):.4g}</td>')
-        rows.append(f"<tr>{''.join(cells)}</tr>")
-    head = "".join(f'<th scope="col">{_e(h)}</th>' for h in headers)
-    return (f'<div class="scroll"><table class="pairwise"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>', which)
-
-
-@section("uncertainty", "Bounds, intervals and which differences are real")
-def _uncertainty_section(data: ReportData) -> str:
-    groups, _ = _ranking_columns(data)
-    paired = "ci" in data.options and data.table["algorithm"].nunique() > 1
-    if paired:
-        level = data.options["ci"]
-        intro = (
-            "<p>Under each rule: every algorithm's score with its bounds (for a utility, "
-            "<em>lower</em> counts a capped run or a failure 0 and <em>upper</em> counts a capped "
-            "run as u(cutoff), what it would be worth had it finished just after the cutoff; "
-            f"a classic rule has no bounds) and its {level:.0%} paired bootstrap interval "
-            f"({_e(data.options['resamples'])} resamples of the instances). Then every pair "
-            "of algorithms compared instance by instance: the matrix marks <b>+</b> where the "
-            "row's algorithm is better than the column's and the difference is real (the "
-            "Holm-adjusted Wilcoxon signed-rank p-value is below "
-            f"{1 - level:.3g}), <b>-</b> where it is worse, and . where the data cannot tell "
-            "them apart; columns are numbered as the rows. The list below it gives each pair's "
-            f"means, the mean difference a - b with its {level:.0%} interval, the Wilcoxon and "
-            "sign-test p-values and both adjusted by Holm's method.</p>")
-    else:
-        intro = ("<p>Under each rule: every algorithm's score with its bounds (for a utility, "
-                 "<em>lower</em> counts a capped run or a failure 0 and <em>upper</em> counts a "
-                 "capped run as u(cutoff)). No paired tests: the page was made without "
-                 "intervals (ci=None) or of one algorithm.</p>")
-    parts = [intro]
-    for index, (name, rule, columns) in enumerate(groups):
-        parts.append(f'<h3 id="{_rule_anchor(index)}">{_e(name)}</h3>')
-        parts.append(_bounds_table(data, name, rule, [c for c in columns]))
-        if not paired:
-            continue
-        frame = pairwise(data.table, {name: rule}, **data.options)
-        order = [str(a) for a in data.ranking.sort_values([name + " rank"], kind="stable").index]
-        real = int(frame["significant"].sum())
-        parts.append(f"<p>{real} of {len(frame)} differences are real under {_e(name)}.</p>")
-        parts.append(_matrix(frame, order, name))
-        table, which = _pairs_table(frame, order)
-        parts.append(f"<details><summary>The paired tests: {which}</summary>{table}</details>")
-    return "".join(parts)
-
-
 # Slider positions of the explorer: values of the scale, log-spaced over its range.
 _EXPLORE_POINTS = 121
 
@@ -742,6 +638,115 @@ def _survival_section(data: ReportData) -> str:
                    "The fraction of each algorithm's runs not yet solved at time t (log axis). "
                    "Capped runs count until their cutoff (a Kaplan-Meier estimate where "
                    "cutoffs differ); failures count as never solved." + overlay + note)
+
+
+# Above this many algorithms a rule's list of pairs shows neighbours in its ranking only
+# (the matrix still shows every pair): 20 algorithms make 190 pairs per rule.
+_ALL_PAIRS = 20
+
+
+def _bounds_table(data: ReportData, name: str, rule: Any, columns: list[tuple[str, str]]
+                  ) -> str:
+    frame = data.ranking.sort_values([name + " rank"], kind="stable")
+    head = "".join(f'<th scope="col">{_e(header)}</th>' for _, header in columns)
+    rows = "".join(
+        f'<tr><th scope="row">{_e(algorithm)}</th>'
+        + "".join(_cell(row[column], rule, name, column) for column, _ in columns) + "</tr>"
+        for algorithm, row in frame.iterrows())
+    return (f'<div class="scroll"><table class="bounds" data-rule="{_e(name)}"><thead><tr>'
+            f'<th scope="col">algorithm</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+
+
+def _matrix(frame: pd.DataFrame, order: list[str], name: str) -> str:
+    """Which differences are real: one row and one column per algorithm in rank order; a
+    cell says whether the row's algorithm is significantly better (+), worse (-), or
+    neither (.) than the column's."""
+    place = {algorithm: index for index, algorithm in enumerate(order)}
+    count = len(order)
+    marks = [["" for _ in order] for _ in order]
+    for (a, b), significant in frame["significant"].items():
+        i, j = place[str(a)], place[str(b)]
+        marks[i][j], marks[j][i] = ("+", "-") if significant else (".", ".")
+    kinds = {"+": "better", "-": "worse", ".": "same", "": "self"}
+    head = "".join(f'<th scope="col">{k + 1}</th>' for k in range(count))
+    rows = "".join(
+        f'<tr><th scope="row">{i + 1}. {_e(algorithm)}</th>'
+        + "".join(f'<td class="{kinds[mark]}">{mark}</td>'
+                  for mark in marks[i]) + "</tr>"
+        for i, algorithm in enumerate(order))
+    return (f'<div class="scroll"><table class="matrix" data-rule="{_e(name)}"><thead><tr>'
+            f"<th></th>{head}</tr></thead><tbody>{rows}</tbody></table></div>")
+
+
+def _pairs_table(frame: pd.DataFrame, order: list[str]) -> tuple[str, str]:
+    """The paired comparisons as a table (every pair, or neighbours in the ranking when
+    there are many algorithms), and a sentence saying which."""
+    if len(order) > _ALL_PAIRS:
+        neighbours = set(zip(order, order[1:]))
+        frame = frame[[(str(a), str(b)) in neighbours for a, b in frame.index]]
+        which = (f"the {len(frame)} pairs of neighbours in this ranking (with {len(order)} "
+                 "algorithms the list of every pair is long: the matrix above shows them all, "
+                 "<code>maxent_util.pairwise</code> lists them)")
+    else:
+        which = f"all {len(frame)} pairs"
+    headers = ["a", "b", *frame.columns]
+    rows = []
+    for (a, b), row in frame.iterrows():
+        cells = [f"<td>{_e(a)}</td>", f"<td>{_e(b)}</td>"]
+        for column, value in row.items():
+            if column == "significant":
+                cells.append(f'<td data-column="{_e(column)}" data-value="{bool(value)}">'
+                             f"{'yes' if value else 'no'}</td>")
+            else:
+                cells.append(f'<td class="number" data-column="{_e(column)}" '
+                             f'data-value="{_e(repr(float(value)))}">{float(value):.4g}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    head = "".join(f'<th scope="col">{_e(h)}</th>' for h in headers)
+    return (f'<div class="scroll"><table class="pairwise"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>', which)
+
+
+@section("uncertainty", "Bounds, intervals and which differences are real")
+def _uncertainty_section(data: ReportData) -> str:
+    groups, _ = _ranking_columns(data)
+    paired = "ci" in data.options and data.table["algorithm"].nunique() > 1
+    if paired:
+        level = data.options["ci"]
+        intro = (
+            "<p>Under each rule: every algorithm's score with its bounds (for a utility, "
+            "<em>lower</em> counts a capped run or a failure 0 and <em>upper</em> counts a capped "
+            "run as u(cutoff), what it would be worth had it finished just after the cutoff; "
+            f"a classic rule has no bounds) and its {level:.0%} paired bootstrap interval "
+            f"({_e(data.options['resamples'])} resamples of the instances). Then every pair "
+            "of algorithms compared instance by instance: the matrix marks <b>+</b> where the "
+            "row's algorithm is better than the column's and the difference is real (the "
+            "Holm-adjusted Wilcoxon signed-rank p-value is below "
+            f"{1 - level:.3g}), <b>-</b> where it is worse, and . where the data cannot tell "
+            "them apart; columns are numbered as the rows. The list below it gives each pair's "
+            f"means, the mean difference a - b with its {level:.0%} interval, the Wilcoxon and "
+            "sign-test p-values and both adjusted by Holm's method.</p>")
+    else:
+        intro = ("<p>Under each rule: every algorithm's score with its bounds (for a utility, "
+                 "<em>lower</em> counts a capped run or a failure 0 and <em>upper</em> counts a "
+                 "capped run as u(cutoff)). No paired tests: the page was made without "
+                 "intervals (ci=None) or of one algorithm.</p>")
+    parts = [intro]
+    for index, (name, rule, columns) in enumerate(groups):
+        parts.append(f'<h3 id="{_rule_anchor(index)}">{_e(name)}</h3>')
+        bounds = _bounds_table(data, name, rule, columns)
+        if not paired:
+            parts.append(bounds)
+            continue
+        frame = pairwise(data.table, {name: rule}, **data.options)
+        order = [str(a) for a in data.ranking.sort_values([name + " rank"], kind="stable").index]
+        real = int(frame["significant"].sum())
+        # the table and the matrix side by side where the window is wide enough
+        parts.append(f'<div class="rule-detail">{bounds}<div><p class="note">{real} of '
+                     f"{len(frame)} differences are real under {_e(name)}:</p>"
+                     f"{_matrix(frame, order, name)}</div></div>")
+        table, which = _pairs_table(frame, order)
+        parts.append(f"<details><summary>The paired tests: {which}</summary>{table}</details>")
+    return "".join(parts)
 
 
 def _origin(utility: Utility) -> str:

@@ -219,8 +219,9 @@ def test_page_is_self_contained(small_page):
 def test_page_sections_and_figures(small_page):
     page, *_ = small_page
     parsed = parse(page)
-    assert parsed.sections == [s.id for s in SECTIONS if s.id != "sweep"] == ["data", "rankings", "uncertainty", "explore", "bump-chart",
-                                                           "cactus", "survival", "utilities"]
+    assert parsed.sections == [s.id for s in SECTIONS if s.id != "sweep"] == [
+        "data", "rankings", "explore", "bump-chart", "cactus", "survival", "uncertainty",
+        "utilities"]
     assert [svg["aria-label"] for svg in parsed.svgs] == [
         "bump chart of the ranks under each rule",
         "cactus plot of solved instances against runtime",
