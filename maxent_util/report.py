@@ -36,6 +36,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import sympy
+from sympy.core.function import AppliedUndef
+from sympy.printing.mathml import MathMLPresentationPrinter
 
 from . import plots
 from ._version import __version__
@@ -262,70 +264,58 @@ def _short(expr: Any) -> Any:
     return expr.xreplace({f: sympy.Float(f, _DIGITS) for f in floats}) if floats else expr
 
 
-class _MathML:
-    """sympy's presentation MathML printer, with the two forms it lacks (a case-by-case
-    definition as a brace, and our undefined functions E and P by their own names), and a
-    writer that escapes every text it puts out.
+class _MathMLPrinter(MathMLPresentationPrinter):
+    """sympy's presentation MathML printer, with the two forms it lacks: a case-by-case
+    definition as a brace, and our undefined functions (E and P of the constraints, u, f, F)
+    by their own names (sympy's lower-cases them)."""
 
-    sympy's printer builds a DOM whose text nodes hold raw markup (entities such as
-    ``&#954;`` but also a bare ``<`` for a relation); the writer reads each text as HTML
-    (the entities become characters) and escapes it again, so no text, not even a symbol
-    named ``<script>``, can become a tag.
+    def _element(self, tag: str, *children: Any, text: str | None = None,
+                 **attributes: str) -> Any:
+        element = self.dom.createElement(tag)
+        for key, value in attributes.items():
+            element.setAttribute(key, value)
+        if text is not None:
+            element.appendChild(self.dom.createTextNode(text))
+        for child in children:
+            element.appendChild(child)
+        return element
+
+    def _print_Function(self, e: Any) -> Any:
+        if not isinstance(e, AppliedUndef):
+            return super()._print_Function(e)
+        # the operators E and P upright, functions such as u and f in italics
+        name = e.func.__name__
+        head = (self._element("mi", text=name, mathvariant="normal") if name in ("E", "P")
+                else self._element("mi", text=name))
+        return self._element("mrow", head, self._paren_comma_separated(*e.args))
+
+    def _print_Piecewise(self, e: Any) -> Any:
+        rows = []
+        for value, condition in e.args:
+            when = (self._element("mtext", text="otherwise") if condition is sympy.true
+                    else self._element("mrow", self._element("mtext", text="if\u2003"),
+                                       self._print(condition)))
+            rows.append(self._element("mtr", self._element("mtd", self._print(value)),
+                                      self._element("mtd", when)))
+        return self._element("mrow", self._element("mo", text="{"),
+                             self._element("mtable", *rows, columnalign="left",
+                                           displaystyle="true"))
+
+
+def _markup(node: Any) -> str:
+    """A node of the printer's DOM as MathML, every text escaped.
+
+    sympy's printer keeps raw markup in its text nodes (entities such as ``&#954;``, but
+    also a bare ``<`` for a relation): each text is read as HTML (the entities become
+    characters) and escaped again, so no text, not even a symbol named ``<script>``, can
+    become a tag.
     """
-
-    _printer: Any = None
-
-    @classmethod
-    def printer(cls) -> Any:
-        if cls._printer is None:
-            from sympy.core.function import AppliedUndef
-            from sympy.printing.mathml import MathMLPresentationPrinter
-
-            class Printer(MathMLPresentationPrinter):
-                def _element(self, tag: str, *children: Any, text: str | None = None,
-                             **attributes: str) -> Any:
-                    element = self.dom.createElement(tag)
-                    for key, value in attributes.items():
-                        element.setAttribute(key, value)
-                    if text is not None:
-                        element.appendChild(self.dom.createTextNode(text))
-                    for child in children:
-                        element.appendChild(child)
-                    return element
-
-                def _print_Function(self, e: Any) -> Any:
-                    if not isinstance(e, AppliedUndef):
-                        return super()._print_Function(e)
-                    # as written (sympy's lower-cases it); the operators E and P of the
-                    # constraints upright, functions such as u and f in italics
-                    name = e.func.__name__
-                    head = (self._element("mi", text=name, mathvariant="normal")
-                            if name in ("E", "P") else self._element("mi", text=name))
-                    return self._element("mrow", head, self._paren_comma_separated(*e.args))
-
-                def _print_Piecewise(self, e: Any) -> Any:
-                    rows = []
-                    for value, condition in e.args:
-                        when = (self._element("mtext", text="otherwise") if condition is sympy.true
-                                else self._element("mrow", self._element("mtext", text="if\u2003"),
-                                                   self._print(condition)))
-                        rows.append(self._element("mtr", self._element("mtd", self._print(value)),
-                                                  self._element("mtd", when)))
-                    return self._element("mrow", self._element("mo", text="{"),
-                                         self._element("mtable", *rows, columnalign="left",
-                                                       displaystyle="true"))
-
-            cls._printer = Printer
-        return cls._printer({"ln_notation": False})
-
-    @classmethod
-    def write(cls, node: Any) -> str:
-        if node.nodeType == node.TEXT_NODE:
-            return html.escape(html.unescape(node.data), quote=False)
-        attributes = "".join(f' {_e(key)}="{_e(html.unescape(value))}"'
-                             for key, value in node.attributes.items())
-        inner = "".join(cls.write(child) for child in node.childNodes)
-        return f"<{node.tagName}{attributes}>{inner}</{node.tagName}>"
+    if node.nodeType == node.TEXT_NODE:
+        return html.escape(html.unescape(node.data), quote=False)
+    attributes = "".join(f' {_e(key)}="{_e(html.unescape(value))}"'
+                         for key, value in node.attributes.items())
+    inner = "".join(_markup(child) for child in node.childNodes)
+    return f"<{node.tagName}{attributes}>{inner}</{node.tagName}>"
 
 
 def _formula(expr: Any, name: str | None = None, variable: Any = None) -> str:
@@ -337,8 +327,8 @@ def _formula(expr: Any, name: str | None = None, variable: Any = None) -> str:
         head = sympy.Function(name)(variable)
         shown = sympy.Eq(head, shown, evaluate=False)
         source = sympy.Eq(head, source, evaluate=False)
-    element = _MathML.printer()._print(shown)
-    return (f'<div class="formula"><math displaystyle="true">{_MathML.write(element)}</math>'
+    element = _MathMLPrinter({"ln_notation": False})._print(shown)
+    return (f'<div class="formula"><math displaystyle="true">{_markup(element)}</math>'
             f"<details><summary>LaTeX</summary><pre><code>{_e(sympy.latex(source))}</code></pre>"
             "</details></div>")
 
