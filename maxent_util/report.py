@@ -92,6 +92,8 @@ th[scope=row] { text-align: left; font-weight: normal; }
 table.compact th[scope=row] { max-width: 16rem; overflow-wrap: anywhere; }
 table.compact thead th { font-size: 0.8rem; }
 table.compact td.rank { border-left: 2px solid #aaa; color: #555; }
+details.rule > summary h3 { display: inline; }
+details.rule { margin: 0.6rem 0; }
 .rule-detail { display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start; }
 .rule-detail > * { max-width: 100%; }
 table.matrix { font-size: 0.7rem; }
@@ -714,7 +716,8 @@ def _uncertainty_section(data: ReportData) -> str:
             f"{1 - level:.3g}), <b>-</b> where it is worse, and . where the data cannot tell "
             "them apart; columns are numbered as the rows. The list below it gives each pair's "
             f"means, the mean difference a - b with its {level:.0%} interval, the Wilcoxon and "
-            "sign-test p-values and both adjusted by Holm's method.</p>")
+            "sign-test p-values and both adjusted by Holm's method. Open a rule to see "
+            "it.</p>")
     else:
         intro = ("<p>Under each rule: every algorithm's score with its bounds (for a utility, "
                  "<em>lower</em> counts a capped run or a failure 0 and <em>upper</em> counts a "
@@ -722,20 +725,25 @@ def _uncertainty_section(data: ReportData) -> str:
                  "intervals (ci=None) or of one algorithm.</p>")
     parts = [intro]
     for index, (name, rule, columns) in enumerate(groups):
-        parts.append(f'<h3 id="{_rule_anchor(index)}">{_e(name)}</h3>')
-        bounds = _bounds_table(data, name, rule, columns)
+        # one fold per rule, the first open; the ranking's headers link to the fold's content,
+        # and a browser opens a closed fold to show the element a link points to
+        parts.append(f'<details class="rule"{" open" if index == 0 else ""}><summary><h3>'
+                     f'{_e(name)}</h3></summary><div class="rule-detail" '
+                     f'id="{_rule_anchor(index)}" data-rule="{_e(name)}">')
+        parts.append(_bounds_table(data, name, rule, columns))
         if not paired:
-            parts.append(bounds)
+            parts.append("</div></details>")
             continue
         frame = pairwise(data.table, {name: rule}, **data.options)
         order = [str(a) for a in data.ranking.sort_values([name + " rank"], kind="stable").index]
         real = int(frame["significant"].sum())
         # the table and the matrix side by side where the window is wide enough
-        parts.append(f'<div class="rule-detail">{bounds}<div><p class="note">{real} of '
+        parts[-1] = (f'{parts[-1]}<div><p class="note">{real} of '
                      f"{len(frame)} differences are real under {_e(name)}:</p>"
                      f"{_matrix(frame, order, name)}</div></div>")
         table, which = _pairs_table(frame, order)
-        parts.append(f"<details><summary>The paired tests: {which}</summary>{table}</details>")
+        parts.append(f"<details><summary>The paired tests: {which}</summary>{table}</details>"
+                     "</details>")
     return "".join(parts)
 
 

@@ -357,7 +357,8 @@ def test_report_hypothesis_names_round_trip():
         assert set(parsed.tags) <= {"html", "head", "meta", "title", "style", "body", "header",
                                     "h1", "h2", "h3", "p", "nav", "ol", "li", "a", "main",
                                     "section", "dl", "dt", "dd", "div", "table", "thead",
-                                    "tbody", "tr", "th", "td", "em", "ul"}
+                                    "tbody", "tr", "th", "td", "em", "ul", "details",
+                                    "summary"}
         assert rule_name in parsed.headers
         assert_ranking_matches(parsed, table, rules, ci=None)
 

@@ -103,10 +103,18 @@ def test_rankings_fit_at_1400_pixels(browser, page_of_14):
     headers = tab.evaluate("Array.from(document.querySelectorAll('table.ranking thead a'), "
                            "a => [a.textContent, a.getAttribute('href')])")
     assert [name for name, _ in headers] == list(RULES)
-    for name, anchor in headers:
-        assert tab.evaluate(f"document.querySelector('{anchor}').textContent") == name
-        assert tab.evaluate(f"document.querySelector('{anchor} + div table.bounds')"
-                            ".dataset.rule") == name
+    fold = "document.querySelector('{}').closest('details')"
+    for index, (name, anchor) in enumerate(headers):
+        assert tab.evaluate(fold.format(anchor) + ".querySelector('summary').textContent") == name
+        assert tab.evaluate(f"document.querySelector('{anchor} table.bounds').dataset.rule") == name
+        # each rule folded but the first
+        assert tab.evaluate(fold.format(anchor) + ".open") == (index == 0)
+    # following a rule's link opens its fold, with no script: the browser does it
+    last = headers[-1][1]
+    tab.click(f"table.ranking thead a[href='{last}']")
+    assert tab.evaluate(fold.format(last) + ".open")
+    assert tab.evaluate(f"document.querySelector('{last} table.bounds')"
+                        ".getBoundingClientRect().height") > 100
     tab.close()
 
 
