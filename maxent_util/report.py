@@ -97,7 +97,9 @@ details.rule { margin: 0.6rem 0; }
 .rule-detail { display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start; }
 .rule-detail > * { max-width: 100%; }
 table.matrix { font-size: 0.7rem; }
-table.matrix td, table.matrix thead th { width: 1.1rem; padding: 0; text-align: center; }
+table.matrix td, table.matrix thead th { width: 0.85rem; min-width: 0.85rem; padding: 0;
+                                        text-align: center; line-height: 1.1; }
+table.matrix thead th { font-size: 0.55rem; font-weight: normal; letter-spacing: -0.03rem; }
 table.matrix th[scope=row] { white-space: nowrap; padding-right: 0.4rem; }
 table.matrix td.better { background: #cfe8cf; }
 table.matrix td.worse { background: #f3d0cc; }
