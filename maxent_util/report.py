@@ -119,8 +119,8 @@ figure svg * { stroke-linejoin: round; stroke-linecap: butt; }
 figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
 .note { color: #444; font-size: 0.9rem; }
 .explorer input[type=range] { width: min(40rem, 90%); vertical-align: middle; }
-.explorer ol { columns: 3 16rem; font-size: 0.85rem; max-height: 28rem; overflow-y: auto;
-               background: #fafafa; border: 1px solid #ddd; padding: 0.4rem 0.4rem 0.4rem 2.6rem; }
+.explorer ol { columns: 4 14rem; font-size: 0.85rem; background: #fafafa; border: 1px solid #ddd;
+               padding: 0.4rem 0.4rem 0.4rem 2.6rem; }
 .explorer li .score { color: #555; font-variant-numeric: tabular-nums; }
 """
 
