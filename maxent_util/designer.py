@@ -304,8 +304,9 @@ def say(seconds: Any) -> str:
     """A duration as a person reads it: ``3600`` -> ``"1h"``, ``464.76`` -> ``"about 7min45s"``."""
     if isinstance(seconds, (int, Fraction)) and not isinstance(seconds, bool):
         value = sympy.Rational(seconds.numerator, seconds.denominator)
-    elif isinstance(seconds, float):
-        value = sympy.Integer(int(seconds)) if seconds.is_integer() else sympy.Float(seconds)
+    elif isinstance(seconds, float) and math.isfinite(seconds):
+        exact = Fraction(repr(seconds))   # the decimal the float prints as
+        value = sympy.Rational(exact.numerator, exact.denominator)
     elif isinstance(seconds, sympy.Expr) and seconds.is_number:
         value = seconds
     else:
@@ -378,9 +379,10 @@ def _centre(facts: Mapping[str, Fact]) -> sympy.Expr | None:
 
 
 def _log_centre(centre: sympy.Expr, lower: sympy.Expr) -> LogMoment:
-    """E[log kappa] = log centre, in the paper's Pareto form when the support starts above 0."""
+    """E[log kappa] = log centre, in the paper's Pareto form E[log(kappa/lower)] = log(centre/lower)
+    when the support starts above 0."""
     if lower > 0:
-        return LogMoment(sympy.expand_log(sympy.log(centre / lower), force=True), lower)
+        return LogMoment(sympy.log(centre / lower), lower)
     return LogMoment(0, centre)
 
 
@@ -485,7 +487,8 @@ def _read_fact(key: str, value: Any, facts: Mapping[str, Fact]) -> Fact:
             centre = sympy.sqrt(ends[0] * ends[1])
             words = (f"only the order of magnitude: somewhere between {say(ends[0])} and "
                      f"{say(ends[1])} (centred on {say(centre)} on a log scale)")
-            return Fact(key, ends, words, (Support(*ends), _log_centre(centre, ends[0])))
+            # E[log(kappa/a)] = log(sqrt(a b)/a), written as log(b/a)/2
+            return Fact(key, ends, words, (Support(*ends), LogMoment(sympy.log(ends[1] / ends[0]) / 2, ends[0])))
         lower, _ = _support(facts)
         return Fact(key, ends, f"only the order of magnitude: about {say(ends[0])} (on a log scale)",
                     (_log_centre(ends[0], lower),))
@@ -617,10 +620,10 @@ def check_complete(facts: Mapping[str, Fact]) -> None:
     """
     unanswered = tuple(key for key in FACT_KEYS if key not in facts)
     if not facts:
+        explanation = ("Say at least one thing about your patience: the longest you would wait, "
+                       "a typical wait, ...")
         raise DesignError(argument_message("answers", OWNER, "at least one fact about the captime",
-                                           "none"), keys=FACT_KEYS,
-                          explanation="Say at least one thing about your patience: the longest you "
-                                      "would wait, a typical wait, ...")
+                                           "none", explanation), keys=FACT_KEYS, explanation=explanation)
     lower, upper = _support(facts)
     magnitude = facts.get("magnitude")
     if upper == oo and "typical" not in facts and "spread" not in facts and not (
@@ -636,7 +639,7 @@ def check_complete(facts: Mapping[str, Fact]) -> None:
         keys = tuple(key for key in ("longest", "typical", "magnitude", "spread", "shortest")
                      if key in unanswered)
         raise DesignError(argument_message("answers", OWNER, "facts that bound the long waits",
-                                           ", ".join(facts)), keys=keys, explanation=explanation)
+                                           ", ".join(facts), explanation), keys=keys, explanation=explanation)
 
 
 # ---------------------------------------------------------------------------
@@ -1036,18 +1039,30 @@ def interview(ask: Callable[[Question], str], say_line: Callable[[str], None], *
                                            f"{tries} tries"), keys=(question.key,),
                           explanation="Too many answers that could not be read.")
 
+    def incomplete() -> DesignError | None:
+        try:
+            check_complete({k: v for k, v in read.items() if k in FACT_KEYS})
+        except DesignError as error:
+            return error
+        return None
+
+    def complete_facts() -> None:
+        """Ask the facts that would settle the law, one at a time, until they do."""
+        for _ in range(tries):
+            error = incomplete()
+            if error is None:
+                return
+            say_line(f"  ! {error.explanation}")
+            for key in error.keys:
+                one(_BY_KEY[key])
+                if incomplete() is None:
+                    return
+
     for question in QUESTIONS:
         if question.applies({k: f.value for k, f in read.items()}):
             one(question)
         if question.key == "tail" and read["captime"].value == "facts":
-            for _ in range(tries):
-                try:
-                    check_complete({k: v for k, v in read.items() if k in FACT_KEYS})
-                    break
-                except DesignError as error:
-                    say_line(f"  ! {error.explanation}")
-                    for key in error.keys:
-                        one(_BY_KEY[key])
+            complete_facts()
     for _ in range(tries):
         try:
             return finish(read)
