@@ -524,9 +524,15 @@ def _points(facts: Mapping[str, Fact]) -> list[tuple[sympy.Expr, sympy.Expr, str
 
 
 def _check_facts(facts: Mapping[str, Fact], *, blame: str) -> None:
-    """Refuse facts that cannot hold together, blaming ``blame`` (the latest answer)."""
+    """Refuse facts that cannot hold together, blaming ``blame`` (the latest answer) first and
+    naming the other answers involved after it in the error's ``keys``."""
+
+    def conflict(explanation: str, *involved: str) -> DesignError:
+        keys = tuple(dict.fromkeys(key for key in (blame, *involved) if key in facts))
+        return _refuse(blame, "possible with your other answers", facts[blame].says, explanation, keys)
+
     lower, upper = _support(facts)
-    bounds = {"shortest": lower > 0, "longest": upper != oo}
+    ends = [key for key in ("shortest", "longest", "magnitude") if key in facts]
     reasons = []
     if lower > 0:
         reasons.append(f"you always give it at least {say(lower)}")
@@ -535,19 +541,17 @@ def _check_facts(facts: Mapping[str, Fact], *, blame: str) -> None:
     points = sorted(_points(facts), key=lambda p: (p[0], p[1]))
     for time, below, key, words in points:
         if not time < upper:
-            raise _refuse(blame, "possible with your other answers", facts[blame].says,
-                          f"You said {words}, but you would never wait longer than {say(upper)}: "
-                          f"by then you would always have stopped.")
+            raise conflict(f"You said {words}, but you would never wait longer than {say(upper)}: "
+                           f"by then you would always have stopped.", key, *ends)
         if not time > lower:
-            raise _refuse(blame, "possible with your other answers", facts[blame].says,
-                          f"You said {words}, but you always give it at least {say(lower)}: "
-                          f"before {say(time)} you would never have stopped.")
-    for (t1, q1, _, w1), (t2, q2, _, w2) in zip(points, points[1:]):
+            raise conflict(f"You said {words}, but you always give it at least {say(lower)}: "
+                           f"before {say(time)} you would never have stopped.", key, *ends)
+    for (t1, q1, k1, w1), (t2, q2, k2, w2) in zip(points, points[1:]):
         if t1 == t2 or not q1 < q2:
-            raise _refuse(blame, "possible with your other answers", facts[blame].says,
-                          f"You said {w1}, and {w2}: the later time must find fewer of the waits still "
-                          "going." if t1 != t2 else
-                          f"You said {w1}, and {w2}: two chances at the same time; leave one out.")
+            raise conflict(f"You said {w1}, and {w2}: the later time must find fewer of the waits still "
+                           "going." if t1 != t2 else
+                           f"You said {w1}, and {w2}: two chances at the same time; leave one out.", k1, k2)
+    stated = [*ends, *(key for _, _, key, _ in points)]
     reasons += [words for _, _, _, words in points]
     grid = [(lower, sympy.Integer(0))] + [(time, below) for time, below, _, _ in points] + [(upper, sympy.Integer(1))]
     pieces = [(a, b, qb - qa) for (a, qa), (b, qb) in zip(grid, grid[1:])]
@@ -558,7 +562,7 @@ def _check_facts(facts: Mapping[str, Fact], *, blame: str) -> None:
         low = sum(w * a for a, _, w in pieces)
         high = sum(w * b for _, b, w in pieces)
         if not (low < mean < high):
-            if not points and not mean < upper and bounds["longest"]:
+            if not points and not mean < upper :
                 explanation = (f"A typical wait of {say(mean)} cannot exceed the longest wait of "
                                f"{say(upper)}." if mean > upper else
                                f"A typical wait of {say(mean)} cannot equal the longest wait: "
@@ -572,7 +576,7 @@ def _check_facts(facts: Mapping[str, Fact], *, blame: str) -> None:
                 span = (f"between {say(low)} and {say(high)}" if high != oo else f"above {say(low)}")
                 explanation = (f"{because}, a typical (average) wait lies {span}; "
                                f"{say(mean)} cannot be.")
-            raise _refuse(blame, "possible with your other answers", facts[blame].says, explanation)
+            raise conflict(explanation, "typical", *stated)
     centre = _centre(facts) if "magnitude" in facts else None
     if centre is not None:
         low = sum(w * (sympy.log(a) if a > 0 else -oo) for a, _, w in pieces)
@@ -580,14 +584,12 @@ def _check_facts(facts: Mapping[str, Fact], *, blame: str) -> None:
         if not (low < sympy.log(centre) < high):
             span = " and ".join(say(sympy.exp(x)) if x not in (oo, -oo) else ("no time" if x == -oo else
                                                                               "forever") for x in (low, high))
-            raise _refuse(blame, "possible with your other answers", facts[blame].says,
-                          f"{because}, the centre of your waits on a log scale lies between {span}; "
-                          f"an order of magnitude around {say(centre)} cannot be.")
+            raise conflict(f"{because}, the centre of your waits on a log scale lies between {span}; "
+                           f"an order of magnitude around {say(centre)} cannot be.", "magnitude", *stated)
         if "typical" in facts and not sympy.log(centre) < sympy.log(facts["typical"].value):
-            raise _refuse(blame, "possible with your other answers", facts[blame].says,
-                          f"An order of magnitude around {say(centre)} (the centre on a log scale) "
-                          f"cannot go with a typical (average) wait of {say(facts['typical'].value)}: "
-                          "the average is always above the centre on a log scale.")
+            raise conflict(f"An order of magnitude around {say(centre)} (the centre on a log scale) "
+                           f"cannot go with a typical (average) wait of {say(facts['typical'].value)}: "
+                           "the average is always above the centre on a log scale.", "magnitude", "typical")
     if "spread" in facts:
         centre = _centre(facts)
         sigma2 = sympy.log(facts["spread"].value) ** 2
@@ -600,9 +602,8 @@ def _check_facts(facts: Mapping[str, Fact], *, blame: str) -> None:
         if not (low < sigma2 < high):
             limit = (f"at most a factor of {float(sympy.exp(sympy.sqrt(high))):.3g}" if not sigma2 < high
                      else f"at least a factor of {float(sympy.exp(sympy.sqrt(low))):.3g}")
-            raise _refuse(blame, "possible with your other answers", facts[blame].says,
-                          f"{because}, a typical wait is {limit} away from {say(centre)}; "
-                          f"a factor of {float(facts['spread'].value):g} cannot be.")
+            raise conflict(f"{because}, a typical wait is {limit} away from {say(centre)}; "
+                           f"a factor of {float(facts['spread'].value):g} cannot be.", "spread", *stated)
 
 
 def check_complete(facts: Mapping[str, Fact]) -> None:
@@ -755,7 +756,7 @@ class Design:
         if self.constraints:
             lines.append("Constraints: " + ", ".join(repr(c) for c in self.constraints))
         if self.distribution is not None:
-            lines.append(f"Captime law: {self.distribution.name or 'maximum entropy'}: "
+            lines.append(f"Captime law {self.distribution.name}: "
                          f"f(kappa) = {self.distribution.pdf}")
         lines.append(f"Utility: u(t) = {self.formula()}")
         lines.append(f"LaTeX: u(t) = {self.latex()}")
@@ -948,6 +949,8 @@ def finish(read: Mapping[str, Fact]) -> Design:
     if captime == "facts":
         check_complete(facts)
         law, constraints, spec = _law(facts)
+        if spec is None:
+            law = law.with_name(_described(read, ("captime", "value", "cost_per_hour", "solution_value")))
     elif captime == "distribution":
         law = read["law"].value
         constraints, spec = tuple(law.constraints), law.name
@@ -970,13 +973,17 @@ def finish(read: Mapping[str, Fact]) -> Design:
             per_captime = (worth + per_second * (kappa - t)) / (worth + per_second * kappa)
             utility = expected_utility(per_captime, law, timeout=MONEY_SYMBOLIC_SECONDS)
         spec = None
-    name = spec or "design(" + ", ".join(f"{key}={_short_answer(fact)}" for key, fact in read.items()
-                                         if key not in ("captime", "value")) + ")"
-    utility = utility.with_name(name)
+    utility = utility.with_name(spec or _described(read, ("captime", "value")))
     if spec is None:
         spec = _round_trip_spec(utility)
     return Design(tuple(read.values()), SCENARIOS[captime, value], constraints, law, utility, spec,
                   tuple(notes))
+
+
+def _described(read: Mapping[str, Fact], left_out: tuple[str, ...]) -> str:
+    """A name that says the answers: ``design(longest=1h, typical=15min)``."""
+    return "design(" + ", ".join(f"{key}={_short_answer(fact)}" for key, fact in read.items()
+                                 if key not in left_out) + ")"
 
 
 def _short_answer(fact: Fact) -> str:
