@@ -757,9 +757,9 @@ class Design:
             lines.append("Constraints: " + ", ".join(repr(c) for c in self.constraints))
         if self.distribution is not None:
             lines.append(f"Captime law {self.distribution.name}: "
-                         f"f(kappa) = {self.distribution.pdf}")
-        lines.append(f"Utility: u(t) = {self.formula()}")
-        lines.append(f"LaTeX: u(t) = {self.latex()}")
+                         f"f(kappa) = {_short_floats(self.distribution.pdf)}")
+        lines.append(f"Utility: u(t) = {_short_floats(self.utility.expr)}")
+        lines.append(f"LaTeX: u(t) = {sympy.latex(_short_floats(self.utility.expr))}")
         lines += [f"  {sentence[0].upper()}{sentence[1:]}." for sentence in self.sentences()]
         lines.append(f"Spec: {self.spec}" if self.spec else
                      "Spec: none short enough; use the JSON document (--utility @FILE)")
@@ -808,6 +808,13 @@ class Design:
 
     def _repr_latex_(self) -> str:
         return f"$u(t) = {self.latex()}$"
+
+
+def _short_floats(expr: Any) -> Any:
+    """``expr`` with its floats at 6 digits, for reading (exact numbers stay exact)."""
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    return expr.xreplace({number: sympy.Float(number, 6) for number in expr.atoms(sympy.Float)})
 
 
 def _plain(value: Any) -> Any:
