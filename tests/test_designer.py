@@ -76,14 +76,15 @@ def test_a_tail_as_text_pair_or_table(value):
     assert read_answer("tail", value).value == (sympy.Rational(1, 10), 7200)
 
 
-@pytest.mark.parametrize("value", ["1min-1h", "from 1 min to 1 h", ["1 min", "1 h"], "somewhere between 60 and 1h"])
+@pytest.mark.parametrize("value", ["1min-1h", "from 1 min to 1 h", ["1 min", "1 h"], "somewhere between 60 and 1h",
+                                   "6e1-3.6e3"])
 def test_order_of_magnitude_ranges(value):
     assert read_answer("magnitude", value).value == (60, 3600)
 
 
 def test_say_writes_durations_as_people_read_them():
-    assert [say(3600), say(5400.0), say(60 * sympy.sqrt(60)), say(0.25)] == [
-        "1h", "1h30min", "about 7min45s", "0.25s"]
+    assert [say(3600), say(5400.0), say(60 * sympy.sqrt(60)), say(0.25), say(10 ** 30), say(1e-20)] == [
+        "1h", "1h30min", "about 7min45s", "0.25s", "about 1.16e+25 days", "about 1e-20s"]
 
 
 # ---------------------------------------------------------------------------

@@ -83,6 +83,8 @@ def interview(ask: Callable[[Question], str], say_line: Callable[[str], None], *
             complete_facts()
     for _ in range(tries):
         try:
+            if read["captime"].value == "facts":
+                say_line("Deriving the maximum-entropy law of these facts ...")
             return finish(read)
         except DesignError as error:
             say_line(f"  ! {error.explanation} Please answer again.")

@@ -206,7 +206,7 @@ def read_magnitude(value: Any, key: str) -> tuple[sympy.Rational, ...]:
     elif isinstance(value, str):
         text = re.sub(r"^\s*(?:somewhere\s+)?(?:between|from|about|around|roughly|some)\s+", "",
                       value.strip(), flags=re.IGNORECASE)
-        parts = [part for part in re.split(r"\s+(?:and|to)\s+|\s*(?:\.\.|-|\u2013)\s*", text) if part]
+        parts = [part for part in re.split(r"\s+(?:and|to)\s+|\s*(?:\.\.|(?<![eE])-|\u2013)\s*", text) if part]
     else:
         parts = [value]
     if not 1 <= len(parts) <= 2:
@@ -262,13 +262,17 @@ def say(seconds: Any) -> str:
         raise TypeError(f"say() takes a number of seconds; got {short(seconds)!r}")
     if value == oo:
         return "forever"
+    number = float(value)
+    if number > 1000 * 86400:   # past 1000 days, whole units say nothing: the order of magnitude
+        return f"about {number / 86400:.3g} days"
+    if 0 < number < 1e-3:
+        return f"about {number:.3g}s"
     if value.is_Rational:
         fraction = Fraction(int(value.p), int(value.q))
         try:
             return format_duration(fraction)
         except DurationError:
             pass
-    number = float(value)
     if number >= 60:
         return "about " + format_duration(Fraction(round(number)))
     return f"about {float(f'{number:.3g}'):g}s"
