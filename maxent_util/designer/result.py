@@ -220,8 +220,9 @@ _PRESETS: dict[frozenset, Callable[[Mapping[str, Fact]], tuple[str, tuple]]] = {
                                                               sympy.Rational(1, 2))),
     frozenset({"longest", "tail"}): lambda f: ("piecewise", (f["longest"].value, f["tail"].value[1],
                                                             1 - f["tail"].value[0])),
-    frozenset({"shortest", "magnitude"}): lambda f: ("pareto", (f["shortest"].value, 1 / sympy.expand_log(
-        sympy.log(f["magnitude"].value[0] / f["shortest"].value), force=True))),
+    # E[log(kappa/S)] = log(c/S) is the Pareto law's 1/alpha (facts.log_centre writes it so)
+    frozenset({"shortest", "magnitude"}): lambda f: ("pareto", (f["shortest"].value, 1 / sympy.log(
+        f["magnitude"].value[0] / f["shortest"].value))),
     frozenset({"magnitude", "spread"}): lambda f: ("log_normal", (f["magnitude"].value[0],
                                                                   sympy.log(f["spread"].value))),
 }
