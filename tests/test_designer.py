@@ -373,3 +373,12 @@ def test_the_interview_asks_for_a_fact_that_bounds_the_long_waits():
 
 def test_check_complete_passes_bounded_facts():
     check_complete({"longest": read_answer("longest", "1h")})
+
+
+@settings(max_examples=20, deadline=None)
+@given(shortest=st.integers(1, 10 ** 6), ratio=st.integers(2, 10 ** 4))
+def test_a_shortest_wait_with_an_order_of_magnitude_is_always_the_pareto_preset(shortest, ratio):
+    result = facts(shortest=str(shortest), magnitude=f"about {shortest * ratio}")
+    assert result.spec.startswith("pareto(")
+    # (S/c)**(1/log(c/S)) = 1/e at the centre c, whatever S and c (by hand)
+    assert float(result.utility(float(shortest * ratio))) == pytest.approx(math.exp(-1), rel=1e-9)
