@@ -375,7 +375,7 @@ def test_check_complete_passes_bounded_facts():
     check_complete({"longest": read_answer("longest", "1h")})
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(shortest=st.integers(1, 10 ** 6), ratio=st.integers(2, 10 ** 4))
 def test_a_shortest_wait_with_an_order_of_magnitude_is_always_the_pareto_preset(shortest, ratio):
     result = facts(shortest=str(shortest), magnitude=f"about {shortest * ratio}")
