@@ -115,7 +115,7 @@ QUESTIONS: tuple[Question, ...] = (
              optional=True),
     Question("value", "Is a solution worth the same whenever it comes, or does waiting cost money?",
              (("constant", "the same whenever it comes"),
-              ("money", "money: waiting costs, a solution earns"))),
+              ("money", "waiting costs money, and a solution earns some"))),
     Question("cost_per_hour", "What does an hour of waiting cost? (any currency, e.g. 12.50)"),
     Question("solution_value", "What is a solution worth, in the same currency? (e.g. 200)"),
 )
