@@ -42,9 +42,43 @@ RULES_WHY = ("uniform(C), exponential(C/10), log_laplace(C/100, 1) and pareto(C/
 DATASETS: dict[str, str] = {"satcomp2021-parallel": "parallel", "satcomp2021-main": "main"}
 
 
+def _read_rule(spec: str) -> Any:
+    """The rule of one --utility SPEC, the one place every command reads it: a preset call, an
+    expression in t, PAR-k or solved (:func:`maxent_util.parse_rule`), or ``@FILE``, a utility's
+    JSON document (``maxent-util design`` writes one; a law's document gives its utility)."""
+    from ..ranking import parse_rule
+
+    if isinstance(spec, str) and spec.startswith("@"):
+        return _utility_file(spec[1:])
+    return parse_rule(spec)
+
+
+def _utility_file(path: str) -> Any:
+    """The utility of the JSON document at ``path``, read as data (bounded, never evaluated)."""
+    from ..distribution import CaptimeDistribution
+    from ..documents import MAX_JSON_LENGTH, from_json
+
+    try:
+        if not os.path.isfile(path):
+            raise CommandLineError(f"argument --utility: @{path}: "
+                                   + ("not a regular file" if os.path.exists(path) else "no such file"))
+        size = os.path.getsize(path)
+        if size > MAX_JSON_LENGTH:
+            raise CommandLineError(f"argument --utility: @{path}: {size} bytes; a utility's JSON "
+                                   f"document has at most {MAX_JSON_LENGTH}")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_JSON_LENGTH + 1)
+    except OSError as error:
+        raise CommandLineError(f"argument --utility: cannot read @{path}: {error.strerror}") from None
+    found = from_json(data)
+    if isinstance(found, CaptimeDistribution):
+        found = found.utility()
+    return found if found.name else found.with_name(Path(path).stem)
+
+
 def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: bool | None
            ) -> dict[str, Any]:
-    from ..ranking import PAR, Solved, parse_rule
+    from ..ranking import PAR, Solved
 
     rules: dict[str, Any] = {}
     show = _show_progress(progress, len(specs))
@@ -52,7 +86,7 @@ def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: 
     for index, spec in enumerate(specs, start=1):
         _progress(show, f"[{index}/{len(specs)}] deriving {spec.strip()} "
                         f"({time.perf_counter() - started:.1f} s)")
-        rule = parse_rule(spec)
+        rule = _read_rule(spec)
         name = getattr(rule, "name", None) or spec.strip()
         rules[name] = rule
     for k in pars:
