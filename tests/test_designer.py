@@ -207,6 +207,10 @@ def test_money_notes_say_what_the_paper_says():
     ({"shortest": "1h", "magnitude": "about 10min"}, "magnitude", "lies between 1h and forever"),
     ({"longest": "1h", "magnitude": "between 1min and 1h"}, "magnitude", "say 'about C' instead"),
     ({"spread": "3"}, "spread", "How sure you are is measured around a centre"),
+    # uniform halves of [0, 2h] around 1h: E[log(k/1h)**2] = (2 + (2 log(2)**2 - 4 log(2) + 2))/2
+    # = 1.0942 by hand, a factor of exp(sqrt(1.0942)) = 2.85; no maximum-entropy law goes further
+    ({"longest": "2h", "median": "1h", "spread": "5"}, "spread",
+     r"then a typical wait is a factor of 2.85 from 1h. A factor of 5 would need more waits"),
     ({"longest": "0"}, "longest", "A wait of no time at all"),
     ({"longest": "fortnight"}, "longest", "must be a duration: a number of seconds or numbers with units"),
     ({"tail": "2 in 1 after 1h"}, "tail", "A chance of never or always"),

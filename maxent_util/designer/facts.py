@@ -288,6 +288,28 @@ def _check_facts(facts: Mapping[str, Fact], *, blame: str) -> None:
                      else f"at least a factor of {float(sympy.exp(sympy.sqrt(low))):.3g}")
             raise conflict(f"{because}, a typical wait is {limit} away from {say(centre)}; "
                            f"a factor of {float(facts['spread'].value):g} cannot be.", "spread", *stated)
+        even = _even_spread(pieces, centre) if lower == 0 and upper != oo and not (
+            {"typical", "magnitude"} & set(facts)) else None
+        if even is not None and not sigma2 <= even:
+            raise conflict(f"{because}, the waits are spread the most when they are spread evenly "
+                           f"between the times you gave: then a typical wait is a factor of "
+                           f"{float(sympy.exp(sympy.sqrt(even))):.3g} from {say(centre)}. A factor of "
+                           f"{float(facts['spread'].value):g} would need more waits of next to no time "
+                           "than a law of maximum entropy gives.", "spread", *stated)
+
+
+def _even_spread(pieces: list, centre: sympy.Expr) -> sympy.Expr:
+    """E[log(kappa/c)**2] under the law that is uniform on each piece: the most a maximum-entropy
+    law of these pieces can reach when the support starts at 0 (there the spread's multiplier must
+    be positive, else exp(-lambda log(kappa/c)**2) is not integrable at 0)."""
+
+    def primitive(x: sympy.Expr) -> sympy.Expr:   # of log(x/c)**2: x (L**2 - 2 L + 2), 0 at x = 0
+        if x == 0:
+            return sympy.Integer(0)
+        ell = sympy.log(x / centre)
+        return x * (ell ** 2 - 2 * ell + 2)
+
+    return sum(w / (b - a) * (primitive(b) - primitive(a)) for a, b, w in pieces)
 
 
 def check_complete(facts: Mapping[str, Fact]) -> None:
