@@ -386,3 +386,19 @@ def test_a_shortest_wait_with_an_order_of_magnitude_is_always_the_pareto_preset(
     assert result.spec.startswith("pareto(")
     # (S/c)**(1/log(c/S)) = 1/e at the centre c, whatever S and c (by hand)
     assert float(result.utility(float(shortest * ratio))) == pytest.approx(math.exp(-1), rel=1e-9)
+
+
+def test_the_interview_asks_the_facts_again_when_no_law_follows(monkeypatch):
+    from maxent_util.designer import result as result_module
+    from maxent_util.errors import InfeasibleError
+
+    def no_law(*constraints, **options):
+        raise InfeasibleError("the constraints Mean(900) cannot hold (a stand-in failure)")
+    monkeypatch.setattr(result_module, "derive", no_law)
+    ask, show, shown, asked = scripted(["facts", "1h", "", "15 min", "", "", "", "", "constant",
+                                        "1h", ""])   # asked again: longest, then typical (skipped)
+    result = interview(ask, show)
+    assert any(line.startswith("  ! No captime law follows from these answers together (the "
+                               "constraints Mean(900) cannot hold") for line in shown)
+    assert asked[-2:] == ["longest", "typical"]
+    assert result.spec == "uniform(3600)"
