@@ -173,7 +173,7 @@ def test_money_over_an_uncertain_captime_is_the_expected_proportion_of_benefit()
 
 
 def test_a_known_distribution_is_taken_as_it_is():
-    result = design({"captime": "distribution", "law": "exponential(900)", "value": "constant"})
+    result = design({"captime": "distribution", "law": "exponential(15 min)", "value": "constant"})
     assert result.spec == "exponential(900)"
     assert result.scenario == "is most likely to solve an instance from K"
 

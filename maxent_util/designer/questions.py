@@ -100,8 +100,8 @@ QUESTIONS: tuple[Question, ...] = (
               ("distribution", "as a probability distribution"),
               ("facts", "not exactly, but I can say a few things about my patience"))),
     Question("known", "How long exactly? (e.g. 2h, 90 min)"),
-    Question("law", "Which distribution? A law of the paper's catalogue with its parameters in "
-                    "seconds (e.g. exponential(900), log_normal(3600, 1))"),
+    Question("law", "Which distribution? A law of the paper's catalogue with its parameters "
+                    "(e.g. exponential(15min), log_normal(1h, 1))"),
     Question("longest", "The longest you would ever wait (e.g. 2h)", optional=True),
     Question("shortest", "The shortest time you always give it (e.g. 1 min)", optional=True),
     Question("typical", "A typical wait: on average, how long would you wait? (e.g. 15 min)",
