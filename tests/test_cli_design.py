@@ -102,7 +102,9 @@ def test_a_conflict_in_an_answers_file_is_one_line(capsys, tmp_path, monkeypatch
     ("a.toml", "captime = ", "is not valid UTF-8 TOML"),
     ("a.json", "[1, 2]", "must hold a table of answers"),
     ("a.json", '{"longest": NaN}', "is not valid UTF-8 JSON"),
-    ("missing.toml", None, "cannot read 'missing.toml'"),
+    ("a.toml", "#" * ((1 << 20) + 1), "'a.toml' has more than 1048576 bytes; an answers file has at most"),
+    ("missing.toml", None, "`path` of `maxent-util --answers` must be an existing, readable file; "
+                           "got 'missing.toml'"),
 ])
 def test_bad_answers_files_are_refused(capsys, tmp_path, monkeypatch, name, content, message):
     monkeypatch.chdir(tmp_path)
@@ -166,8 +168,9 @@ def test_export_and_plan_read_the_design(capsys, design_file):
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("@missing.json", "argument --utility: @missing.json: no such file"),
-    ("@.", "argument --utility: @.: not a regular file"),
+    ("@missing.json", "`path` of `maxent-util --utility` must be an existing, readable file; got "
+                      "'missing.json'"),
+    ("@.", "`path` of `maxent-util --utility` must be a regular file; got '.'. It is a folder"),
     ("@runs.csv", "`text` of `from_json` must be valid JSON"),
 ])
 def test_a_utility_file_that_is_not_one_is_one_line(capsys, design_file, spec, message):

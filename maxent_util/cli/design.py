@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from .core import PROG, CommandLineError
 from .files import _file_flags, _target
+from .inputs import _small_file
 
 #: largest answers file read, in bytes (a page of answers is a few hundred)
 MAX_ANSWERS_BYTES = 1 << 20
@@ -23,17 +23,7 @@ def _answers(path: str) -> dict[str, Any]:
     suffix = Path(path).suffix.lower()
     if suffix not in (".toml", ".json"):
         raise CommandLineError(f"argument --answers: {path!r} must be a .toml or .json file")
-    try:
-        status = os.stat(path)
-        if not os.path.isfile(path):
-            raise CommandLineError(f"argument --answers: {path!r} is not a regular file")
-        if status.st_size > MAX_ANSWERS_BYTES:
-            raise CommandLineError(f"argument --answers: {path!r} has {status.st_size} bytes; "
-                                   f"an answers file has at most {MAX_ANSWERS_BYTES}")
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_ANSWERS_BYTES + 1)
-    except OSError as error:
-        raise CommandLineError(f"argument --answers: cannot read {path!r}: {error.strerror}") from None
+    data = _small_file(path, flag="--answers", what="an answers file", most=MAX_ANSWERS_BYTES)
     try:
         text = data.decode("utf-8")
         answers = tomllib.loads(text) if suffix == ".toml" else json.loads(text, parse_constant=_no_constant)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -58,22 +59,24 @@ def _utility_file(path: str) -> Any:
     from ..distribution import CaptimeDistribution
     from ..documents import MAX_JSON_LENGTH, from_json
 
-    try:
-        if not os.path.isfile(path):
-            raise CommandLineError(f"argument --utility: @{path}: "
-                                   + ("not a regular file" if os.path.exists(path) else "no such file"))
-        size = os.path.getsize(path)
-        if size > MAX_JSON_LENGTH:
-            raise CommandLineError(f"argument --utility: @{path}: {size} bytes; a utility's JSON "
-                                   f"document has at most {MAX_JSON_LENGTH}")
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_JSON_LENGTH + 1)
-    except OSError as error:
-        raise CommandLineError(f"argument --utility: cannot read @{path}: {error.strerror}") from None
-    found = from_json(data)
+    found = from_json(_small_file(path, flag="--utility", what="a utility's JSON document",
+                                  most=MAX_JSON_LENGTH))
     if isinstance(found, CaptimeDistribution):
         found = found.utility()
     return found if found.name else found.with_name(Path(path).stem)
+
+
+def _small_file(path: str, *, flag: str, what: str, most: int) -> bytes:
+    """The bytes of a small file a command reads whole (an answers file, a utility's document):
+    a regular file (anything else is refused before a byte is read) of at most ``most`` bytes."""
+    from ..io.limits import open_regular
+
+    with io.BufferedReader(open_regular(path, f"{PROG} {flag}")) as handle:
+        data = handle.read(most + 1)
+    if len(data) > most:
+        raise CommandLineError(f"argument {flag}: {path!r} has more than {most} bytes; {what} has "
+                               f"at most {most}")
+    return data
 
 
 def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: bool | None
