@@ -51,7 +51,7 @@ from ..problem import (build_pieces, check_ranges, clear_kept, keep, kept_store,
                        support_of)
 from ..distribution import CaptimeDistribution
 from .exact import parts_at_root, positive_number, recognise_exact
-from .fast import fast_problem
+from .fast import TimeUp, fast_problem
 from .numeric import NumericProblem
 from .symbolic import multiplier_equations, solve_symbolic, symbolic_partition
 from .kkt import annotate, global_multipliers, kkt_rows, merge, reachable
@@ -213,22 +213,41 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
 #: ``digits`` up to this take the fast route (double precision at once, the rest on demand)
 FAST_DIGITS = 15
 
+#: fast-route laws by (constraints, method): a law does not depend on the time limit it was
+#: solved under (the route either finishes or raises), so one serves every timeout
+_FAST_KEPT = 1024
+_fast_laws: dict[tuple, CaptimeDistribution | None] = {}
+_fast_counts = [0, 0]  # hits, misses
 
-@functools.lru_cache(maxsize=1024)
+
 def _fast_law(constraints: tuple, timeout: float | None, method: str) -> CaptimeDistribution | None:
     """The law of ``constraints`` by the double-precision route (see :mod:`.fast`), its closed
     form left to be built when first read; None when that route does not take the set (it
-    then goes the full way, which also explains any error)."""
-    problem = fast_problem(constraints)
-    numeric = None if problem is None else problem.solve()
-    if numeric is None:
-        return None
-    build = functools.partial(_built, constraints, timeout, method)
-    return CaptimeDistribution._on_demand(constraints, numeric.support_exprs(constraints), numeric,
-                                          build, timeout)
+    then goes the full way, which also explains any error).  Raises TimeLimitError when the
+    route does not finish within ``timeout``."""
+    key = (constraints, method)
+    if key in _fast_laws:
+        _fast_counts[0] += 1
+        law = _fast_laws[key]
+        return None if law is None else law._with_timeout(timeout)
+    _fast_counts[1] += 1
+    deadline = Deadline(timeout)
+    try:
+        problem = fast_problem(constraints)
+        numeric = None if problem is None else problem.solve(deadline)
+    except TimeUp:
+        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+    if deadline.expired():
+        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout)
+    law = None
+    if numeric is not None:
+        law = CaptimeDistribution._on_demand(constraints, numeric.support_exprs(constraints), numeric,
+                                             functools.partial(_built, constraints, method), timeout)
+    keep(_fast_laws, key, law, _FAST_KEPT)
+    return law
 
 
-def _built(constraints: tuple, timeout: float | None, method: str) -> CaptimeDistribution:
+def _built(constraints: tuple, method: str, timeout: float | None) -> CaptimeDistribution:
     """The full derivation of a fast-route law: what its closed form comes from."""
     return _derive_cached(constraints, timeout, 30, method)
 
@@ -447,7 +466,7 @@ def _numeric_solution(constraints: tuple, pieces: list, terms: list, digits: int
 def _forget_laws() -> None:
     """Forget every law derived; the engine's results (integrals, numeric roots, ...) stay."""
     _derive_cached.cache_clear()
-    _fast_law.cache_clear()
+    _fast_laws.clear()
     _uninterrupted.clear()
 
 
@@ -464,9 +483,9 @@ def _cache_clear() -> None:
 derive.cache_clear = _cache_clear  # type: ignore[attr-defined]
 def _cache_info() -> functools._CacheInfo:
     """The laws kept, counted over both routes (the fast one and the full one)."""
-    fast, full = _fast_law.cache_info(), _derive_cached.cache_info()
-    return functools._CacheInfo(fast.hits + full.hits, fast.misses + full.misses,
-                                (fast.maxsize or 0) + (full.maxsize or 0), fast.currsize + full.currsize)
+    full = _derive_cached.cache_info()
+    return functools._CacheInfo(_fast_counts[0] + full.hits, _fast_counts[1] + full.misses,
+                                _FAST_KEPT + (full.maxsize or 0), len(_fast_laws) + full.currsize)
 
 
 derive.cache_info = _cache_info  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ import sympy
 from ..constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
 from ..symbols import kappa
 
-__all__ = ["FastProblem", "NumericLaw", "fast_problem"]
+__all__ = ["FastProblem", "NumericLaw", "TimeUp", "fast_problem"]
 
 #: Gauss-Legendre nodes and weights on [-1, 1], and a coarser rule to judge a panel by
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -226,6 +226,10 @@ class _Rule:
     cut_z: np.ndarray
 
 
+class TimeUp(Exception):
+    """The deadline given to :meth:`FastProblem.solve` expired."""
+
+
 class _GiveUp(Exception):
     """The solution took more quadrature rules than any well-posed set needs."""
 
@@ -253,8 +257,8 @@ class FastProblem:
         with np.errstate(divide="ignore"):
             self.start = np.where(self.logarithmic, np.log(np.maximum(lows, 0)), lows)
             self.stop = np.where(self.logarithmic, np.log(highs), highs)
-        self.start = np.maximum(self.start, -_LOG_END)
-        self.stop = np.minimum(self.stop, _LOG_END)
+        self.start = np.where(self.logarithmic, np.maximum(self.start, -_LOG_END), self.start)
+        self.stop = np.where(self.logarithmic, np.minimum(self.stop, _LOG_END), self.stop)
         self.log_scales = np.log(np.array(scales)) if scales else np.zeros(0)
 
     # -- evaluation ------------------------------------------------------------
@@ -432,8 +436,10 @@ class FastProblem:
                     return lam
         return None
 
-    def solve(self) -> "NumericLaw | None":
-        """Newton's method on the dual; the law, or None when it does not settle."""
+    def solve(self, deadline: Any = None) -> "NumericLaw | None":
+        """Newton's method on the dual; the law, or None when it does not settle.  ``deadline``
+        (a :class:`~maxent_util._timing.Deadline`, or None) is checked before each rule is
+        built: :class:`TimeUp` is raised when it has expired."""
         lam = self.initial()
         if lam is None:
             return None
@@ -443,6 +449,8 @@ class FastProblem:
             budget[0] -= 1
             if budget[0] < 0:
                 raise _GiveUp
+            if deadline is not None and deadline.expired():
+                raise TimeUp
             return self.rule(multipliers)
 
         try:
