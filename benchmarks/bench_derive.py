@@ -9,6 +9,10 @@ cleared), of a warm one (the same constraints again) and their ratio
 warm/cold; asserts nothing about speed.  The aims: under 2 s cold on a
 2-core machine, under 1 ms warm.
 
+``--sweep [N]`` (default 1000) times ``derive_many`` over ``Support(0, 10), Mean(v)`` for N
+values against ``derive`` one by one and the dual, and the first ``derive`` in a fresh
+process (imports included), in wall-clock and CPU seconds.
+
 ``--sets [N]`` (default 48 sets, ``--seed 0``) measures instead what issue 27
 ("Derive at interactive speed") asks to improve: seeded random *equality* sets
 of numbers (bounded and half-line supports; Mean, Moment(log(kappa)), LogMoment
@@ -354,6 +358,53 @@ def random_sets_benchmark(count: int, seed: int, values: int, timeout: float, fu
         print(route.row(None))
 
 
+def sweep_benchmark(count: int, seed: int) -> None:
+    """``count`` values of v in Support(0, 10), Mean(v): derive_many, derive one by one, and the
+    dual one by one, each timed in wall-clock and CPU seconds (the CPU time is what a loaded
+    machine changes least)."""
+    from maxent_util import derive_many
+
+    dual = _dual()
+    rng = np.random.default_rng(seed)
+    values = np.sort(rng.uniform(0.5, 9.5, count))
+    sets = [(Support(0, 10), Mean(float(v))) for v in values]
+    derive_many(sets[:3])  # warm-up
+    rows = []
+
+    def timed(label: str, work) -> None:
+        derive.cache_clear()
+        wall, cpu = time.perf_counter(), time.process_time()
+        work()
+        rows.append((label, time.perf_counter() - wall, time.process_time() - cpu))
+
+    timed("derive_many(sets)", lambda: derive_many(sets))
+    timed("[derive(*s) for s in sets]", lambda: [derive(*s) for s in sets])
+    timed("dual.solve, one by one", lambda: [dual.solve(dual.Problem(0.0, 10.0, (dual.mean(float(v)),)))
+                                             for v in values])
+    print(f"Support(0, 10), Mean(v) for {count} values of v (the constraints made beforehand)")
+    print(f"{'route':<30} {'wall (s)':>9} {'CPU (s)':>9} {'per law (ms, CPU)':>18} {'/ dual (CPU)':>13}")
+    for label, wall, cpu in rows:
+        print(f"{label:<30} {wall:>9.3f} {cpu:>9.3f} {cpu / count * 1e3:>18.3f} {cpu / rows[-1][2]:>13.2f}")
+
+
+def fresh_benchmark(repeat: int) -> None:
+    """The first derive in a fresh process, imports included (wall-clock and CPU seconds)."""
+    import subprocess
+
+    code = ("import time; w, c = time.perf_counter(), time.process_time()\n"
+            "from maxent_util import derive, Support, Mean\n"
+            "law = derive(Support(0, 10), Mean(3.7)); law.utility()(2.0)\n"
+            "print(time.perf_counter() - w, time.process_time() - c)")
+    times = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             cwd=ROOT).stdout.split()
+        times.append((float(out[0]), float(out[1])))
+    walls, cpus = zip(*times)
+    print(f"first derive in a fresh process (imports included), {repeat} runs: wall median "
+          f"{np.median(walls):.3f} s, CPU median {np.median(cpus):.3f} s")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -371,7 +422,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="derive's time limit with --sets, seconds (default 30)")
     parser.add_argument("--no-full", action="store_true",
                         help="with --sets: leave out the full route (digits=30), the slow 'before'")
+    parser.add_argument("--sweep", type=int, nargs="?", const=1000, default=None, metavar="N",
+                        help="instead: derive_many over N values of Mean(v) (default 1000) against "
+                        "derive one by one and the dual, and the first derive in a fresh process")
     options = parser.parse_args(argv)
+    if options.sweep is not None:
+        sweep_benchmark(options.sweep, options.seed)
+        fresh_benchmark(3)
+        return
     if options.sets is not None:
         random_sets_benchmark(options.sets, options.seed, options.values, options.timeout,
                               full=not options.no_full)

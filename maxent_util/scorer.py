@@ -64,7 +64,6 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 import numpy as np
 import sympy
 from sympy.codegen.cfunctions import log1p
-from sympy.codegen.rewriting import expm1_opt, powm1_opt
 from sympy.printing.numpy import SciPyPrinter
 
 from ._reference import agree, check_points, log_space, mpmath_function, reference_values
@@ -223,6 +222,10 @@ def _cancel_minus_one(add: sympy.Add, func: Any, func_m_1: Any) -> sympy.Expr:
 
 def _minus_one(expr: sympy.Expr) -> sympy.Expr:
     """``exp(x) - 1`` as ``expm1(x)`` and ``x**y - 1`` as ``powm1(x, y)``, without ``factor()``."""
+    # sympy.codegen.rewriting loads sympy's tensor and combinatorics modules (0.15 s): only
+    # when a scorer is compiled, not with every import of the library
+    from sympy.codegen.rewriting import expm1_opt, powm1_opt
+
     for func, func_m_1, optim in ((sympy.exp, expm1, expm1_opt), (sympy.Pow, powm1, powm1_opt)):
         if not expr.has(func):
             continue

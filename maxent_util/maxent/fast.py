@@ -51,6 +51,8 @@ _TOLERANCE = 1e-13
 _MAX_ITERATIONS = 200
 #: the first panels of log(kappa) are this wide (bisection refines them where the mass is)
 _LOG_PANEL = 2.0
+#: below this Newton decrement (the dual's predicted decrease) the full step is taken unchecked
+_QUADRATIC = 1e-8
 #: the most rules one solution may build (each line-search trial builds one)
 _MAX_RULES = 400
 #: a segment spanning more than this factor is integrated in log(kappa)
@@ -401,6 +403,15 @@ class FastProblem:
 
     # -- the dual --------------------------------------------------------------
     @staticmethod
+    def _log_partition(rule: _Rule, lam: np.ndarray) -> float | None:
+        """log Z under exp(-lam . g) by ``rule`` (None when it is not finite)."""
+        phi = -(rule.features @ lam)
+        shift = np.max(phi)
+        with np.errstate(under="ignore"):
+            z = float(rule.weight @ np.exp(phi - shift))
+        return math.log(z) + shift if z > 0 and math.isfinite(z) else None
+
+    @staticmethod
     def _moments(rule: _Rule, lam: np.ndarray):
         """(log Z, E[g], Cov[g]) under exp(-lam . g) by ``rule``."""
         phi = -(rule.features @ lam)
@@ -512,7 +523,14 @@ class FastProblem:
         if len(rule.cut_z) and np.max(self.exponent(lam, rule.cut_segment, rule.cut_z)) > peak - _TAIL + 10:
             return False
         middle = (rule.left + rule.right) / 2
-        whole, halves = self._whole_and_halves(lam, rule.segment, rule.left, middle, rule.right, peak)
+        # each panel by its own nodes (the rule's), and by a rule over each of its halves
+        with np.errstate(under="ignore"):
+            whole = (rule.weight * np.exp(-(rule.features @ lam) - peak)).reshape(len(rule.left), -1).sum(axis=1)
+        n = len(rule.left)
+        parts = self._panel_integrals(lam, np.concatenate([rule.segment, rule.segment]),
+                                      np.concatenate([rule.left, middle]), np.concatenate([middle, rule.right]),
+                                      peak)
+        halves = parts[:n] + parts[n:]
         total = float(np.sum(halves))
         return bool(total > 0 and np.all(np.abs(whole - halves) <= _PANEL_TOLERANCE * total))
 
@@ -541,12 +559,17 @@ class FastProblem:
                 return lam, steps, None
             dual = log_z + lam @ self.values
             slope = gradient @ step
+            if -slope < _QUADRATIC:
+                # the Newton decrement is tiny: inside the region of quadratic convergence, where
+                # the full step is right and the dual's change is below its rounding anyway
+                lam = lam + step
+                continue
             t = 1.0
             for _ in range(60):
                 trial = lam + t * step
-                trial_moments = self._moments(rule, trial)
-                if trial_moments is not None:
-                    trial_dual = trial_moments[0] + trial @ self.values
+                trial_log_z = self._log_partition(rule, trial)
+                if trial_log_z is not None:
+                    trial_dual = trial_log_z + trial @ self.values
                     if trial_dual <= dual + 1e-4 * t * slope + 1e-15 * abs(dual):
                         lam = trial
                         break
