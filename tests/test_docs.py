@@ -207,18 +207,4 @@ def test_command_examples_parse() -> None:
             pytest.fail(f"{page}: `{line}` does not parse: {exc}")
 
 
-@pytest.mark.parametrize("page", ["getting-started.md", "recipes/organiser.md",
-                                  "recipes/configurator.md", "recipes/uncertainty.md",
-                                  "recipes/report.md", "recipes/sweep.md", "recipes/racing.md",
-                                  "recipes/design.md"])
-def test_python_examples_run(page: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # Each page's blocks run in order in one namespace, as a reader would paste them.
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.chdir(tmp_path)
-    blocks = _python_blocks(DOCS / page)
-    assert blocks, page
-    namespace: dict = {}
-    for number, block in enumerate(blocks):
-        if "maxent_util.export" in block and not _module_exists("export"):
-            pytest.skip("maxent_util.export does not exist yet")
-        exec(compile(block, f"{page}[{number}]", "exec"), namespace)
+# The Python (and shell) blocks of every page run in tests/test_docs_blocks.py.

@@ -621,8 +621,9 @@ def test_read_runs_explicit_format(tmp_path):
     # a wide file without 'hash'/'filename' would be guessed as long; format= forces it
     path = write(tmp_path, "wide.txt", "hash,s1\nh,12\n")
     assert read_runs(path, format="satcomp", cutoff=60)["algorithm"].tolist() == ["s1"]
-    with pytest.raises(DataError, match=r"^`header` of .* must be a row naming the columns "
-                                        r"'algorithm'"):
+    with pytest.raises(DataError, match=r"^`path` of `read_long` must be a results table: a "
+                                        r"long table's columns 'algorithm', .* instance column "
+                                        r"'hash' .*: read it with --format satcomp"):
         read_runs(path, format="long")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import zipfile
 from xml.sax.saxutils import quoteattr
 
 import pandas as pd
@@ -103,6 +104,11 @@ def write(tmp_path, name, text, compress=None):
         data = bz2.compress(data)
     elif compress == "gz":
         data = gzip.compress(data)
+    elif compress == "zip":  # one result file in a zip archive
+        packed = io.BytesIO()
+        with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("cpachecker.results.xml", data)
+        data = packed.getvalue()
     path = tmp_path / name
     path.write_bytes(data)
     return path
@@ -187,7 +193,8 @@ def test_a_file_without_a_time_limit_needs_a_cutoff(tmp_path):
 
 
 @pytest.mark.parametrize("compress, suffix", [(None, ".xml"), ("bz2", ".xml.bz2"),
-                                              ("gz", ".xml.gz"), ("bz2", ".data")])
+                                              ("gz", ".xml.gz"), ("bz2", ".data"),
+                                              ("zip", ".zip")])
 def test_compressed_files_read_like_plain_ones(tmp_path, compress, suffix):
     text = result_xml(KINDS)
     plain = read_benchexec(write(tmp_path, "plain.xml", text))

@@ -44,6 +44,7 @@ import csv
 import inspect
 import lzma
 import os
+import struct
 import zlib
 from pathlib import Path
 from typing import IO, Any, Callable
@@ -96,9 +97,36 @@ _SNIFF_BYTES = 1 << 16
 _SATCOMP_MARKERS = {"hash", "filename", "cnf", "verified-result", "claimed-result"}
 
 
+_ZIP_LOCAL = struct.Struct("<4s5H3L2H")  # a zip member's local header
+
+
+def _zip_head(head: bytes) -> bytes:
+    """The first bytes of a zip archive's first member (stored or deflated), else b""."""
+    if len(head) < _ZIP_LOCAL.size or not head.startswith(b"PK\x03\x04"):
+        return b""
+    fields = _ZIP_LOCAL.unpack_from(head)
+    method, name_length, extra_length = fields[3], fields[9], fields[10]
+    data = head[_ZIP_LOCAL.size + name_length + extra_length:]
+    if method == 0:
+        return data[:_SNIFF_BYTES]
+    if method == 8:
+        return zlib.decompressobj(wbits=-15).decompress(data, _SNIFF_BYTES)
+    if method == 12:
+        return bz2.BZ2Decompressor().decompress(data, max_length=_SNIFF_BYTES)
+    if method == 14 and len(data) > 4:  # zip's LZMA: version, size of the properties, them
+        size = int.from_bytes(data[2:4], "little")
+        lzma_filter = lzma._decode_filter_properties(  # type: ignore[attr-defined]
+            lzma.FILTER_LZMA1, data[4:4 + size])  # as zipfile reads it
+        return lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=[lzma_filter]).decompress(
+            data[4 + size:], max_length=_SNIFF_BYTES)
+    return b""
+
+
 def _decompressed_head(head: bytes) -> bytes:
-    """The first bytes of the content, through bz2, gzip or xz when it starts like one."""
+    """The first bytes of the content, through bz2, gzip, xz or zip when it starts like one."""
     try:
+        if head.startswith(b"PK\x03\x04"):
+            return _zip_head(head)
         if head.startswith(b"BZh"):
             return bz2.BZ2Decompressor().decompress(head, max_length=_SNIFF_BYTES)
         if head.startswith(b"\x1f\x8b"):
@@ -111,13 +139,15 @@ def _decompressed_head(head: bytes) -> bytes:
 
 
 def sniff_format(head: bytes) -> str:
-    """The format of content from its first bytes (plain, bz2, gzip or xz), by what it holds.
+    """The format of content from its first bytes (plain, bz2, gzip, xz or zip), by what it holds.
 
     XML (first character ``<``) is BenchExec; ``@`` or ``%`` (an ARFF
     relation or comment) is ASlib; a CSV whose header names ``hash``,
     ``filename``, ``cnf``, ``verified-result`` or ``claimed-result`` is a SAT
-    Competition table; anything else is read as a long CSV, whose reader
-    then reports what is missing.
+    Competition table, and so is a CSV of solver columns only (every cell a
+    number or a word such as ``timeout``, no column named ``algorithm``,
+    ``instance`` or ``runtime``: 2023's special-track file); anything else is
+    read as a long CSV, whose reader then reports what is missing.
 
     Parameters
     ----------
@@ -143,9 +173,38 @@ def sniff_format(head: bytes) -> str:
         return "benchexec"
     if text.startswith((b"@", b"%")):
         return "aslib"
-    first = text.split(b"\n", 1)[0].decode("utf-8", errors="replace")
-    header = next(csv.reader([first]), [])
-    return "satcomp" if {name.strip() for name in header} & _SATCOMP_MARKERS else "long"
+    lines = text.decode("utf-8", errors="replace").split("\n")
+    header = [name.strip() for name in next(csv.reader(lines[:1]), [])]
+    if set(header) & _SATCOMP_MARKERS:
+        return "satcomp"
+    return "satcomp" if _solver_columns_only(header, lines[1:-1]) else "long"
+
+
+# the words a SAT Competition table writes for an unsolved run (2020, 2021)
+_RUN_WORDS = {"timeout", "memout", "unverified", "failed", "incorrect", "unknown"}
+
+
+def _solver_columns_only(header: list[str], lines: list[str]) -> bool:
+    """Whether a CSV is a SAT Competition table of solver columns only (2023's special track:
+    no instance column): none of the long table's names in the header, and every cell of the
+    complete lines read a number or a word for an unsolved run."""
+    if not header or set(header) & {"algorithm", "instance", "runtime"}:
+        return False
+    rows = [row for row in csv.reader(line for line in lines if line.strip())]
+    if not rows:
+        return False
+    for row in rows:
+        if len(row) != len(header):
+            return False
+        for cell in row:
+            cell = cell.strip()
+            if cell.lower() in _RUN_WORDS:
+                continue
+            try:
+                float(cell)
+            except ValueError:
+                return False
+    return True
 
 
 def guess_format(path: Path) -> str:
@@ -191,8 +250,10 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
         (:func:`sniff_format`): XML is BenchExec, ``.arff`` files, ARFF text
         and scenario folders are ASlib, other folders are folders of
         BenchExec results, CSV files whose header names ``hash``,
-        ``filename`` or ``cnf`` are SAT Competition tables, anything else is
-        a long CSV.
+        ``filename`` or ``cnf`` are SAT Competition tables, and so are CSV
+        files of solver columns only (numbers and words such as ``timeout``),
+        anything else is a long CSV. A ``.zip`` holding one CSV is read as
+        the CSV.
     limits : ReadLimits, optional, keyword-only
         Bounds on the bytes (as stored and unpacked), columns and cell
         lengths read, enforced while reading; by default the process's

@@ -363,6 +363,8 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
 
     n_attributes = len(attributes)
     n_runs = len(data)
+    unsuccessful: list[float] = []  # recorded values of runs that did not end 'ok'
+
     algorithm = np.empty(n_runs, dtype=object)
     instance = np.empty(n_runs, dtype=object)
     runtime = np.empty(n_runs)
@@ -401,6 +403,8 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
                 raise DataError(argument_message(
                     performance_name, where, "a finite non-negative number of seconds or '?'",
                     short(recorded)))
+        if run_status != "solved" and not math.isnan(seconds):
+            unsuccessful.append(seconds)
         if run_status == "solved":
             if math.isnan(seconds):
                 raise DataError(argument_message(
@@ -419,5 +423,42 @@ def read_aslib(path: PathLike, *, performance: str | None = None,
         instance[k] = tokens[instance_j]
         runtime[k] = seconds
         status[k] = run_status
-    return _long_frame(algorithm, instance, runtime, status,
-                       None if limit is None else np.full(n_runs, limit))
+    table = _long_frame(algorithm, instance, runtime, status,
+                        None if limit is None else np.full(n_runs, limit))
+    table.attrs["notes"] = [_measure_note(performance_name, performance, description, limit,
+                                          stated, cutoff, unsuccessful)]
+    return table
+
+
+_PAR_NAME = re.compile(r"par(\d+)", re.IGNORECASE)
+
+
+def _measure_note(name: str, performance: str | None, description: _Description | None,
+                  limit: float | None, stated: float | None, cutoff: float | None,
+                  unsuccessful: list[float]) -> str:
+    """The sentence saying which measure was read as runtimes, the cutoff, and the PAR
+    penalty the scenario writes for its unsuccessful runs where it shows one."""
+    if performance is not None:
+        source = "named by performance="
+    elif description is not None and description.measures:
+        source = f"the runtime measure of {os.path.basename(description.path)}"
+    else:
+        source = "the attribute named runtime (no description.txt)"
+    note = f"measure: {name!r} ({source}), read as seconds"
+    if limit is None:
+        return note + "; no cutoff known"
+    where = "given" if cutoff is not None else "algorithm_cutoff_time of description.txt"
+    note += f"; cutoff {limit:g} s ({where})"
+    # a scenario states a PAR-k penalty by its measure's name (PAR10) or by writing every
+    # unsuccessful run as k times the cutoff
+    named = _PAR_NAME.fullmatch(name.strip())
+    base = stated if stated is not None else limit
+    ratios = {round(value / base, 9) for value in unsuccessful} if base else set()
+    written = next(iter(ratios)) if len(ratios) == 1 else None
+    if written is not None and written > 1 and float(written).is_integer():
+        note += (f"; its unsuccessful runs record the PAR{int(written)} penalty "
+                 f"({int(written)} x {base:g} s), read as runs capped at the cutoff")
+    elif named is not None:
+        note += (f"; a PAR{named.group(1)} measure: its unsuccessful runs are read as runs "
+                 "capped at the cutoff, whatever penalty they record")
+    return note

@@ -90,7 +90,7 @@ def _open(source: Any, label: str, limits: ReadLimits) -> IO[bytes]:
     stretch between two ``<`` (a tag with its attributes, or a text) is bounded by
     ``max_cell_chars``, as expat takes time quadratic in the length of one tag."""
     return open_bounded(source, label, "read_benchexec", limits,
-                        watch=_tag_watch(label, limits.max_cell_chars))
+                        watch=_tag_watch(label, limits.max_cell_chars), zip_suffixes=(".xml",))
 
 
 def _tag_watch(label: str, limit: int) -> Callable[[bytes], None]:

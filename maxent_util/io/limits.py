@@ -9,9 +9,11 @@ an XML attribute of fifty megabytes. Every reader opens its input through
   a folder given as a file would block or never end; standard input is
   passed as a stream instead, and bounded the same way);
 - counts the bytes as stored (``max_bytes``) and, for gzip, bzip2 and xz
-  content, the bytes it unpacks to (``max_decompressed_bytes``) and their
-  ratio (``max_ratio``), raising a :class:`~maxent_util.errors.DataError`
-  the moment one is passed, so nothing past a limit is ever held;
+  content and the one member of a zip archive, the bytes it unpacks to
+  (``max_decompressed_bytes``) and their ratio (``max_ratio``), raising a
+  :class:`~maxent_util.errors.DataError` the moment one is passed, so nothing
+  past a limit is ever held (a zip's directory is checked first: one member,
+  of the kind the reader reads, whose stated size is within the limit);
 
 and the readers check the number of columns (``max_columns``) before they
 parse the rows, and the length of every name, cell, XML attribute or text
@@ -32,11 +34,13 @@ import lzma
 import math
 import os
 import stat
+import struct
+import zipfile
 import zlib
 from dataclasses import dataclass
 from typing import IO, Any, Callable
 
-from ..errors import DataError, argument_message
+from ..errors import DataError, argument_message, short
 
 __all__ = ["ReadLimits", "read_limits", "set_read_limits"]
 
@@ -282,11 +286,13 @@ def is_regular(path: Any) -> bool:
         return False
 
 
-_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"))
+# a zip archive starts with a member's local header, or (empty) with the end of its directory
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "xz"),
+          (b"PK\x03\x04", "zip"), (b"PK\x05\x06", "zip"))
 
 
 def compression_of(head: bytes) -> str | None:
-    """gzip, bz2 or xz by the first bytes of the content, else None."""
+    """gzip, bz2, xz or zip by the first bytes of the content, else None."""
     return next((name for magic, name in _MAGIC if head.startswith(magic)), None)
 
 
@@ -325,12 +331,15 @@ def remedy(name: str) -> str:
 
 
 def open_bounded(source: Any, label: str, owner: str, limits: ReadLimits | None = None,
-                 watch: Callable[[bytes], None] | None = None) -> IO[bytes]:
+                 watch: Callable[[bytes], None] | None = None,
+                 zip_suffixes: tuple[str, ...] = ()) -> IO[bytes]:
     """The content of a regular file or an open stream, unpacked when it starts like gzip,
     bzip2 or xz, as a buffered binary stream that raises DataError past a limit.
 
     ``watch``, when given, sees every chunk of the (unpacked) content as it is read (the XML
-    reader bounds the length of a tag with it).
+    reader bounds the length of a tag with it). A zip archive is read when it holds one
+    member whose name ends with one of ``zip_suffixes`` (``(".csv",)`` for the CSV readers),
+    unpacked within the same limits; any other zip is refused, naming its members.
     """
     chosen = read_limits(limits)
     opened = None  # a file opened here is closed with the stream returned; a caller's is not
@@ -348,40 +357,138 @@ def open_bounded(source: Any, label: str, owner: str, limits: ReadLimits | None 
         content: _Source = stored
         if watch is not None:
             content._watch = _both(content._watch, watch)
+        return io.BufferedReader(content, _CHUNK)
+    closes: list[Callable[[], None]] = []
+    if kind == "zip":
+        try:
+            unpacker, close_archive, packed_size = _zip_member(
+                opened, stored, label, owner, chosen, zip_suffixes)
+        except BaseException:
+            stored.close()
+            raise
+        closes.append(close_archive)
     else:
         packed = io.BufferedReader(stored, _CHUNK)
-        unpacker: Any = {"gzip": lambda: gzip.GzipFile(fileobj=packed),
-                         "bz2": lambda: bz2.BZ2File(packed),
-                         "xz": lambda: lzma.LZMAFile(packed)}[kind]()
-        limit, ratio = chosen.max_decompressed_bytes, chosen.max_ratio
-        unpacked_total = [0]
+        unpacker = {"gzip": lambda: gzip.GzipFile(fileobj=packed),
+                    "bz2": lambda: bz2.BZ2File(packed),
+                    "xz": lambda: lzma.LZMAFile(packed)}[kind]()
 
-        def bounded(chunk: bytes) -> None:
-            unpacked_total[0] += len(chunk)
-            count = unpacked_total[0]
-            if count > limit:
-                raise over(label, owner, "max_decompressed_bytes", limit,
-                           f"content that unpacks to at most {limit} bytes")
-            if count > _RATIO_GRACE and count > ratio * max(stored.count, 1):
-                raise over(label, owner, "max_ratio", ratio,
-                           f"{kind} content that unpacks to at most {ratio:g} times its size "
-                           f"(past 1 MiB, it unpacked {count} bytes from {stored.count})")
-            if watch is not None:
-                watch(chunk)
+        def packed_size() -> int:
+            return stored.count
+    limit, ratio = chosen.max_decompressed_bytes, chosen.max_ratio
+    unpacked_total = [0]
 
-        def unpack(size: int) -> bytes:
-            try:
-                return unpacker.read(size)
-            except DataError:
-                raise
-            except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
-                raise DataError(argument_message(
-                    "path", owner, f"readable {kind} content", label,
-                    f"Unpacking it failed: {exc}.")) from None
+    def bounded(chunk: bytes) -> None:
+        unpacked_total[0] += len(chunk)
+        count = unpacked_total[0]
+        if count > limit:
+            raise over(label, owner, "max_decompressed_bytes", limit,
+                       f"content that unpacks to at most {limit} bytes")
+        if count > _RATIO_GRACE and count > ratio * max(packed_size(), 1):
+            raise over(label, owner, "max_ratio", ratio,
+                       f"{kind} content that unpacks to at most {ratio:g} times its size "
+                       f"(past 1 MiB, it unpacked {count} bytes from {packed_size()})")
+        if watch is not None:
+            watch(chunk)
 
-        content = _Source(unpack, bounded, label, owner)
-        content.closes.extend([unpacker.close, stored.close])
+    def unpack(size: int) -> bytes:
+        try:
+            return unpacker.read(size)
+        except DataError:
+            raise
+        except (OSError, EOFError, ValueError, RuntimeError, NotImplementedError,
+                zlib.error, lzma.LZMAError, zipfile.BadZipFile) as exc:
+            raise DataError(argument_message(
+                "path", owner, f"readable {kind} content", label,
+                f"Unpacking it failed: {exc}.")) from None
+
+    content = _Source(unpack, bounded, label, owner)
+    content.closes.extend([unpacker.close, *closes, stored.close])
     return io.BufferedReader(content, _CHUNK)
+
+
+# A results archive holds one file: a directory of more entries, or of more bytes, is refused
+# before zipfile reads it (zipfile builds an object per entry, a directory of a million
+# entries would take gigabytes).
+_ZIP_ENTRIES = 64
+_ZIP_DIRECTORY_BYTES = 1 << 20
+_ZIP_END = struct.Struct("<4s4H2LH")  # the end-of-central-directory record
+_ZIP_END_SEARCH = _ZIP_END.size + 0xFFFF  # the record and the longest archive comment
+
+
+def _quoted(name: str) -> str:
+    """A name from an archive as a message quotes it: its repr, at most 80 characters."""
+    return repr(name) if len(repr(name)) <= 80 else str(short(name))
+
+
+def _zip_member(opened: IO[bytes] | None, stored: _Source, label: str, owner: str,
+                limits: ReadLimits, suffixes: tuple[str, ...]
+                ) -> tuple[IO[bytes], Callable[[], None], Callable[[], int]]:
+    """The one member of the zip archive in ``stored`` (a file opened here, else a stream,
+    read whole within ``max_bytes``) opened for reading, what closes the archive, and the
+    member's packed size."""
+    kinds = " or ".join(suffix.lstrip(".").upper() for suffix in suffixes)
+    if not suffixes:
+        raise DataError(argument_message(
+            "path", owner, "plain, gzip, bzip2 or xz content", label,
+            "It is a zip archive, which this reader does not open; unpack it first."))
+    if opened is not None:
+        size = os.fstat(opened.fileno()).st_size
+        if size > limits.max_bytes:
+            raise over(label, owner, "max_bytes", limits.max_bytes,
+                       f"a file of at most {limits.max_bytes} bytes")
+        opened.seek(0)
+        archive_file: IO[bytes] = opened
+    else:
+        archive_file = io.BytesIO(io.BufferedReader(stored, _CHUNK).read())
+        size = len(archive_file.getvalue())  # type: ignore[attr-defined]
+
+    def unreadable(reason: str) -> DataError:
+        return DataError(argument_message(
+            "path", owner, f"a readable zip archive holding one {kinds} file", label, reason))
+
+    archive_file.seek(max(0, size - _ZIP_END_SEARCH))
+    tail = archive_file.read(_ZIP_END_SEARCH)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _ZIP_END.size:
+        raise unreadable("It has no end-of-directory record (a damaged or cut archive).")
+    _, _, _, _, entries, directory_bytes, _, _ = _ZIP_END.unpack_from(tail, at)
+    if entries > _ZIP_ENTRIES or directory_bytes > _ZIP_DIRECTORY_BYTES:
+        raise DataError(argument_message(
+            "path", owner, f"a zip archive holding one {kinds} file", label,
+            f"Its directory lists {entries} entries ({directory_bytes} bytes); it was not "
+            "read further."))
+    archive_file.seek(0)
+    try:
+        archive = zipfile.ZipFile(archive_file)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+        raise unreadable(f"The zip reader reported: {exc}.") from None
+    # folders, and the resource forks macOS adds when it zips a file, are not members
+    members = [info for info in archive.infolist()
+               if not info.is_dir() and not info.filename.startswith("__MACOSX/")]
+    if len(members) != 1 or not members[0].filename.lower().endswith(suffixes):
+        shown = ", ".join(_quoted(info.filename) for info in members[:8])
+        more = f" and {len(members) - 8} more" if len(members) > 8 else ""
+        archive.close()
+        raise DataError(argument_message(
+            "path", owner, f"a zip archive holding one {kinds} file", label,
+            f"It holds {len(members)} member{'s' if len(members) != 1 else ''}"
+            f"{': ' + shown + more if members else ''}; unpack the one to read, or zip it "
+            "alone."))
+    member = members[0]
+    if member.file_size > limits.max_decompressed_bytes:
+        archive.close()
+        raise over(label, owner, "max_decompressed_bytes", limits.max_decompressed_bytes,
+                   f"content that unpacks to at most {limits.max_decompressed_bytes} bytes "
+                   f"(its member {_quoted(member.filename)} states {member.file_size})")
+    try:
+        handle = archive.open(member)
+    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, ValueError) as exc:
+        archive.close()
+        raise unreadable(f"Opening its member {_quoted(member.filename)} failed: {exc}.") \
+            from None
+    packed = max(member.compress_size, 1)
+    return handle, archive.close, lambda: packed
 
 
 def _both(first: Callable[[bytes], None], second: Callable[[bytes], None]

@@ -14,7 +14,8 @@ from ..errors import DataError, argument_message, short
 from .limits import ReadLimits, _Source, compression_of, counter, open_regular, read_limits
 from .table import lowered
 from .table import (LONG_COLUMNS, STATUSES, PathLike, _check_names, _first, _is_stream,
-                    _long_frame, _missing_columns, _parse_numbers, _read_csv_cells, _where, plain)
+                    _long_frame, _missing_columns, _parse_numbers, _read_csv_cells, _where, not_runs,
+                    plain)
 
 __all__ = ["read_long"]
 
@@ -73,6 +74,9 @@ def read_long(path: PathLike, *, limits: ReadLimits | None = None) -> pd.DataFra
     header, body = _read_csv_cells(path, "read_long", chosen)
     required = ("algorithm", "instance", "runtime")
     if any(name not in header for name in required):
+        refusal = not_runs(path, header, body, "read_long")
+        if refusal is not None:
+            raise refusal
         raise _missing_columns(path, header, "the columns 'algorithm', 'instance', 'runtime' "
                                "(optional: 'status', 'cutoff')")
     n_rows = body.shape[0]

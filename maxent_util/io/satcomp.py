@@ -29,7 +29,7 @@ import pandas as pd
 from ..errors import DataError, argument_message, short
 from .limits import ReadLimits
 from .table import lowered as lower_cells
-from .table import short_text
+from .table import RESULTS_TABLE, short_text
 from .table import (PathLike, _check_names, _check_time_option, _label, _long_frame,
                     _missing_columns, _parse_numbers, _read_csv_cells, _where)
 
@@ -60,6 +60,8 @@ _WORDS_2021 = {"timeout": "capped", "memout": "memout", "unverified": "unverifie
 # sum.sh of the 2020 repository counts all four as unsolved
 _WORDS_2020 = {"timeout": "capped", "failed": "crash", "incorrect": "unverified",
                "unknown": "crash"}
+# a word of any year's layout: a run's cell, though maybe of another year
+_ANY_YEARS_WORDS = sorted(set(_WORDS_2020) | set(_WORDS_2021))
 # a penalty cell may sit a little past the limit (a run stopped late, 5000.21 in 2022's
 # anni-par-unsat.csv); a value beyond this share of the penalty's half rules the penalty out
 _OVERSHOOT = 1.1
@@ -210,17 +212,30 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None,
 
     n_rows = body.shape[0]
     data_rows = np.arange(1, n_rows + 1)
+    notes: list[str] = []
     if layout.instance:
         instances = body[:, header.index(layout.instance)] if n_rows else np.array([], dtype=object)
         _check_names(path, layout.instance, instances, data_rows)
     else:
         instances = np.array([f"row {row}" for row in data_rows], dtype=object)
+        notes.append("no instance column (the layout of 2023's special-track file, "
+                       "results_special_detailed.csv): instances are named 'row 1', 'row 2', "
+                     "... by data row")
 
     cells = body[:, solver_index] if n_rows else np.empty((0, len(solvers)), dtype=object)
     seconds = _parse_numbers(cells)
     numeric = ~np.isnan(seconds)
     lowered = lower_cells(cells)
     is_word = ~numeric & np.isin(lowered, list(layout.words))
+    if n_rows and not (numeric | np.isin(lowered, _ANY_YEARS_WORDS)).any():
+        # no cell a time or a word of the layout: a table about the instances (2023's
+        # bench_meta.csv: hash,author,family,filename), not of results
+        meta = [name for name in header if name in SATCOMP_META_COLUMNS]
+        raise DataError(argument_message(
+            "path", owner, RESULTS_TABLE, _label(path),
+            f"It is not a results table: besides {', '.join(map(repr, meta)) or 'nothing'}, "
+            f"its columns ({short([short_text(name) for name in solvers])}) hold no time "
+            f"(data row 1: {short([short_text(str(cell)) for cell in cells[0]])})."))
     bad = (~numeric & ~is_word) | (numeric & ~(np.isfinite(seconds) & (seconds >= 0)))
     if bad.any():
         # the first bad cell in reading order, so the message points at the top of the file
@@ -231,7 +246,6 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None,
             short_text(solvers[j]), _where(path, int(i) + 1),
             f"a non-negative number of seconds or one of {words}", short(cells[i, j])))
 
-    notes: list[str] = []
     penalty = _stated_penalty(seconds, numeric) if layout.penalty else None
     if penalty is not None:
         stated = penalty[0] / 2

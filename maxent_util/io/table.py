@@ -122,12 +122,13 @@ def _read_csv_cells(path: PathLike, owner: str, limits: ReadLimits | None = None
     Reading with ``header=None`` keeps duplicate column names visible (pandas
     would rename them to ``x.1``), and ``na_filter=False`` keeps instance names
     such as ``NA`` or ``null`` as text. The content is read through
-    :func:`~maxent_util.io.limits.open_bounded` (gzip, bzip2 and xz unpacked), its
+    :func:`~maxent_util.io.limits.open_bounded` (gzip, bzip2, xz and a zip of one CSV
+    unpacked), its
     header's columns counted before any row is parsed, and every cell's length checked.
     """
     label = _check_source(path, owner)
     chosen = read_limits(limits)
-    handle = open_bounded(path, label, owner, chosen)
+    handle = open_bounded(path, label, owner, chosen, zip_suffixes=(".csv",))
     try:
         first_line = handle.readline()
         columns = len(next(csv.reader([first_line.decode("utf-8", errors="replace")]), []))
@@ -199,6 +200,71 @@ def lowered(cells: np.ndarray) -> np.ndarray:
 def _missing_columns(path: PathLike, header: list[str], required: str) -> DataError:
     return DataError(argument_message(
         "header", _label(path), f"a row naming {required}", short(header)))
+
+
+RESULTS_TABLE = ("a results table: a long table's columns 'algorithm', 'instance', 'runtime' "
+                 "(optional: 'status', 'cutoff'), or a SAT Competition table's instance column "
+                 "('cnf', 'filename' or 'hash') and one column of times per solver")
+"""The columns a results table has, as the refusal of a file that is not one names them."""
+
+# the first column of a summary: one row per solver, scores in the other columns
+_SUMMARY_NAMES = ("solver", "solvers", "algorithm", "algorithms")
+
+
+def _is_number(cell: Any) -> bool:
+    try:
+        float(cell)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def not_runs(path: PathLike, header: list[str], body: np.ndarray, owner: str
+             ) -> DataError | None:
+    """The error for a table that holds no runs, by what it holds instead; None when it looks
+    like a results table after all (its reader then names what is wrong with it).
+
+    - a summary, one row per solver (a first column ``solver``, as in the SAT Competition
+      2020's ``par2scores.csv``, or ``algorithm``, as ``maxent-util rank --csv`` writes) and
+      numbers in the other columns: scores, not runs;
+    - columns of numbers only (2023's ``results_special_detailed.csv``, whose solver columns
+      have no instance column beside them): read as a SAT Competition table;
+    - none of the long table's columns (``meta.csv``, ``bench_meta.csv``, a list of
+      instances): not a results table.
+    """
+    label = _label(path)
+    columns = f"its columns: {short(header)}"
+    rows = body[:50]
+    numbers = np.vectorize(_is_number, otypes=[bool])(rows) if rows.size else rows.astype(bool)
+    if header and header[0].strip().lower() in _SUMMARY_NAMES and len(header) > 1 \
+            and "instance" not in header and rows.size and numbers[:, 1:].all():
+        return DataError(argument_message(
+            "path", owner, "a table of runs", label,
+            f"It is a summary ({columns}): one row per solver, named in its {header[0]!r} "
+            "column, and a score in each other column, which holds no runs (a score does not "
+            "say whether a run was solved, capped or failed). Read the runs the scores were "
+            "made from, such as the track's detailed results CSV."))
+    if rows.size and numbers.all() and not set(header) & {"algorithm", "instance", "runtime"}:
+        return DataError(argument_message(
+            "path", owner, RESULTS_TABLE, label,
+            f"Its columns hold only numbers ({columns}), as a SAT Competition table without "
+            "an instance column (2023's results_special_detailed.csv): read it with --format "
+            "satcomp (format='satcomp' in Python)."))
+    if set(header) & {"algorithm", "instance", "runtime"}:
+        return None
+    instance = next((name for name in ("cnf", "filename", "hash") if name in header), None)
+    if instance is not None:
+        return DataError(argument_message(
+            "path", owner, RESULTS_TABLE, label,
+            f"It names no long table's column but a SAT Competition table's instance column "
+            f"{instance!r} ({columns}): read it with --format satcomp (format='satcomp' in "
+            "Python)."))
+    hint = ""
+    if len(header) == 1 and any(mark in header[0] for mark in (" ", "\t", ";", "|")):
+        hint = " Its header is one column: its fields are not separated by commas."
+    return DataError(argument_message(
+        "path", owner, RESULTS_TABLE, label,
+        f"It is not a results table: none of these columns is there ({columns}).{hint}"))
 
 
 def _parse_numbers(cells: np.ndarray) -> np.ndarray:
