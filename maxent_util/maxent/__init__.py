@@ -147,8 +147,14 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
         pickled) that is killed when the time is up.  Zero, negative, NaN
         and non-numbers are refused.
     digits : int, keyword-only
-        Significant digits of numerically solved multipliers: from 15 to ``MAX_DIGITS``;
-        below 30 the multipliers are still solved to 30 digits.
+        15 (the default): a set of numbers of the common kinds (Support, Mean, LogMoment,
+        SquaredLogDeviation, TailProbability, Moment; equalities) is solved at once in double
+        precision (milliseconds; :attr:`CaptimeDistribution.numeric`), and its closed form
+        (sympy pdf, CDF, survival function, exact or 30-digit multipliers, derivation) is
+        built when one of them is first read, under the same ``timeout``
+        (:attr:`CaptimeDistribution.forms` says what is built).  Other sets, and ``digits``
+        above 15 (up to ``MAX_DIGITS``), take the full route at once: multipliers solved
+        exactly or to ``max(digits, 30)`` digits.
     method : {"auto", "symbolic", "numeric"}, keyword-only
         ``"auto"`` tries the closed form first and falls back to numerics;
         ``"symbolic"`` raises :class:`~maxent_util.errors.NoClosedFormError`
@@ -160,8 +166,9 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
     -------
     CaptimeDistribution
         The law: its pdf, CDF and survival function in closed form, the multipliers
-        (exact or numeric, see ``closed_form``) and the derivation's steps.  Equal
-        arguments give the same (cached, immutable) object.
+        (exact or numeric, see ``closed_form``) and the derivation's steps, built at once
+        or on first read (see ``digits``); its :meth:`~CaptimeDistribution.utility` is
+        valued at once either way.  Equal arguments give the same (cached, immutable) object.
 
     Raises
     ------
