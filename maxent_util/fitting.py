@@ -723,6 +723,12 @@ def _check_law(law: CaptimeDistribution, family: _Family, p: dict[str, float], d
 
 
 def _check_times(times: Any, censored: Any) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(times, (list, tuple)):
+        # numpy reads [1.0, True] as two floats: a flag among the times is a mistake
+        bad = next((i for i, v in enumerate(times) if isinstance(v, (bool, np.bool_, str, bytes))), None)
+        if bad is not None:
+            raise DataError(argument_message(f"times[{bad}]", OWNER, "a number (not True/False or text)",
+                                             short(times[bad])))
     values = _runs_array(times, "times", OWNER)
     n = values.shape[0]
     if n == 0:
