@@ -1,0 +1,213 @@
+"""The likelihood of waiting times with right-censoring, its maximum, profile intervals and
+cross-validation (for :func:`~maxent_util.fitting.fit_captime`).
+
+A record where a person gave up adds log f at its time to the log-likelihood; a record where the
+person was still waiting when the answer came adds log S.  The maximum is found by BFGS in the
+family's unconstrained parametrisation (the simplex where BFGS stalls); without censoring the
+moment equations give it exactly and the optimiser only confirms it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+from scipy import optimize, stats
+
+from .closed_forms import INF, Family, family_for
+
+__all__ = ["Data", "NoMaximum", "log_likelihood", "maximise", "profile_interval", "model_support",
+           "fit_one", "cross_validated"]
+
+
+# ---------------------------------------------------------------------------
+# the likelihood and its maximum
+
+
+@dataclasses.dataclass(frozen=True)
+class Data:
+    events: np.ndarray    # times at which a person stopped waiting (the captime)
+    censored: np.ndarray  # times at which a person was still waiting (the captime exceeds them)
+
+
+def log_likelihood(family: Family, data: Data, p: dict[str, float]) -> float:
+    total = float(np.sum(family.logpdf(data.events, p)))
+    if data.censored.size:
+        total += float(np.sum(family.logsf(data.censored, p)))
+    return total if math.isfinite(total) else -INF
+
+
+def objective(family: Family, data: Data) -> Any:
+    def negative(u: np.ndarray) -> float:
+        try:
+            with np.errstate(all="ignore"):
+                value = -log_likelihood(family, data, family.values(u))
+        except (OverflowError, ValueError, ZeroDivisionError):
+            return 1e300
+        return value if math.isfinite(value) else 1e300
+    return negative
+
+
+def maximise(family: Family, data: Data, start: dict[str, float]) -> tuple[dict[str, float], float]:
+    """The maximum-likelihood parameters and the log-likelihood there; raises NoMaximum."""
+    negative = objective(family, data)
+    u0 = family.internal(start)
+    best = optimize.minimize(negative, u0, method="BFGS", options={"gtol": 1e-9, "maxiter": 500})
+    if not best.success:  # BFGS stalls where a log-SF underflows: the simplex does not need slopes
+        polished = optimize.minimize(negative, best.x, method="Nelder-Mead",
+                                     options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000})
+        if polished.fun < best.fun:
+            best = polished
+    if best.fun >= 1e300 or not np.all(np.isfinite(best.x)) or np.max(np.abs(best.x)) > 600:
+        raise NoMaximum(family.name)
+    p = family.values(best.x)
+    return p, -float(best.fun)
+
+
+class NoMaximum(Exception):
+    """The likelihood has no finite maximum (the parameters run off to a boundary)."""
+
+
+# ---------------------------------------------------------------------------
+# profile-likelihood intervals
+
+
+def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: float, index: int,
+                      level: float) -> tuple[float, float]:
+    """Where twice the drop of the profile log-likelihood reaches the chi-square(1) quantile, on
+    the internal coordinate ``index``; mapped back to the parameter (monotone)."""
+    threshold = float(stats.chi2.ppf(level, 1)) / 2
+    negative = objective(family, data)
+    others = [i for i in range(u_hat.size) if i != index]
+
+    def drop(value: float) -> float:
+        u = u_hat.copy()
+        u[index] = value
+        if others:  # every family has at most two parameters: the other one by Brent's method
+            other = others[0]
+
+            def inner(rest: float) -> float:
+                u[other] = rest
+                return negative(u)
+            start = u_hat[other]
+            value_at = optimize.minimize_scalar(inner, bracket=(start - 0.1, start + 0.1),
+                                                method="brent", tol=1e-10).fun
+        else:
+            value_at = negative(u)
+        return (value_at + loglik) - threshold  # >= 0 once outside the interval
+
+    # the first step from the curvature along the coordinate (the others held): the profile is at
+    # most as curved, so 1.5 times the step that would reach the threshold of that parabola
+    h = 1e-4 * max(1.0, abs(u_hat[index]))
+    shifted = [u_hat.copy(), u_hat.copy()]
+    shifted[0][index] -= h
+    shifted[1][index] += h
+    curvature = (negative(shifted[0]) + negative(shifted[1]) + 2 * loglik) / (h * h)
+    first = 1.5 * math.sqrt(2 * threshold / curvature) if curvature > 0 and math.isfinite(curvature) \
+        else 0.1 * max(1.0, abs(u_hat[index]))
+    ends = []
+    for direction in (-1.0, 1.0):
+        step = first
+        inside = u_hat[index]
+        end = None
+        for _ in range(60):
+            outside = u_hat[index] + direction * step
+            if drop(outside) >= 0:
+                end = optimize.brentq(drop, min(inside, outside), max(inside, outside),
+                                      xtol=1e-8 * max(1.0, abs(outside)))
+                break
+            inside, step = outside, step * 2
+            if abs(outside) > 700:
+                break
+        ends.append(end)
+    name = family.parameter_names[index]
+    low_end, high_end = family.domain(name)
+    probe = u_hat.copy()
+    probe[index] += 1.0
+    increasing = family.values(probe)[name] > family.values(u_hat)[name]
+
+    def parameter(u_value: float | None, direction: float) -> float:
+        if u_value is None:  # the likelihood stays within the threshold up to the domain's end
+            return high_end if (direction > 0) == increasing else low_end
+        u = u_hat.copy()
+        u[index] = u_value
+        return family.values(u)[name]
+
+    low, high = parameter(ends[0], -1.0), parameter(ends[1], 1.0)
+    return (min(low, high), max(low, high))
+
+
+# ---------------------------------------------------------------------------
+# one kind set's fit, and its cross-validation
+
+
+def model_support(kinds: tuple[str, ...], support: tuple[float, float] | None, data: Data
+                   ) -> tuple[tuple[float, float], bool, str]:
+    """(support, whether its lower end was fitted from the data, why the kind set cannot be fitted
+    there or '')."""
+    if support is None:
+        if kinds == ("log",):
+            return (float(np.min(data.events)), INF), True, ""
+        return (0.0, INF), False, ""
+    lower, upper = support
+    if kinds == ("mean", "log") and (lower, upper) != (0.0, INF):
+        return support, False, "the gamma family is fitted on [0, inf) only"
+    if kinds == ("log",) and lower == 0 and upper == INF:
+        return support, False, "E[log kappa] alone has no law on [0, inf): give a positive lower end"
+    return support, False, ""
+
+
+def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: Data
+             ) -> tuple[Family, dict[str, float], float, bool]:
+    """The family, its maximum-likelihood parameters, the log-likelihood and whether the support's
+    lower end was fitted; raises NoMaximum or DataError."""
+    (lower, upper), fitted_lower, why = model_support(kinds, support, data)
+    if why:
+        raise NoMaximum(why)
+    family = family_for(kinds, lower, upper)
+    if kinds != ("mean",) and lower == 0 and np.any(data.events == 0):
+        raise NoMaximum("a captime of 0 has no log")
+    distinct = np.unique(data.events).size
+    if distinct < len(family.parameter_names) + fitted_lower:
+        raise NoMaximum(f"{distinct} distinct captime(s) cannot fix "
+                         f"{len(family.parameter_names) + fitted_lower} parameter(s)")
+    exact = None
+    if not data.censored.size:
+        with np.errstate(all="ignore"):
+            try:
+                exact = family.moment_parameters(data.events)
+            except ZeroDivisionError:  # every captime at the support's lower end
+                exact = None
+        if exact is not None and not all(math.isfinite(v) and v != 0 for v in exact.values()):
+            exact = None
+    p, loglik = maximise(family, data, exact if exact is not None else family.start(data.events))
+    if exact is not None:
+        # the moment equations give the maximum exactly: keep it unless the optimiser beat it
+        at_exact = log_likelihood(family, data, exact)
+        if at_exact >= loglik - 1e-9 * max(1.0, abs(loglik)):
+            p, loglik = exact, at_exact
+    return family, p, loglik, fitted_lower
+
+
+def cross_validated(kinds: tuple[str, ...], support: Any, data: Data, folds: int,
+                     rng: np.random.Generator) -> float:
+    """The held-out log-likelihood summed over folds; NaN when a fold's training data has no fit."""
+    records = np.concatenate([data.events, data.censored])
+    is_censored = np.concatenate([np.zeros(data.events.size, bool), np.ones(data.censored.size, bool)])
+    assignment = rng.permutation(records.size) % folds
+    total = 0.0
+    for fold in range(folds):
+        train, test = assignment != fold, assignment == fold
+        training = Data(records[train & ~is_censored], records[train & is_censored])
+        if not training.events.size:
+            return math.nan
+        try:
+            family, p, _, _ = fit_one(kinds, support, training)
+        except NoMaximum:
+            return math.nan
+        held_out = Data(records[test & ~is_censored], records[test & is_censored])
+        with np.errstate(all="ignore"):
+            total += log_likelihood(family, held_out, p)
+    return total
