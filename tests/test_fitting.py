@@ -330,9 +330,29 @@ def test_a_censored_time_beyond_the_support_is_refused() -> None:
 
 def test_data_no_kind_set_can_fit_is_refused_with_each_reason() -> None:
     with pytest.raises(DataError, match=r"`times` of `fit_captime` must be data with a maximum-likelihood "
-                                        r"fit for at least one kind set; got '3 records'\. "
-                                        r"log\+log2: no fit: 1 distinct captime\(s\) cannot fix 2"):
+                                        r"fit for at least one kind set; got \[7.0, 7.0, 7.0\]\. "
+                                        r"log\+log2: no fit: 1 distinct time\(s\) cannot fix 2"):
         fit_captime([7.0, 7.0, 7.0], kinds=[("log", "log2"), ("log",)])
+
+
+@pytest.mark.parametrize(("times", "censored", "options"), [
+    ([0.0, 0.0], None, {"kinds": "mean"}),                          # the rate runs to infinity
+    ([10.0, 10.0, 10.0], None, {"kinds": "mean", "support": (0, 10)}),  # every time at the upper end
+    ([5.0, 5.0], None, {"kinds": "log", "support": (5, 100)}),      # every time at the lower end
+])
+def test_a_likelihood_without_a_maximum_is_refused(times, censored, options) -> None:
+    with pytest.raises(DataError, match=r"no fit: the likelihood keeps growing toward the edge of the "
+                                        r"parameters' domain"):
+        fit_captime(times, censored, **options)
+
+
+def test_one_captime_with_censored_records_has_a_fit() -> None:
+    # by hand: the exponential's rate is d / (sum of all times) = 1/3; the Pareto law starts at the
+    # one captime, 1, and its alpha is d / sum log(t / 1) = 1 / log 8
+    assert fit_captime([0.0, 3.0], [False, True], kinds="mean").models[("mean",)].parameters["rate"] \
+        == pytest.approx(1 / 3, rel=1e-7)
+    pareto_fit = fit_captime([1.0, 2.0, 4.0], [False, True, True], kinds="log").models[("log",)]
+    assert pareto_fit.parameters["alpha"] == pytest.approx(1 / math.log(8), rel=1e-7)
 
 
 def test_a_kind_set_without_a_fit_is_reported_not_chosen() -> None:

@@ -444,8 +444,9 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
             continue
         k = len(p) + int(fitted_lower)
         u_hat = family.internal(p)
-        intervals = {name: profile_interval(family, data, u_hat, loglik, index, level)
-                     for index, name in enumerate(family.parameter_names)}
+        with np.errstate(all="ignore"):  # the root finders' probes may overflow: refused as 1e300
+            intervals = {name: profile_interval(family, data, u_hat, loglik, index, level)
+                         for index, name in enumerate(family.parameter_names)}
         cv = cross_validated(kind_set, bounds, data, folds, rng) if criterion == "cv" else None
         note = "" if cv is None or not math.isnan(cv) else \
             "no cross-validated log-likelihood: the training records of a fold have no fit"
@@ -458,7 +459,7 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
     if not usable:
         raise DataError(argument_message(
             "times", OWNER, "data with a maximum-likelihood fit for at least one kind set",
-            f"{n} records", "; ".join(f"{'+'.join(k)}: {m.note}" for k, m in models.items())))
+            short(values.tolist()), "; ".join(f"{'+'.join(k)}: {m.note}" for k, m in models.items())))
     if criterion == "cv":
         chosen = max(usable, key=lambda k: usable[k].cv_loglik)  # -inf: a held-out time impossible
     else:

@@ -124,7 +124,9 @@ class Family:
     def _logsf(self, x: np.ndarray, p: dict[str, float]) -> np.ndarray:
         raise NotImplementedError
 
-    def start(self, events: np.ndarray) -> dict[str, float]:
+    def start(self, times: np.ndarray) -> dict[str, float]:
+        """A starting point of the right scale, from every record's time (censored ones read as
+        captimes); a fallback where they are degenerate (the optimiser then walks)."""
         raise NotImplementedError
 
     def moment_parameters(self, events: np.ndarray) -> dict[str, float] | None:
@@ -144,6 +146,11 @@ class Family:
 
     def support_constraint(self) -> Support:
         return Support(self.lower, _sympy_end(self.upper))
+
+
+def _reciprocal(value: float) -> float:
+    """1/value where that is a usable starting scale, else 1."""
+    return 1.0 / value if 1e-300 < value < 1e300 else 1.0
 
 
 def _sympy_end(value: float) -> Any:
@@ -181,11 +188,10 @@ class Exponential(Family):
         x = np.maximum(x, self.lower)
         return _log_integral_exp(-p["rate"], x, self.upper) - self._log_norm(p["rate"])
 
-    def start(self, events: np.ndarray) -> dict[str, float]:
-        excess = max(float(np.mean(events)) - self.lower, 1e-300)
-        if self.upper == INF:
-            return {"rate": 1.0 / excess}
-        return {"rate": 0.0}
+    def start(self, times: np.ndarray) -> dict[str, float]:
+        if self.upper < INF:
+            return {"rate": 0.0}  # the uniform law
+        return {"rate": _reciprocal(float(np.mean(times)) - self.lower)}
 
     def moment_parameters(self, events: np.ndarray) -> dict[str, float] | None:
         return {"rate": 1.0 / (float(np.mean(events)) - self.lower)} if self.upper == INF else None
@@ -250,10 +256,10 @@ class Power(Family):
             y = np.log(np.maximum(x, self.lower))
         return _log_integral_exp(-p["alpha"], y, self.log_upper) - self._log_norm(p["alpha"])
 
-    def start(self, events: np.ndarray) -> dict[str, float]:
-        if self.upper == INF:
-            return {"alpha": 1.0 / max(float(np.mean(np.log(events))) - self.log_lower, 1e-300)}
-        return {"alpha": -1.0 if self.lower == 0 else 0.0}
+    def start(self, times: np.ndarray) -> dict[str, float]:
+        if self.upper < INF:
+            return {"alpha": -1.0 if self.lower == 0 else 0.0}
+        return {"alpha": _reciprocal(float(np.mean(np.log(times[times > 0]))) - self.log_lower)}
 
     def moment_parameters(self, events: np.ndarray) -> dict[str, float] | None:
         if self.upper < INF:
@@ -312,9 +318,10 @@ class LogNormal(Family):
         z = (y - p["mu"]) / p["sigma"]
         return _log_normal_mass(z, (self.log_upper - p["mu"]) / p["sigma"]) - self._log_mass(p)
 
-    def start(self, events: np.ndarray) -> dict[str, float]:
-        y = np.log(events)
-        return {"mu": float(np.mean(y)), "sigma": max(float(np.std(y)), 1e-3)}
+    def start(self, times: np.ndarray) -> dict[str, float]:
+        y = np.log(times[times > 0])
+        spread = float(np.std(y))
+        return {"mu": float(np.mean(y)), "sigma": spread if 1e-3 < spread < 1e3 else 1.0}
 
     def moment_parameters(self, events: np.ndarray) -> dict[str, float] | None:
         if self.lower > 0 or self.upper < INF:
@@ -367,10 +374,12 @@ class Gamma(Family):
         with np.errstate(divide="ignore"):
             return np.log(special.gammaincc(p["shape"], p["rate"] * np.asarray(x, dtype=float)))
 
-    def start(self, events: np.ndarray) -> dict[str, float]:
-        mean, variance = float(np.mean(events)), float(np.var(events))
-        shape = mean * mean / variance if variance > 0 else 1.0
-        return {"shape": shape, "rate": shape / mean}
+    def start(self, times: np.ndarray) -> dict[str, float]:
+        with np.errstate(all="ignore"):
+            mean, variance = float(np.mean(times)), float(np.var(times))
+            shape = mean * mean / variance
+        shape = shape if 1e-3 < shape < 1e3 else 1.0
+        return {"shape": shape, "rate": shape * _reciprocal(mean)}
 
     def law_constraints(self, p: dict[str, float]) -> tuple:
         mean = p["shape"] / p["rate"]

@@ -54,16 +54,32 @@ def maximise(family: Family, data: Data, start: dict[str, float]) -> tuple[dict[
     """The maximum-likelihood parameters and the log-likelihood there; raises NoMaximum."""
     negative = objective(family, data)
     u0 = family.internal(start)
-    best = optimize.minimize(negative, u0, method="BFGS", options={"gtol": 1e-9, "maxiter": 500})
-    if not best.success:  # BFGS stalls where a log-SF underflows: the simplex does not need slopes
-        polished = optimize.minimize(negative, best.x, method="Nelder-Mead",
-                                     options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000})
-        if polished.fun < best.fun:
-            best = polished
-    if best.fun >= 1e300 or not np.all(np.isfinite(best.x)) or np.max(np.abs(best.x)) > 600:
-        raise NoMaximum(family.name)
+    with np.errstate(all="ignore"):  # steps into overflow are refused by the objective's 1e300
+        best = optimize.minimize(negative, u0, method="BFGS", options={"gtol": 1e-9, "maxiter": 500})
+        if not best.success:  # BFGS stalls where a log-SF underflows: the simplex needs no slopes
+            polished = optimize.minimize(negative, best.x, method="Nelder-Mead",
+                                         options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000})
+            if polished.fun < best.fun:
+                best = polished
+    if best.fun >= 1e300 or not np.all(np.isfinite(best.x)) or np.max(np.abs(best.x)) > 600 \
+            or _higher_further_out(negative, best.x, best.fun):
+        raise NoMaximum("the likelihood keeps growing toward the edge of the parameters' domain "
+                        "(every captime at one end of the support, or too few of them)")
     p = family.values(best.x)
     return p, -float(best.fun)
+
+
+def _higher_further_out(negative: Any, u: np.ndarray, value: float) -> bool:
+    """Whether the likelihood is higher further out along a coordinate: the optimiser stopped on a
+    slope that runs to the domain's edge, not at a maximum."""
+    margin = 1e-9 * max(1.0, abs(value))
+    for index in range(u.size):
+        for step in (-25.0, -5.0, -1.0, 1.0, 5.0, 25.0):
+            probe = u.copy()
+            probe[index] += step
+            if negative(probe) < value - margin:
+                return True
+    return False
 
 
 class NoMaximum(Exception):
@@ -75,7 +91,7 @@ class NoMaximum(Exception):
 
 
 def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: float, index: int,
-                      level: float) -> tuple[float, float]:
+                     level: float) -> tuple[float, float]:
     """Where twice the drop of the profile log-likelihood reaches the chi-square(1) quantile, on
     the internal coordinate ``index``; mapped back to the parameter (monotone)."""
     threshold = float(stats.chi2.ppf(level, 1)) / 2
@@ -169,9 +185,9 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
     family = family_for(kinds, lower, upper)
     if kinds != ("mean",) and lower == 0 and np.any(data.events == 0):
         raise NoMaximum("a captime of 0 has no log")
-    distinct = np.unique(data.events).size
+    distinct = np.unique(np.concatenate([data.events, data.censored])).size
     if distinct < len(family.parameter_names) + fitted_lower:
-        raise NoMaximum(f"{distinct} distinct captime(s) cannot fix "
+        raise NoMaximum(f"{distinct} distinct time(s) cannot fix "
                          f"{len(family.parameter_names) + fitted_lower} parameter(s)")
     exact = None
     if not data.censored.size:
@@ -182,7 +198,8 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
                 exact = None
         if exact is not None and not all(math.isfinite(v) and v != 0 for v in exact.values()):
             exact = None
-    p, loglik = maximise(family, data, exact if exact is not None else family.start(data.events))
+    start = exact if exact is not None else family.start(np.concatenate([data.events, data.censored]))
+    p, loglik = maximise(family, data, start)
     if exact is not None:
         # the moment equations give the maximum exactly: keep it unless the optimiser beat it
         at_exact = log_likelihood(family, data, exact)
