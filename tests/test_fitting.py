@@ -253,6 +253,17 @@ def test_the_fitted_law_is_an_ordinary_distribution_with_its_provenance(tmp_path
     assert law.name == f"fit(log+log2, n=200, censored={int(censored.sum())})"
 
 
+def test_the_provenance_survives_the_json_format() -> None:
+    fit = fit_captime([5.0, 7.0, 30.0, 45.0, 12.0], [False, False, True, False, False], kinds="mean")
+    document = to_json(fit.law)
+    assert '"notes"' in document and fit.provenance["sha256"] in document
+    again = from_json(document)
+    assert again.notes == fit.law.notes and again.name == fit.law.name
+    with pytest.raises(MaxEntError, match=r"`derivation.notes\[0\]` of `from_json` must be a "
+                                          r"string of at most 1000 characters; got 7\."):
+        from_json(document.replace('"notes": [', '"notes": [7, ', 1))
+
+
 def test_the_data_hash_depends_on_times_and_flags() -> None:
     times = np.array([10.0, 20.0, 35.0, 60.0])
     first = fit_captime(times, [False, True, False, False], kinds="mean").provenance["sha256"]
