@@ -189,7 +189,8 @@ def _cached_law(kinds: tuple, support: tuple, moments: tuple, values: tuple, not
     p = dict(values)
     law = family.preset(p) if moments == () else None
     if law is None:
-        law = derive(*moments)
+        # the values are floats from an optimiser: no closed form to find, straight to Newton
+        law = derive(*moments, method="numeric")
     record = law.derivation
     law = law._evolve(derivation=dataclasses.replace(record, notes=tuple(record.notes) + (note,)))
     return law.with_name(name)._share()
