@@ -394,3 +394,29 @@ def test_any_data_fits_or_is_refused_cleanly(times, flags, kinds) -> None:
     assert math.isfinite(chosen.loglik) and all(math.isfinite(v) for v in chosen.parameters.values())
     for low, high in chosen.intervals.values():
         assert low <= high and not (math.isnan(low) or math.isnan(high))
+
+
+# ---------------------------------------------------------------------------
+# reading a log
+
+
+def test_waiting_times_are_read_from_a_csv_file(tmp_path) -> None:
+    from maxent_util.fitting import read_waiting_times
+
+    path = tmp_path / "waits.csv"
+    path.write_text("user,waited,still_waiting\na,12.5,0\nb,300,TRUE\nc,40,no\n")
+    times, censored = read_waiting_times(path, "waited", "still_waiting")
+    assert times.tolist() == [12.5, 300.0, 40.0] and censored.tolist() == [False, True, False]
+    times, censored = read_waiting_times(path, "waited")
+    assert censored is None
+    with pytest.raises(DataError, match=r"`column` of `read_waiting_times` must be a column of .*waits.csv "
+                                        r"\('user', 'waited', 'still_waiting'\); got 'wait'\."):
+        read_waiting_times(path, "wait")
+    path.write_text("waited,still_waiting\n12.5,0\n-3,1\n")
+    with pytest.raises(DataError, match=r"`waited` of `.*waits.csv, data row 2` must be a finite "
+                                        r"nonnegative number of seconds; got '-3'\."):
+        read_waiting_times(path, "waited", "still_waiting")
+    path.write_text("waited,still_waiting\n12.5,maybe\n")
+    with pytest.raises(DataError, match=r"`still_waiting` of `.*waits.csv, data row 1` must be a censoring "
+                                        r"flag: 1, true, yes \(still waiting\) or 0, false, no; got 'maybe'\."):
+        read_waiting_times(path, "waited", "still_waiting")

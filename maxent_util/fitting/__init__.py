@@ -38,8 +38,9 @@ from ..maxent import derive
 from ..runs import _runs_array, first_bad
 from .closed_forms import INF, Family, family_for
 from .likelihood import Data, NoMaximum, cross_validated, fit_one, profile_interval
+from .reading import read_waiting_times
 
-__all__ = ["fit_captime", "CaptimeFit", "ModelFit", "KINDS", "KIND_SETS", "CRITERIA"]
+__all__ = ["fit_captime", "CaptimeFit", "ModelFit", "read_waiting_times", "KINDS", "KIND_SETS", "CRITERIA"]
 
 OWNER = "fit_captime"
 
