@@ -119,7 +119,6 @@ class CaptimeFit:
     level: float
     provenance: dict[str, Any]
     _families: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
-    _moments: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
     _data: Any = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
@@ -200,19 +199,16 @@ def _cached_law(kinds: tuple, support: tuple, moments: tuple, values: tuple, not
 def _built_law(fit: CaptimeFit, kinds: tuple[str, ...]) -> CaptimeDistribution:
     model = fit.models[kinds]
     family = fit._families[kinds]
-    moments = fit._moments.get(kinds)
+    # the catalogue's preset where it is the law, else the support and the fitted moments
+    moments = () if family.has_preset else family.law_constraints(model.parameters)
     provenance = fit.provenance
+    choice = (f"chosen by {fit.criterion.upper()} among {', '.join('+'.join(k) for k in fit.models)}"
+              if kinds == fit.chosen else f"not the model {fit.criterion.upper()} chose")
     note = (f"fitted by maximum likelihood (kinds {'+'.join(kinds)}, {model.family}) to "
             f"{provenance['n']} waiting times, {provenance['censored']} of them right-censored; "
-            f"data sha256 {provenance['sha256']}; chosen by {fit.criterion.upper()} among "
-            f"{', '.join('+'.join(k) for k in fit.models)}"
-            if kinds == fit.chosen else
-            f"fitted by maximum likelihood (kinds {'+'.join(kinds)}, {model.family}) to "
-            f"{provenance['n']} waiting times, {provenance['censored']} of them right-censored; "
-            f"data sha256 {provenance['sha256']}; not the model {fit.criterion.upper()} chose")
+            f"data sha256 {provenance['sha256']}; {choice}")
     name = f"fit({'+'.join(kinds)}, n={provenance['n']}, censored={provenance['censored']})"
-    law = _cached_law(kinds, model.support, moments if moments is not None else (),
-                      tuple(sorted(model.parameters.items())), note, name)
+    law = _cached_law(kinds, model.support, moments, tuple(sorted(model.parameters.items())), note, name)
     _check_law(law, family, model.parameters, fit._data)
     return law
 
@@ -433,9 +429,9 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
                 f"times[{index}]", OWNER, f"below the support's upper end {upper:g} (a censored "
                 "record says the captime exceeds it)", float(values[index])))
 
+    assignment = rng.permutation(n) % folds if criterion == "cv" else None
     models: dict[tuple[str, ...], ModelFit] = {}
     families: dict[tuple[str, ...], Family] = {}
-    moments: dict[tuple[str, ...], tuple] = {}
     for kind_set in kind_sets:
         try:
             family, p, loglik, fitted_lower = fit_one(kind_set, bounds, data)
@@ -449,14 +445,13 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
         with np.errstate(all="ignore"):  # the root finders' probes may overflow: refused as 1e300
             intervals = {name: profile_interval(family, data, u_hat, loglik, index, level)
                          for index, name in enumerate(family.parameter_names)}
-        cv = cross_validated(kind_set, bounds, data, folds, rng) if criterion == "cv" else None
+        cv = cross_validated(kind_set, bounds, data, assignment) if criterion == "cv" else None
         note = "" if cv is None or not math.isnan(cv) else \
             "no cross-validated log-likelihood: the training records of a fold have no fit"
         models[kind_set] = ModelFit(kind_set, family.name, (family.lower, family.upper), p, intervals,
                                     loglik, k, -2 * loglik + 2 * k, -2 * loglik + k * math.log(n),
                                     cv, note)
         families[kind_set] = family
-        moments[kind_set] = _moment_constraints(family, p, data)
     usable = {k: m for k, m in models.items() if not m.note}
     if not usable:
         raise DataError(argument_message(
@@ -469,12 +464,4 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
     provenance = {"sha256": _sha256(values, flags), "n": int(n), "censored": int(flags.sum()),
                   "criterion": criterion, "kinds": chosen,
                   "intervals": f"profile likelihood, {level:g}"}
-    return CaptimeFit(models, chosen, criterion, level, provenance, families, moments, data)
-
-
-def _moment_constraints(family: Family, p: dict[str, float], data: Data) -> tuple:
-    """The constraints of the law handed out: () where the catalogue's preset is the law,
-    else the support and the moments at the fitted parameters."""
-    if family.has_preset:
-        return ()
-    return family.law_constraints(p)
+    return CaptimeFit(models, chosen, criterion, level, provenance, families, data)

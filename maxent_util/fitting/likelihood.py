@@ -208,14 +208,15 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
     return family, p, loglik, fitted_lower
 
 
-def cross_validated(kinds: tuple[str, ...], support: Any, data: Data, folds: int,
-                     rng: np.random.Generator) -> float:
-    """The held-out log-likelihood summed over folds; NaN when a fold's training data has no fit."""
+def cross_validated(kinds: tuple[str, ...], support: Any, data: Data, assignment: np.ndarray) -> float:
+    """The held-out log-likelihood summed over folds; NaN when a fold's training data has no fit.
+
+    ``assignment`` gives each record's fold, the events first, then the censored records; every
+    kind set is scored on the same folds, so their sums compare."""
     records = np.concatenate([data.events, data.censored])
     is_censored = np.concatenate([np.zeros(data.events.size, bool), np.ones(data.censored.size, bool)])
-    assignment = rng.permutation(records.size) % folds
     total = 0.0
-    for fold in range(folds):
+    for fold in range(int(assignment.max()) + 1):
         train, test = assignment != fold, assignment == fold
         training = Data(records[train & ~is_censored], records[train & is_censored])
         if not training.events.size:
