@@ -37,7 +37,7 @@ from ..errors import DataError, MaxEntError, argument_message, short
 from ..maxent import derive
 from ..runs import _runs_array, first_bad
 from .closed_forms import INF, Family, family_for
-from .likelihood import Data, NoMaximum, cross_validated, fit_one, profile_interval
+from .likelihood import Data, NoMaximum, cross_validated, fit_one, location_interval, profile_interval
 from .reading import read_waiting_times
 
 __all__ = ["fit_captime", "CaptimeFit", "ModelFit", "read_waiting_times", "KINDS", "KIND_SETS", "CRITERIA"]
@@ -45,7 +45,8 @@ __all__ = ["fit_captime", "CaptimeFit", "ModelFit", "read_waiting_times", "KINDS
 OWNER = "fit_captime"
 
 #: the kinds of sufficient statistic, each with the constraint kind whose expectation it fixes
-KINDS: dict[str, str] = {"mean": "Mean", "log": "LogMoment", "log2": "SquaredLogDeviation"}
+KINDS: dict[str, str] = {"mean": "Mean", "log": "LogMoment", "log2": "SquaredLogDeviation",
+                         "log_below": "LogMoment(side='below')", "log_above": "LogMoment(side='above')"}
 
 #: the kind sets fitted (in this order) when ``kinds`` is not given, with their families
 KIND_SETS: dict[tuple[str, ...], str] = {
@@ -53,6 +54,7 @@ KIND_SETS: dict[tuple[str, ...], str] = {
     ("log",): "Pareto (power law)",
     ("log", "log2"): "log-normal",
     ("mean", "log"): "gamma",
+    ("log_below", "log_above"): "generalized log-Laplace",
 }
 
 #: how :func:`fit_captime` chooses between kind sets
@@ -185,8 +187,8 @@ class CaptimeFit:
 @functools.lru_cache(maxsize=64)
 def _cached_law(kinds: tuple, support: tuple, moments: tuple, values: tuple, note: str,
                 name: str) -> CaptimeDistribution:
-    family = family_for(kinds, *support)
     p = dict(values)
+    family = family_for(kinds, *support, kappa0=p.get("kappa0"))
     law = family.preset(p) if moments == () else None
     if law is None:
         # the values are floats from an optimiser: no closed form to find, straight to Newton
@@ -445,6 +447,9 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
         with np.errstate(all="ignore"):  # the root finders' probes may overflow: refused as 1e300
             intervals = {name: profile_interval(family, data, u_hat, loglik, index, level)
                          for index, name in enumerate(family.parameter_names)}
+            if family.located():
+                intervals["kappa0"] = location_interval(data, family, p, loglik, level)
+        p = {**family.located(), **p}
         cv = cross_validated(kind_set, bounds, data, assignment) if criterion == "cv" else None
         note = "" if cv is None or not math.isnan(cv) else \
             "no cross-validated log-likelihood: the training records of a fold have no fit"

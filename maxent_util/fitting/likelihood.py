@@ -16,10 +16,14 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
-from .closed_forms import INF, Family, family_for
+from .closed_forms import INF, LOG_LAPLACE, Family, LogLaplace, family_for
 
-__all__ = ["Data", "NoMaximum", "log_likelihood", "maximise", "profile_interval", "model_support",
-           "fit_one", "cross_validated"]
+__all__ = ["Data", "NoMaximum", "log_likelihood", "maximise", "profile_interval", "location_interval",
+           "model_support", "fit_one", "cross_validated"]
+
+#: the most candidate values of the log-Laplace's kappa0 tried before the search is refined (each
+#: costs one optimisation with censored records, a closed form without)
+_LOCATION_CANDIDATES = {False: 64, True: 16}
 
 
 # ---------------------------------------------------------------------------
@@ -55,8 +59,12 @@ def maximise(family: Family, data: Data, start: dict[str, float]) -> tuple[dict[
     negative = objective(family, data)
     u0 = family.internal(start)
     with np.errstate(all="ignore"):  # steps into overflow are refused by the objective's 1e300
-        best = optimize.minimize(negative, u0, method="BFGS", options={"gtol": 1e-9, "maxiter": 500})
-        if not best.success:  # BFGS stalls where a log-SF underflows: the simplex needs no slopes
+        best = optimize.minimize(negative, u0, method="BFGS", options={"gtol": 1e-7, "maxiter": 500})
+        # "precision loss" at a flat gradient is a maximum found to the last digits the numeric
+        # slopes carry; elsewhere (a log-SF that underflows) the simplex needs no slopes
+        stalled = not best.success and not (best.status == 2 and np.all(np.isfinite(best.jac))
+                                             and float(np.max(np.abs(best.jac))) < 1e-4)
+        if stalled:
             polished = optimize.minimize(negative, best.x, method="Nelder-Mead",
                                          options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000})
             if polished.fun < best.fun:
@@ -170,6 +178,8 @@ def model_support(kinds: tuple[str, ...], support: tuple[float, float] | None, d
     lower, upper = support
     if kinds == ("mean", "log") and (lower, upper) != (0.0, INF):
         return support, False, "the gamma family is fitted on [0, inf) only"
+    if kinds == LOG_LAPLACE and (lower, upper) != (0.0, INF):
+        return support, False, "the log-Laplace family is fitted on (0, inf) only"
     if kinds == ("log",) and lower == 0 and upper == INF:
         return support, False, "E[log kappa] alone has no law on [0, inf): give a positive lower end"
     return support, False, ""
@@ -186,9 +196,14 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
     if kinds != ("mean",) and lower == 0 and np.any(data.events == 0):
         raise NoMaximum("a captime of 0 has no log")
     distinct = np.unique(np.concatenate([data.events, data.censored])).size
+    if kinds == LOG_LAPLACE:
+        fitted_lower = True  # kappa0, found by a search
     if distinct < len(family.parameter_names) + fitted_lower:
         raise NoMaximum(f"{distinct} distinct time(s) cannot fix "
                          f"{len(family.parameter_names) + fitted_lower} parameter(s)")
+    if kinds == LOG_LAPLACE:
+        family, p, loglik = _fit_log_laplace(data)
+        return family, p, loglik, fitted_lower
     exact = None
     if not data.censored.size:
         with np.errstate(all="ignore"):
@@ -206,6 +221,87 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
         if at_exact >= loglik - 1e-9 * max(1.0, abs(loglik)):
             p, loglik = exact, at_exact
     return family, p, loglik, fitted_lower
+
+
+def _at_location(m: float, data: Data, start: dict[str, float] | None = None
+                 ) -> tuple[Family, dict[str, float], float] | None:
+    """The log-Laplace fit with kappa0 = exp(m), or None where it has no maximum; ``start``: the
+    fit at a nearby kappa0 (the optimiser then has little to walk)."""
+    family = LogLaplace(0.0, INF, math.exp(m))
+    if not data.censored.size:  # the likelihood equations solve in closed form
+        p = family.moment_parameters(data.events)
+        return None if p is None else (family, p, log_likelihood(family, data, p))
+    try:
+        p, loglik = maximise(family, data,
+                             start or family.start(np.concatenate([data.events, data.censored])))
+    except NoMaximum:
+        return None
+    return family, p, loglik
+
+
+def _fit_log_laplace(data: Data) -> tuple[Family, dict[str, float], float]:
+    """The log-Laplace law's maximum: kappa0 on a grid of the captimes' order statistics, then
+    refined by Brent's method between the best one's neighbours (the profile likelihood of kappa0
+    is continuous but has a kink at every captime: without censoring its maximum is one of them,
+    so the captimes nearest the refined point are tried too)."""
+    logs = np.log(np.unique(data.events))
+    inner = logs[1:-1] if logs.size > 2 else logs
+    most = _LOCATION_CANDIDATES[bool(data.censored.size)]
+    if inner.size > most:
+        inner = inner[np.unique(np.linspace(0, inner.size - 1, most).round().astype(int))]
+    fits: list = []
+    for m in inner:  # in increasing order: each fit starts from its neighbour's
+        previous = next((fit[1] for fit in reversed(fits) if fit is not None), None)
+        fits.append(_at_location(float(m), data, previous))
+    scores = np.array([-INF if fit is None else fit[2] for fit in fits])
+    if not np.isfinite(scores).any():
+        raise NoMaximum("no kappa0 has captimes on both sides with a maximum of the likelihood")
+    best = int(np.argmax(scores))
+    low, high = inner[max(best - 1, 0)], inner[min(best + 1, inner.size - 1)]
+    chosen = fits[best]
+    if high > low:
+        def negative(m: float) -> float:
+            fit = _at_location(m, data, chosen[1])
+            return 1e300 if fit is None else -fit[2]
+        with np.errstate(all="ignore"):
+            refined = optimize.minimize_scalar(negative, bounds=(low, high), method="bounded",
+                                               options={"xatol": 1e-9 * max(1.0, abs(low))}).x
+        near = logs[(logs >= low) & (logs <= high)]
+        near = near[np.argsort(np.abs(near - refined))[:2]]
+        for m in (refined, *near):
+            fit = _at_location(float(m), data, chosen[1])
+            if fit is not None and fit[2] > chosen[2]:
+                chosen = fit
+    return chosen
+
+
+def location_interval(data: Data, family: Family, p: dict[str, float], loglik: float, level: float
+                      ) -> tuple[float, float]:
+    """The profile-likelihood interval of the log-Laplace's kappa0 (alpha and beta maximised at
+    each kappa0), found on log kappa0 as :func:`profile_interval` finds the others."""
+    threshold = float(stats.chi2.ppf(level, 1)) / 2
+    m_hat = family.m
+    logs = np.log(data.events)
+    step = 0.05 * max(float(np.ptp(logs)), 1e-3)
+
+    def drop(m: float) -> float:
+        fit = _at_location(m, data, p)
+        return INF if fit is None else (loglik - fit[2]) - threshold
+
+    ends = []
+    for direction in (-1.0, 1.0):
+        inside, distance, end = m_hat, step, None
+        for _ in range(40):
+            outside = m_hat + direction * distance
+            if drop(outside) >= 0:
+                end = optimize.brentq(lambda m: min(drop(m), 1e300), min(inside, outside),
+                                      max(inside, outside), xtol=1e-9 * max(1.0, abs(outside)))
+                break
+            inside, distance = outside, distance * 2
+        ends.append(end)
+    low = 0.0 if ends[0] is None else math.exp(ends[0])
+    high = INF if ends[1] is None else math.exp(ends[1])
+    return low, high
 
 
 def cross_validated(kinds: tuple[str, ...], support: Any, data: Data, assignment: np.ndarray) -> float:
