@@ -105,11 +105,20 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
     threshold = float(stats.chi2.ppf(level, 1)) / 2
     negative = objective(family, data)
     others = [i for i in range(u_hat.size) if i != index]
+    located = isinstance(family, LogLaplace)
 
     def drop(value: float) -> float:
         u = u_hat.copy()
         u[index] = value
-        if others:  # every family has at most two parameters: the other one by Brent's method
+        if located:  # kappa0 is maximised too (held at its estimate the intervals are too short)
+            other = others[0]
+
+            def inner_located(rest: np.ndarray) -> float:
+                u[other] = rest[0]
+                return objective(LogLaplace(0.0, INF, math.exp(rest[1])), data)(u)
+            value_at = optimize.minimize(inner_located, [u_hat[other], family.m], method="Nelder-Mead",
+                                         options={"xatol": 1e-7, "fatol": 1e-9}).fun
+        elif others:  # every other family has at most two parameters: the other one by Brent
             other = others[0]
 
             def inner(rest: float) -> float:
