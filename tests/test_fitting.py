@@ -418,6 +418,13 @@ def test_one_captime_with_censored_records_has_a_fit() -> None:
     assert pareto_fit.parameters["alpha"] == pytest.approx(1 / math.log(8), rel=1e-7)
 
 
+def test_a_log_laplace_search_past_the_range_of_a_double_is_not_an_error() -> None:
+    # found by hypothesis: the profile of alpha moved kappa0 to exp(-700), below the smallest double
+    fit = fit_captime([1e-300, 315787.9507084438, 5.00924813209018e+82], kinds=("log_below", "log_above"))
+    model = fit.models[("log_below", "log_above")]
+    assert math.isfinite(model.loglik) and all(low <= high for low, high in model.intervals.values())
+
+
 def test_a_kind_set_without_a_fit_is_reported_not_chosen() -> None:
     fit = fit_captime([0.0, 3.0, 9.0, 20.0])  # a captime of 0 has no log
     assert fit.chosen == ("mean",)

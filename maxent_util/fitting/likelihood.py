@@ -115,7 +115,8 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
 
             def inner_located(rest: np.ndarray) -> float:
                 u[other] = rest[0]
-                return objective(LogLaplace(0.0, INF, math.exp(rest[1])), data)(u)
+                moved = _log_laplace_at(rest[1])
+                return 1e300 if moved is None else objective(moved, data)(u)
             value_at = optimize.minimize(inner_located, [u_hat[other], family.m], method="Nelder-Mead",
                                          options={"xatol": 1e-7, "fatol": 1e-9}).fun
         elif others:  # every other family has at most two parameters: the other one by Brent
@@ -232,11 +233,19 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
     return family, p, loglik, fitted_lower
 
 
+def _log_laplace_at(m: float) -> LogLaplace | None:
+    """The log-Laplace family with kappa0 = exp(m); None where exp(m) is 0 or beyond a double."""
+    kappa0 = math.exp(m) if m < 709.0 else INF
+    return LogLaplace(0.0, INF, kappa0) if 0.0 < kappa0 < INF else None
+
+
 def _at_location(m: float, data: Data, start: dict[str, float] | None = None
                  ) -> tuple[Family, dict[str, float], float] | None:
     """The log-Laplace fit with kappa0 = exp(m), or None where it has no maximum; ``start``: the
     fit at a nearby kappa0 (the optimiser then has little to walk)."""
-    family = LogLaplace(0.0, INF, math.exp(m))
+    family = _log_laplace_at(m)
+    if family is None:
+        return None
     if not data.censored.size:  # the likelihood equations solve in closed form
         p = family.moment_parameters(data.events)
         return None if p is None else (family, p, log_likelihood(family, data, p))
