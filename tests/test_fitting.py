@@ -333,6 +333,7 @@ def test_a_censored_fit_on_a_bounded_support_is_derived_from_its_fitted_moments(
     # the law's density is the truncated exponential at the fitted rate, by scipy.stats
     expected = stats.truncexpon.pdf(100.0, 300 * rate, 0, 1 / rate)
     assert float(law.to_scipy().pdf(100.0)) == pytest.approx(expected, rel=1e-8)
+    assert fit.provenance["sha256"] in law.notes[-1]  # also on a law whose closed form came later
 
 
 def test_law_of_names_the_fitted_kind_sets() -> None:

@@ -193,6 +193,8 @@ def _cached_law(kinds: tuple, support: tuple, moments: tuple, values: tuple, not
     if law is None:
         # the values are floats from an optimiser: no closed form to find, straight to Newton
         law = derive(*moments, method="numeric")
+    # the note goes into the derivation, so a law from derive's fast route is built here (naming
+    # it would build it too): its closed form is what the JSON document and the utility need
     record = law.derivation
     law = law._evolve(derivation=dataclasses.replace(record, notes=tuple(record.notes) + (note,)))
     return law.with_name(name)._share()
@@ -222,8 +224,9 @@ def _check_law(law: CaptimeDistribution, family: Family, p: dict[str, float], da
     points = points[(points > family.lower) & (points < family.upper)]
     if not points.size:
         return
+    numbers = law.numeric  # the fast route's double-precision law: no closed form needed
     with np.errstate(divide="ignore"):
-        derived = np.log(law.to_scipy().pdf(points))
+        derived = np.log((law.to_scipy() if numbers is None else numbers).pdf(points))
     expected = family.logpdf(points, p)
     gap = float(np.max(np.abs(derived - expected)))
     if not gap <= _LAW_AGREEMENT * max(1.0, float(np.max(np.abs(expected)))):
