@@ -464,9 +464,10 @@ def test_waiting_times_are_read_from_a_csv_file(tmp_path) -> None:
     from maxent_util.fitting import read_waiting_times
 
     path = tmp_path / "waits.csv"
-    path.write_text("user,waited,still_waiting\na,12.5,0\nb,300,TRUE\nc,40,no\n")
+    path.write_text("user,waited,still_waiting\na,12.5,0\nb,239.87959650981142,TRUE\nc,40,no\n")
     times, censored = read_waiting_times(path, "waited", "still_waiting")
-    assert times.tolist() == [12.5, 300.0, 40.0] and censored.tolist() == [False, True, False]
+    # the nearest double to every cell (pandas' to_numeric gives 239.87959650981145 here)
+    assert times.tolist() == [12.5, 239.87959650981142, 40.0] and censored.tolist() == [False, True, False]
     times, censored = read_waiting_times(path, "waited")
     assert censored is None
     with pytest.raises(DataError, match=r"`column` of `read_waiting_times` must be a column of .*waits.csv "
