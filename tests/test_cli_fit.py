@@ -67,7 +67,7 @@ def test_fit_never_overwrites_a_file_unasked(capsys, waits, tmp_path) -> None:
     (["--column", "waited", "--censored-column", "user"], "must be a censoring flag"),
     (["--column", "waited", "--kinds", "median"], "`kinds` of `fit_captime` must be made of the kinds"),
     (["--column", "waited", "--kinds", "log+"], "argument --kinds: expected a kind set such as"),
-    (["--column", "waited", "--support", "0", "60"], "must be within the support [0, 60]"),
+    (["--column", "waited", "--support", "0", "1min"], "must be within the support [0, 60]; got 545.5"),
     (["--column", "waited", "--support", "0", "soon"], "argument --support: expected a duration"),
     (["--column", "waited", "--criterion", "cv", "--folds", "1"], "argument --folds"),
 ])
@@ -85,3 +85,11 @@ def test_support_takes_durations_and_inf(capsys, waits) -> None:
     status, out, err = run(capsys, "fit", str(path), "--column", "waited", "--kinds", "log",
                            "--support", "1s", "inf")
     assert status == 0 and "Pareto" in out, err
+
+
+def test_a_time_outside_the_support_is_named_by_its_row(capsys, waits) -> None:
+    path, times, _ = waits
+    assert times[0] < 60 < times[1]
+    status, out, err = run(capsys, "fit", str(path), "--column", "waited", "--support", "0", "60")
+    assert_usage_error(status, out, err, f"`times[1]` of `fit_captime` must be within the support [0, 60]")
+    assert err.rstrip().endswith(f"(data row 2 of {path})")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from typing import Any
 
 from .core import CommandLineError, _level, _count
@@ -11,7 +12,7 @@ from .files import _file_flags, _target, _write_text
 from .inputs import _read_limit_flag, _read_limits
 
 #: the kind sets ``--kinds`` names, as written on the command line
-KIND_SET_WORDS = ("mean", "log", "log+log2", "mean+log")
+KIND_SET_WORDS = ("mean", "log", "log+log2", "mean+log", "log_below+log_above")
 
 
 def _kind_set(text: str) -> tuple[str, ...]:
@@ -46,15 +47,23 @@ def _command_fit(arguments: argparse.Namespace, out: Any) -> int:
     import pandas as pd
 
     from ..documents import to_json
+    from ..errors import DataError
     from ..fitting import fit_captime, read_waiting_times
 
     target = None if arguments.output is None else _target(
         arguments.output, flag="--output", force=arguments.force, parents=arguments.parents)
     times, censored = read_waiting_times(arguments.file, arguments.column, arguments.censored_column,
                                          limits=_read_limits(arguments))
-    fit = fit_captime(times, censored, kinds=arguments.kinds, support=arguments.support,
-                      criterion=arguments.criterion, level=arguments.level, folds=arguments.folds,
-                      seed=arguments.seed)
+    try:
+        fit = fit_captime(times, censored, kinds=arguments.kinds, support=arguments.support,
+                          criterion=arguments.criterion, level=arguments.level, folds=arguments.folds,
+                          seed=arguments.seed)
+    except DataError as error:
+        # `times[i]` is the file's data row i + 1: say so
+        row = re.match(r"`times\[(\d+)\]`", str(error))
+        if row is None:
+            raise
+        raise DataError(f"{error} (data row {int(row.group(1)) + 1} of {arguments.file})") from None
     provenance = fit.provenance
     print(f"{provenance['n']} waiting times from {arguments.file}, {provenance['censored']} "
           f"right-censored (sha256 {provenance['sha256'][:16]}...)", file=out)
