@@ -387,7 +387,7 @@ def main(argv: list[str] | None = None) -> None:
         for name in chosen:
             constraints = family_constraints(name, *parameters[name])
             cold, warm = measure(constraints, repeat)
-            print(f"{name:<25} {label:<10} {cold:>10.3f} {warm * 1e3:>10.4f} {warm / cold:>11.2e}")
+            print(f"{name:<25} {label:<10} {cold:>10.6f} {warm * 1e3:>10.4f} {warm / cold:>11.2e}")
 
 
 if __name__ == "__main__":

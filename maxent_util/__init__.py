@@ -20,7 +20,7 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["kappa", "t", "q"], "symbols"),
     **dict.fromkeys(["Constraint", "Support", "Moment", "Mean", "LogMoment", "SquaredLogDeviation",
                      "TailProbability", "ContinuousAt", "constraint_kinds"], "constraints"),
-    "derive": "maxent",
+    **dict.fromkeys(["derive", "derive_many"], "maxent"),
     "CaptimeDistribution": "distribution",
     **dict.fromkeys(["FAMILIES", "FIGURE_PARAMETERS", "uniform", "exponential", "pareto", "log_laplace",
                      "generalized_log_laplace", "log_normal", "piecewise", "parse_family",
@@ -91,7 +91,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace,
                            log_normal, pareto, parse_family, parse_utility, piecewise, uniform)
     from .io import read_aslib, read_benchexec, read_long, read_runs, read_satcomp, validate_table
-    from .maxent import derive
+    from .maxent import derive, derive_many
     from .bootstrap import bootstrap_intervals, bootstrap_means, rank_probabilities
     from .comparison import (Comparison, compare, gap_closed, holm_adjusted, pairwise, single_best,
                              virtual_best)

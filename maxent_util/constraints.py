@@ -318,10 +318,17 @@ class Constraint:
         return type(self)(**new)
 
     def _key(self) -> tuple:
+        # a constraint does not change once made: its key (srepr of every value) is made once,
+        # since every derive call hashes it to find its law
+        cached = self.__dict__.get("_cached_key")
+        if cached is not None:
+            return cached
         key = (type(self).__name__,) + tuple(
             (k, sympy.srepr(v) if isinstance(v, sympy.Basic) else v) for k, v in self._arguments.items())
         # an equality keeps the key it always had; an inequality differs from it
-        return key if self.relation == "==" else key + (("relation", self.relation),)
+        key = key if self.relation == "==" else key + (("relation", self.relation),)
+        self.__dict__["_cached_key"] = key
+        return key
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Constraint) and self._key() == other._key()

@@ -211,8 +211,9 @@ class CaptimeDistribution(Immutable):
     def _on_demand(cls, constraints: tuple, support: tuple, numeric: Any, build: Any,
                    timeout: float | None) -> "CaptimeDistribution":
         """A law known in double precision (``numeric``, see :mod:`maxent_util.maxent.fast`)
-        whose closed form, exact multipliers and derivation ``build()`` makes when one of them
-        is first read (``build`` returns the fully derived law of the same constraints)."""
+        whose closed form, exact multipliers and derivation ``build(timeout)`` makes when one of
+        them is first read (``build`` returns the fully derived law of the same constraints,
+        under this law's time limit)."""
         law = cls.__new__(cls)
         object.__setattr__(law, "constraints", tuple(constraints))
         object.__setattr__(law, "support", tuple(support))
@@ -235,7 +236,8 @@ class CaptimeDistribution(Immutable):
         with _BUILDING:
             if "_pdf_pieces" in self.__dict__:
                 return
-            full = self.__dict__["_build"]()
+            timeout = self.__dict__["_timeout"]
+            full = self.__dict__["_build"](None if timeout == math.inf else timeout)
             for name in CaptimeDistribution._ON_DEMAND:
                 object.__setattr__(self, name, full.__dict__[name])
 
@@ -274,6 +276,12 @@ class CaptimeDistribution(Immutable):
                 "pdf": "exact" if exact else "closed form with numeric multipliers",
                 "cdf": ("exact" if exact else "closed form with numeric multipliers")
                 if self.cdf_method == "closed form" else "numeric quadrature"}
+
+    def __copy__(self) -> "CaptimeDistribution":
+        # a shallow copy keeps a fast-route law as it is (pickling would build its closed form)
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
 
     def __getstate__(self) -> dict[str, Any]:
         # the double-precision law holds compiled functions: a pickled law is built in full

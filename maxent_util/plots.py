@@ -35,7 +35,7 @@ from .io import validate_table
 from .runs import Runs, real, validate_runs
 from .utility import Utility
 
-__all__ = ["PAPER_UTILITIES", "plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
+__all__ = ["HIGHLIGHT", "PAPER_UTILITIES", "plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
            "survival_curve", "plot_sweep", "plot_race", "to_svg"]
 
 #: The paper's figure of utilities (Section 3): the seven families with kappa0 = 24.
@@ -46,6 +46,13 @@ _LINE_STYLES = ("-", "--", "-.", ":")
 
 # Utilities drawn over runs: black, told apart from the solid solver lines by their dashes.
 _UTILITY_STYLES = ("--", ":", "-.", (0, (6, 2, 1, 2, 1, 2)))
+
+#: How many algorithms a figure of runs or ranks draws in colour, best first, when it has
+#: more: the others are thin grey lines behind them (a figure's ``highlight=`` changes it).
+HIGHLIGHT = 10
+
+# the colour of the algorithms that are not highlighted
+_GREY = "0.78"
 
 # Runtimes scanned for the default horizontal range (seconds, far beyond any
 # practical captime at both ends).
@@ -200,7 +207,8 @@ def _rank_columns(ranking: Any) -> list[str]:
     return columns
 
 
-def plot_ranking(ranking_df: Any, ax: Any = None, *, title: str | None = None) -> Any:
+def plot_ranking(ranking_df: Any, ax: Any = None, *, highlight: Any = None,
+                 title: str | None = None) -> Any:
     """Bump chart of the ranks of algorithms under each rule (the paper's Figure 3).
 
     One column per rule, in the table's order; one line per algorithm joining
@@ -212,7 +220,13 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, title: str | None = None) -
         The output of :func:`maxent_util.rank`: indexed by algorithm, with a
         ``"{rule} rank"`` column per rule.
     ax : matplotlib Axes, optional
-        Draw here; by default on a new figure sized to the table.
+        Draw here; by default on a new figure sized to the table (the rows
+        closer and the names smaller as algorithms are added, legible up to
+        a few hundred).
+    highlight : int or sequence of str, optional, keyword-only
+        The algorithms drawn in colour: the first :data:`HIGHLIGHT` (10) under
+        the first rule by default, this many for a number, or these names;
+        the others are grey, their names in dark grey.
     title : str, optional, keyword-only
         Title of the panel.
 
@@ -224,7 +238,8 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, title: str | None = None) -
     Raises
     ------
     UtilityError
-        If the table has no rank columns.
+        If the table has no rank columns, or ``highlight`` names an
+        algorithm the table lacks.
     MissingExtraError
         If matplotlib is not installed (the ``plot`` extra).
 
@@ -242,19 +257,34 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, title: str | None = None) -
     ranks = np.asarray(ranking_df[columns], dtype=float)
     algorithms = [str(name) for name in ranking_df.index]
     count = len(algorithms)
-    figure, ax = _new_axes(ax, (max(6.0, 1.5 * len(rules) + 4.5), max(3.5, 0.38 * count + 1.5)))
-    colours = _colours(count)
+    best_first = [algorithms[row] for row in np.argsort(ranks[:, 0], kind="stable")]
+    highlighted = _highlighted(best_first, highlight, "plot_ranking")
+    styles = _emphasis(algorithms, highlighted)
+    # the rows get closer as algorithms are added, and the names smaller with them
+    pitch = 0.3 if count <= 20 else 0.2 if count <= 70 else 0.14  # inches a rank
+    size = min(8.5, 72 * pitch * 0.78)  # points
+    figure, ax = _new_axes(ax, (max(6.0, 1.5 * len(rules) + 4.5), max(3.5, pitch * count + 1.5)))
     positions = np.arange(len(rules))
-    for row, (name, colour) in enumerate(zip(algorithms, colours)):
-        ax.plot(positions, ranks[row], color=colour, linewidth=2.2, marker="o", markersize=7,
+    # each name on a line of its own: tied algorithms share a rank (1, 2, 2, 4) but their names
+    # take the rows the tie leaves free (2 and 3), in the table's order
+    slots = np.empty_like(ranks)
+    for end in (0, -1):
+        slots[np.argsort(ranks[:, end], kind="stable"), end] = np.arange(1, count + 1)
+    for row, name in enumerate(algorithms):
+        style = styles[name]
+        top = name in highlighted
+        ax.plot(positions, ranks[row], **{**style, "linewidth": style["linewidth"] * 1.2},
+                marker="o", markersize=min(7.0, 72 * pitch * 0.45) * (1.0 if top else 0.7),
                 solid_capstyle="round")
-        # the ranks are written next to the names, so no y axis competes with the left labels
-        ax.annotate(f"{_text(name)}  {ranks[row, 0]:g}", (positions[0], ranks[row, 0]), xytext=(-10, 0),
-                    textcoords="offset points", ha="right", va="center", color=colour,
-                    fontsize="small")
-        ax.annotate(f"{ranks[row, -1]:g}  {_text(name)}", (positions[-1], ranks[row, -1]), xytext=(10, 0),
-                    textcoords="offset points", ha="left", va="center", color=colour,
-                    fontsize="small")
+        # the ranks are written next to the names, so no y axis competes with the left labels;
+        # the names of grey lines in a darker grey, to stay readable
+        colour = style["color"] if top else "0.4"
+        for end, text, offset, align in ((0, f"{_text(name)}  {ranks[row, 0]:g}", -8, "right"),
+                                         (-1, f"{ranks[row, -1]:g}  {_text(name)}", 8, "left")):
+            ax.annotate(text, (positions[end], slots[row, end]), xytext=(offset, 0),
+                        textcoords="offset points", ha=align, va="center", color=colour,
+                        fontsize=size, fontweight="bold" if top and count > len(highlighted)
+                        else "normal")
     ax.set_xticks(positions, [_text(rule) for rule in rules], rotation=20 if len(rules) > 4 else 0,
                   ha="right" if len(rules) > 4 else "center")
     ax.set_yticks([])
@@ -275,8 +305,69 @@ def _colours(count: int) -> list[Any]:
     palette = colormaps["tab10" if count <= 10 else "tab20"]
     if count <= 20:
         return [palette(i % palette.N) for i in range(count)]
-    # More algorithms than a qualitative palette holds: spread them over a continuous map.
+    # More highlighted algorithms than a qualitative palette holds: a continuous map.
     return [colormaps["turbo"](x) for x in np.linspace(0.05, 0.95, count)]
+
+
+def _highlighted(best_first: Sequence[str], highlight: Any, owner: str) -> list[str]:
+    """The algorithms a figure draws in colour, best first: the first :data:`HIGHLIGHT` of
+    ``best_first`` by default, the first ``highlight`` for a number, or the names given."""
+    if highlight is None:
+        return list(best_first[:HIGHLIGHT])
+    if isinstance(highlight, (int, np.integer)) and not isinstance(highlight, (bool, np.bool_)):
+        if highlight < 0:
+            raise UtilityError(argument_message(
+                "highlight", owner, "a number of algorithms (0 or more) or their names",
+                short(highlight)))
+        return list(best_first[:int(highlight)])
+    names = [highlight] if isinstance(highlight, str) else highlight
+    try:
+        names = list(dict.fromkeys(str(name) for name in names))
+    except TypeError:
+        raise UtilityError(argument_message(
+            "highlight", owner, "a number of algorithms or a sequence of their names",
+            short(highlight))) from None
+    known = set(best_first)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UtilityError(argument_message(
+            "highlight", owner, "names of algorithms of the table", short(unknown)))
+    return names
+
+
+def _emphasis(names: Sequence[str], highlighted: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Line keywords per algorithm: the highlighted in distinct colours, drawn on top; the
+    rest thin and grey beneath them, so that 200 lines read as a background."""
+    colours = dict(zip(highlighted, _colours(len(highlighted))))
+    return {name: (dict(color=colours[name], linewidth=1.8, zorder=3) if name in colours
+                   else dict(color=_GREY, linewidth=0.8, zorder=2))
+            for name in names}
+
+
+def _solver_legend(figure: Any, ax: Any, created: bool, highlighted: Sequence[str],
+                   count: int) -> None:
+    """A legend of the highlighted algorithms, best first, and one grey entry for the others:
+    outside the axes, to the right, on a new figure; inside on given axes."""
+    from matplotlib.lines import Line2D
+
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    handles = [lines[_text(name)] for name in highlighted if _text(name) in lines]
+    labels = [_text(name) for name in highlighted if _text(name) in lines]
+    others = count - len(handles)
+    if others > 0 and handles:
+        handles.append(Line2D([], [], color=_GREY, linewidth=0.8))
+        labels.append(f"{others} other{'s' if others > 1 else ''}")
+    if not handles:
+        return
+    size = "small" if len(handles) <= 12 else "x-small"
+    title = "algorithm" if others <= 0 else "best algorithms"
+    if created:  # outside the axes, to the right; constrained layout makes room for it
+        figure.legend(handles, labels, loc="outside right upper", fontsize=size,
+                      ncols=max(1, math.ceil(len(handles) / 28)), title=title,
+                      title_fontsize=size)
+    else:
+        ax.legend(handles, labels, loc="best", fontsize=size,
+                  ncols=max(1, math.ceil(len(handles) / 28)))
 
 
 # ---------------------------------------------------------------------------
@@ -303,7 +394,7 @@ def _algorithm_runs(table: Any, owner: str) -> list[tuple[str, Runs]]:
         raise DataError(argument_message("table", owner, "at least one run", "no rows"))
     has_cutoff = "cutoff" in table.columns
     runs = []
-    for name, rows in table.groupby("algorithm", sort=True):
+    for name, rows in table.groupby("algorithm", sort=True, observed=True):
         runs.append((str(name), validate_runs(
             rows["runtime"].to_numpy(dtype=float), solved=None,
             cutoff=rows["cutoff"].to_numpy(dtype=float) if has_cutoff else None,
@@ -320,22 +411,16 @@ def _last_time(runs: Runs) -> float:
     return last
 
 
-def _style(index: int, count: int) -> str:
-    # many lines share a palette: the dash pattern tells neighbouring colours apart
-    return _LINE_STYLES[index % len(_LINE_STYLES)] if count > 10 else "-"
+def _most_solved(item: tuple[str, Runs]) -> tuple[int, str]:
+    """Sort key of an algorithm's runs: most solved first, then by name."""
+    name, runs = item
+    return -int(runs.solved.sum()), name
 
 
-def _solver_legend(figure: Any, ax: Any, created: bool, count: int) -> None:
-    handles, labels = ax.get_legend_handles_labels()
-    if not handles:
-        return
-    columns = max(1, math.ceil(count / 28))
-    size = "small" if count <= 12 else "x-small"
-    if created:  # outside the axes, to the right; constrained layout makes room for it
-        figure.legend(handles, labels, loc="outside right upper", fontsize=size, ncols=columns,
-                      title="algorithm", title_fontsize=size)
-    else:
-        ax.legend(handles, labels, loc="best", fontsize=size, ncols=columns)
+def _runs_figure_size(highlighted: int) -> tuple[float, float]:
+    """Width and height (inches) of a cactus or survival figure: room for the axes and a
+    legend of the highlighted algorithms beside them (the others share one entry)."""
+    return 10.0, max(5.0, 0.24 * (highlighted + 2) + 1.6)
 
 
 def _overlay(utility: Any, owner: str) -> list[tuple[str, Any]]:
@@ -350,18 +435,25 @@ def _overlay(utility: Any, owner: str) -> list[tuple[str, Any]]:
 
 
 def _draw_utilities(ax: Any, named: list[tuple[str, Any]], runtimes: np.ndarray, *,
-                    time_on_x: bool) -> None:
+                    time_on_x: bool, outside: Any = None) -> None:
+    """The utilities in black dashes on ``ax``; their legend inside it, or below the
+    algorithms' legend outside the axes of the figure ``outside`` (where it hides no data)."""
     for index, (label, utility) in enumerate(named):
         values = np.asarray(utility(runtimes), dtype=float)
         x, y = (runtimes, values) if time_on_x else (values, runtimes)
         ax.plot(x, y, color="0.15", linewidth=1.4, label=f"u(t) = {_text(label)}",
                 linestyle=_UTILITY_STYLES[index % len(_UTILITY_STYLES)])
-    ax.legend(loc="lower right" if time_on_x else "upper left", fontsize="small",
-              title="utility", title_fontsize="small")
+    if outside is not None:
+        handles, labels = ax.get_legend_handles_labels()
+        outside.legend(handles, labels, loc="outside right lower", fontsize="small",
+                       title="utility", title_fontsize="small")
+    else:
+        ax.legend(loc="lower right" if time_on_x else "upper left", fontsize="small",
+                  title="utility", title_fontsize="small")
 
 
 def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
-                log_y: bool = False, title: str | None = None) -> Any:
+                log_y: bool = False, highlight: Any = None, title: str | None = None) -> Any:
     """Cactus plot: each algorithm's solved runs, sorted by runtime.
 
     The standard figure of the SAT Competition's results pages: the
@@ -389,6 +481,14 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
         ``"pareto(5, 3)"`` are read with :func:`~maxent_util.parse_utility`.
     log_y : bool, keyword-only
         Logarithmic runtime axis.
+    highlight : int or sequence of str, optional, keyword-only
+        The algorithms drawn in colour and named in the legend: the first
+        :data:`HIGHLIGHT` (10) by default, this many for a number, or these
+        names (best first, e.g. the top of a ranking); the others are thin
+        grey lines behind them, counted in the legend as "n others".
+        Without a number or names the order is most solved first (ties by
+        name), as in :func:`plot_survival`, so both figures colour an
+        algorithm alike.
     title : str, optional, keyword-only
         Title of the panel.
 
@@ -396,17 +496,16 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     -------
     matplotlib.figure.Figure
         One line per algorithm on ``figure.axes[0]``, labelled with its
-        name, most solved first (ties by name), coloured as in
-        :func:`plot_survival` (by the algorithm's place in name order); the
-        utilities, if any, on ``figure.axes[1]``.
+        name, most solved first (ties by name); the utilities, if any, on
+        ``figure.axes[1]``.
 
     Raises
     ------
     DataError
         If ``table`` is not a valid long table.
     UtilityError
-        If a utility cannot be read or has free parameters, or ``log_y`` is
-        not a bool.
+        If a utility cannot be read or has free parameters, ``log_y`` is
+        not a bool, or ``highlight`` names an algorithm the table lacks.
 
     Examples
     --------
@@ -428,17 +527,14 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     named = _overlay(utility, owner) if utility is not None else []
     created = ax is None
     count = len(runs)
-    figure, ax = _new_axes(ax, (9.0 if count <= 28 else 10.5, 5.5))
-    # colour and dashes by the place in name order, as in plot_survival
-    place = {name: index for index, (name, _) in enumerate(runs)}
-    colours = _colours(count)
-    order = sorted(runs, key=lambda item: (-int(item[1].solved.sum()), item[0]))
+    order = sorted(runs, key=_most_solved)
+    highlighted = _highlighted([name for name, _ in order], highlight, owner)
+    styles = _emphasis([name for name, _ in runs], highlighted)
+    figure, ax = _new_axes(ax, _runs_figure_size(len(highlighted)))
     for name, one in order:
-        index = place[name]
-        colour = colours[index]
         times = np.sort(one.runtimes[one.solved])
-        ax.plot(np.arange(1, times.size + 1), times, color=colour, linewidth=1.5,
-                linestyle=_style(index, count), marker="." if times.size <= 60 else None,
+        ax.plot(np.arange(1, times.size + 1), times, **styles[name],
+                marker="." if times.size <= 60 and name in highlighted else None,
                 markersize=4, label=_text(name))
     top = max(_last_time(one) for _, one in runs)
     if log_y:
@@ -456,10 +552,11 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     ax.grid(True, alpha=0.3)
     if named:
         twin = ax.twiny()
-        _draw_utilities(twin, named, runtimes, time_on_x=False)
+        _draw_utilities(twin, named, runtimes, time_on_x=False,
+                        outside=figure if created else None)
         twin.set_xlim(0.0, 1.02)
         twin.set_xlabel("utility u(t)")
-    _solver_legend(figure, ax, created, count)
+    _solver_legend(figure, ax, created, highlighted, count)
     if title:
         ax.set_title(title)
     return figure
@@ -524,7 +621,7 @@ def _left_end(runs: list[tuple[str, Runs]]) -> float:
 
 
 def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
-                  title: str | None = None) -> Any:
+                  highlight: Any = None, title: str | None = None) -> Any:
     """Survival plot: the fraction of each algorithm's runs still running at time t.
 
     One step curve per algorithm of :math:`S(t) = P(T > t)`, the
@@ -554,6 +651,9 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     utility : utility, spec, or a sequence or mapping of them, optional, keyword-only
         Utilities drawn over the same runtimes on a secondary vertical axis
         at the right (u(t) from 0 to 1).
+    highlight : int or sequence of str, optional, keyword-only
+        The algorithms drawn in colour, as in :func:`plot_cactus` (by
+        default the 10 with the most solved runs); the others are grey.
     title : str, optional, keyword-only
         Title of the panel.
 
@@ -573,7 +673,8 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     DataError
         If ``table`` is not a valid long table.
     UtilityError
-        If a utility cannot be read or has free parameters.
+        If a utility cannot be read or has free parameters, or ``highlight``
+        names an algorithm the table lacks.
 
     Examples
     --------
@@ -591,11 +692,13 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     named = _overlay(utility, owner) if utility is not None else []
     created = ax is None
     count = len(runs)
-    figure, ax = _new_axes(ax, (9.0 if count <= 28 else 10.5, 5.5))
+    highlighted = _highlighted([name for name, _ in sorted(runs, key=_most_solved)], highlight,
+                               owner)
+    styles = _emphasis([name for name, _ in runs], highlighted)
+    figure, ax = _new_axes(ax, _runs_figure_size(len(highlighted)))
     left = _left_end(runs)
-    colours = _colours(count)
     right = left
-    for index, ((name, one), colour) in enumerate(zip(runs, colours)):
+    for name, one in runs:
         times, survival = survival_curve(one)
         shown = times > left  # runs solved at t = 0 are in the value at the left end
         start = float(survival[~shown][-1]) if (~shown).any() else 1.0
@@ -603,8 +706,7 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
         right = max(right, end)
         x = np.concatenate([[left], times[shown], [end]])
         y = np.concatenate([[start], survival[shown], [survival[-1] if survival.size else 1.0]])
-        ax.plot(x, y, drawstyle="steps-post", color=colour, linewidth=1.5,
-                linestyle=_style(index, count), label=_text(name))
+        ax.plot(x, y, drawstyle="steps-post", **styles[name], label=_text(name))
     ax.set_xscale("log")
     ax.set_xlim(left, right)
     ax.set_ylim(-0.02, 1.02)
@@ -614,10 +716,10 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     if named:
         twin = ax.twinx()
         _draw_utilities(twin, named, np.logspace(np.log10(left), np.log10(right), 801),
-                        time_on_x=True)
+                        time_on_x=True, outside=figure if created else None)
         twin.set_ylim(-0.02, 1.02)
         twin.set_ylabel("utility u(t)")
-    _solver_legend(figure, ax, created, count)
+    _solver_legend(figure, ax, created, highlighted, count)
     if title:
         ax.set_title(title)
     return figure
@@ -628,7 +730,8 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
 
 
 def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | None = None,
-               log_x: bool | None = None, title: str | None = None) -> Any:
+               log_x: bool | None = None, highlight: Any = None,
+               title: str | None = None) -> Any:
     """Every algorithm's score against a utility's parameter, the leader's changes marked.
 
     Parameters
@@ -645,6 +748,10 @@ def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | N
     log_x : bool, optional, keyword-only
         Logarithmic parameter axis; by default when the values span more
         than two decades.
+    highlight : int or sequence of str, optional, keyword-only
+        The algorithms drawn in colour: by default the 10 with the best rank
+        reached anywhere on the range (then the best mean rank), this many
+        for a number, or these names; the others are grey.
     title : str, optional, keyword-only
         Title of the panel (default: the swept family, e.g. ``pareto(kappa0, 1)``).
 
@@ -688,13 +795,17 @@ def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | N
     if log_x is None:
         log_x = bool(values.size and values.min() > 0 and values.max() / values.min() > 100)
     created = ax is None
-    figure, ax = _new_axes(ax, (8.0, 4.8))
-    colours = _colours(len(names))
-    for index, (name, colour) in enumerate(zip(names, colours)):
+    # best first: by the best rank reached anywhere on the range, then the mean rank
+    ranks = (frame.assign(algorithm=frame["algorithm"].astype(str))
+             .groupby("algorithm")["rank"].agg(["min", "mean"]).sort_values(["min", "mean"],
+                                                                             kind="stable"))
+    highlighted = _highlighted([str(name) for name in ranks.index], highlight, owner)
+    styles = _emphasis(names, highlighted)
+    figure, ax = _new_axes(ax, (10.0, max(4.8, 0.24 * (len(highlighted) + 2) + 1.6)))
+    for name in names:
         rows = frame[frame["algorithm"].astype(str) == name].sort_values(parameter)
         ax.plot(rows[parameter].to_numpy(dtype=float), rows["score"].to_numpy(dtype=float),
-                color=colour, linestyle=_style(index, len(names)), linewidth=1.6,
-                label=_text(name))
+                **styles[name], label=_text(name))
     if changes is not None:
         previous = None
         for row in changes.itertuples():
@@ -710,7 +821,7 @@ def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | N
     ax.set_ylabel("score (mean utility)")
     ax.grid(True, alpha=0.3)
     ax.set_title(_text(title if title is not None else frame.attrs.get("family", "")))
-    _solver_legend(figure, ax, created, len(names))
+    _solver_legend(figure, ax, created, highlighted, len(names))
     return figure
 
 

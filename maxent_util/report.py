@@ -1,13 +1,16 @@
 """One self-contained HTML page about a runtime table: rankings, figures, utilities, provenance.
 
 :func:`report_html` builds the page and :func:`write_report` writes it. The
-page needs nothing from elsewhere: figures are inline SVG, styles are inline,
-there is no script, and a Content-Security-Policy forbids the browser to load
-anything, so it can be mailed, archived and opened offline as it is.
+page needs nothing from elsewhere: figures are inline SVG, formulas MathML,
+styles are inline, and a Content-Security-Policy forbids the browser to load
+anything, so it can be mailed, archived and opened offline as it is. Its one
+script (the explorer's slider, a fixed text whose data sit in a JSON block)
+is allowed by its sha256 in that policy; no other script can run.
 
 Everything that comes from data (algorithm, instance and rule names, file
-names, notes, formulas) is escaped with :func:`html.escape`; figures are
-written by matplotlib's SVG writer, which escapes the text it draws.
+names, notes, formulas) is escaped with :func:`html.escape`, or in the JSON
+block as ``\u003c`` escapes; figures are written by matplotlib's SVG writer,
+which escapes the text it draws.
 
 The page is a list of *sections*, each made by one function that receives
 the :class:`ReportData` (the table, the rules, the ranking, the provenance)
@@ -19,9 +22,11 @@ page and in its table of contents.
 
 from __future__ import annotations
 
+import base64
 import datetime
 import hashlib
 import html
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -31,12 +36,15 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import sympy
+from sympy.core.function import AppliedUndef
+from sympy.printing.mathml import MathMLPresentationPrinter
 
 from . import plots
 from ._version import __version__
 from .distribution import CaptimeDistribution
 from .errors import DataError, ExportError, UtilityError, argument_message, short
 from .export.common import writable, write
+from .families import FAMILIES
 from .io import FAILURE_STATUSES, validate_table
 from .comparison import pairwise
 from .ranking import PAR, Solved, parse_rule, rank
@@ -81,20 +89,43 @@ tbody tr:nth-child(even) { background: #fafafa; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 th[scope=row] { text-align: left; font-weight: normal; }
 .scroll { overflow-x: auto; }
+table.compact th[scope=row] { max-width: 16rem; overflow-wrap: anywhere; }
+table.compact thead th { font-size: 0.8rem; }
+table.compact td.rank { border-left: 2px solid #aaa; color: #555; }
+details.rule > summary h3 { display: inline; }
+details.rule { margin: 0.6rem 0; }
+.rule-detail { display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start; }
+.rule-detail > * { max-width: 100%; }
+table.matrix { font-size: 0.7rem; }
+table.matrix td, table.matrix thead th { width: 0.85rem; min-width: 0.85rem; padding: 0;
+                                        text-align: center; line-height: 1.1; }
+table.matrix thead th { font-size: 0.55rem; font-weight: normal; letter-spacing: -0.03rem; }
+table.matrix th[scope=row] { white-space: nowrap; padding-right: 0.4rem; }
+table.matrix td.better { background: #cfe8cf; }
+table.matrix td.worse { background: #f3d0cc; }
+table.matrix td.same { color: #999; }
+table.matrix td.self { background: #e4e4e4; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-pre.formula { font-size: 0.9rem; line-height: 1.0; background: #f7f7f7; padding: 0.5rem;
-              overflow-x: auto; }
+div.formula { margin: 0.4rem 0 0.8rem; overflow-x: auto; }
+div.formula math { font-size: 1.15rem; display: block math; text-align: left; }
+div.formula details { font-size: 0.8rem; }
+div.formula pre { background: #f7f7f7; padding: 0.4rem; overflow-x: auto; white-space: pre-wrap; }
 code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 figure { margin: 1rem 0; }
 figure svg { max-width: 100%; height: auto; }
 figure svg * { stroke-linejoin: round; stroke-linecap: butt; }
 figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
 .note { color: #444; font-size: 0.9rem; }
+.explorer input[type=range] { width: min(40rem, 90%); vertical-align: middle; }
+.explorer ol { columns: 4 14rem; font-size: 0.85rem; background: #fafafa; border: 1px solid #ddd;
+               padding: 0.4rem 0.4rem 0.4rem 2.6rem; }
+.explorer li .score { color: #555; font-variant-numeric: tabular-nums; }
 """
 
 # The page loads nothing: no script, no font, no image, no connection.
+# (The explorer adds its own script by hash: _EXPLORER_POLICY.)
 _POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 
 
@@ -134,6 +165,9 @@ class ReportData:
         The keywords of :func:`~maxent_util.sweeps.ranking_changes` (``family``,
         ``parameter``, ``bounds`` and the fixed parameters) when the caller asked
         for a sweep section.
+    explore : dict, True or None
+        The explorer's family, parameter, bounds and fixed parameters; True for
+        the default (see :func:`report_html`), None for no explorer.
     """
 
     table: pd.DataFrame
@@ -144,6 +178,7 @@ class ReportData:
     notes: tuple[str, ...]
     options: Mapping[str, Any] = field(default_factory=dict)
     sweep: Mapping[str, Any] | None = None
+    explore: Mapping[str, Any] | bool | None = None
 
     @property
     def utilities(self) -> list[tuple[str, Utility]]:
@@ -233,12 +268,73 @@ def _short(expr: Any) -> Any:
     return expr.xreplace({f: sympy.Float(f, _DIGITS) for f in floats}) if floats else expr
 
 
-def _pretty(expr: Any, name: str | None = None, variable: Any = None) -> str:
-    """sympy's two-dimensional rendering, as ``name(variable) = expr`` when a name is given."""
-    expr = _short(expr)
+class _MathMLPrinter(MathMLPresentationPrinter):
+    """sympy's presentation MathML printer, with the two forms it lacks: a case-by-case
+    definition as a brace, and our undefined functions (E and P of the constraints, u, f, F)
+    by their own names (sympy's lower-cases them)."""
+
+    def _element(self, tag: str, *children: Any, text: str | None = None,
+                 **attributes: str) -> Any:
+        element = self.dom.createElement(tag)
+        for key, value in attributes.items():
+            element.setAttribute(key, value)
+        if text is not None:
+            element.appendChild(self.dom.createTextNode(text))
+        for child in children:
+            element.appendChild(child)
+        return element
+
+    def _print_Function(self, e: Any) -> Any:
+        if not isinstance(e, AppliedUndef):
+            return super()._print_Function(e)
+        # the operators E and P upright, functions such as u and f in italics
+        name = e.func.__name__
+        head = (self._element("mi", text=name, mathvariant="normal") if name in ("E", "P")
+                else self._element("mi", text=name))
+        return self._element("mrow", head, self._paren_comma_separated(*e.args))
+
+    def _print_Piecewise(self, e: Any) -> Any:
+        rows = []
+        for value, condition in e.args:
+            when = (self._element("mtext", text="otherwise") if condition is sympy.true
+                    else self._element("mrow", self._element("mtext", text="if\u2003"),
+                                       self._print(condition)))
+            rows.append(self._element("mtr", self._element("mtd", self._print(value)),
+                                      self._element("mtd", when)))
+        return self._element("mrow", self._element("mo", text="{"),
+                             self._element("mtable", *rows, columnalign="left",
+                                           displaystyle="true"))
+
+
+def _markup(node: Any) -> str:
+    """A node of the printer's DOM as MathML, every text escaped.
+
+    sympy's printer keeps raw markup in its text nodes (entities such as ``&#954;``, but
+    also a bare ``<`` for a relation): each text is read as HTML (the entities become
+    characters) and escaped again, so no text, not even a symbol named ``<script>``, can
+    become a tag.
+    """
+    if node.nodeType == node.TEXT_NODE:
+        return html.escape(html.unescape(node.data), quote=False)
+    attributes = "".join(f' {_e(key)}="{_e(html.unescape(value))}"'
+                         for key, value in node.attributes.items())
+    inner = "".join(_markup(child) for child in node.childNodes)
+    return f"<{node.tagName}{attributes}>{inner}</{node.tagName}>"
+
+
+def _formula(expr: Any, name: str | None = None, variable: Any = None) -> str:
+    """A formula as MathML, drawn by the browser with no script, with its LaTeX source one
+    click away; as ``name(variable) = expr`` when a name is given. Floats are shown to
+    :data:`_DIGITS` digits, the LaTeX keeps them all."""
+    shown, source = _short(expr), expr
     if name is not None:
-        expr = sympy.Eq(sympy.Function(name)(variable), expr, evaluate=False)
-    return sympy.pretty(expr, use_unicode=True, wrap_line=False)
+        head = sympy.Function(name)(variable)
+        shown = sympy.Eq(head, shown, evaluate=False)
+        source = sympy.Eq(head, source, evaluate=False)
+    element = _MathMLPrinter({"ln_notation": False})._print(shown)
+    return (f'<div class="formula"><math displaystyle="true">{_markup(element)}</math>'
+            f"<details><summary>LaTeX</summary><pre><code>{_e(sympy.latex(source))}</code></pre>"
+            "</details></div>")
 
 
 def _number(value: Any, rule: Any, suffix: str) -> str:
@@ -286,26 +382,35 @@ def _ranking_columns(data: ReportData) -> tuple[list[tuple[str, Any, list[tuple[
     return groups, [str(c) for c in frame.columns if c not in claimed]
 
 
+def _cell(value: Any, rule: Any, name: str, column: str) -> str:
+    """A number of the ranking as a cell: shown rounded, the exact value in ``data-value``."""
+    kind = "number rank" if column == name + " rank" else "number"
+    return (f'<td class="{kind}" data-column="{_e(column)}" '
+            f'data-value="{_e(repr(float(value)))}">'
+            f"{_e(_number(value, rule, column[len(name):]))}</td>")
+
+
+def _rule_anchor(index: int) -> str:
+    return f"rule-{index + 1}"
+
+
 @section("rankings", "Rankings")
 def _rankings_section(data: ReportData) -> str:
     groups, others = _ranking_columns(data)
     frame = data.ranking
     top = ['<th rowspan="2" scope="col">algorithm</th>']
     bottom = []
-    for name, _, columns in groups:
-        top.append(f'<th colspan="{len(columns)}" scope="colgroup">{_e(name)}</th>')
-        bottom += [f'<th scope="col">{_e(header)}</th>' for _, header in columns]
+    for index, (name, _, _) in enumerate(groups):
+        top.append(f'<th colspan="2" scope="colgroup"><a href="#{_rule_anchor(index)}">'
+                   f"{_e(name)}</a></th>")
+        bottom += ['<th scope="col">rank</th>', '<th scope="col">score</th>']
     top += [f'<th rowspan="2" scope="col">{_e(column)}</th>' for column in others]
     rows = []
     for algorithm, row in frame.iterrows():
         cells = [f'<th scope="row">{_e(algorithm)}</th>']
-        for name, rule, columns in groups:
-            for column, _ in columns:
-                value = row[column]
-                suffix = column[len(name):]
-                cells.append(f'<td class="number" data-column="{_e(column)}" '
-                             f'data-value="{_e(repr(float(value)))}">'
-                             f"{_e(_number(value, rule, suffix))}</td>")
+        for name, rule, _ in groups:
+            cells += [_cell(row[name + " rank"], rule, name, name + " rank"),
+                      _cell(row[name], rule, name, name)]
         for column in others:
             value = row[column]
             shown = repr(float(value)) if isinstance(value, (int, float, np.number)) else value
@@ -314,45 +419,144 @@ def _rankings_section(data: ReportData) -> str:
     first = data.rules[0][0]
     intro = (
         "<p>Each algorithm's <em>score</em> under a utility is its mean utility u(t) over its "
-        "instances; a capped run or a failure counts 0 (<em>lower</em>), and <em>upper</em> "
-        "counts a capped run as u(cutoff), what it would be worth had it finished just after "
-        "the cutoff. PAR-k is the mean penalised runtime (a run's time, or k times the cutoff "
-        "if unsolved; lower is better) and 'solved' counts solved instances: they have no bounds. "
-        "Rank 1 is best; equal "
-        f"scores share a rank. Rows are ordered by the rank under {_e(first)}.</p>")
-    return (f'{intro}<div class="scroll"><table class="ranking"><thead><tr>{"".join(top)}</tr>'
-            f'<tr>{"".join(bottom)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
-
-
-@section("pairwise", "Which differences are real")
-def _pairwise_section(data: ReportData) -> str | None:
-    if "ci" not in data.options:
-        return None
-    name, rule = data.rules[0]
-    frame = pairwise(data.table, {name: rule}, **data.options)
-    level = data.options["ci"]
-    headers = ["a", "b", *frame.columns]
-    rows = []
-    for (a, b), row in frame.iterrows():
-        cells = [f"<td>{_e(a)}</td>", f"<td>{_e(b)}</td>"]
-        for column, value in row.items():
-            if column == "significant":
-                cells.append(f'<td data-column="{_e(column)}" data-value="{bool(value)}">'
-                             f"{'yes' if value else 'no'}</td>")
-            else:
-                cells.append(f'<td class="number" data-column="{_e(column)}" '
-                             f'data-value="{_e(repr(float(value)))}">{float(value):.4g}</td>')
-        rows.append(f"<tr>{''.join(cells)}</tr>")
-    intro = (
-        f"<p>Every pair of algorithms under {_e(name)}, the first rule, compared instance by "
-        "instance: the mean of each, the mean difference a - b with its "
-        f"{level:.0%} paired bootstrap interval ({_e(data.options['resamples'])} resamples of the "
-        "instances), the Wilcoxon signed-rank and sign-test p-values, and both adjusted for "
-        "the number of pairs by Holm's method. <em>significant</em>: the Holm-adjusted "
-        f"Wilcoxon p-value is below {1 - level:.3g}.</p>")
-    head = "".join(f'<th scope="col">{_e(h)}</th>' for h in headers)
-    return (f'{intro}<div class="scroll"><table class="pairwise"><thead><tr>{head}</tr></thead>'
+        "instances, a capped run or a failure counting 0; PAR-k is the mean penalised runtime "
+        "(a run's time, or k times the cutoff if unsolved; lower is better) and 'solved' "
+        "counts solved instances. Rank 1 is best; equal scores share a rank. Rows are ordered "
+        f"by the rank under {_e(first)}. Each rule's bounds, intervals and paired tests are "
+        'under <a href="#uncertainty">its own heading</a> (follow the rule\'s name).</p>')
+    return (f'{intro}<div class="scroll"><table class="ranking compact"><thead><tr>'
+            f'{"".join(top)}</tr><tr>{"".join(bottom)}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+# Slider positions of the explorer: values of the scale, log-spaced over its range.
+_EXPLORE_POINTS = 121
+
+# The page's one script: it moves the explorer's ranking with its slider. Its text is fixed
+# (the data it reads sit in a JSON block beside it), so the Content-Security-Policy allows it
+# by its hash and nothing else; it writes names with textContent, never as markup.
+_EXPLORER_SCRIPT = """(() => {
+  const data = JSON.parse(document.getElementById("explore-data").textContent);
+  const slider = document.getElementById("explore-scale");
+  const value = document.getElementById("explore-value");
+  const leader = document.getElementById("explore-leader");
+  const list = document.getElementById("explore-ranking");
+  function show() {
+    const k = Number(slider.value), order = data.orders[k], ranks = data.ranks[k];
+    value.textContent = data.shown[k];
+    value.dataset.value = String(data.values[k]);
+    leader.textContent = order.filter((_, i) => ranks[i] === 1)
+      .map(a => data.algorithms[a]).join(", ");
+    list.replaceChildren(...order.map((a, i) => {
+      const item = document.createElement("li"), score = document.createElement("span");
+      item.value = ranks[i];
+      item.dataset.algorithm = data.algorithms[a];
+      item.dataset.rank = String(ranks[i]);
+      score.className = "score";
+      score.textContent = data.scores[k][i].toFixed(4);
+      score.dataset.value = String(data.scores[k][i]);
+      item.append(data.algorithms[a] + " ", score);
+      return item;
+    }));
+  }
+  slider.addEventListener("input", show);
+})();"""
+
+#: The policy of a page with the explorer: its script, by hash, and still nothing loaded.
+_EXPLORER_POLICY = (_POLICY + "; script-src 'sha256-"
+                    + base64.b64encode(hashlib.sha256(_EXPLORER_SCRIPT.encode()).digest()).decode()
+                    + "'")
+
+
+def _json_for_script(value: Any) -> str:
+    """JSON to sit inside a ``<script type="application/json">`` element: ``<``, ``>`` and
+    ``&`` as \\u escapes, so that no ``</script>`` or ``<!--`` in a name ends the block."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _explore_keywords(data: ReportData) -> dict[str, Any] | None:
+    """The family, parameter and range the explorer sweeps: the caller's, or by default the
+    first rule that is a preset with a scale kappa0 (its other parameters kept; else the
+    exponential), from a second to the cutoff."""
+    if data.explore is None:
+        return None
+    if data.explore is not True:
+        return dict(data.explore)
+    keywords: dict[str, Any] = {"family": "exponential", "parameter": "kappa0"}
+    for _, rule in data.utilities:
+        preset = getattr(getattr(rule, "distribution", None), "preset", None)
+        if not preset:
+            continue
+        name, values = preset
+        parameters = FAMILIES.get(name, ())
+        # piecewise's kappa0 must stay below its kappa1: not a scale to sweep alone
+        if parameters[:1] == ("kappa0",) and name != "piecewise":
+            keywords = {"family": name, "parameter": "kappa0",
+                        **{p: v for p, v in zip(parameters[1:], values[1:])}}
+            break
+    column = "cutoff" if "cutoff" in data.table.columns else "runtime"
+    high = float(data.table[column].to_numpy(dtype=float).max())
+    if not (np.isfinite(high) and high > 0):
+        return None
+    keywords["bounds"] = (1.0, high) if high > 10.0 else (high / 1000.0, high)
+    return keywords
+
+
+@section("explore", "Explore the scale")
+def _explore_section(data: ReportData) -> str | None:
+    keywords = _explore_keywords(data)
+    if keywords is None:
+        return None
+    low, high = keywords.pop("bounds")
+    log = keywords.pop("log", True)
+    keywords.pop("points", None)
+    options = {"duplicates": data.options["duplicates"], "missing": data.options["missing"]}
+    values = np.geomspace(low, high, _EXPLORE_POINTS) if log else \
+        np.linspace(low, high, _EXPLORE_POINTS)
+    frame = sweeps.sweep(data.table, values=values, **keywords, **options)
+    parameter = keywords["parameter"]
+    algorithms = sorted(frame["algorithm"].astype(str).unique())
+    index = {name: k for k, name in enumerate(algorithms)}
+    orders, ranks, scores, leaders = [], [], [], []
+    # sweep gives, value by value in the order given, the algorithms by rank (then name)
+    for _, rows in frame.groupby(parameter, sort=False):
+        names = rows["algorithm"].astype(str).tolist()
+        orders.append([index[name] for name in names])
+        ranks.append(rows["rank"].astype(int).tolist())
+        scores.append([float(x) for x in rows["score"]])
+        leaders.append(tuple(n for n, r in zip(names, ranks[-1]) if r == 1))
+    shown = [f"{value:.4g}" for value in values]
+    payload = {"family": frame.attrs.get("family", keywords["family"]), "parameter": parameter,
+               "values": [float(v) for v in values], "shown": shown, "algorithms": algorithms,
+               "orders": orders, "ranks": ranks, "scores": scores}
+    start = len(values) // 2
+    items = "".join(
+        f'<li value="{rank}" data-algorithm="{_e(algorithms[a])}" data-rank="{rank}">'
+        f'{_e(algorithms[a])} <span class="score" data-value="{_e(repr(score))}">{score:.4f}'
+        "</span></li>"
+        for a, rank, score in zip(orders[start], ranks[start], scores[start]))
+    changes = [(values[k + 1], leaders[k], leaders[k + 1]) for k in range(len(values) - 1)
+               if leaders[k] != leaders[k + 1]]
+    moves = ("The leader is the same over the whole range." if not changes else
+             f"The leader at {shown[0]} s is {_e(', '.join(leaders[0]))}; then "
+             + "; ".join(f"at {value:.4g} s {_e(', '.join(new))}" for value, _, new in changes[:12])
+             + ("; ..." if len(changes) > 12 else "") + " (ties share the lead).")
+    family = _e(payload["family"])
+    intro = (f"<p>The ranking under {family} as its scale {_e(parameter)} runs from {low:g} s "
+             f"to {high:g} s ({'log' if log else 'linear'} steps, {len(values)} positions): "
+             "move the slider to see who leads at each value. The rankings were computed "
+             "when the page was written (<code>maxent_util.sweep</code>); the page's one "
+             "script only shows them. " + moves + "</p>")
+    return (
+        f'{intro}<div class="explorer"><label for="explore-scale">{_e(parameter)}</label> '
+        f'<input type="range" id="explore-scale" min="0" max="{len(values) - 1}" step="1" '
+        f'value="{start}"> <span>{_e(parameter)} = <output id="explore-value" '
+        f'data-value="{_e(repr(float(values[start])))}">{shown[start]}</output> s; leader: '
+        f'<strong id="explore-leader">{_e(", ".join(leaders[start]))}</strong></span>'
+        f'<ol id="explore-ranking">{items}</ol></div>'
+        f'<script type="application/json" id="explore-data">{_json_for_script(payload)}</script>'
+        f"<script>{_EXPLORER_SCRIPT}</script>")
 
 
 @section("sweep", "Which scale decides the ranking")
@@ -384,35 +588,165 @@ def _sweep_section(data: ReportData) -> str | None:
                                    f"Every algorithm's score as {parameter} varies")
 
 
+def _highlighted(data: ReportData) -> tuple[list[str], str]:
+    """The algorithms every figure draws in colour (the best under the first rule, in the same
+    colours in each figure), and a sentence saying so when the others are grey."""
+    names = [str(name) for name in data.ranking.index[:plots.HIGHLIGHT]]
+    others = len(data.ranking) - len(names)
+    if others <= 0:
+        return names, ""
+    return names, (f" The {len(names)} best under {_e(data.rules[0][0])} are in colour (the "
+                   f"same in every figure), the other {others} in grey.")
+
+
 @section("bump-chart", "Ranks under each rule")
 def _bump_section(data: ReportData) -> str:
-    figure = plots.plot_ranking(data.ranking)
+    names, note = _highlighted(data)
+    figure = plots.plot_ranking(data.ranking, highlight=names)
     return _figure(figure, "bump", "bump chart of the ranks under each rule",
                    "Each line joins an algorithm's ranks under the rules, left to right in the "
                    "order of the table above; rank 1 at the top. Crossing lines are algorithms "
-                   "that the rules order differently.")
+                   "that the rules order differently." + note)
 
 
 @section("cactus", "Cactus plot")
 def _cactus_section(data: ReportData) -> str:
-    figure = plots.plot_cactus(data.table)
+    names, note = _highlighted(data)
+    figure = plots.plot_cactus(data.table, highlight=names)
     return _figure(figure, "cactus", "cactus plot of solved instances against runtime",
                    "The SAT Competition's figure: an algorithm's k-th shortest solved runtime "
                    "against k. Further right solves more; lower solves faster. Capped runs "
-                   "and failures are left out.")
+                   "and failures are left out." + note)
 
 
 @section("survival", "Runs still running")
 def _survival_section(data: ReportData) -> str:
     utilities = data.utilities
-    figure = plots.plot_survival(data.table, utility=dict(utilities) if utilities else None)
+    names, note = _highlighted(data)
+    figure = plots.plot_survival(data.table, utility=dict(utilities) if utilities else None,
+                                 highlight=names)
     overlay = (" The dashed black curves (right axis) are the utilities: an algorithm "
                "scores well under a utility when its curve falls early, while u(t) is still "
                "high." if utilities else "")
     return _figure(figure, "survival", "fraction of runs still running against runtime",
                    "The fraction of each algorithm's runs not yet solved at time t (log axis). "
                    "Capped runs count until their cutoff (a Kaplan-Meier estimate where "
-                   "cutoffs differ); failures count as never solved." + overlay)
+                   "cutoffs differ); failures count as never solved." + overlay + note)
+
+
+# Above this many algorithms a rule's list of pairs shows neighbours in its ranking only
+# (the matrix still shows every pair): 20 algorithms make 190 pairs per rule.
+_ALL_PAIRS = 20
+
+
+def _bounds_table(data: ReportData, name: str, rule: Any, columns: list[tuple[str, str]]
+                  ) -> str:
+    frame = data.ranking.sort_values([name + " rank"], kind="stable")
+    head = "".join(f'<th scope="col">{_e(header)}</th>' for _, header in columns)
+    rows = "".join(
+        f'<tr><th scope="row">{_e(algorithm)}</th>'
+        + "".join(_cell(row[column], rule, name, column) for column, _ in columns) + "</tr>"
+        for algorithm, row in frame.iterrows())
+    return (f'<div class="scroll"><table class="bounds" data-rule="{_e(name)}"><thead><tr>'
+            f'<th scope="col">algorithm</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>')
+
+
+def _matrix(frame: pd.DataFrame, order: list[str], name: str) -> str:
+    """Which differences are real: one row and one column per algorithm in rank order; a
+    cell says whether the row's algorithm is significantly better (+), worse (-), or
+    neither (.) than the column's."""
+    place = {algorithm: index for index, algorithm in enumerate(order)}
+    count = len(order)
+    marks = [["" for _ in order] for _ in order]
+    for (a, b), significant in frame["significant"].items():
+        i, j = place[str(a)], place[str(b)]
+        marks[i][j], marks[j][i] = ("+", "-") if significant else (".", ".")
+    kinds = {"+": "better", "-": "worse", ".": "same", "": "self"}
+    head = "".join(f'<th scope="col">{k + 1}</th>' for k in range(count))
+    rows = "".join(
+        f'<tr><th scope="row">{i + 1}. {_e(algorithm)}</th>'
+        + "".join(f'<td class="{kinds[mark]}">{mark}</td>'
+                  for mark in marks[i]) + "</tr>"
+        for i, algorithm in enumerate(order))
+    return (f'<div class="scroll"><table class="matrix" data-rule="{_e(name)}"><thead><tr>'
+            f"<th></th>{head}</tr></thead><tbody>{rows}</tbody></table></div>")
+
+
+def _pairs_table(frame: pd.DataFrame, order: list[str]) -> tuple[str, str]:
+    """The paired comparisons as a table (every pair, or neighbours in the ranking when
+    there are many algorithms), and a sentence saying which."""
+    if len(order) > _ALL_PAIRS:
+        neighbours = set(zip(order, order[1:]))
+        frame = frame[[(str(a), str(b)) in neighbours for a, b in frame.index]]
+        which = (f"the {len(frame)} pairs of neighbours in this ranking (with {len(order)} "
+                 "algorithms the list of every pair is long: the matrix above shows them all, "
+                 "<code>maxent_util.pairwise</code> lists them)")
+    else:
+        which = f"all {len(frame)} pairs"
+    headers = ["a", "b", *frame.columns]
+    rows = []
+    for (a, b), row in frame.iterrows():
+        cells = [f"<td>{_e(a)}</td>", f"<td>{_e(b)}</td>"]
+        for column, value in row.items():
+            if column == "significant":
+                cells.append(f'<td data-column="{_e(column)}" data-value="{bool(value)}">'
+                             f"{'yes' if value else 'no'}</td>")
+            else:
+                cells.append(f'<td class="number" data-column="{_e(column)}" '
+                             f'data-value="{_e(repr(float(value)))}">{float(value):.4g}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    head = "".join(f'<th scope="col">{_e(h)}</th>' for h in headers)
+    return (f'<div class="scroll"><table class="pairwise"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>', which)
+
+
+@section("uncertainty", "Bounds, intervals and which differences are real")
+def _uncertainty_section(data: ReportData) -> str:
+    groups, _ = _ranking_columns(data)
+    paired = "ci" in data.options and data.table["algorithm"].nunique() > 1
+    if paired:
+        level = data.options["ci"]
+        intro = (
+            "<p>Under each rule: every algorithm's score with its bounds (for a utility, "
+            "<em>lower</em> counts a capped run or a failure 0 and <em>upper</em> counts a capped "
+            "run as u(cutoff), what it would be worth had it finished just after the cutoff; "
+            f"a classic rule has no bounds) and its {level:.0%} paired bootstrap interval "
+            f"({_e(data.options['resamples'])} resamples of the instances). Then every pair "
+            "of algorithms compared instance by instance: the matrix marks <b>+</b> where the "
+            "row's algorithm is better than the column's and the difference is real (the "
+            "Holm-adjusted Wilcoxon signed-rank p-value is below "
+            f"{1 - level:.3g}), <b>-</b> where it is worse, and . where the data cannot tell "
+            "them apart; columns are numbered as the rows. The list below it gives each pair's "
+            f"means, the mean difference a - b with its {level:.0%} interval, the Wilcoxon and "
+            "sign-test p-values and both adjusted by Holm's method. Open a rule to see "
+            "it.</p>")
+    else:
+        intro = ("<p>Under each rule: every algorithm's score with its bounds (for a utility, "
+                 "<em>lower</em> counts a capped run or a failure 0 and <em>upper</em> counts a "
+                 "capped run as u(cutoff)). No paired tests: the page was made without "
+                 "intervals (ci=None) or of one algorithm.</p>")
+    parts = [intro]
+    for index, (name, rule, columns) in enumerate(groups):
+        # one fold per rule, the first open; the ranking's headers link to the fold's content,
+        # and a browser opens a closed fold to show the element a link points to
+        parts.append(f'<details class="rule"{" open" if index == 0 else ""}><summary><h3>'
+                     f'{_e(name)}</h3></summary><div class="rule-detail" '
+                     f'id="{_rule_anchor(index)}" data-rule="{_e(name)}">')
+        parts.append(_bounds_table(data, name, rule, columns))
+        if not paired:
+            parts.append("</div></details>")
+            continue
+        frame = pairwise(data.table, {name: rule}, **data.options)
+        order = [str(a) for a in data.ranking.sort_values([name + " rank"], kind="stable").index]
+        real = int(frame["significant"].sum())
+        # the table and the matrix side by side where the window is wide enough
+        parts[-1] = (f'{parts[-1]}<div><p class="note">{real} of '
+                     f"{len(frame)} differences are real under {_e(name)}:</p>"
+                     f"{_matrix(frame, order, name)}</div></div>")
+        table, which = _pairs_table(frame, order)
+        parts.append(f"<details><summary>The paired tests: {which}</summary>{table}</details>"
+                     "</details>")
+    return "".join(parts)
 
 
 def _origin(utility: Utility) -> str:
@@ -424,19 +758,21 @@ def _origin(utility: Utility) -> str:
     how = ("the Lagrange multipliers in closed form" if distribution.closed_form
            else "the Lagrange multipliers solved numerically")
     law = f" ({_e(distribution.name)})" if getattr(distribution, "name", None) else ""
+    kappa = sympy.Symbol("kappa")
+    multipliers = "".join(_formula(sympy.Eq(symbol, value, evaluate=False))
+                          for symbol, value in distribution.multipliers.items())
     return (f"<p>The survival function u(t) = 1 - F(t) of the maximum-entropy captime law"
             f"{law} under the constraints below, with {how}:</p><ul>{items}</ul>"
-            f'<p>Its density:</p><pre class="formula">'
-            f"{_e(_pretty(distribution.pdf, 'f', sympy.Symbol('kappa')))}</pre>")
+            f"<p>Its density and distribution function:</p>"
+            f"{_formula(distribution.pdf, 'f', kappa)}{_formula(distribution.cdf, 'F', kappa)}"
+            f"<p>Its Lagrange multipliers:</p>{multipliers}")
 
 
 def _constraint(constraint: Any) -> str:
     statement = constraint.statement()
     shown = ("" if isinstance(statement, sympy.logic.boolalg.BooleanAtom)
-             else f'<pre class="formula">{_e(_pretty(statement))}</pre>')
-    return (f"<code>{_e(repr(constraint))}</code>{shown}"
-            f"<details><summary>LaTeX</summary><pre><code>{_e(constraint.latex())}</code></pre>"
-            "</details>")
+             else _formula(statement))
+    return f"<code>{_e(repr(constraint))}</code>{shown}"
 
 
 def _at_cutoff(data: ReportData, utility: Utility) -> str:
@@ -467,9 +803,7 @@ def _utilities_section(data: ReportData) -> str:
                          "the number of instances.</p>")
             continue
         utility = rule if isinstance(rule, Utility) else Utility(rule, name=name)
-        parts.append(f'<pre class="formula">{_e(_pretty(utility.expr, "u", sympy.Symbol("t")))}</pre>')
-        parts.append("<details><summary>LaTeX</summary>"
-                     f"<pre><code>u(t) = {_e(sympy.latex(utility.expr))}</code></pre></details>")
+        parts.append(_formula(utility.expr, "u", sympy.Symbol("t")))
         parts.append(_at_cutoff(data, utility))
         parts.append(_origin(utility))
     return "".join(parts)
@@ -551,6 +885,24 @@ def _source_file(source: Any, owner: str) -> Path | None:
     return path
 
 
+def _label(label: Any, source: Any, path: Path | None) -> str:
+    """How the data are named: the label given, but never a path of this machine. A label
+    that names the source file or folder (as the command line's FILE does, absolute or not)
+    is shortened to its last part."""
+    if label is None:
+        return path.name if path is not None else "runtime table"
+    label = str(label)
+    if path is not None:
+        given = Path(label)
+        try:
+            same = given.resolve() in (Path(source).resolve(), path.resolve())
+        except (OSError, ValueError):  # a label that is no path at all (NUL, too long)
+            same = False
+        if same:
+            return given.resolve().name
+    return label
+
+
 def _when(date: Any, owner: str) -> str:
     if date is None:
         date = datetime.datetime.now(datetime.timezone.utc)
@@ -577,7 +929,8 @@ def _provenance(table: pd.DataFrame, label: str, path: Path | None, format: str 
                        if s in statuses.index)
     facts = [("data", label)]
     if path is not None:
-        facts += [("file", _shown(path.name)), ("sha256", _sha256(path))]
+        facts += [("file", _shown(path.name)), ("size", f"{path.stat().st_size:,} bytes"),
+                  ("sha256", _sha256(path))]
     facts += [
         ("format", format if format is not None else "a table given in Python"),
         ("algorithms", str(table["algorithm"].nunique())),
@@ -608,6 +961,18 @@ def _ranking(table: pd.DataFrame, rules: tuple[tuple[str, Any], ...], options: M
     return rank(table, dict(rules), bounds=True, **options)
 
 
+def _explore_option(explore: Any, sweep: Any, owner: str) -> Mapping[str, Any] | bool | None:
+    if explore is None or explore is False:
+        return None
+    if explore is True:
+        return dict(sweep) if sweep is not None else True
+    if isinstance(explore, Mapping) and {"family", "parameter", "bounds"} <= set(explore):
+        return dict(explore)
+    raise UtilityError(argument_message(
+        "explore", owner, "True, None, or a dict with family, parameter and bounds (as for "
+        "sweep)", short(explore)))
+
+
 def _chosen_sections(sections: Any, owner: str) -> list[Section]:
     if sections is None:
         return list(SECTIONS)
@@ -625,7 +990,7 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
                 format: str | None = None, notes: Sequence[str] = (), title: str | None = None,
                 date: datetime.datetime | str | None = None, ci: float | None = 0.95,
                 resamples: int = 2000, seed: Any = 0, sweep: Mapping[str, Any] | None = None,
-                duplicates: str = "raise", missing: str = "raise",
+                explore: Mapping[str, Any] | bool | None = True, duplicates: str = "raise", missing: str = "raise",
                 sections: Sequence[str] | None = None) -> str:
     """A self-contained HTML report on a runtime table.
 
@@ -650,9 +1015,12 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         :class:`~maxent_util.Solved`; a mapping gives the display names. Rows
         are ordered by the first rule.
     source : str or os.PathLike, optional, keyword-only
-        The file the table was read from: its name and sha256 go on the page.
+        The file the table was read from: its name, size and sha256 go on
+        the page, never the folder it is in.
     label : str, optional, keyword-only
-        How to name the data (default: the file's name, else "runtime table").
+        How to name the data (default: the file's name, else "runtime
+        table"); a label that is the source's path, as the command line
+        gives it, is shortened to the file's (or folder's) name.
     format : str, optional, keyword-only
         The format it was read in (``"satcomp"``, ``"long"``, ``"aslib"``
         add the reader's note from :data:`FORMAT_NOTES`).
@@ -677,6 +1045,16 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         the keywords of :func:`~maxent_util.sweeps.ranking_changes`, e.g.
         ``{"family": "pareto", "parameter": "kappa0", "bounds": (1, 5000),
         "alpha": 1}``.
+    explore : dict, bool or None, keyword-only
+        The explorer: a slider over a preset's parameter that shows the
+        ranking and the leader at each of its positions, computed here with
+        :func:`~maxent_util.sweeps.sweep` and embedded as JSON, moved by the
+        page's one script (allowed by the Content-Security-Policy through
+        its hash). True (default): the scale ``kappa0`` of the first rule
+        that is a preset (its other parameters kept; else the exponential)
+        from 1 s to the largest cutoff, in log steps, or the family, parameter
+        and range of ``sweep`` when given; a dict as for ``sweep``; None or
+        False leaves it out (and the page holds no script).
     duplicates, missing : str, keyword-only
         Policies for repeated and missing runs, as in :func:`~maxent_util.rank`.
     sections : sequence of str, optional, keyword-only
@@ -725,9 +1103,7 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     named = _rules(rules, owner)
     path = _source_file(source, owner)
     heading = _title(title, owner)
-    if label is None:
-        label = path.name if path is not None else "runtime table"
-    label = _shown(label)
+    label = _shown(_label(label, source, path))
     when = _when(date, owner)
     options: dict[str, Any] = {"duplicates": duplicates, "missing": missing}
     if ci is not None:
@@ -736,7 +1112,8 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         table=table, rules=named, ranking=_ranking(table, named, options),
         label=str(label), provenance=_provenance(table, str(label), path, format, when),
         notes=_notes(table, format, notes, owner), options=options,
-        sweep=None if sweep is None else dict(sweep))
+        sweep=None if sweep is None else dict(sweep),
+        explore=_explore_option(explore, sweep, owner))
     heading = heading if heading is not None else f"Runtime report: {label}"
     bodies = []
     for part in chosen:
@@ -747,10 +1124,12 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     sections_html = "".join(f'<section id="{part.id}"><h2>{_e(part.title)}</h2>{body}</section>'
                             for part, body in bodies)
     algorithms = table["algorithm"].nunique()
+    # the explorer's script, by its hash, on a page that holds it; otherwise no script at all
+    policy = _EXPLORER_POLICY if any(part.id == "explore" for part, _ in bodies) else _POLICY
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="generator" content="maxent_util {_e(__version__)}">'
         f"<title>{_e(heading)}</title><style>{_CSS}</style></head>\n<body>"

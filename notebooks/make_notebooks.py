@@ -535,12 +535,138 @@ plt.show()
 """),
 ]
 
+# ---------------------------------------------------------------------------
+DESIGN = [
+    md(r"""
+# State your patience: a utility from plain answers
+
+The paper's summary table ("Implied scoring functions for different scenarios")
+asks two things: how well do you know the captime, the time you will have for
+an answer (exactly, as a distribution, or only a few facts), and is a solution
+worth the same whenever it comes, or does waiting cost money (Section 3)?
+
+`maxent_util.designer.design` takes the answers in plain words, shows each as
+the constraint it becomes, explains answers that cannot hold together, and
+gives the maximum-entropy law and its utility. The command line asks the same
+questions (`maxent-util design`).
+"""),
+    code(r"""
+from IPython.display import Math, display
+import ipywidgets as widgets
+
+from maxent_util.designer import QUESTIONS, DesignError, design
+"""),
+    md(r"""
+## In Python
+
+A few facts about an unknown captime: never more than an hour, ten minutes a
+typical wait. Each answer is shown with the constraint it becomes.
+"""),
+    code(r"""
+result = design({"captime": "facts", "longest": "1h", "typical": "10 min", "value": "constant"})
+for fact in result.facts:
+    print(fact)
+print()
+print(result.summary())
+display(Math("u(t) = " + result.latex()))
+"""),
+    md(r"""
+An answer that cannot hold with the others is explained in the same words,
+before anything is derived:
+"""),
+    code(r"""
+try:
+    design({"captime": "facts", "longest": "1h", "typical": "2h", "value": "constant"})
+except DesignError as error:
+    print(error.explanation)
+    assert error.keys == ("typical", "longest")
+"""),
+    md(r"""
+## With widgets
+
+One field per question; the fields that do not apply to the first answers are
+hidden. *Design* reads the fields and shows the result, or what to change.
+"""),
+    code(r"""
+fields = {}
+for question in QUESTIONS:
+    if question.choices:
+        fields[question.key] = widgets.Dropdown(
+            options=[(words, name) for name, words in question.choices], description=question.key,
+            style={"description_width": "initial"}, layout=widgets.Layout(width="95%"))
+    else:
+        fields[question.key] = widgets.Text(placeholder=question.prompt, description=question.key,
+                                            style={"description_width": "initial"},
+                                            layout=widgets.Layout(width="95%"))
+fields["captime"].value, fields["value"].value = "facts", "constant"
+button = widgets.Button(description="Design", button_style="primary")
+out = widgets.Output()
+state = {}
+
+
+def answers():
+    chosen = {"captime": fields["captime"].value, "value": fields["value"].value}
+    return {key: field.value for key, field in fields.items()
+            if QUESTIONS[[q.key for q in QUESTIONS].index(key)].applies(chosen) and field.value}
+
+
+def show_applicable(change=None):
+    chosen = {"captime": fields["captime"].value, "value": fields["value"].value}
+    for question in QUESTIONS:
+        fields[question.key].layout.display = None if question.applies(chosen) else "none"
+
+
+def on_design(_):
+    out.clear_output()
+    with out:
+        try:
+            state["result"] = design(answers())
+        except DesignError as error:
+            state["result"] = None
+            state["error"] = error
+            print("!", error.explanation, "(change:", ", ".join(error.keys) + ")")
+        else:
+            print(state["result"].summary())
+
+
+for key in ("captime", "value"):
+    fields[key].observe(show_applicable, names="value")
+show_applicable()
+button.on_click(on_design)
+display(widgets.VBox([*fields.values(), button, out]))
+"""),
+    md(r"""
+Filled in and pressed from code here, so that the notebook runs unattended:
+never more than two hours, half the time one would stop before ten minutes, and
+one time in ten one would still be waiting after an hour.
+"""),
+    code(r"""
+fields["longest"].value = "2h"
+fields["median"].value = "10 min"
+fields["tail"].value = "1 in 10 after 1h"
+button.click()
+assert state["result"] is not None
+print(state["result"].constraints)
+"""),
+    md(r"""
+A typical wait shorter than half the median cannot be: the other half of the
+waits lasts at least ten minutes.
+"""),
+    code(r"""
+fields["typical"].value = "3 min"
+button.click()
+assert state["result"] is None and state["error"].keys == ("median", "typical", "longest")
+print(state["error"].explanation)
+"""),
+]
+
 
 NOTEBOOKS = {
     "01_derive_families.ipynb": FAMILIES,
     "02_sat_competition.ipynb": SAT_COMPETITION,
     "03_cross_utility.ipynb": CROSS_UTILITY,
     "04_sampling.ipynb": SAMPLING,
+    "05_design.ipynb": DESIGN,
 }
 
 

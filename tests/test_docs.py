@@ -25,7 +25,7 @@ DOCS = ROOT / "docs"
 # Modules whose API page the site must carry (each skipped while it does not exist).
 API_MODULES = ["maxent", "problem", "scorer", "distribution", "families", "utility", "runs", "estimate", "ranking",
                "bootstrap", "fitting", "comparison", "sweeps", "racing", "sampling", "io",
-               "datasets", "errors", "export", "plots", "report"]
+               "datasets", "errors", "export", "plots", "report", "designer"]
 
 
 def _module_exists(name: str) -> bool:
@@ -210,7 +210,7 @@ def test_command_examples_parse() -> None:
 @pytest.mark.parametrize("page", ["getting-started.md", "recipes/organiser.md",
                                   "recipes/configurator.md", "recipes/uncertainty.md",
                                   "recipes/report.md", "recipes/sweep.md", "recipes/racing.md",
-                                  "recipes/fitting.md"])
+                                  "recipes/design.md", "recipes/fitting.md"])
 def test_python_examples_run(page: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Each page's blocks run in order in one namespace, as a reader would paste them.
     monkeypatch.setenv("MPLBACKEND", "Agg")

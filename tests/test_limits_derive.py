@@ -77,7 +77,7 @@ def test_expected_utility_refuses_a_bad_timeout():
 
 def test_main_thread_keeps_one_deadline():
     derive.cache_clear()
-    outcome, elapsed = timed(lambda: derive(*HARD, timeout=2))
+    outcome, elapsed = timed(lambda: derive(*HARD, timeout=2, digits=30))
     assert elapsed < 2 + MARGIN
     assert isinstance(outcome, TimeLimitError) or outcome.pdf is not None
     if isinstance(outcome, TimeLimitError):
@@ -86,7 +86,7 @@ def test_main_thread_keeps_one_deadline():
 
 def test_worker_thread_is_bounded_too():
     derive.cache_clear()
-    outcome, elapsed = on_a_thread(lambda: derive(*HARD, timeout=2))
+    outcome, elapsed = on_a_thread(lambda: derive(*HARD, timeout=2, digits=30))
     assert elapsed < 2 + MARGIN
     assert isinstance(outcome, TimeLimitError) or outcome.pdf is not None
     assert multiprocessing.active_children() == []  # the worker process was reaped
@@ -464,7 +464,7 @@ def _refuse_solve(self, digits, partition=None):
 def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkeypatch):
     constraints = (Support(0, 10), Mean(sympy.Rational(17, 5)))
     derive.cache_clear()
-    first = derive(*constraints, method="numeric")
+    first = derive(*constraints, method="numeric", digits=30)
     # reference: the truncated exponential's mean condition 1/l - 10/(exp(10 l) - 1) = 3.4 (by hand)
     rate = first.multipliers[sympy.Symbol("lambda_1", real=True)]
     with mpmath.workdps(40):
@@ -472,20 +472,20 @@ def test_a_numeric_solution_is_reused_for_the_same_constraints_and_digits(monkey
         assert abs(1 / rate - 10 / (mpmath.exp(10 * rate) - 1) - mpmath.mpf(17) / 5) < mpmath.mpf(10) ** -30
     monkeypatch.setattr(NumericProblem, "solve", _refuse_solve)
     _forget_laws()  # the laws forgotten, the engine's results kept
-    again = derive(*constraints, method="numeric")
+    again = derive(*constraints, method="numeric", digits=30)
     assert again is not first and sympy.srepr(again.pdf) == sympy.srepr(first.pdf)
     assert dict(again.multipliers) == dict(first.multipliers) and again.notes == first.notes
     # other digits, or other constraints, are solved afresh
     with pytest.raises(AssertionError, match="ran again"):
         derive(*constraints, method="numeric", digits=35)
     with pytest.raises(AssertionError, match="ran again"):
-        derive(Support(0, 10), Mean(sympy.Rational(18, 5)), method="numeric")
+        derive(Support(0, 10), Mean(sympy.Rational(18, 5)), method="numeric", digits=30)
     # derive.cache_clear() forgets the engine's results too: the next derivation is cold
     assert _solutions
     derive.cache_clear()
     assert not _solutions and not _sympy_integral.store
     with pytest.raises(AssertionError, match="ran again"):
-        derive(*constraints, method="numeric")
+        derive(*constraints, method="numeric", digits=30)
 
 
 def _count_derivations(monkeypatch) -> list:
@@ -506,21 +506,21 @@ def test_a_law_no_time_limit_cut_short_serves_every_timeout(monkeypatch):
     _forget_laws()
     runs = _count_derivations(monkeypatch)
     before = rings()
-    first = derive(*constraints, timeout=60)
+    first = derive(*constraints, timeout=60, digits=30)
     assert rings() == before and len(runs) == 1
     # every step ran to its end: the law is the one any other timeout gives, with that timeout
     for timeout in (None, 30, 0.001):
-        again = derive(*constraints, timeout=timeout)
+        again = derive(*constraints, timeout=timeout, digits=30)
         assert again == first and sympy.srepr(again.pdf) == sympy.srepr(first.pdf)
         assert again._timeout == (math.inf if timeout is None else timeout)
     assert len(runs) == 1 and first._timeout == 60
-    assert derive(*constraints, timeout=60) is first
+    assert derive(*constraints, timeout=60, digits=30) is first
     # the other arguments still tell laws apart
     derive(*constraints, timeout=60, digits=35)
-    derive(*constraints, timeout=60, method="numeric")
+    derive(*constraints, timeout=60, method="numeric", digits=30)
     assert len(runs) == 3
     _forget_laws()
-    derive(*constraints, timeout=30)
+    derive(*constraints, timeout=30, digits=30)
     assert len(runs) == 4
 
 
@@ -535,11 +535,11 @@ def test_a_law_cut_short_by_a_time_limit_is_kept_for_its_own_timeout_only(monkey
         raise SymbolicTimeout()
     monkeypatch.setattr(distribution, "_paper_form", ring)
     before = rings()
-    first = derive(*constraints, timeout=60)
+    first = derive(*constraints, timeout=60, digits=30)
     assert rings() > before
-    assert derive(*constraints, timeout=60) is first and len(runs) == 1
+    assert derive(*constraints, timeout=60, digits=30) is first and len(runs) == 1
     # with more time the law could come out otherwise: another timeout derives it again
-    derive(*constraints, timeout=None)
+    derive(*constraints, timeout=None, digits=30)
     assert len(runs) == 2
     _forget_laws()
 

@@ -15,10 +15,10 @@ nbformat = pytest.importorskip("nbformat")
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 EXPECTED = ["01_derive_families.ipynb", "02_sat_competition.ipynb", "03_cross_utility.ipynb",
-            "04_sampling.ipynb"]
+            "04_sampling.ipynb", "05_design.ipynb"]
 
 
-def test_the_four_notebooks_exist() -> None:
+def test_the_notebooks_exist() -> None:
     assert [path.name for path in NOTEBOOKS] == EXPECTED
 
 

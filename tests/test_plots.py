@@ -124,11 +124,23 @@ def test_bump_chart_draws_every_rank(parallel_ranking):
     assert data[:8] == PNG_SIGNATURE and len(data) > 20_000
 
 
-def test_bump_chart_of_many_algorithms_has_distinct_colours():
+def test_bump_chart_of_many_algorithms_highlights_the_top_ten():
     frame = rank(satcomp2021("main"), {"PAR-2": PAR(2), "PAR-10": PAR(10)})
     figure = plot_ranking(frame)
-    colours = {tuple(line.get_color()) for line in figure.axes[0].get_lines()}
-    assert len(colours) == 46
+    lines = figure.axes[0].get_lines()
+    assert len(lines) == 46
+    # the ten best under the first rule (PAR-2) in ten colours, drawn on top; the rest grey
+    best = frame["PAR-2 rank"].sort_values(kind="stable").index[:10]
+    coloured = {name for name, line in zip(frame.index, lines) if line.get_color() != "0.78"}
+    assert coloured == set(best)
+    assert len({tuple(line.get_color()) for line in lines if line.get_color() != "0.78"}) == 10
+    named = plot_ranking(frame, highlight=["Kissat_MAB", "CaDiCaL_sc2021"]).axes[0].get_lines()
+    assert sum(line.get_color() != "0.78" for line in named) == 2
+    with pytest.raises(UtilityError, match="`highlight` of `plot_ranking` must be names of "
+                                           "algorithms of the table; got \\['nope'\\]"):
+        plot_ranking(frame, highlight=["nope"])
+    with pytest.raises(UtilityError, match="`highlight` of `plot_ranking` must be a number"):
+        plot_ranking(frame, highlight=-1)
 
 
 @pytest.mark.parametrize("ranking, message", [

@@ -236,12 +236,19 @@ def test_survival_with_utilities_on_a_secondary_axis(mixed):
     assert len(ax.get_lines()) == 3
 
 
-def test_survival_of_the_main_track_draws_every_solver_in_distinct_styles():
+def test_survival_of_the_main_track_highlights_the_most_solved():
     table = satcomp2021("main")
     figure = plot_survival(table)
     lines = figure.axes[0].get_lines()
     assert len(lines) == 46
-    assert len({(tuple(line.get_color()), str(line.get_linestyle())) for line in lines}) == 46
+    # the ten with the most solved runs (pandas), in ten colours; the others grey, beneath
+    solved = (table["status"] == "solved").groupby(table["algorithm"], observed=True).sum()
+    best = sorted(solved.index, key=lambda name: (-solved[name], name))[:10]
+    coloured = [line for line in lines if line.get_color() != "0.78"]
+    assert {line.get_label() for line in coloured} == set(best)
+    assert len({tuple(line.get_color()) for line in coloured}) == 10
+    assert {line.get_zorder() for line in coloured} == {3}
+    assert [text.get_text() for text in figure.legends[0].get_texts()] == [*best, "36 others"]
     # the last value of each curve: the share of runs unsolved (one cutoff, 5000 s), by pandas
     unsolved = (table["status"] != "solved").groupby(table["algorithm"]).mean()
     for line in lines:

@@ -3,6 +3,7 @@ loads nothing, and a real headless browser (Debian's chromium) shows it without 
 
 from __future__ import annotations
 
+import base64
 import datetime
 import hashlib
 import json
@@ -12,6 +13,7 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import sympy
@@ -23,6 +25,8 @@ from maxent_util import PAR, DataError, ExportError, Solved, UtilityError, pairw
 from maxent_util import report as report_module
 from maxent_util.cli import main
 from maxent_util.report import SECTIONS, report_html, section, write_report
+
+from synthetic_runs import competition
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -56,7 +60,12 @@ def fast_rules() -> dict:
 
 
 class Page(HTMLParser):
-    """What a page holds: its tags, its text, the ranking table's cells and the svg elements."""
+    """What a page holds: its tags, its text, the ranking's cells and the svg elements.
+
+    The ranking is spread over the compact table (``table.ranking``: every rule's rank and
+    score) and one table per rule (``table.bounds``: its bounds and intervals): ``rows``
+    holds the compact table's rows, in its order, each with the cells of every table for
+    its algorithm; ``headers`` the compact table's headers, then each rule table's."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -69,6 +78,8 @@ class Page(HTMLParser):
         self.sections: list[str] = []
         self._table = self._body = False
         self._cell: list | None = None
+        self._by_name: dict[str, dict] = {}
+        self._first = True  # reading the compact table, whose rows give the order
 
     def handle_starttag(self, tag, attrs):
         attrs = [(key, value or "") for key, value in attrs]
@@ -79,12 +90,13 @@ class Page(HTMLParser):
             self.svgs.append(found)
         elif tag == "section":
             self.sections.append(found.get("id", ""))
-        elif tag == "table" and found.get("class") == "ranking":
+        elif tag == "table" and found.get("class", "").split()[:1] in (["ranking"], ["bounds"]):
             self._table = True
+            self._first = found["class"].startswith("ranking")
         elif self._table and tag == "tbody":
             self._body = True
         elif self._body and tag == "tr":
-            self.rows.append({"name": None, "cells": {}})
+            self._row = {"name": None, "cells": {}}
         elif self._body and tag == "th":
             self._cell = ["name", ""]
         elif self._body and tag == "td":
@@ -97,11 +109,16 @@ class Page(HTMLParser):
             self._table = self._body = False
         elif tag in ("th", "td") and self._cell is not None:
             if self._cell[0] == "name":
-                self.rows[-1]["name"] = self._cell[1]
+                name = self._row["name"] = self._cell[1]
+                if name not in self._by_name:
+                    self._by_name[name] = self._row
+                    if self._first:
+                        self.rows.append(self._row)
+                self._row = self._by_name[name]
             elif self._cell[0] == "header":
                 self.headers.append(self._cell[1])
             else:
-                self.rows[-1]["cells"][self._cell[0]] = (self._cell[1], self._cell[2])
+                self._row["cells"][self._cell[0]] = (self._cell[1], self._cell[2])
             self._cell = None
 
     def handle_data(self, data):
@@ -173,11 +190,17 @@ def small_page(tmp_path_factory) -> tuple[str, pd.DataFrame, dict, Path]:
 
 
 def test_page_is_self_contained(small_page):
-    page, *_ = small_page
+    page, table, *_ = small_page
     assert page.startswith("<!DOCTYPE html>\n") and page.endswith("</html>\n")
     parsed = parse(page)
-    assert "script" not in parsed.tags  # no script at all, hostile names included
-    assert not re.search(r"<\s*script", page, re.I)
+    # two scripts, the explorer's: its JSON data (never run) and its fixed code, allowed by
+    # the policy through its sha256 (reference: hashlib on the script's text as written)
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page, re.S)
+    assert [attributes for attributes, _ in scripts] == [' type="application/json" id="explore-data"', ""]
+    assert len(re.findall(r"<\s*script", page, re.I)) == 2  # none from the hostile names
+    assert len(re.findall(r"<\s*/\s*script", page, re.I)) == 2
+    digest = base64.b64encode(hashlib.sha256(scripts[1][1].encode()).digest()).decode()
+    json.loads(scripts[0][1])
     assert not re.search(r"https?:", page)  # nothing to fetch, not even a namespace URL
     # nothing loaded: no src, no link, no url() but same-page references inside the figures
     assert not [a for a in parsed.attributes if a[1] in ("src", "srcset", "action", "poster")]
@@ -185,7 +208,10 @@ def test_page_is_self_contained(small_page):
     assert set(re.findall(r"url\(([^)]*)\)", page)) <= {f"#{i}" for _, k, i in parsed.attributes
                                                          if k == "id"}
     policy = [v for tag, k, v in parsed.attributes if k == "content" and "default-src" in v]
-    assert policy == ["default-src 'none'; style-src 'unsafe-inline'"]
+    assert policy == [f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"]
+    # without the explorer, no script and none allowed
+    bare = report_html(table, rules={"PAR-2": PAR(2)}, explore=None, date="d", ci=None)
+    assert "<script" not in bare and "default-src 'none'; style-src 'unsafe-inline'\"" in bare
     ids = [value for _, key, value in parsed.attributes if key == "id"]
     assert len(ids) == len(set(ids))  # four figures on one page, no id twice
 
@@ -193,8 +219,9 @@ def test_page_is_self_contained(small_page):
 def test_page_sections_and_figures(small_page):
     page, *_ = small_page
     parsed = parse(page)
-    assert parsed.sections == [s.id for s in SECTIONS if s.id != "sweep"] == ["data", "rankings", "pairwise", "bump-chart",
-                                                           "cactus", "survival", "utilities"]
+    assert parsed.sections == [s.id for s in SECTIONS if s.id != "sweep"] == [
+        "data", "rankings", "explore", "bump-chart", "cactus", "survival", "uncertainty",
+        "utilities"]
     assert [svg["aria-label"] for svg in parsed.svgs] == [
         "bump chart of the ranks under each rule",
         "cactus plot of solved instances against runtime",
@@ -211,15 +238,16 @@ def test_ranking_table_is_ranks_numbers(small_page):
     page, table, rules, _ = small_page
     parsed = parse(page)
     assert_ranking_matches(parsed, table, rules)
-    assert parsed.headers[:6] == ["algorithm", "uniform(100)", "<i>fast</i>", "PAR-2", "solved",
-                                  "score"]
+    assert parsed.headers[:7] == ["algorithm", "uniform(100)", "<i>fast</i>", "PAR-2", "solved",
+                                  "rank", "score"]
 
 
 def test_provenance(small_page):
     page, table, _, source = small_page
     text = "".join(parse(page).text)
     digest = hashlib.sha256(source.read_bytes()).hexdigest()  # reference: hashlib on the file
-    for fact in ("file<b>runs.csv", f"sha256{digest}", "formatlong", "algorithms3",
+    size = source.stat().st_size  # reference: the file system
+    for fact in ("file<b>runs.csv", f"sha256{digest}", f"size{size:,} bytes", "formatlong", "algorithms3",
                  "instances2", "runs6 (4 solved, 1 capped, 1 memout)", "cutoff60 s",
                  f"maxent_util{maxent_util.__version__}", "date2024-05-01T12:00:00+00:00",
                  "re-capped <at> 60 s & more", "Read as a long CSV"):
@@ -229,15 +257,40 @@ def test_provenance(small_page):
 def test_utilities_section_gives_formula_latex_and_constraints(small_page):
     page, *_ = small_page
     text = "".join(parse(page).text)
-    # uniform(100): derived from its support; the formula as sympy draws it and its LaTeX
+    # uniform(100): derived from its support; every formula as MathML with its LaTeX beside it
     assert "Support(0, 100)" in text and r"\kappa \in \left[0, 100\right]" in text
-    assert sympy.pretty(sympy.Eq(sympy.Function("u")(sympy.Symbol("t")),
-                                 maxent_util.parse_utility("uniform(100)").expr, evaluate=False),
-                        use_unicode=True, wrap_line=False) in text
-    assert r"u(t) = e^{- \frac{t}{10}}" in text
+    # hand: u(t) = 1 - t/100 below 100, else 0; f = 1/100 there; lambda_0 = -1 + log(100)
+    assert ("<mi>u</mi><mrow><mo>(</mo><mi>t</mi><mo>)</mo></mrow></mrow><mo>=</mo><mrow><mo>{</mo>"
+            "<mtable") in page
+    assert "<mn>1</mn><mo>-</mo><mrow><mfrac><mi>t</mi><mn>100</mn></mfrac></mrow>" in page
+    assert "<mtext>otherwise</mtext>" in page and "<mo>&lt;</mo><mn>100</mn>" in page
+    assert "<mi>f</mi><mrow><mo>(</mo><mi>κ</mi><mo>)</mo></mrow>" in page  # the density
+    assert "<mi>F</mi><mrow><mo>(</mo><mi>κ</mi><mo>)</mo></mrow>" in page  # its CDF
+    assert "<msub><mi>λ</mi><mi>0</mi></msub><mo>=</mo>" in page  # its multiplier
+    assert r"\lambda_{0} = -1 + \log{\left(100 \right)}" in text
+    assert r"u{\left(t \right)} = e^{- \frac{t}{10}}" in text
     assert "no constraints on the captime are recorded" in text  # the bare expression
     assert "u(60) = 0.4 at the cutoff" in text  # hand: 1 - 60/100
     assert "Penalised average runtime" in text and "number of solved instances" in text
+    # every LaTeX source is one click away, beside its formula, and no <pre> pretty-print is left
+    parsed = parse(page)
+    # uniform(100): u, its support, f, F, lambda_0; exp(-t/10): u
+    assert parsed.tags.count("math") == page.count("<summary>LaTeX</summary>") == 6
+    assert '<pre class="formula">' not in page
+
+
+def test_formulas_escape_what_they_print():
+    # sympy's MathML printer writes text raw (a relation's "<" as is): the page's writer escapes
+    hostile = sympy.Symbol("<script>alert(1)</script>", positive=True)
+    formula = report_module._formula(sympy.Piecewise((1, t < hostile), (0, True)), "u", t)
+    assert "<script>" not in formula and "&lt;script&gt;alert(1)&lt;/script&gt;" in formula
+    assert "<mo>&gt;</mo>" in formula and "<mo>></mo>" not in formula  # sympy wrote hostile > t
+    assert "<mo>&lt;</mo>" in report_module._formula(sympy.Lt(t, 5))
+    parsed = parse(formula)
+    assert "script" not in parsed.tags
+    assert "".join(parsed.text).count("<script>alert(1)</script>") == 2  # MathML and LaTeX
+    # entities of sympy's printer become their characters, not double-escaped text
+    assert "&amp;#" not in report_module._formula(sympy.Symbol("kappa") * sympy.pi)
 
 
 def test_everything_from_data_is_escaped(small_page):
@@ -251,8 +304,38 @@ def test_everything_from_data_is_escaped(small_page):
         "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "nav",
         "ol", "ul", "li", "a", "main", "section", "dl", "dt", "dd", "div", "table", "thead",
         "tbody", "tr", "th", "td", "em", "figure", "figcaption", "svg", "g", "path", "defs",
-        "clippath", "use", "text", "tspan", "rect", "pre", "code", "details", "summary"}
+        "clippath", "use", "text", "tspan", "rect", "pre", "code", "details", "summary", "b",
+        # the explorer
+        "script", "label", "input", "span", "output", "strong",
+        # MathML
+        "math", "mrow", "mi", "mn", "mo", "mfrac", "msup", "msub", "mtable", "mtr", "mtd",
+        "mtext"}
     assert HOSTILE in [row["name"] for row in parsed.rows]
+
+
+def test_no_machine_path_on_the_page(runs, tmp_path, monkeypatch):
+    folder = tmp_path / "private-home"
+    folder.mkdir()
+    data = folder / "detailed_main.csv"
+    runs.to_csv(data, index=False)
+    monkeypatch.chdir(tmp_path)
+    for label in (str(data), "private-home/detailed_main.csv", data):
+        page = report_html(runs, rules={"PAR-2": PAR(2)}, source=data, label=label, ci=None,
+                           sections=["data"], date="d")
+        assert "private-home" not in page and str(tmp_path) not in page
+        assert "<title>Runtime report: detailed_main.csv</title>" in page
+    # an ASlib scenario folder: named by the folder, sized and hashed by its runs file
+    scenario = folder / "SAT20-MAIN"
+    scenario.mkdir()
+    (scenario / "algorithm_runs.arff").write_bytes(b"@RELATION x\n")
+    page = report_html(runs, rules={"PAR-2": PAR(2)}, source=scenario, label=str(scenario),
+                       ci=None, sections=["data"], date="d")
+    assert "private-home" not in page and "Runtime report: SAT20-MAIN" in page
+    assert "algorithm_runs.arff" in page and "12 bytes" in page
+    # a label that is no path stays as given
+    page = report_html(runs, rules={"PAR-2": PAR(2)}, source=data, label="SAT 2024 / main",
+                       ci=None, sections=["data"], date="d")
+    assert "Runtime report: SAT 2024 / main" in page
 
 
 def test_report_hypothesis_names_round_trip():
@@ -266,17 +349,18 @@ def test_report_hypothesis_names_round_trip():
         table = long_table([(name, instance, 1.0 + k, "solved" if k % 2 else "capped", 10.0)
                             for k, name in enumerate(names) for instance in ("i", "j")])
         rules = {rule_name: PAR(2)} if rule_name != "solved" else {"solved": Solved()}
-        page = report_html(table, rules=rules, sections=["data", "rankings"], date="d",
-                           title=rule_name)
+        page = report_html(table, rules=rules, sections=["data", "rankings", "uncertainty"],
+                           date="d", title=rule_name, ci=None)
         parsed = parse(page)
         # every name comes back as text; no markup came with it
         assert sorted(row["name"] for row in parsed.rows) == sorted(names)
         assert set(parsed.tags) <= {"html", "head", "meta", "title", "style", "body", "header",
                                     "h1", "h2", "h3", "p", "nav", "ol", "li", "a", "main",
                                     "section", "dl", "dt", "dd", "div", "table", "thead",
-                                    "tbody", "tr", "th", "td", "em", "ul"}
+                                    "tbody", "tr", "th", "td", "em", "ul", "details",
+                                    "summary"}
         assert rule_name in parsed.headers
-        assert_ranking_matches(parsed, table, rules)
+        assert_ranking_matches(parsed, table, rules, ci=None)
 
     check()
 
@@ -309,25 +393,54 @@ def test_sections_register_by_one_function(runs):
 def test_ci_columns_are_rank_s_bootstrap_intervals(runs):
     # reference: rank() itself with the same level, resamples and seed
     parsed = parse(report_html(runs, rules=fast_rules(), ci=0.9, resamples=500, seed=3,
-                               sections=["rankings"]))
-    assert parsed.headers[4:10] == ["score", "lower", "upper", "CI low", "CI high", "rank"]
+                               sections=["rankings", "uncertainty"]))
+    # the compact table (algorithm, 3 rules, rank and score each), then exp(-t/10)'s own table
+    assert parsed.headers[10:18] == ["algorithm", "score", "lower", "upper", "CI low", "CI high",
+                                     "rank", "algorithm"]
     reference = rank(runs, fast_rules(), bounds=True, ci=0.9, resamples=500, seed=3)
     first = parsed.rows[0]
     assert float(first["cells"]["PAR-2 ci high"][0]) == reference["PAR-2 ci high"].iloc[0]
     assert first["cells"]["exp(-t/10) ci low"][1] == f"{reference['exp(-t/10) ci low'].iloc[0]:.4f}"
-    without = parse(report_html(runs, rules=fast_rules(), ci=None, sections=["rankings"]))
-    assert "CI low" not in without.headers
+    without = parse(report_html(runs, rules=fast_rules(), ci=None,
+                                sections=["rankings", "uncertainty"]))
+    assert "CI low" not in without.headers and "lower" in without.headers
 
 
-def test_pairwise_section_holds_pairwise_under_the_first_rule(runs):
-    # reference: maxent_util.pairwise with the page's options
+def test_every_rule_has_its_paired_tests_and_matrix(runs):
+    # reference: maxent_util.pairwise with the page's options, rule by rule
     page = report_html(runs, rules=fast_rules(), ci=0.9, resamples=400, seed=1,
-                       sections=["pairwise"])
-    name, rule = next(iter(fast_rules().items()))
-    reference = pairwise(runs, {name: rule}, ci=0.9, resamples=400, seed=1)
+                       sections=["uncertainty"])
     values = [float(v) for v in re.findall(r'data-column="wilcoxon p holm" data-value="([^"]+)"', page)]
-    assert values == reference["wilcoxon p holm"].tolist() and len(values) == len(reference)
-    assert "pairwise" not in report_html(runs, rules=fast_rules(), ci=None, sections=["pairwise"])
+    matrices = re.findall(r'<table class="matrix" data-rule="([^"]*)">(.*?)</table>', page)
+    assert [name for name, _ in matrices] == list(fast_rules())
+    expected = []
+    for (name, rule), (_, matrix) in zip(fast_rules().items(), matrices):
+        reference = pairwise(runs, {name: rule}, ci=0.9, resamples=400, seed=1)
+        expected += reference["wilcoxon p holm"].tolist()
+        # the matrix: + where the row is significantly better, - worse, . neither
+        order = rank(runs, {name: rule})[f"{name} rank"].sort_values(kind="stable").index.tolist()
+        cells = [re.findall(r'<td class="[a-z]+">([^<]*)</td>', row)
+                 for row in re.findall(r"<tr><th scope=\"row\">.*?</tr>", matrix)]
+        assert len(cells) == len(order) == 3
+        for (a, b), significant in reference["significant"].items():
+            i, j = order.index(a), order.index(b)
+            assert (cells[i][j], cells[j][i]) == (("+", "-") if significant else (".", "."))
+        assert [cells[i][i] for i in range(3)] == ["", "", ""]
+    assert values == expected and len(values) == 3 * 3
+    assert f"of 3 differences are real under PAR-2" in page
+    without = report_html(runs, rules=fast_rules(), ci=None, sections=["uncertainty"])
+    assert '<table class="matrix"' not in without and '<table class="pairwise"' not in without
+    assert '<table class="bounds"' in without
+
+
+def test_many_algorithms_list_neighbouring_pairs(monkeypatch):
+    # above _ALL_PAIRS algorithms the list shows neighbours in the ranking; the matrix all
+    monkeypatch.setattr(report_module, "_ALL_PAIRS", 3)
+    table = competition(5, 6)
+    page = report_html(table, rules={"PAR-2": PAR(2)}, resamples=50, sections=["uncertainty"])
+    assert "the 4 pairs of neighbours in this ranking" in page
+    assert len(re.findall(r'data-column="significant"', page)) == 4
+    assert page.count('<td class="self">') == 5
 
 
 def test_unknown_columns_are_shown_after_the_rules(runs, monkeypatch):
@@ -353,6 +466,10 @@ def test_unknown_columns_are_shown_after_the_rules(runs, monkeypatch):
     (dict(rules={"u": sympy.exp(-t / sympy.Symbol("k", positive=True))}), UtilityError,
      "free of unset parameters"),
     (dict(duplicates="drop"), DataError, "`duplicates` of `rank`"),
+    (dict(explore="pareto"), UtilityError, "`explore` of `report_html` must be True, None, or "
+                                           "a dict with family, parameter and bounds"),
+    (dict(explore={"family": "pareto", "parameter": "kappa0", "bounds": (1, 10)}),
+     UtilityError, "Pass alpha="),
 ])
 def test_bad_arguments(runs, arguments, error, pattern):
     options = {"table": runs, "rules": fast_rules(), **arguments}
@@ -399,6 +516,8 @@ def test_cli_report(capsys, tmp_path, runs):
                            "--cutoff", "50", "-o", str(target), "--title", "Mine")
     assert (status, err) == (0, "") and out.strip() == f"wrote {target}"
     page = target.read_text()
+    # the file by its name: the folder it lies in on this machine is nowhere on the page
+    assert str(tmp_path) not in page and str(tmp_path.name) not in page
     parsed = parse(page)
     text = "".join(parsed.text)
     assert f"sha256{hashlib.sha256(data.read_bytes()).hexdigest()}" in text
@@ -505,21 +624,20 @@ def test_report_in_a_real_browser(small_page, tmp_path):
     dom, console, requested = browse(path, tmp_path)
     assert console == [] and requested == []
     parsed = parse(dom)
-    # the DOM the browser built: the names as text, no script, the numbers of rank()
-    assert "script" not in parsed.tags
+    # the DOM the browser built: the names as text, only the explorer's scripts, the numbers
+    assert parsed.tags.count("script") == 2
     assert HOSTILE in [row["name"] for row in parsed.rows]
     assert_ranking_matches(parsed, table, rules)
     assert len(parsed.svgs) == 3
 
     # the drawn size of every figure: a copy of the page measures them with a script of its
-    # own (the report's policy allows none, so the copy relaxes it for this probe alone)
+    # own (the report's policy allows only its own by hash, so the copy relaxes it for this
+    # probe alone)
     probe = ("<script>for (const svg of document.querySelectorAll('svg')) {"
              "const box = svg.getBoundingClientRect();"
              "svg.setAttribute('data-drawn', box.width + 'x' + box.height); }</script>")
     measured = tmp_path / "measured.html"
-    measured.write_text(page.replace("default-src 'none'; style-src 'unsafe-inline'",
-                                     "default-src 'none'; style-src 'unsafe-inline'; "
-                                     "script-src 'unsafe-inline'")
+    measured.write_text(re.sub(r"script-src 'sha256-[^']*'", "script-src 'unsafe-inline'", page)
                         .replace("</body>", probe + "</body>"), encoding="utf-8")
     dom, console, requested = browse(measured, tmp_path)
     assert console == [] and requested == []
@@ -528,6 +646,43 @@ def test_report_in_a_real_browser(small_page, tmp_path):
     for size in sizes:
         width, height = map(float, size.split("x"))
         assert width > 100 and height > 100, sizes
+
+
+def test_json_in_a_script_block_cannot_end_it():
+    names = ["</script><script>alert(1)</script>", "<!--", "a & b", "\u2028", "plain"]
+    text = report_module._json_for_script({"algorithms": names})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"algorithms": names}  # reference: the json module
+
+
+def explorer_data(page: str) -> dict:
+    found = re.search(r'<script type="application/json" id="explore-data">(.*?)</script>', page,
+                      re.S)
+    return json.loads(found.group(1))
+
+
+def test_explorer_sweeps_the_first_preset_from_a_second_to_the_cutoff(runs):
+    # reference: maxent_util.sweep over the same 121 log-spaced values
+    rules = {"PAR-2": PAR(2), "p": "pareto(5, 3)"}
+    data = explorer_data(report_html(runs, rules=rules, ci=None, sections=["explore"]))
+    values = np.geomspace(1.0, 60.0, 121)  # the table's cutoff is 60 s
+    assert data["family"] == "pareto(kappa0, 3)" and data["values"] == values.tolist()
+    reference = maxent_util.sweep(runs, "pareto", "kappa0", values, alpha=3)
+    for k, (value, rows) in enumerate(reference.groupby("kappa0", sort=False)):
+        assert [data["algorithms"][a] for a in data["orders"][k]] == rows["algorithm"].tolist()
+        assert data["ranks"][k] == rows["rank"].tolist()
+        assert data["scores"][k] == rows["score"].tolist()
+    # the initial ranking is on the page without the script: the middle position's
+    page = report_html(runs, rules={"PAR-2": PAR(2)}, ci=None, sections=["explore"])
+    assert explorer_data(page)["family"] == "exponential(kappa0)"  # no preset among the rules
+    middle = explorer_data(page)["orders"][60]
+    shown = re.findall(r'<li value="\d+" data-algorithm="([^"]*)"', page)
+    assert shown == [report_module._e(explorer_data(page)["algorithms"][a]) for a in middle]
+    # with a sweep, the explorer follows its family and range; None leaves it out
+    options = {"family": "exponential", "parameter": "kappa0", "bounds": (0.5, 500.0)}
+    page = report_html(runs, rules=rules, ci=None, sweep=options, sections=["explore"])
+    assert explorer_data(page)["values"][-1] == 500.0
+    assert 'id="explore"' not in report_html(runs, rules=rules, ci=None, explore=None)
 
 
 def test_sweep_section_holds_ranking_changes(runs):

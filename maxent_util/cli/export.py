@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .inputs import _read_rule
 from .core import CommandLineError
 from .files import _file_flags, _target, _write_text
 
 
 def _command_export(arguments: argparse.Namespace, out: Any) -> int:
-    from ..ranking import parse_rule
     try:
         from .. import export
     except ImportError as error:  # pragma: no cover - the module ships with the package
@@ -18,7 +18,7 @@ def _command_export(arguments: argparse.Namespace, out: Any) -> int:
     flag, path = next((f, p) for f, p in (("--python", arguments.python), ("--c", arguments.c),
                                           ("--latex", arguments.latex_file)) if p is not None)
     target = _target(path, flag=flag, force=arguments.force, parents=arguments.parents)
-    utility = parse_rule(arguments.utility)
+    utility = _read_rule(arguments.utility)
     if not hasattr(utility, "expr"):
         raise CommandLineError(f"argument --utility: export needs a utility, not the classic rule "
                                f"{arguments.utility!r}")

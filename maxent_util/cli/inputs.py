@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import time
@@ -42,9 +43,45 @@ RULES_WHY = ("uniform(C), exponential(C/10), log_laplace(C/100, 1) and pareto(C/
 DATASETS: dict[str, str] = {"satcomp2021-parallel": "parallel", "satcomp2021-main": "main"}
 
 
+def _read_rule(spec: str) -> Any:
+    """The rule of one --utility SPEC, the one place every command reads it: a preset call, an
+    expression in t, PAR-k or solved (:func:`maxent_util.parse_rule`), or ``@FILE``, a utility's
+    JSON document (``maxent-util design`` writes one; a law's document gives its utility)."""
+    from ..ranking import parse_rule
+
+    if isinstance(spec, str) and spec.startswith("@"):
+        return _utility_file(spec[1:])
+    return parse_rule(spec)
+
+
+def _utility_file(path: str) -> Any:
+    """The utility of the JSON document at ``path``, read as data (bounded, never evaluated)."""
+    from ..distribution import CaptimeDistribution
+    from ..documents import MAX_JSON_LENGTH, from_json
+
+    found = from_json(_small_file(path, flag="--utility", what="a utility's JSON document",
+                                  most=MAX_JSON_LENGTH))
+    if isinstance(found, CaptimeDistribution):
+        found = found.utility()
+    return found if found.name else found.with_name(Path(path).stem)
+
+
+def _small_file(path: str, *, flag: str, what: str, most: int) -> bytes:
+    """The bytes of a small file a command reads whole (an answers file, a utility's document):
+    a regular file (anything else is refused before a byte is read) of at most ``most`` bytes."""
+    from ..io.limits import open_regular
+
+    with io.BufferedReader(open_regular(path, f"{PROG} {flag}")) as handle:
+        data = handle.read(most + 1)
+    if len(data) > most:
+        raise CommandLineError(f"argument {flag}: {path!r} has more than {most} bytes; {what} has "
+                               f"at most {most}")
+    return data
+
+
 def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: bool | None
            ) -> dict[str, Any]:
-    from ..ranking import PAR, Solved, parse_rule
+    from ..ranking import PAR, Solved
 
     rules: dict[str, Any] = {}
     show = _show_progress(progress, len(specs))
@@ -52,7 +89,7 @@ def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: 
     for index, spec in enumerate(specs, start=1):
         _progress(show, f"[{index}/{len(specs)}] deriving {spec.strip()} "
                         f"({time.perf_counter() - started:.1f} s)")
-        rule = parse_rule(spec)
+        rule = _read_rule(spec)
         name = getattr(rule, "name", None) or spec.strip()
         rules[name] = rule
     for k in pars:

@@ -6,14 +6,14 @@ import argparse
 import json
 from typing import Any
 
+from .inputs import _read_rule
 from .core import CommandLineError, _formula, _number
 
 
 def _command_plan(arguments: argparse.Namespace, out: Any) -> int:
-    from ..ranking import parse_rule
     from ..sampling import plan
 
-    utility = parse_rule(arguments.utility)
+    utility = _read_rule(arguments.utility)
     if not hasattr(utility, "expr"):
         raise CommandLineError(f"argument --utility: a sampling plan needs a utility, not the "
                                f"classic rule {arguments.utility!r}")

@@ -10,16 +10,15 @@ from typing import Any
 from .core import (CommandLineError, _DeprecatedAlias, _nonnegative_int, _positive_float,
                    _probability_value, _seconds, _write_csv)
 from .files import _figure_target, _save
-from .inputs import DATASETS, _fix_greedy_file, _read_limit_flag, _runtime_table
+from .inputs import DATASETS, _fix_greedy_file, _read_limit_flag, _runtime_table, _read_rule
 
 
 def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, Any, Any]:
     """The runner of the runs table, its label, the utility of SPEC and Naive's run limit."""
     from ..racing import TableRunner
-    from ..ranking import parse_rule
 
     table, label = _runtime_table(arguments)
-    utility = parse_rule(spec)
+    utility = _read_rule(spec)
     if not hasattr(utility, "expr"):
         raise CommandLineError(f"argument --utility: a race needs a utility, not the classic "
                                f"rule {spec!r}")

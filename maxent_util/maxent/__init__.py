@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy
@@ -51,12 +52,12 @@ from ..problem import (build_pieces, check_ranges, clear_kept, keep, kept_store,
                        support_of)
 from ..distribution import CaptimeDistribution
 from .exact import parts_at_root, positive_number, recognise_exact
-from .fast import fast_problem
+from .fast import TimeUp, fast_problem
 from .numeric import NumericProblem
 from .symbolic import multiplier_equations, solve_symbolic, symbolic_partition
 from .kkt import annotate, global_multipliers, kkt_rows, merge, reachable
 
-__all__ = ["derive", "Derivation", "DEFAULT_TIMEOUT"]
+__all__ = ["derive", "derive_many", "Derivation", "DEFAULT_TIMEOUT"]
 
 oo = sympy.oo
 
@@ -184,6 +185,18 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
     >>> derive(Support(0, "oo"), Mean(2)).pdf
     exp(-kappa/2)/2
     """
+    seconds = _check_arguments(constraints, timeout, digits, method)
+    constraints = tuple(constraints)
+    if digits <= FAST_DIGITS and method != "symbolic":
+        law = _fast_law(constraints, seconds, method)
+        if law is not None:
+            return law._share()
+    # every caller gets the cached object: sealed, so that none can rename it for the others
+    return _derive_cached(constraints, seconds, int(max(digits, 30)), method)._share()
+
+
+def _check_arguments(constraints: tuple, timeout: Any, digits: Any, method: Any) -> float | None:
+    """derive's arguments checked; the time limit in seconds (None: none)."""
     for constraint in constraints:
         if not isinstance(constraint, Constraint):
             raise ConstraintError(argument_message(
@@ -201,34 +214,118 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
     if method not in METHODS:
         raise ConstraintError(argument_message("method", "derive", "one of 'auto', 'symbolic', 'numeric'",
                                                method))
-    constraints = tuple(constraints)
-    if digits <= FAST_DIGITS and method != "symbolic":
-        law = _fast_law(constraints, seconds, method)
-        if law is not None:
-            return law._share()
-    # every caller gets the cached object: sealed, so that none can rename it for the others
-    return _derive_cached(constraints, seconds, int(max(digits, 30)), method)._share()
+    return seconds
 
 
 #: ``digits`` up to this take the fast route (double precision at once, the rest on demand)
 FAST_DIGITS = 15
 
+#: fast-route laws by (constraints, method): a law does not depend on the time limit it was
+#: solved under (the route either finishes or raises), so one serves every timeout
+_FAST_KEPT = 1024
+_fast_laws: dict[tuple, CaptimeDistribution | None] = {}
+_fast_counts = [0, 0]  # hits, misses
 
-@functools.lru_cache(maxsize=1024)
-def _fast_law(constraints: tuple, timeout: float | None, method: str) -> CaptimeDistribution | None:
+
+def derive_many(constraint_sets: Any, *, timeout: float = DEFAULT_TIMEOUT, digits: int = 15,
+                method: str = "auto") -> list[CaptimeDistribution]:
+    """Derive the law of each of many constraint sets: :func:`derive` for each, faster.
+
+    A sweep over a value (``[(Support(0, 10), Mean(v)) for v in values]``), a slider, or a
+    likelihood fit solves many neighbouring problems.  Each set of numbers that the fast route
+    takes starts Newton's method from the multipliers of the previous set of the same shape (the
+    same kinds, in the same order), which usually leaves one or two steps; the others are derived
+    one by one as by :func:`derive`.
+
+    Parameters
+    ----------
+    constraint_sets : iterable of sequences of Constraint
+        One sequence of constraints per law.
+    timeout : float or None, keyword-only
+        Seconds allowed for each law (as in :func:`derive`).
+    digits, method : keyword-only
+        As in :func:`derive`.
+
+    Returns
+    -------
+    list of CaptimeDistribution
+        One law per set, in order: the objects :func:`derive` returns for the same arguments.
+
+    Raises
+    ------
+    ConstraintError, InfeasibleError, NotNormalizableError, TimeLimitError
+        As :func:`derive` does, for the first set that raises.
+
+    Examples
+    --------
+    >>> from maxent_util import derive_many, Support, Mean
+    >>> laws = derive_many([(Support(0, 10), Mean(v)) for v in (2, 3, 4)])
+    >>> [round(float(law.numeric.multipliers[0]), 6) for law in laws]
+    [0.480101, 0.26721, 0.122993]
+    """
+    if isinstance(constraint_sets, (Constraint, str, bytes)):
+        raise ConstraintError(argument_message(
+            "constraint_sets", "derive_many", "an iterable of constraint sets (sequences of Constraint)",
+            constraint_sets))
+    seconds = _check_arguments((), timeout, digits, method)
+    laws: list[CaptimeDistribution] = []
+    previous: dict[tuple, tuple] = {}  # shape of a set -> the last two laws of that shape
+    for index, constraints in enumerate(constraint_sets):
+        if isinstance(constraints, Constraint):
+            constraints = (constraints,)
+        try:
+            constraints = tuple(constraints)
+        except TypeError:
+            raise ConstraintError(argument_message(
+                f"constraint_sets[{index}]", "derive_many", "a sequence of Constraint", constraints)) from None
+        shape = tuple((type(c).__name__, c.relation, c.arguments.get("side")) for c in constraints
+                      if isinstance(c, Constraint))
+        law = None
+        if (digits <= FAST_DIGITS and method != "symbolic"
+                and all(isinstance(c, Constraint) for c in constraints)):
+            neighbours = previous.get(shape, ())
+            guess = None
+            if len(neighbours) == 2:  # the next point on the line through the last two
+                guess = 2 * neighbours[1].multipliers - neighbours[0].multipliers
+            law = _fast_law(constraints, seconds, method, start=neighbours[-1] if neighbours else None,
+                            guess=guess)
+            if law is not None:
+                previous[shape] = (*neighbours[-1:], law.numeric)
+                law = law._share()
+        laws.append(law if law is not None
+                    else derive(*constraints, timeout=timeout, digits=digits, method=method))
+    return laws
+
+
+def _fast_law(constraints: tuple, timeout: float | None, method: str,
+              start: Any = None, guess: Any = None) -> CaptimeDistribution | None:
     """The law of ``constraints`` by the double-precision route (see :mod:`.fast`), its closed
     form left to be built when first read; None when that route does not take the set (it
-    then goes the full way, which also explains any error)."""
-    problem = fast_problem(constraints)
-    numeric = None if problem is None else problem.solve()
-    if numeric is None:
-        return None
-    build = functools.partial(_built, constraints, timeout, method)
-    return CaptimeDistribution._on_demand(constraints, numeric.support_exprs(constraints), numeric,
-                                          build, timeout)
+    then goes the full way, which also explains any error).  Raises TimeLimitError when the
+    route does not finish within ``timeout``."""
+    key = (constraints, method)
+    if key in _fast_laws:
+        _fast_counts[0] += 1
+        law = _fast_laws[key]
+        return None if law is None else law._with_timeout(timeout)
+    _fast_counts[1] += 1
+    deadline = Deadline(timeout)
+    try:
+        problem = fast_problem(constraints)
+        numeric = None if problem is None else problem.solve(deadline, start=start, guess=guess)
+    except TimeUp:
+        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout) from None
+    if deadline.expired():
+        raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout)
+    law = None
+    if numeric is not None:
+        law = CaptimeDistribution._on_demand(constraints, numeric.support_exprs(constraints), numeric,
+                                             functools.partial(_built, constraints, method), timeout)
+    keep(_fast_laws, key, law, _FAST_KEPT)
+    return law
 
 
-def _built(constraints: tuple, timeout: float | None, method: str) -> CaptimeDistribution:
+def _built(constraints: tuple, method: str, timeout: float | None) -> CaptimeDistribution:
     """The full derivation of a fast-route law: what its closed form comes from."""
     return _derive_cached(constraints, timeout, 30, method)
 
@@ -447,7 +544,7 @@ def _numeric_solution(constraints: tuple, pieces: list, terms: list, digits: int
 def _forget_laws() -> None:
     """Forget every law derived; the engine's results (integrals, numeric roots, ...) stay."""
     _derive_cached.cache_clear()
-    _fast_law.cache_clear()
+    _fast_laws.clear()
     _uninterrupted.clear()
 
 
@@ -464,9 +561,9 @@ def _cache_clear() -> None:
 derive.cache_clear = _cache_clear  # type: ignore[attr-defined]
 def _cache_info() -> functools._CacheInfo:
     """The laws kept, counted over both routes (the fast one and the full one)."""
-    fast, full = _fast_law.cache_info(), _derive_cached.cache_info()
-    return functools._CacheInfo(fast.hits + full.hits, fast.misses + full.misses,
-                                (fast.maxsize or 0) + (full.maxsize or 0), fast.currsize + full.currsize)
+    full = _derive_cached.cache_info()
+    return functools._CacheInfo(_fast_counts[0] + full.hits, _fast_counts[1] + full.misses,
+                                _FAST_KEPT + (full.maxsize or 0), len(_fast_laws) + full.currsize)
 
 
 derive.cache_info = _cache_info  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ import sympy
 from ..constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
 from ..symbols import kappa
 
-__all__ = ["FastProblem", "NumericLaw", "fast_problem"]
+__all__ = ["FastProblem", "NumericLaw", "TimeUp", "fast_problem"]
 
 #: Gauss-Legendre nodes and weights on [-1, 1], and a coarser rule to judge a panel by
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -50,7 +50,7 @@ _MAX_ROUNDS = 45
 _TOLERANCE = 1e-13
 _MAX_ITERATIONS = 200
 #: the first panels of log(kappa) are this wide (bisection refines them where the mass is)
-_LOG_PANEL = 8.0
+_LOG_PANEL = 2.0
 #: the most rules one solution may build (each line-search trial builds one)
 _MAX_RULES = 400
 #: a segment spanning more than this factor is integrated in log(kappa)
@@ -226,6 +226,10 @@ class _Rule:
     cut_z: np.ndarray
 
 
+class TimeUp(Exception):
+    """The deadline given to :meth:`FastProblem.solve` expired."""
+
+
 class _GiveUp(Exception):
     """The solution took more quadrature rules than any well-posed set needs."""
 
@@ -253,8 +257,8 @@ class FastProblem:
         with np.errstate(divide="ignore"):
             self.start = np.where(self.logarithmic, np.log(np.maximum(lows, 0)), lows)
             self.stop = np.where(self.logarithmic, np.log(highs), highs)
-        self.start = np.maximum(self.start, -_LOG_END)
-        self.stop = np.minimum(self.stop, _LOG_END)
+        self.start = np.where(self.logarithmic, np.maximum(self.start, -_LOG_END), self.start)
+        self.stop = np.where(self.logarithmic, np.minimum(self.stop, _LOG_END), self.stop)
         self.log_scales = np.log(np.array(scales)) if scales else np.zeros(0)
 
     # -- evaluation ------------------------------------------------------------
@@ -335,9 +339,7 @@ class FastProblem:
         total = None
         for _ in range(_MAX_ROUNDS):
             middle = (left_a + right_a) / 2
-            whole = self._panel_integrals(lam, owner_a, left_a, right_a, peak)
-            halves = (self._panel_integrals(lam, owner_a, left_a, middle, peak)
-                      + self._panel_integrals(lam, owner_a, middle, right_a, peak))
+            whole, halves = self._whole_and_halves(lam, owner_a, left_a, middle, right_a, peak)
             if not (np.all(np.isfinite(whole)) and np.all(np.isfinite(halves))):
                 return None
             if total is None:
@@ -364,12 +366,16 @@ class FastProblem:
         panel_owner = np.concatenate(done_owner)
         order = np.lexsort((panel_left, panel_owner))
         panel_left, panel_right, panel_owner = panel_left[order], panel_right[order], panel_owner[order]
-        nodes, weights, node_owner = self._nodes(panel_owner, panel_left, panel_right)
+        return self.rule_of_panels(panel_owner, panel_left, panel_right,
+                                   np.array([c[0] for c in cuts], dtype=int),
+                                   np.array([c[1] for c in cuts], dtype=float))
+
+    def rule_of_panels(self, segment: np.ndarray, left: np.ndarray, right: np.ndarray,
+                       cut_segment: np.ndarray, cut_z: np.ndarray) -> _Rule:
+        """The rule of given panels (sorted by segment, then position) for these features."""
+        nodes, weights, node_owner = self._nodes(segment, left, right)
         k, jacobian, g = self._at(node_owner, nodes)
-        cut_segment = np.array([c[0] for c in cuts], dtype=int)
-        cut_z = np.array([c[1] for c in cuts], dtype=float)
-        return _Rule(panel_owner, panel_left, panel_right, k, weights * np.exp(jacobian), g,
-                     jacobian, cut_segment, cut_z)
+        return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z)
 
     def _nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray):
         half = (right - left) / 2
@@ -377,6 +383,14 @@ class FastProblem:
         nodes = (middle[:, None] + half[:, None] * _NODES).ravel()
         weights = (half[:, None] * _WEIGHTS).ravel()
         return nodes, weights, np.repeat(owner, len(_NODES))
+
+    def _whole_and_halves(self, lam, owner, left, middle, right, shift) -> tuple[np.ndarray, np.ndarray]:
+        """Each panel's integral by one rule over it, and by one rule over each half (one pass)."""
+        n = len(left)
+        values = self._panel_integrals(lam, np.concatenate([owner, owner, owner]),
+                                       np.concatenate([left, left, middle]),
+                                       np.concatenate([right, middle, right]), shift)
+        return values[:n], values[n:2 * n] + values[2 * n:]
 
     def _panel_integrals(self, lam, owner, left, right, shift) -> np.ndarray:
         nodes, weights, node_owner = self._nodes(owner, left, right)
@@ -432,40 +446,75 @@ class FastProblem:
                     return lam
         return None
 
-    def solve(self) -> "NumericLaw | None":
-        """Newton's method on the dual; the law, or None when it does not settle."""
-        lam = self.initial()
-        if lam is None:
-            return None
+    def solve(self, deadline: Any = None, start: "NumericLaw | None" = None,
+              guess: np.ndarray | None = None) -> "NumericLaw | None":
+        """Newton's method on the dual; the law, or None when it does not settle.  ``deadline``
+        (a :class:`~maxent_util._timing.Deadline`, or None) is checked before each rule is
+        built: :class:`TimeUp` is raised when it has expired.  ``start``: a neighbour's law (in
+        a sweep) of the same shape: Newton starts from its multipliers (or from ``guess``, an
+        extrapolation from the neighbours), under its panels."""
         budget = [_MAX_RULES]
 
         def rule_at(multipliers: np.ndarray) -> _Rule | None:
             budget[0] -= 1
             if budget[0] < 0:
                 raise _GiveUp
+            if deadline is not None and deadline.expired():
+                raise TimeUp
             return self.rule(multipliers)
 
         try:
-            return self._newton(lam, rule_at)
+            if start is not None and self._same_shape(start):
+                rule = start.rule
+                rule = self.rule_of_panels(rule.segment, rule.left, rule.right, rule.cut_segment, rule.cut_z)
+                first = start.multipliers if guess is None or len(guess) != len(self.features) else guess
+                law = self._newton(np.array(first, dtype=float), rule_at, rule)
+                if law is not None:
+                    return law
+            lam = self.initial()
+            return None if lam is None else self._newton(lam, rule_at)
         except _GiveUp:
             return None
 
-    def _newton(self, lam: np.ndarray, rule_at: Callable) -> "NumericLaw | None":
+    def _same_shape(self, other: "NumericLaw") -> bool:
+        problem = other.problem
+        return (len(problem.features) == len(self.features) and np.array_equal(problem.ends, self.ends)
+                and np.array_equal(problem.logarithmic, self.logarithmic)
+                and np.array_equal(problem.inside, self.inside))
+
+    def _newton(self, lam: np.ndarray, rule_at: Callable, rule: _Rule | None = None) -> "NumericLaw | None":
         """Newton's method on the dual under a rule built at the multipliers it starts from,
         until it converges or the mass reaches where that rule's tails were cut; then a rule
         built where it stopped.  The answer is a point where the constraints hold under a rule
         built at that very point."""
         scale = np.maximum(np.abs(self.values), 1.0)
         for _ in range(_MAX_ITERATIONS):
-            rule = rule_at(lam)
+            rule = rule_at(lam) if rule is None else rule
             if rule is None:
                 return None
             lam, steps, moments = self._newton_on(rule, lam, scale)
             if moments is None:
                 return None
-            if steps == 0:
+            if self._still_holds(rule, lam, moments, scale):
                 return NumericLaw(self, lam, moments[0], rule)
+            rule = None  # build one at the multipliers reached
         return None
+
+    def _still_holds(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
+        """Whether a rule built at other multipliers is as good at ``lam`` as one built there:
+        the constraints hold under it, every panel still agrees with its two halves, and no
+        cut-off tail has come within reach of the peak.  Cheaper than building a new rule."""
+        _, mean, cov = moments
+        spread = np.sqrt(np.maximum(np.diag(cov), 0.0))
+        if not np.all(np.abs(self.values - mean) <= _TOLERANCE * np.maximum(scale, spread)):
+            return False
+        peak = float(np.max(rule.log_jacobian - rule.features @ lam))
+        if len(rule.cut_z) and np.max(self.exponent(lam, rule.cut_segment, rule.cut_z)) > peak - _TAIL + 10:
+            return False
+        middle = (rule.left + rule.right) / 2
+        whole, halves = self._whole_and_halves(lam, rule.segment, rule.left, middle, rule.right, peak)
+        total = float(np.sum(halves))
+        return bool(total > 0 and np.all(np.abs(whole - halves) <= _PANEL_TOLERANCE * total))
 
     def _newton_on(self, rule: _Rule, lam: np.ndarray, scale: np.ndarray):
         """Newton steps under one rule: (multipliers, steps taken, moments there), moments None
@@ -537,7 +586,14 @@ class NumericLaw:
         phi = -(rule.features @ lam) - log_z
         with np.errstate(under="ignore"):
             mass = (rule.weight * np.exp(phi)).reshape(len(rule.left), len(_NODES)).sum(axis=1)
+        self.rule = rule
         self._left, self._right, self._segment = rule.left, rule.right, rule.segment
+        # the exponent's terms can reach hundreds (log kappa near -690), so each exp() carries a
+        # relative rounding of about |exponent| * 1e-16: the masses are scaled to sum to 1
+        total = float(mass.sum())
+        mass = mass / total
+        self.log_z = log_z + math.log(total)
+        self.lambda_0 = self.log_z - 1.0
         self._before = np.concatenate([[0.0], np.cumsum(mass)[:-1]])
         self._after = np.concatenate([np.cumsum(mass[::-1])[::-1][1:], [0.0]])
         self._total = float(mass.sum())

@@ -1,0 +1,162 @@
+"""The report in a real browser, driven by Playwright: formulas drawn, tables that fit, the
+explorer's slider. Debian's chromium is the browser (no browser is downloaded); the tests skip
+without it or without the playwright package. One browser serves the whole module."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from maxent_util import PAR, Solved, sweep
+from maxent_util.report import report_html
+
+from synthetic_runs import competition
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run",
+        # no name is resolved, so nothing the browser itself asks for leaves the machine
+        "--host-resolver-rules=MAP * ~NOTFOUND"]
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).is_file() or shutil.which(CHROMIUM) is None,
+    reason="no chromium at /usr/bin/chromium (Debian: apt-get install chromium)")
+
+# the command line's default rules (five utilities and PAR-2), and the solved count
+RULES = {**{spec: spec for spec in ("uniform(20)", "uniform(500)", "pareto(5, 3)", "pareto(5, 1)",
+                                   "exponential(1)")}, "PAR-2": PAR(2), "solved": Solved()}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package "
+                                   "(the test extra) is not installed")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+# a solver named to end the explorer's JSON block and run a script, if anything let it
+HOSTILE = "</script><script>alert(1)</script><!--"
+
+
+@pytest.fixture(scope="module")
+def table_of_14() -> pd.DataFrame:
+    table = competition(14)
+    table["algorithm"] = table["algorithm"].replace(table["algorithm"].iloc[-1], HOSTILE)
+    return table
+
+
+@pytest.fixture(scope="module")
+def page_of_14(tmp_path_factory, table_of_14) -> Path:
+    """A report on 14 solvers under the command line's rules, as a file."""
+    path = tmp_path_factory.mktemp("report") / "report14.html"
+    path.write_text(report_html(table_of_14, rules=RULES, date="fixed", resamples=200),
+                    encoding="utf-8")
+    return path
+
+
+def open_page(browser, path: Path, width: int = 1400):
+    """A new tab of ``width`` CSS pixels showing the file; console errors and requests kept."""
+    tab = browser.new_page(viewport={"width": width, "height": 900})
+    tab.console_messages = []
+    tab.requested = []
+    tab.dialogs = []
+    tab.on("console", lambda message: tab.console_messages.append(message.text))
+    tab.on("request", lambda request: tab.requested.append(request.url))
+    tab.on("dialog", lambda dialog: (tab.dialogs.append(dialog.message), dialog.dismiss()))
+    tab.goto(path.resolve().as_uri())
+    return tab
+
+
+def test_every_formula_is_drawn(browser, page_of_14):
+    tab = open_page(browser, page_of_14)
+    sizes = tab.evaluate("""Array.from(document.querySelectorAll('math'), math => {
+        const box = math.getBoundingClientRect(), inner = math.firstElementChild.getBoundingClientRect();
+        return [box.width, box.height, inner.width, inner.height]; })""")
+    # uniform(500), pareto(5, 3), exponential(1): u, f, F, the constraints, the multipliers
+    assert len(sizes) >= 15
+    for size in sizes:
+        assert min(size) > 0, sizes
+    # drawn as mathematics: a fraction is taller than a line of text
+    heights = [size[3] for size in sizes]
+    line = tab.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+    assert max(heights) > 1.5 * line
+    assert tab.console_messages == [] and tab.requested == [page_of_14.resolve().as_uri()]
+    tab.close()
+
+
+def test_rankings_fit_at_1400_pixels(browser, page_of_14):
+    tab = open_page(browser, page_of_14, width=1400)
+    # the page does not scroll sideways, nor does the compact table inside its frame
+    page = tab.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert page[0] <= page[1], page
+    frame = tab.evaluate("""(() => { const f = document.querySelector('table.ranking').parentElement;
+        return [f.scrollWidth, f.clientWidth]; })()""")
+    assert frame[0] <= frame[1], frame
+    # every rule's rank and score are in it, and its name links to the rule's own table
+    headers = tab.evaluate("Array.from(document.querySelectorAll('table.ranking thead a'), "
+                           "a => [a.textContent, a.getAttribute('href')])")
+    assert [name for name, _ in headers] == list(RULES)
+    fold = "document.querySelector('{}').closest('details')"
+    for index, (name, anchor) in enumerate(headers):
+        assert tab.evaluate(fold.format(anchor) + ".querySelector('summary').textContent") == name
+        assert tab.evaluate(f"document.querySelector('{anchor} table.bounds').dataset.rule") == name
+        # each rule folded but the first
+        assert tab.evaluate(fold.format(anchor) + ".open") == (index == 0)
+    # following a rule's link opens its fold, with no script: the browser does it
+    last = headers[-1][1]
+    tab.click(f"table.ranking thead a[href='{last}']")
+    assert tab.evaluate(fold.format(last) + ".open")
+    assert tab.evaluate(f"document.querySelector('{last} table.bounds')"
+                        ".getBoundingClientRect().height") > 100
+    tab.close()
+
+
+def explorer_state(tab) -> dict:
+    """What the explorer shows: the value, the leader, and the ranking as read from the DOM."""
+    return tab.evaluate("""(() => ({
+        value: Number(document.getElementById('explore-value').dataset.value),
+        shown: document.getElementById('explore-value').textContent,
+        leader: document.getElementById('explore-leader').textContent,
+        ranking: Array.from(document.querySelectorAll('#explore-ranking li'), li => [
+            li.dataset.algorithm, Number(li.dataset.rank), li.value,
+            Number(li.querySelector('.score').dataset.value)]),
+    }))()""")
+
+
+def test_explorer_slider_shows_the_ranking_of_sweep(browser, page_of_14, table_of_14):
+    tab = open_page(browser, page_of_14)
+    slider = tab.locator("#explore-scale")
+    # the default explorer: the first rule's family, uniform(kappa0), from 1 s to the cutoff
+    assert slider.get_attribute("min") == "0" and slider.get_attribute("max") == "120"
+    values = np.geomspace(1.0, 1000.0, 121)
+    seen_leaders = set()
+    for position in (0, 17, 40, 95, 120):  # the lead changes at 29 and back at 54
+        slider.fill(str(position))
+        state = explorer_state(tab)
+        assert state["value"] == values[position]
+        # reference: maxent_util.sweep at that value alone
+        reference = sweep(table_of_14, "uniform", "kappa0", [state["value"]])
+        expected = [[row.algorithm, int(row.rank), int(row.rank), float(row.score)]
+                    for row in reference.itertuples()]
+        assert [row[:3] for row in state["ranking"]] == [row[:3] for row in expected]
+        # the scores: summed over 121 values at once on the page, over one here (ulps apart)
+        assert [row[3] for row in state["ranking"]] == pytest.approx(
+            [row[3] for row in expected], rel=1e-12, abs=1e-15)
+        leaders = [name for name, rank, *_ in expected if rank == 1]
+        assert state["leader"] == ", ".join(leaders)
+        seen_leaders.add(state["leader"])
+    assert len(seen_leaders) > 1  # the slider does move the lead on this table
+    # the hostile name is a name: shown as text, no script of its own, no alert, and the
+    # page's one script ran under its hash (a blocked script logs a policy error)
+    assert HOSTILE in [row[0] for row in state["ranking"]]
+    assert tab.evaluate("document.scripts.length") == 2
+    assert tab.dialogs == [] and tab.console_messages == []
+    assert tab.requested == [page_of_14.resolve().as_uri()]
+    tab.close()
