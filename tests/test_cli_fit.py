@@ -93,3 +93,13 @@ def test_a_time_outside_the_support_is_named_by_its_row(capsys, waits) -> None:
     status, out, err = run(capsys, "fit", str(path), "--column", "waited", "--support", "0", "60")
     assert_usage_error(status, out, err, f"`times[1]` of `fit_captime` must be within the support [0, 60]")
     assert err.rstrip().endswith(f"(data row 2 of {path})")
+
+
+def test_the_written_law_is_a_utility_for_other_commands(capsys, waits, tmp_path) -> None:
+    path, _, _ = waits
+    output = tmp_path / "law.json"
+    status, out, err = run(capsys, "fit", str(path), "--column", "waited", "--censored-column",
+                           "still_waiting", "--kinds", "log+log2", "-o", str(output))
+    assert status == 0, err
+    status, out, err = run(capsys, "plan", "--utility", f"@{output}", "--epsilon", "0.05", "--delta", "0.05")
+    assert status == 0 and "runs needed" in out, err
