@@ -14,7 +14,9 @@ time to the log-likelihood.
 Each kind set has its family written in closed form (its normaliser and survival function with
 scipy.special, in log space): ``mean`` is the exponential law (truncated on a bounded support),
 ``log`` the Pareto or power law, ``log`` + ``log2`` the log-normal (truncated on a bounded
-support), ``mean`` + ``log`` the gamma law.  The fit minimises the negative log-likelihood with
+support), ``mean`` + ``log`` the gamma law, ``log_below`` + ``log_above`` (the conditional
+log-moments on either side of kappa0, the density continuous there) the generalized
+log-Laplace law.  The fit minimises the negative log-likelihood with
 scipy.optimize in an unconstrained parametrisation; the law handed out is then derived by
 :func:`~maxent_util.derive` (or its preset) from the constraints whose values are the fitted
 moments, and checked against the family's closed form at the data's quantiles.
@@ -81,7 +83,8 @@ class ModelFit:
     parameters : parameter name -> maximum-likelihood estimate.
     intervals : parameter name -> (lower, upper) profile-likelihood interval at ``level``.
     loglik : the log-likelihood at the estimate (censored records contribute log SF).
-    n_parameters : the number of fitted parameters, a support end fitted from the data included.
+    n_parameters : the number of fitted parameters, a support end (the Pareto law's) or a kappa0
+        (the log-Laplace law's) fitted from the data included.
     aic, bic : Akaike's and Schwarz's criteria, -2 loglik + 2k and -2 loglik + k log n.
     cv_loglik : the cross-validated log-likelihood (the sum over folds of the held-out records'
         log-likelihood under the fit to the other folds), or None when not asked for.
@@ -361,7 +364,8 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
     kinds : tuple of str, list of tuples, or None, keyword-only
         One kind set (``("log", "log2")``) or several to choose from; None fits every set of
         :data:`KIND_SETS`: ``mean`` (exponential), ``log`` (Pareto), ``log+log2`` (log-normal),
-        ``mean+log`` (gamma).
+        ``mean+log`` (gamma), ``log_below+log_above`` (generalized log-Laplace, its kappa0 fitted
+        too).
     support : (float, float), optional, keyword-only
         The support [lower, upper] of the law (upper may be ``inf``). None: [0, inf), except for
         ``log`` alone, whose lower end is fitted as the smallest captime (the Pareto law's
@@ -396,7 +400,9 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
     Without censoring, maximum likelihood in an exponential family matches the sufficient
     statistics' sample means: the fitted law is the maximum-entropy law of the constraints
     whose values are the data's moments. The intervals are profile-likelihood intervals:
-    where twice the drop of the profile log-likelihood reaches the chi-square(1) quantile.
+    where twice the drop of the profile log-likelihood reaches the chi-square(1) quantile (the
+    other parameters maximised at each value; where it never drops that far, the end of the
+    parameter's domain).
 
     Examples
     --------
