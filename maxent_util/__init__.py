@@ -45,6 +45,7 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
                      "cost_function"], "export"),
     **dict.fromkeys(["cap_runs"], "runs"),
+    **dict.fromkeys(["fit_captime", "CaptimeFit"], "fitting"),
     **dict.fromkeys(["read_runs", "read_satcomp", "read_long", "read_aslib", "read_benchexec",
                      "validate_table"], "io"),
     **dict.fromkeys(["MaxEntError", "ConstraintError", "InfeasibleError", "NotNormalizableError",
@@ -86,6 +87,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .estimate import Score, score
     from .export import (cost_function, derivation, export_c, export_python, from_json, to_json,
                          to_latex)
+    from .fitting import CaptimeFit, fit_captime
     from .families import (FAMILIES, FIGURE_PARAMETERS, exponential, generalized_log_laplace, log_laplace,
                            log_normal, pareto, parse_family, parse_utility, piecewise, uniform)
     from .io import read_aslib, read_benchexec, read_long, read_runs, read_satcomp, validate_table

@@ -231,6 +231,8 @@ def _distribution_payload(dist: Any) -> dict:
             "equations": [_tree(eq, f"derivation.equations[{i}]") for i, eq in enumerate(record.equations)],
             "method": record.method,
             **({"kkt": _kkt_payload(record.kkt)} if getattr(record, "kkt", ()) else {}),
+            # optional: remarks on the answer and a fitted law's provenance (absent means none)
+            **({"notes": list(record.notes)} if record.notes else {}),
         },
         # for people reading the file; ignored when loading
         "readable": {"pdf": str(dist.pdf), "cdf": str(dist.cdf),
@@ -273,6 +275,18 @@ def _load_kkt(reader: _Document, record_data: Any, record_where: str) -> tuple:
     return tuple(cases)
 
 
+def _load_notes(reader: _Document, record_data: Any, record_where: str) -> list[str]:
+    """A derivation's remarks (optional in a document: absent means none)."""
+    if not isinstance(record_data, dict) or "notes" not in record_data:
+        return []
+    notes = reader.items(record_data, "notes", record_where)
+    for index, note in enumerate(notes):
+        if not isinstance(note, str) or len(note) > _MAX_TEXT or "\x00" in note:
+            raise reader.fail(f"{_join(record_where, 'notes')}[{index}]",
+                              f"a string of at most {_MAX_TEXT} characters", note)
+    return list(notes)
+
+
 def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
 
     record_where = _join(where, "derivation")
@@ -296,7 +310,8 @@ def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
         breakpoints=reader.exprs(record_data, "breakpoints", record_where),
         stationary_density=reader.expr(record_data, "stationary_density", record_where),
         partition=reader.expr(record_data, "partition", record_where, optional=True),
-        equations=equations, method=method, kkt=_load_kkt(reader, record_data, record_where))
+        equations=equations, method=method, kkt=_load_kkt(reader, record_data, record_where),
+        notes=_load_notes(reader, record_data, record_where))
 
     pdf = reader.exprs(data, "pdf_pieces", where)
     if not pdf:

@@ -6,8 +6,8 @@ ranking changes with a utility's parameter), ``compare``
 (is one algorithm really ahead of another?), ``plan`` (sampling plans),
 ``race`` (the best algorithm by utility without running everything),
 ``export`` (Python, C or LaTeX), ``plot`` (figures), ``tour`` (all of it on
-the bundled SAT Competition 2021 data) and ``report`` (one HTML page about
-runtime data).
+the bundled SAT Competition 2021 data), ``report`` (one HTML page about
+runtime data) and ``fit`` (the captime law learned from a log of waiting times).
 
 The flags of ``derive`` are made from the registry of constraint kinds: a
 kind ``TailProbability`` with ``argument_names = ("kappa1", "delta")``
@@ -15,7 +15,7 @@ becomes ``--tail-probability KAPPA1 DELTA``, so a new kind gets its flag
 with no edit here.
 
 One module per command (``derive``, ``family``, ``rank``, ``sweep``,
-``compare``, ``race``, ``plan``, ``export``, ``plot``, ``tour``, ``report``),
+``compare``, ``race``, ``plan``, ``export``, ``plot``, ``tour``, ``report``, ``fit``),
 each with its ``add_parser`` and its ``_command_*``, over a small shared core:
 ``core`` (errors, argument readers, printing), ``files`` (files written whole)
 and ``inputs`` (runtime data and rules); ``app`` builds the parser from the
