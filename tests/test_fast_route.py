@@ -21,6 +21,11 @@ import strategies
 import maxent_util as mu
 from maxent_util import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability, derive, kappa
 from maxent_util.errors import InfeasibleError, MaxEntError
+from maxent_util.maxent.fast import fast_problem
+from maxent_util._timing import SymbolicTimeout, time_limit
+
+#: seconds the dual may take on a drawn set
+DUAL_SECONDS = 3.0
 
 R = sympy.Rational
 
@@ -204,32 +209,37 @@ def test_kappa_squared_moment():
     assert law.numeric.lambda_0 == pytest.approx(float(mpmath.log(z)) - 1, rel=1e-11)
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, database=None,
+class _Drawn:
+    """A drawn set's law by the fast route alone, shaped like derive's (``numeric``)."""
+
+    def __init__(self, numeric) -> None:
+        self.numeric = numeric
+
+
+@settings(max_examples=10, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(strategies.constraint_sets())
 def test_fast_route_agrees_with_the_dual_on_drawn_sets(spec):
-    assume(all(item.relation == "==" and item.kind != "ContinuousAt" for item in spec.items))
-    try:
-        reference = dual.solve(spec.problem())
-    except dual.NoLaw as why:
-        assume(not str(why).startswith("undecided"))  # the dual could not settle it: no reference
-        reference = None
-    try:
-        law = derive(*spec.constraints(), timeout=10)
-    except MaxEntError:
-        # refusing is right only when the dual finds no law either
-        assert reference is None, spec.call()
+    # the fast route by itself: a set it does not take goes the full route, which
+    # tests/test_numbers_properties.py checks against the same dual
+    problem = fast_problem(spec.constraints())
+    numeric = None if problem is None else problem.solve()
+    if numeric is None:
         return
-    if law.numeric is None:
-        return  # the full route's law: tests/test_numbers_properties.py checks those
+    law = _Drawn(numeric)
     # the law meets every constraint: mpmath quadrature of its density, written out here
-    for feature in law.numeric.problem.features:
+    for feature in numeric.problem.features:
         assert _mpmath_expectation(law, feature) == pytest.approx(feature.value, rel=1e-8, abs=1e-9), spec.call()
-    if reference is None:
+    try:
+        # the dual's own solver takes minutes on some sets: it is a reference only where it
+        # settles within seconds, and the quadrature check above holds for every set
+        with np.errstate(all="ignore"), time_limit(DUAL_SECONDS):
+            reference = dual.solve(spec.problem())
+    except (dual.NoLaw, SymbolicTimeout):
         return  # the dual refuses some sets that have a law (narrow log-normals): the check above stands
     points = _points(law)
     expected = np.array([reference.sf(float(x)) for x in points])
-    np.testing.assert_allclose(law.numeric.sf(points), expected, rtol=1e-6, atol=1e-9, err_msg=spec.call())
+    np.testing.assert_allclose(numeric.sf(points), expected, rtol=1e-6, atol=1e-9, err_msg=spec.call())
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, database=None)
