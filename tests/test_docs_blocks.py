@@ -31,6 +31,8 @@ import pytest
 from conftest import ROOT
 
 EXAMPLES = ROOT / "examples"
+#: the runner's result line starts with this
+MARK = "@@docs-blocks@@"
 SLOWEST: list = []  # (seconds, block or line) of the slowest of each page, printed with -s
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELL = ("bash", "sh", "console")
@@ -100,7 +102,8 @@ RUNNER = textwrap.dedent(r'''
             if status not in (0, None):
                 failures.append(f"{where}: `{line}` -> {status}")
     timings.sort(reverse=True)
-    print(json.dumps({"failures": failures, "slowest": timings[:5]}))
+    # on a line of its own: a command may leave its last line unended (a prompt at end of input)
+    print("\n@@docs-blocks@@" + json.dumps({"failures": failures, "slowest": timings[:5]}))
 ''')
 
 
@@ -119,7 +122,7 @@ def run_page(page: Path, page_blocks: list[dict], folder: Path) -> list[str]:
                           capture_output=True, text=True, cwd=folder, env=env, timeout=300)
     if done.returncode != 0:
         return [f"{label}: the runner failed: {done.stderr[-2000:]}"]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found = json.loads([line for line in done.stdout.splitlines() if line.startswith(MARK)][-1][len(MARK):])
     SLOWEST.extend(found["slowest"])
     return found["failures"]
 

@@ -24,7 +24,9 @@ LATE_IMPORTS_ALLOWED = {
     "plots.py": {"matplotlib"},
     "long.py": {"pyarrow"},
     "_dask.py": {"dask", "distributed"},
-    "scorer.py": {"jax", "torch", "sympy.printing.pytorch", "sympy.printing.numpy"},
+    # sympy.codegen.rewriting loads sympy's tensor and combinatorics modules (0.15 s): only when
+    # a scorer is compiled, not with the first derive
+    "scorer.py": {"jax", "torch", "sympy.printing.pytorch", "sympy.printing.numpy", "sympy.codegen.rewriting"},
     # scipy.stats does not load its sampling submodule; importing it at the top would load
     # scipy.stats (a second) for every law, drawn from or not
     "_scipy.py": {"scipy.stats.sampling"},

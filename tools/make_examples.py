@@ -127,6 +127,33 @@ def main() -> None:
     description, runs = aslib(parallel_header, parallel[:60])
     write(OUT / "aslib-scenario" / "description.txt", description.encode())
     write(OUT / "aslib-scenario" / "algorithm_runs.arff", runs.encode())
+    write(OUT / "waits.csv", waits().encode())
+    write(OUT / "answers.toml", ANSWERS.encode())
+
+
+#: the designer's answers file of docs/cli.md
+ANSWERS = """captime = "facts"
+longest = "1h"
+median = "10 min"
+tail = "1 in 10 after 50 min"
+value = "money"
+cost_per_hour = 12.5
+solution_value = 200
+"""
+
+
+def waits() -> str:
+    """A simulated log of waiting (not published data): 200 people whose captimes are
+    log-normal with median 300 s and sigma 1, served by a solver that answers after an
+    exponential time with mean 600 s; ``still_waiting`` is 1 where the answer came first."""
+    import numpy as np
+
+    rng = np.random.default_rng(2026)
+    captimes = 300 * np.exp(rng.normal(0.0, 1.0, 200))
+    answers = rng.exponential(600.0, 200)
+    lines = ["waited,still_waiting"]
+    lines += [f"{min(c, a):.1f},{int(a < c)}" for c, a in zip(captimes, answers)]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from typing import Any, Iterator, Sequence
 
 from .. import _output as output
 from .._version import __version__
-from .core import CommandLineError, PROG, _Parser, _one_line
+from .core import CommandLineError, PROG, _Parser, _flush_notes, _one_line
 from .inputs import _fix_greedy_file
 from . import compare, derive, design, export, family, fit, plan, plot, race, rank, report, sweep, tour
 
@@ -180,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             status = _run(argv, out)
             out.flush()
+            _flush_notes(status == 0)
         except BrokenPipeError:  # argparse's --help and --version write to sys.stdout itself
             out._stream = sys.stdout
             out._leave()
@@ -188,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = 130
         except Exception as error:  # every failure is one line; bad input is status 2
             status = _report(error)
+        _flush_notes(False)  # a failed command's notes are dropped (it said nothing else)
         if interrupted and status != 130:
             status = 130
         if status == 130:

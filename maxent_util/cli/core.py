@@ -49,6 +49,24 @@ class _DeprecatedAlias(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+#: notes on how the input was read, printed to stderr once the command has succeeded: a
+#: failing command prints its one error line alone
+_PENDING_NOTES: list[str] = []
+
+
+def _note(text: str) -> None:
+    """A note for stderr, printed when the command succeeds (see :func:`_flush_notes`)."""
+    _PENDING_NOTES.append(f"{PROG}: note: {_one_line(text)}")
+
+
+def _flush_notes(succeeded: bool) -> None:
+    """Print the pending notes if the command succeeded; forget them either way."""
+    if succeeded:
+        for line in _PENDING_NOTES:
+            print(line, file=sys.stderr)
+    _PENDING_NOTES.clear()
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .._limits import MAX_RESAMPLES
-from .core import (CommandLineError, PROG, _count, _level, _nonnegative_int, _one_line,
+from .core import (CommandLineError, PROG, _count, _level, _nonnegative_int, _note, _one_line,
                    _positive_float, _progress, _seconds, _show_progress)
 
 
@@ -196,7 +196,7 @@ def _runtime_table(arguments: argparse.Namespace) -> tuple[Any, str]:
         raise CommandLineError("give a runtime FILE or --dataset "
                                f"({' or '.join(DATASETS)})")
     for note in table.attrs.get("notes", []):
-        print(f"{PROG}: note: {label}: {_one_line(note)}", file=sys.stderr)
+        _note(f"{label}: {note}")
     if cutoff is not None:
         table = cap_runs(table, cutoff, arg="--cutoff", owner=f"{PROG} {label}")
     return table, label
