@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - Windows
     resource = None
 
 from .errors import DataError, argument_message, short
-from .runs import real
+from ._numbers import real
 
 __all__ = ["ProcessRunner"]
 
