@@ -18,6 +18,7 @@ import textwrap
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings, strategies as st
 
 from maxent_util import Utility, parse_utility
 from maxent_util._reference import check_points
@@ -215,3 +216,31 @@ def test_the_c_cost_gives_the_library_s_numbers(tmp_path):
                     got = function(runtime, code, cutoff)
                     assert got == pytest.approx(expected, abs=1e-15, nan_ok=True), (name, runtime, status)
         assert math.isnan(function(1.0, 7, 1.0))  # an unknown status
+
+
+_RUNTIMES = st.one_of(st.floats(min_value=-10, max_value=1e6), st.sampled_from([0.0, math.inf, math.nan]),
+                      st.integers(min_value=0, max_value=10**6))
+_STATUS = st.sampled_from(["solved", "capped", "crash", "memout", "unverified", "SUCCESS", "TIMEOUT",
+                           "CRASHED", " Solved "])
+
+
+@settings(max_examples=60, deadline=None)
+@given(runtimes=st.lists(_RUNTIMES, min_size=1, max_size=8), data=st.data(),
+       cutoff=st.one_of(st.none(), st.floats(min_value=0.001, max_value=1e4)),
+       capped=st.sampled_from(["zero", "cutoff"]))
+def test_the_cost_is_one_minus_the_utility_of_what_each_run_earned(runtimes, data, cutoff, capped):
+    statuses = data.draw(st.lists(_STATUS, min_size=len(runtimes), max_size=len(runtimes)))
+    u = parse_utility("pareto(10, 1)")
+    got = cost_function("pareto(10, 1)", capped=capped)(runtimes, statuses, cutoff)
+    for runtime, status, value in zip(runtimes, statuses, got):
+        name = status.strip().lower()
+        if name in ("solved", "success"):
+            # u(t) = min(1, 10/t) by hand; t <= 0 gives u(0+) = 1; NaN stays NaN
+            expected = math.nan if math.isnan(runtime) else 1 - (1.0 if runtime <= 10 else 10 / runtime)
+        elif name in ("capped", "timeout") and capped == "cutoff":
+            at = runtime if cutoff is None else cutoff
+            expected = math.nan if math.isnan(at) else 1 - float(u(max(at, 0.0)))
+        else:
+            expected = 1.0
+        assert value == pytest.approx(expected, abs=1e-15, nan_ok=True)
+        assert math.isnan(value) or 0.0 <= value <= 1.0
