@@ -196,7 +196,8 @@ def test_the_target_runner_keeps_hostile_names_as_data(tmp_path):
     done = subprocess.run([sys.executable, str(folder / "target-runner"), "1", "1", "0", "inst", "-a"],
                           capture_output=True, text=True, timeout=60, env=checkout_env())
     assert done.returncode == 0, done.stderr
-    assert 0.0 <= float(done.stdout) < 0.5
     run = json.loads((folder / "runs.jsonl").read_text())
     assert run["parameters"] == ["-a"] and run["status"] == "solved"
+    assert float(done.stdout) == run["cost"] == pytest.approx(
+        cost_function(SPEC)(run["runtime"], "solved", 1.0), abs=1e-15)
     assert Path(folder / "target-runner").read_text().count(repr(word)) == 1

@@ -67,23 +67,28 @@ _COMPARE = """
                 module.cost(*bad)
             except ValueError as error:
                 errors.append(str(error))
-        out[path] = {"rows": rows, "errors": errors, "doc": module.__doc__,
+        out[path] = {"rows": rows, "errors": errors, "doc": module.__doc__, "capped": module.CAPPED,
                      "inverse": module.inverse([0.9, 0.5, 0.1]).tolist()}
     print(json.dumps(out))
 """ % (STATUSES,)
 
 
-@pytest.mark.parametrize("capped", ["zero", "cutoff"])
-def test_the_written_module_gives_the_library_s_numbers_without_the_library(tmp_path, capped):
+# every preset under the default rule for capped runs, two under the other (the rule is one
+# constant of the module's cost, the code is the same)
+CASES = [(spec, "zero") for spec in SPECS] + [("pareto(10, 1)", "cutoff"), ("piecewise(100, 10, 0.5)", "cutoff")]
+
+
+def test_the_written_module_gives_the_library_s_numbers_without_the_library(tmp_path):
     cases = []
-    for index, spec in enumerate(SPECS):
+    for index, (spec, capped) in enumerate(CASES):
         path = export_cost(spec, tmp_path / f"cost_{index}.py", capped=capped)
         cases.append((str(path), _runtimes(spec)))
     done = _fresh_interpreter(_COMPARE, json.dumps(cases))
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
-    for spec, (path, runtimes) in zip(SPECS, cases):
+    for (spec, capped), (path, runtimes) in zip(CASES, cases):
         library = cost_function(spec, capped=capped)
+        assert found[path]["capped"] == capped
         expected = [library(runtimes, status, cutoff) for status in STATUSES for cutoff in (None, 50.0)]
         expected += [library(runtimes), 1.0 - library(runtimes)]
         got = np.array(found[path]["rows"], dtype=float)
@@ -175,6 +180,15 @@ def test_bad_options_are_refused(tmp_path, call, message):
     with pytest.raises(ExportError, match=message):
         call(tmp_path / "c.py")
     assert not (tmp_path / "c.py").exists()
+
+
+def test_a_module_that_needs_maxent_util_is_not_written(tmp_path, monkeypatch):
+    # the check imports the module where maxent_util is absent, as a user's runner would
+    monkeypatch.setattr(cost, "_core_source", lambda: "import maxent_util\n")
+    with pytest.raises(ExportError, match=r"^`utility` of `export_cost` must be a utility whose "
+                                          r"module imports without maxent_util; .*ModuleNotFoundError"):
+        export_cost("pareto(10, 1)", tmp_path / "c.py")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_module_that_disagrees_with_mpmath_is_not_written(tmp_path, monkeypatch):

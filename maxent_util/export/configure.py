@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import stat
 import sys
 from dataclasses import dataclass
@@ -31,8 +30,11 @@ from .cost import cost_function, export_cost
 __all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "irace_parameters"]
 
 _KINDS = {"real": "r", "integer": "i", "categorical": "c"}
-#: text irace reads between double quotes: no quote, backslash or control character
-_IRACE_TEXT = re.compile(r'[^"\\\x00-\x1f\x7f]*')
+
+
+def _irace_text(text: Any) -> bool:
+    """Text irace reads between double quotes: no quote, backslash or control character."""
+    return isinstance(text, str) and not any(c in '"\\' or c < " " or c == "\x7f" for c in text)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class Parameter:
             raise ExportError(argument_message("kind", owner, "'real', 'integer' or 'categorical'",
                                                short(self.kind)))
         texts = [self.switch] + (list(self.values) if self.kind == "categorical" else [])
-        if not all(isinstance(text, str) and _IRACE_TEXT.fullmatch(text) for text in texts):
+        if not all(_irace_text(text) for text in texts):
             raise ExportError(argument_message(
                 "switch" if self.kind != "categorical" else "values", owner,
                 "text without quotes, backslashes or control characters", short(texts)))

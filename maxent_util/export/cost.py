@@ -3,13 +3,18 @@ library, :func:`export_cost` as a standalone module, :func:`cost_c` in C.
 
 The arithmetic lives once, in :mod:`._cost_core` (numpy only): the library calls it with a
 compiled scorer and every written module carries its source, called with the exported
-utility.  A written module is checked against the library's second route (mpmath, see
-:mod:`maxent_util._reference`) before it reaches the disk.
+utility.  A written module is imported in a fresh interpreter without maxent_util and checked against
+the library's second route (mpmath, see :mod:`maxent_util._reference`) before it reaches the
+disk.
 """
 
 from __future__ import annotations
 
 import inspect
+import json
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -221,24 +226,48 @@ def inverse(u):
 '''
 
 
+#: run in a fresh interpreter (``-I``, maxent_util made unimportable): imports a written module
+#: and prints its utility at the check points and u(inverse(u)) at a few levels, as JSON
+_CHECKER = """
+import importlib.util, json, sys
+sys.modules["maxent_util"] = None
+spec = importlib.util.spec_from_file_location("exported_cost", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+levels = [0.9, 0.5, 0.1, 1e-3]
+print(json.dumps({"utility": module.utility(json.loads(sys.argv[2])).tolist(),
+                  "back": module.utility(module.inverse(levels)).tolist(), "levels": levels}))
+"""
+
+
 def _check_against_reference(source: str, expr: sympy.Expr, owner: str) -> None:
-    """Refuse a written module whose utility disagrees with mpmath (the scorer's own check)."""
-    namespace: dict[str, Any] = {"__name__": "maxent_util_exported_cost"}
-    # the source was generated above, every embedded text escaped: this is the import a user runs
-    exec(compile(source, "<exported cost module>", "exec"), namespace)  # noqa: S102
+    """Refuse a written module whose utility disagrees with mpmath (the scorer's own check),
+    or that cannot be imported without maxent_util: it is imported, as a user would, in a
+    fresh interpreter where maxent_util is absent."""
     points = check_points(expr, t, {})
-    fast = np.asarray(namespace["utility"](points), dtype=float)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "exported_cost.py"
+        path.write_text(source, encoding="utf-8")
+        try:
+            done = subprocess.run([sys.executable, "-I", "-c", _CHECKER, str(path),
+                                   json.dumps(points.tolist())], capture_output=True, text=True,
+                                  timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            done = subprocess.CompletedProcess([], 1, "", str(error))
+    if done.returncode != 0:
+        raise ExportError(argument_message(
+            "utility", owner, "a utility whose module imports without maxent_util", short(expr),
+            f"(importing it failed: {done.stderr.strip().splitlines()[-1:] or done.returncode})"))
+    found = json.loads(done.stdout)
+    fast = np.asarray(found["utility"], dtype=float)
     reference = reference_values(expr, [t], points, [])
     wrong = ~agree(fast, reference)
-    if "inverse" in namespace:
-        # u(inverse(u)) = u where the utility is continuous and strictly falling
-        levels = np.array([0.9, 0.5, 0.1, 1e-3])
-        with np.errstate(all="ignore"):
-            back = np.asarray(namespace["utility"](namespace["inverse"](levels)), dtype=float)
-        if not np.all(np.isnan(back) | (np.abs(back - levels) <= 1e-9)):
-            raise ExportError(argument_message(
-                "utility", owner, "a utility whose exported inverse inverts it", short(expr),
-                f"(u(inverse(u)) at u = {levels.tolist()} gave {back.tolist()})"))
+    back, levels = np.asarray(found["back"], dtype=float), np.asarray(found["levels"])
+    # u(inverse(u)) = u where the utility is continuous and strictly falling
+    if not np.all(np.isnan(back) | (np.abs(back - levels) <= 1e-9)):
+        raise ExportError(argument_message(
+            "utility", owner, "a utility whose exported inverse inverts it", short(expr),
+            f"(u(inverse(u)) at u = {levels.tolist()} gave {back.tolist()})"))
     if wrong.any():
         at = float(points[wrong][0])
         raise ExportError(argument_message(
@@ -261,8 +290,10 @@ def export_cost(utility: Any, path: Any, *, tool: str = "generic", capped: str =
     (the very code: see :mod:`maxent_util.export._cost_core`), plus ``TOOL``,
     ``CAPPED``, ``FORMULA`` and ``FORMULA_LATEX``. Its docstring records the
     provenance (spec, constraints, formula, LaTeX, version) and how to use it
-    with ``tool``. Before it is written, its utility is checked against
-    mpmath at the scorer's check points (breakpoints, scales, decades).
+    with ``tool``. Before it is written, it is imported in a fresh interpreter
+    where maxent_util cannot be imported (``python -I``) and its utility
+    checked against mpmath at the scorer's check points (breakpoints, scales,
+    decades).
 
     Every tool minimises: the cost is ``1 - u`` in ``[0, 1]``.
 
