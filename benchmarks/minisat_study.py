@@ -69,7 +69,7 @@ DEFAULT = {"var_decay": 0.95, "cla_decay": 0.999, "rnd_freq": 0.0, "rinc": 2.0, 
 #: minisat prints nothing we read, exits 10 (SAT) or 20 (UNSAT)
 COMMAND = ["minisat", "-verb=0", "{config}", "{instance}"]
 EXIT_CODES = (10, 20)
-EPSILONS = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+EPSILONS = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 
 
 def utilities(cutoff: float) -> dict[str, str]:
@@ -234,8 +234,9 @@ def run_irace(target_spec: str, cutoff: float, train: list[str], folder: Path, b
                          instances=[str(folder / "instances" / i) for i in train],
                          exit_codes=EXIT_CODES, budget=budget, deterministic=True, parents=True,
                          overwrite=True)
-    # irace races a deterministic scenario on at most as many instances as it has
-    done = subprocess.run([irace, "--seed", str(seed), "--parallel", "1",
+    # irace races a deterministic scenario on at most as many instances as it has; its default
+    # number of iterations (2 + log2 of 9 options) asks for at least 300 runs, two fit in 100
+    done = subprocess.run([irace, "--seed", str(seed), "--parallel", "1", "--iterations", "2",
                            "--first-test", str(min(5, len(train)))], cwd=setup,
                           capture_output=True, text=True)
     if done.returncode != 0:
@@ -384,6 +385,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="3 configurations, 6 small instances, cutoff 1 s, tiny budgets")
     parser.add_argument("--force", action="store_true", help="write into an existing folder")
+    parser.add_argument("--from-runs", type=Path, metavar="FOLDER",
+                        help="take the instances and the runs table from an earlier study's FOLDER "
+                             "(same options) instead of running them again")
     args = parser.parse_args(argv)
     if args.quick:
         args.configs, args.instances, args.cutoff, args.budget = 3, 6, 1.0, 6
@@ -400,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     specs = utilities(args.cutoff)
     target = CostTarget(COMMAND, specs[args.utility], args.cutoff, space=SPACE, exit_codes=EXIT_CODES,
                         clock="cpu")
+    # the same seed writes the same instances again (with --from-runs too)
     instances = make_instances(out / "instances", args.instances, args.seed, args.quick)
     configs = random_configurations(args.configs, args.seed + 1)
     names = [f"c{i:03d}" + ("-default" if i == 0 else "") for i in range(len(configs))]
@@ -414,7 +419,16 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{len(configs)} configurations x {len(instances)} instances, cutoff {args.cutoff:g} s CPU",
           flush=True)
-    table = run_all(target, names, configs, instances["instance"].tolist(), out / "instances", args.jobs)
+    if args.from_runs is not None:
+        table = pd.read_csv(args.from_runs / "runs.csv")
+        recorded = json.loads((args.from_runs / "study.json").read_text())
+        if recorded["configurations"] != meta["configurations"] or recorded["cutoff"] != args.cutoff \
+                or set(table["instance"]) != set(instances["instance"]):
+            print(f"{args.from_runs} holds another study's runs", file=sys.stderr)
+            return 2
+        print(f"runs from {args.from_runs / 'runs.csv'}", flush=True)
+    else:
+        table = run_all(target, names, configs, instances["instance"].tolist(), out / "instances", args.jobs)
     write_csv(table, out / "runs.csv")
     runs_seconds = float(np.minimum(table["measured"], args.cutoff).sum())
     print(f"runs: {runs_seconds:.0f} s of CPU in {time.perf_counter() - started:.0f} s; "

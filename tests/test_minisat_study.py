@@ -58,6 +58,11 @@ def test_the_quick_study_writes_every_table_from_real_runs(tmp_path, capsys):
                                           held_out["cutoff"].to_numpy()).mean()
     assert found["held_out_utility"].iloc[0] == pytest.approx(expected, abs=1e-12)
     assert (out / "summary.md").read_text().startswith("# minisat study (3 configurations x 6 instances")
+    # the analysis again from the recorded runs, without running them
+    again = tmp_path / "again"
+    assert study_script.main(["--quick", "--configurators", "", "--from-runs", str(out), "--out", str(again)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(again / "runs.csv"), runs)
+    pd.testing.assert_frame_equal(pd.read_csv(again / "cross_utility.csv", index_col=0), lost)
     # nothing is overwritten without being asked
     capsys.readouterr()
     assert study_script.main(["--quick", "--out", str(out)]) == 2
