@@ -181,12 +181,22 @@ def dual_sets(count: int, seed: int, dual) -> list[tuple]:
     return kept
 
 
+#: the routes timed: name -> derive's keywords.  ``digits=30`` is the full route every law took
+#: before the fast route (the symbolic attempt, then 30-digit numerics, the closed form built at
+#: once): the "before" of issue 27, measured in the same run
+ROUTES = {"auto": ("derive (default route)", {}),
+          "numeric": ('derive (method="numeric")', {"method": "numeric"}),
+          "full": ("derive(digits=30) (full route)", {"digits": 30}),
+          "full numeric": ('  ... method="numeric"', {"digits": 30, "method": "numeric"})}
+
+
 def timed_derive(constraints: tuple, method: str, timeout: float) -> tuple[float, object]:
-    """(seconds, the law or the error) of one derive call, derive's cache cleared first."""
+    """(seconds, the law or the error) of one derive call by the route ``method`` (a key of
+    ROUTES), derive's cache cleared first."""
     derive.cache_clear()
     start = time.perf_counter()
     try:
-        result = derive(*constraints, timeout=timeout, method=method)
+        result = derive(*constraints, timeout=timeout, **ROUTES[method][1])
     except MaxEntError as error:
         result = error
     return time.perf_counter() - start, result
@@ -214,6 +224,18 @@ def disagreement(law: object, reference: object, constraints: tuple, factors: li
         return f"derive: {type(law).__name__}: {str(law)[:120]}"
     if isinstance(reference, Exception):
         return f"dual: {type(reference).__name__}: {str(reference)[:120]}"
+    numeric = getattr(law, "numeric", None)
+    if numeric is not None and not law.built:
+        # the fast route's law: its double-precision multipliers, in the constraints' order
+        # (reading law.multipliers would build the closed form, which is timed separately)
+        if not _close(numeric.lambda_0, reference.log_z - 1, LAMBDA_0_TOLERANCE):
+            return f"lambda_0 = {numeric.lambda_0!r}, dual's log Z - 1 = {reference.log_z - 1!r}"
+        for constraint, factor, dual_value, found in zip(constraints[1:], factors, reference.multipliers,
+                                                         numeric.multipliers):
+            expected = -factor * float(dual_value)
+            if not _close(float(found), expected, MULTIPLIER_TOLERANCE):
+                return f"multiplier of {constraint!r} = {found!r}, dual's {expected!r}"
+        return None
     lambda_0 = float(law.multipliers[LAMBDA_0])
     if not _close(lambda_0, reference.log_z - 1, LAMBDA_0_TOLERANCE):
         return f"lambda_0 = {lambda_0!r}, dual's log Z - 1 = {reference.log_z - 1!r}"
@@ -259,7 +281,7 @@ HEADER = (f"{'route':<28} {'calls':>5} {'median (ms)':>12} {'p90 (ms)':>10} {'wo
           f"{'time limit':>11} {'disagree':>9} {'/ dual med.':>12}")
 
 
-def random_sets_benchmark(count: int, seed: int, values: int, timeout: float) -> None:
+def random_sets_benchmark(count: int, seed: int, values: int, timeout: float, full: bool = True) -> None:
     """The issue-27 baseline: random equality sets and the two named cases (see the docstring)."""
     dual = _dual()
     # warm-up: imports, compiled helpers and the first call's costs stay out of the timings
@@ -273,14 +295,14 @@ def random_sets_benchmark(count: int, seed: int, values: int, timeout: float) ->
     print(f"{len(sets)} random equality sets (seed {seed}) with a law by the dual "
           f"({sizes[0]}, {sizes[1]} and {sizes[2]} with 1, 2 and 3 constraints), drawn in "
           f"{time.perf_counter() - start:.1f} s; timeout={timeout:g} s")
-    routes = {"auto": Route("derive (default route)", timeout),
-              "numeric": Route('derive (method="numeric")', timeout),
-              "dual": Route("dual.solve (tests/dual.py)", None)}
+    chosen = [name for name in ROUTES if full or not name.startswith("full")]
+    routes = {name: Route(ROUTES[name][0], timeout) for name in chosen}
+    routes["dual"] = Route("dual.solve (tests/dual.py)", None)
     notes = []
     for index, (constraints, problem, factors, _) in enumerate(sets):
         seconds, reference = timed_dual(problem, dual)
         routes["dual"].add(seconds, reference)
-        for method in ("auto", "numeric"):
+        for method in chosen:
             seconds, law = timed_derive(constraints, method, timeout)
             why = disagreement(law, reference, constraints, factors)
             routes[method].add(seconds, law, why)
@@ -289,8 +311,8 @@ def random_sets_benchmark(count: int, seed: int, values: int, timeout: float) ->
                 notes.append(f"  set {index} {method}: disagrees ({why}): {shown}")
             elif routes[method].timeout and (isinstance(law, TimeLimitError) or seconds >= 0.95 * timeout):
                 notes.append(f"  set {index} {method}: spent its time limit ({seconds:.1f} s): {shown}")
-        print(f"set {index}: default {routes['auto'].times[-1]:.3f} s, numeric {routes['numeric'].times[-1]:.3f} s, "
-              f"dual {routes['dual'].times[-1]:.3f} s", file=sys.stderr, flush=True)  # progress
+        print(f"set {index}: " + ", ".join(f"{name} {routes[name].times[-1]:.3f} s" for name in routes),
+              file=sys.stderr, flush=True)  # progress
     print(HEADER)
     for route in routes.values():
         print(route.row(routes["dual"]))
@@ -303,13 +325,13 @@ def random_sets_benchmark(count: int, seed: int, values: int, timeout: float) ->
     # the issue's named cases, a fresh value each call
     rng = np.random.default_rng(seed + 1)
     print(f"\nSupport(0, 10), Mean(v), {values} values of v")
-    mean = {"numeric": Route('derive (method="numeric")', timeout), "auto": Route("derive (default route)", timeout),
-            "dual": Route("dual.solve (tests/dual.py)", None)}
+    mean = {name: Route(ROUTES[name][0], timeout) for name in chosen}
+    mean["dual"] = Route("dual.solve (tests/dual.py)", None)
     for _ in range(values):
         v = number(rng.uniform(0.5, 9.5), rng)
         seconds, reference = timed_dual(dual.Problem(0.0, 10.0, (dual.mean(float(v)),)), dual)
         mean["dual"].add(seconds, reference)
-        for method in ("numeric", "auto"):
+        for method in chosen:
             constraints = (Support(0, 10), Mean(sympy.Rational(v)))
             seconds, law = timed_derive(constraints, method, timeout)
             mean[method].add(seconds, law, disagreement(law, reference, constraints, [1 / float(v)]))
@@ -319,11 +341,11 @@ def random_sets_benchmark(count: int, seed: int, values: int, timeout: float) ->
 
     print(f"\nSupport(0, oo), Mean(m), Moment(kappa**2, s), {values} values of (m, s); "
           "no dual (tests/dual.py has no kappa**2 feature)")
-    second = {"numeric": Route('derive (method="numeric")', timeout), "auto": Route("derive (default route)", timeout)}
+    second = {name: Route(ROUTES[name][0], timeout) for name in chosen}
     for _ in range(values):
         m = float(number(rng.uniform(1, 50), rng))
         s = number(m * m * rng.uniform(1.1, 1.9), rng)  # below 2 m**2: a truncated normal with its mode above 0
-        for method in ("numeric", "auto"):
+        for method in chosen:
             seconds, law = timed_derive((Support(0, sympy.oo), Mean(sympy.Rational(str(m))),
                                          Moment(kappa ** 2, sympy.Rational(s))), method, timeout)
             second[method].add(seconds, law, f"{law}" if isinstance(law, Exception) else None)
@@ -347,9 +369,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="fresh values per named case with --sets (default 20)")
     parser.add_argument("--timeout", type=float, default=30.0,
                         help="derive's time limit with --sets, seconds (default 30)")
+    parser.add_argument("--no-full", action="store_true",
+                        help="with --sets: leave out the full route (digits=30), the slow 'before'")
     options = parser.parse_args(argv)
     if options.sets is not None:
-        random_sets_benchmark(options.sets, options.seed, options.values, options.timeout)
+        random_sets_benchmark(options.sets, options.seed, options.values, options.timeout,
+                              full=not options.no_full)
         return
     chosen = [name for name in FAMILIES if name in options.families]
     repeat = 1 if options.quick else 3

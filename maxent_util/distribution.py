@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from typing import Any
 
 import mpmath
@@ -21,6 +22,7 @@ from .problem import (Piece, check_ranges, float_stand_ins, generic_branch, inte
 from .scorer import as_float, compile_scorer, fold_float_constants
 from .symbols import kappa, t
 from .utility import Utility
+from .utility.core import _NOT_SOLVED
 from .constraints import ContinuousAt
 from .constraints import to_sympy
 import re
@@ -200,6 +202,90 @@ class CaptimeDistribution(Immutable):
         """
         return self._evolve(preset=(family, tuple(arguments)))
 
+    # -- a law whose closed form is built on demand -----------------------
+    #: what the full derivation sets, built when first read on a law from the fast route
+    _ON_DEMAND = frozenset({"_pdf_pieces", "_cdf_pieces", "_sf_pieces", "breakpoints", "multipliers",
+                            "closed_form", "derivation", "_scales"})
+
+    @classmethod
+    def _on_demand(cls, constraints: tuple, support: tuple, numeric: Any, build: Any,
+                   timeout: float | None) -> "CaptimeDistribution":
+        """A law known in double precision (``numeric``, see :mod:`maxent_util.maxent.fast`)
+        whose closed form, exact multipliers and derivation ``build()`` makes when one of them
+        is first read (``build`` returns the fully derived law of the same constraints)."""
+        law = cls.__new__(cls)
+        object.__setattr__(law, "constraints", tuple(constraints))
+        object.__setattr__(law, "support", tuple(support))
+        object.__setattr__(law, "_timeout", math.inf if timeout is None else timeout)
+        object.__setattr__(law, "_frozen", None)
+        object.__setattr__(law, "_numeric", None)
+        object.__setattr__(law, "preset", None)
+        object.__setattr__(law, "_fast", numeric)
+        object.__setattr__(law, "_build", build)
+        return law
+
+    def __getattr__(self, name: str) -> Any:
+        # only called for an attribute not set: the parts a fast-route law builds on demand
+        if name in CaptimeDistribution._ON_DEMAND and "_build" in self.__dict__:
+            self._materialise()
+            return self.__dict__[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _materialise(self) -> None:
+        with _BUILDING:
+            if "_pdf_pieces" in self.__dict__:
+                return
+            full = self.__dict__["_build"]()
+            for name in CaptimeDistribution._ON_DEMAND:
+                object.__setattr__(self, name, full.__dict__[name])
+
+    @property
+    def built(self) -> bool:
+        """Whether the closed form (sympy pdf, CDF, survival function, exact or 30-digit
+        multipliers, derivation) has been built; see :attr:`forms`."""
+        return "_pdf_pieces" in self.__dict__
+
+    @property
+    def numeric(self) -> Any:
+        """The law in double precision, or None: ``multipliers`` (lambda_1, ... as floats),
+        ``lambda_0``, and vectorised ``pdf``, ``cdf``, ``sf`` and ``mean()``, ready at once
+        (no closed form needed).  Laws of numbers that :func:`~maxent_util.derive` solved by
+        its fast route have it; a law with symbolic parameters or inequalities has not."""
+        return self.__dict__.get("_fast")
+
+    @property
+    def forms(self) -> dict[str, str]:
+        """Which parts of the law are exact, which numeric, and which not built yet.
+
+        Returns
+        -------
+        dict of str to str
+            ``"numbers"``: the double-precision law (``"double precision"`` or ``"none"``);
+            ``"multipliers"``, ``"pdf"``, ``"cdf"``: ``"exact"``, ``"closed form with numeric
+            multipliers"``, ``"numeric quadrature"`` or ``"built on first read"``.
+        """
+        numbers = "double precision" if self.numeric is not None else "none"
+        if not self.built:
+            later = "built on first read"
+            return {"numbers": numbers, "multipliers": later, "pdf": later, "cdf": later}
+        exact = self.closed_form
+        return {"numbers": numbers,
+                "multipliers": "exact" if exact else "numeric (30 digits)",
+                "pdf": "exact" if exact else "closed form with numeric multipliers",
+                "cdf": ("exact" if exact else "closed form with numeric multipliers")
+                if self.cdf_method == "closed form" else "numeric quadrature"}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the double-precision law holds compiled functions: a pickled law is built in full
+        # (its closed form travels), and the copy solves its numbers again if asked
+        if "_build" in self.__dict__:
+            self._materialise()
+        state = dict(self.__dict__)
+        state.pop("_fast", None)
+        state.pop("_build", None)
+        state["_frozen"] = None
+        return state
+
     # -- construction ----------------------------------------------------
     @classmethod
     def _from_solution(cls, constraints, support, pieces, terms, solution, parts, closed_form,
@@ -373,6 +459,10 @@ class CaptimeDistribution(Immutable):
             ``"numeric quadrature"`` it is evaluated by quadrature of the density.
         """
         name = getattr(self, "name", None)
+        if not self.built and self.numeric is not None:
+            utility = _NumericSurvival(self, name=name)
+            utility.distribution = self
+            return utility
         expr = self._piecewise(self._sf_pieces, t, 1, 0)
         if self.cdf_method == "numeric quadrature":
             utility: Utility = _QuadratureSurvival(expr, self._quadrature(), name=name)
@@ -620,9 +710,15 @@ class CaptimeDistribution(Immutable):
         return f"$f(\\kappa) = {self.latex()}$"
 
     def __repr__(self) -> str:
+        if not self.built:
+            return (f"CaptimeDistribution({', '.join(map(repr, self.constraints))}; "
+                    "double precision, closed form on demand)")
         kind = "closed form" if self.closed_form else "numeric multipliers"
         return f"CaptimeDistribution({', '.join(map(repr, self.constraints))}; {kind})"
 
+
+#: one closed form is built at a time (two threads reading a fast-route law build it once)
+_BUILDING = threading.RLock()
 
 #: digits of the values put in where exact substitution builds numbers larger than its inputs
 _FOLDED_DIGITS = 30
@@ -825,6 +921,70 @@ class _QuadratureSurvival(Utility):
             raise UtilityError(argument_message(
                 "values", owner, "none: the law has no parameters", args or params))
         return self._law.sf(as_float(runtimes, "t", owner))
+
+
+class _NumericSurvival(Utility):
+    """The step utility u(t) = S(t) of a law from derive's fast route, valued by its
+    double-precision law at once; its expression (the closed form) is built when first read."""
+
+    _not_compared = frozenset({"distribution", "expr"})
+
+    def __init__(self, law: CaptimeDistribution, *, name: str | None = None) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_law", law)
+        self._scorer = None
+        self._inverse_expr = _NOT_SOLVED
+        self._inverse_function = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "expr":
+            expr = self.__dict__["_law"]._piecewise(self.__dict__["_law"]._sf_pieces, t, 1, 0)
+            object.__setattr__(self, "expr", expr)
+            return expr
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _value_key(self) -> tuple:
+        # equal when made from the same law and name, whether or not the expression is built
+        return ("_NumericSurvival", self.name, self._law.constraints)
+
+    @property
+    def variables(self) -> tuple:
+        return (t,)
+
+    @property
+    def parameters(self) -> tuple:
+        return ()
+
+    def _breakpoints(self) -> list[float]:
+        return [float(end) for end in self._law.numeric.problem.ends if 0 < end < math.inf]
+
+    def __call__(self, runtimes: Any, *args: Any, **params: Any) -> float | np.ndarray:
+        """The utility of runtimes, S(t), from the law in double precision.
+
+        Parameters
+        ----------
+        runtimes : float or array_like of float
+            The runtimes ``t``.
+        *args, **params : float
+            None: the law has no parameters.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar runtime, else an array of its shape.
+
+        Raises
+        ------
+        UtilityError
+            For parameter values (the law has none) or runtimes that are not real numbers.
+        """
+        owner = f"utility of {self.name}" if self.name else "utility"
+        if args or params:
+            raise UtilityError(argument_message(
+                "values", owner, "none: the law has no parameters", args or params))
+        values = np.asarray(as_float(runtimes, "t", owner), dtype=float)
+        out = self._law.numeric.sf(values)
+        return float(out) if out.ndim == 0 else out
 
 
 def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None:

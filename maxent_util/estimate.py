@@ -78,6 +78,19 @@ class Score:
     kaplan_meier: float | None = None
     level: float = 0.95
 
+    def __str__(self) -> str:
+        """The score with every number labelled (``repr`` keeps the fields' full values).
+
+        >>> print(Score(0.5, 0.5, 0.6, 0.1, 0.9, n=3, n_capped=1))
+        estimate 0.5 (capped runs count 0), bounds [0.5, 0.6], 95% interval [0.1, 0.9]; 3 runs, 1 capped
+        """
+        text = (f"estimate {self.estimate:.6g} (capped runs count 0), bounds "
+                f"[{self.lower:.6g}, {self.upper:.6g}], {100 * self.level:.10g}% interval "
+                f"[{self.ci_low:.6g}, {self.ci_high:.6g}]; {self.n} runs, {self.n_capped} capped")
+        if self.kaplan_meier is not None:
+            text += f"; Kaplan-Meier {self.kaplan_meier:.6g}"
+        return text
+
 
 def _hoeffding_half_width(n: int, level: float) -> float:
     return math.sqrt(math.log(2.0 / (1.0 - level)) / (2.0 * n))

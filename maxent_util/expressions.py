@@ -42,6 +42,7 @@ import sympy
 from sympy.codegen.cfunctions import log1p
 
 from ._timing import Deadline, SymbolicTimeout, alarm_usable, run_bounded
+from .durations import DurationError, seconds_in_text
 from .errors import MaxEntError, argument_message, short
 from .symbols import kappa, q, t
 
@@ -346,6 +347,13 @@ class _Reader:
         # t^2 is t**2, as sympy's own reader has it (string literals are refused anyway,
         # so rewriting every caret changes nothing else)
         text = text.replace("^", "**")
+        # durations with units (5min, 1h30min) are seconds: a number and a word are never
+        # arithmetic, so only a text that would be refused changes
+        try:
+            text = seconds_in_text(text)
+        except DurationError:
+            raise _Refused("an expression whose durations go from the largest unit down "
+                           "(such as 1h30min) with exponents of at most 30") from None
         self.text = text
         try:
             tree = ast.parse(text, mode="eval")

@@ -23,6 +23,7 @@ from .maxent import DEFAULT_TIMEOUT, derive
 from .distribution import CaptimeDistribution
 from .utility import Utility
 from .documents import from_json, to_json
+from .durations import DurationError, seconds_in_text
 from .errors import ConstraintError, MaxEntError, UtilityError, argument_message
 from .expressions import MAX_LENGTH, expansion_digits
 
@@ -405,6 +406,10 @@ def _parse_family(spec: Any, owner: str) -> CaptimeDistribution:
     text = spec.strip()
     node = None
     if len(text) <= MAX_LENGTH:
+        try:
+            text = seconds_in_text(text, arg="spec", owner=owner)  # pareto(5min, 1) is pareto(300, 1)
+        except DurationError as error:
+            raise UtilityError(str(error)) from None
         try:
             node = ast.parse(text, mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):

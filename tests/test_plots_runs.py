@@ -383,7 +383,7 @@ def test_cli_cactus_of_a_dataset_by_default(capsys, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("argv, pattern", [
-    (["--cactus", "--par", "2"], "--par and --solved only go with --ranking"),
+    (["--cactus", "--par", "2"], "--par, --solved and --rules only go with --ranking"),
     (["--survival", "--t-max", "9"], "--t-max and --log-x only go with utility figures"),
     (["--survival", "--utility", "PAR-2"], "cannot draw the classic rule 'PAR-2'"),
     (["--cactus", "--ranking"], "not allowed with argument"),

@@ -438,7 +438,8 @@ def test_race_command_runs_up_and_naive(capsys, race_csv):
     (["--utility", "PAR-2", "--delta", "0.05"], "a race needs a utility, not the classic rule"),
     (["--utility", "exp(-t)", "--delta", "0.05", "--naive"], "--naive needs --epsilon"),
     (["--utility", "exp(-t)", "--delta", "1"], "argument --delta: expected a probability"),
-    (["--utility", "exp(-t)", "--delta", "0.05", "--captime", "900"], "above the cutoff"),
+    (["--utility", "exp(-t)", "--delta", "0.05", "--run-limit", "900"],
+     "argument --run-limit: 900 s is above the cutoff"),
     (["--utility", "exp(-t/50)", "--delta", "0.05", "--naive", "--epsilon", "0.1"],
      "`instances` of `naive` must be at least m = "),
 ])

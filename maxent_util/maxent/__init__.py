@@ -51,6 +51,7 @@ from ..problem import (build_pieces, check_ranges, clear_kept, keep, kept_store,
                        support_of)
 from ..distribution import CaptimeDistribution
 from .exact import parts_at_root, positive_number, recognise_exact
+from .fast import fast_problem
 from .numeric import NumericProblem
 from .symbolic import multiplier_equations, solve_symbolic, symbolic_partition
 from .kkt import annotate, global_multipliers, kkt_rows, merge, reachable
@@ -121,7 +122,7 @@ class Derivation:
 METHODS = ("auto", "symbolic", "numeric")
 
 
-def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: int = 30,
+def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: int = 15,
            method: str = "auto") -> CaptimeDistribution:
     """Derive the maximum-entropy captime distribution of some constraints.
 
@@ -200,8 +201,36 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
     if method not in METHODS:
         raise ConstraintError(argument_message("method", "derive", "one of 'auto', 'symbolic', 'numeric'",
                                                method))
+    constraints = tuple(constraints)
+    if digits <= FAST_DIGITS and method != "symbolic":
+        law = _fast_law(constraints, seconds, method)
+        if law is not None:
+            return law._share()
     # every caller gets the cached object: sealed, so that none can rename it for the others
-    return _derive_cached(tuple(constraints), seconds, int(max(digits, 30)), method)._share()
+    return _derive_cached(constraints, seconds, int(max(digits, 30)), method)._share()
+
+
+#: ``digits`` up to this take the fast route (double precision at once, the rest on demand)
+FAST_DIGITS = 15
+
+
+@functools.lru_cache(maxsize=1024)
+def _fast_law(constraints: tuple, timeout: float | None, method: str) -> CaptimeDistribution | None:
+    """The law of ``constraints`` by the double-precision route (see :mod:`.fast`), its closed
+    form left to be built when first read; None when that route does not take the set (it
+    then goes the full way, which also explains any error)."""
+    problem = fast_problem(constraints)
+    numeric = None if problem is None else problem.solve()
+    if numeric is None:
+        return None
+    build = functools.partial(_built, constraints, timeout, method)
+    return CaptimeDistribution._on_demand(constraints, numeric.support_exprs(constraints), numeric,
+                                          build, timeout)
+
+
+def _built(constraints: tuple, timeout: float | None, method: str) -> CaptimeDistribution:
+    """The full derivation of a fast-route law: what its closed form comes from."""
+    return _derive_cached(constraints, timeout, 30, method)
 
 
 #: laws whose derivation no time limit cut short, by (constraints, digits, method): every step
@@ -418,6 +447,7 @@ def _numeric_solution(constraints: tuple, pieces: list, terms: list, digits: int
 def _forget_laws() -> None:
     """Forget every law derived; the engine's results (integrals, numeric roots, ...) stay."""
     _derive_cached.cache_clear()
+    _fast_law.cache_clear()
     _uninterrupted.clear()
 
 
@@ -432,4 +462,11 @@ def _cache_clear() -> None:
 # reachable from it: ``derive.cache_clear()`` (benchmarks, tests: everything the engine keeps)
 # and ``derive.cache_info()`` (the laws kept)
 derive.cache_clear = _cache_clear  # type: ignore[attr-defined]
-derive.cache_info = _derive_cached.cache_info  # type: ignore[attr-defined]
+def _cache_info() -> functools._CacheInfo:
+    """The laws kept, counted over both routes (the fast one and the full one)."""
+    fast, full = _fast_law.cache_info(), _derive_cached.cache_info()
+    return functools._CacheInfo(fast.hits + full.hits, fast.misses + full.misses,
+                                (fast.maxsize or 0) + (full.maxsize or 0), fast.currsize + full.currsize)
+
+
+derive.cache_info = _cache_info  # type: ignore[attr-defined]

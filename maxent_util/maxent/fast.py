@@ -1,0 +1,655 @@
+"""The double-precision route: a law of numbers in milliseconds, its closed form built on demand.
+
+A maximum-entropy law is the exponential family f = exp(-sum_i lambda_i g_i 1_i) / Z whose
+multipliers minimise the convex dual D(lambda) = log Z(lambda) + sum_i lambda_i v_i (its gradient
+is v - E[g], its Hessian Cov[g]).  This module reads the constraints of the common kinds straight
+from their values (no sympy), minimises D by Newton's method with a backtracking line search, and
+integrates with Gauss-Legendre panels that are bisected until two rules agree to 1e-15 of Z.
+
+Each piece between breakpoints is integrated in kappa when it is a short finite interval and in
+z = log(kappa) when it reaches 0 or infinity or spans a wide range: power laws, log-normals and
+exponential tails are all smooth in z, and a tail is cut where its density falls below
+e**-120 of the peak (further out it cannot change a double).
+
+Anything this route cannot settle (a symbolic value, an inequality, a continuity condition, a
+constraint at a point outside the support, a set whose Newton iteration does not converge to the
+constraints, a density that cannot be normalised) returns None, and :func:`~maxent_util.derive`
+takes its full route, which raises the errors that explain why.  So this route only ever hands
+out a law that meets every constraint to double precision.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import sympy
+
+from ..constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
+from ..symbols import kappa
+
+__all__ = ["FastProblem", "NumericLaw", "fast_problem"]
+
+#: Gauss-Legendre nodes and weights on [-1, 1], and a coarser rule to judge a panel by
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(20)
+#: a tail is cut where the density falls this far (in log) below its peak
+_TAIL = 120.0
+#: at kappa = 1e-300 or 1e300 the density must be this far (in log) below its peak
+_END_DROP = 70.0
+#: log(kappa) runs over [-_LOG_END, _LOG_END]: exp of it is still a double
+_LOG_END = 690.0
+#: panels are bisected until each agrees with its two halves to this fraction of Z
+_PANEL_TOLERANCE = 1e-15
+#: the most panels, and rounds of bisection, one law may take
+_MAX_PANELS = 4000
+_MAX_ROUNDS = 45
+#: Newton stops when every moment condition holds to this fraction of its scale
+_TOLERANCE = 1e-13
+_MAX_ITERATIONS = 200
+#: the first panels of log(kappa) are this wide (bisection refines them where the mass is)
+_LOG_PANEL = 8.0
+#: the most rules one solution may build (each line-search trial builds one)
+_MAX_RULES = 400
+#: a segment spanning more than this factor is integrated in log(kappa)
+_WIDE = 100.0
+
+
+# ---------------------------------------------------------------------------
+# features: g(kappa) from the constraints' numbers
+
+
+@dataclass(frozen=True)
+class _Feature:
+    """g(kappa) = a kappa + b (log kappa - c) + d (log kappa - c)**2 + e + extra(kappa),
+    on [lower, upper)."""
+
+    value: float
+    lower: float
+    upper: float
+    a: float = 0.0
+    b: float = 0.0
+    c: float = 0.0
+    d: float = 0.0
+    e: float = 0.0
+    extra: Callable | None = None
+
+    def __call__(self, k: np.ndarray, logk: np.ndarray) -> np.ndarray:
+        out = np.full(np.shape(k), self.e)
+        if self.a:
+            out = out + self.a * k
+        if self.b or self.d:
+            shifted = logk - self.c
+            out = out + self.b * shifted + self.d * shifted * shifted
+        if self.extra is not None:
+            out = out + self.extra(k)
+        return out
+
+
+def _number(value: Any) -> float | None:
+    """A finite float of a sympy number, or None (a symbol, infinity)."""
+    if isinstance(value, sympy.Basic):
+        if not value.is_number or value.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
+            return None
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None
+    else:
+        number = float(value)
+    return number if math.isfinite(number) else None
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(expr: sympy.Expr) -> Callable | None:
+    """g(kappa) of a Moment's own expression, compiled for numpy (None when it cannot be)."""
+    if expr.free_symbols != {kappa}:
+        return None
+    try:
+        function = sympy.lambdify(kappa, expr, modules="numpy")
+        probe = np.asarray(function(np.array([0.5, 2.0])), dtype=float)
+    except Exception:  # a function numpy does not know
+        return None
+    return function if probe.shape == (2,) and np.all(np.isfinite(probe)) else None
+
+
+def _feature(constraint: Any, lower: float, upper: float) -> _Feature | None:
+    """The feature of one constraint of numbers, or None when this route does not take it."""
+    if constraint.relation != "==":
+        return None
+    if type(constraint) is Mean:
+        value = _number(constraint.value)
+        if value is None or not lower < value < upper:
+            return None
+        return _Feature(value, lower, upper, a=1.0)
+    if type(constraint) is LogMoment:
+        value, k0 = _number(constraint.value), _number(constraint.kappa0)
+        side = constraint.arguments["side"]
+        if value is None or k0 is None or k0 <= 0:
+            return None
+        c = math.log(k0)
+        low = -math.inf if lower == 0 else math.log(lower) - c
+        high = math.log(upper) - c
+        if side is None:
+            return _Feature(value, lower, upper, b=1.0, c=c) if low < value < high else None
+        if not lower < k0 < upper or value <= 0:
+            return None
+        if side == "above":
+            return _Feature(0.0, k0, upper, b=1.0, c=c, e=-value) if value < high else None
+        return _Feature(0.0, lower, k0, b=-1.0, c=c, e=-value) if value < -low else None
+    if type(constraint) is SquaredLogDeviation:
+        sigma, k0 = _number(constraint.sigma), _number(constraint.kappa0)
+        if sigma is None or k0 is None or sigma <= 0 or k0 <= 0:
+            return None
+        return _Feature(sigma * sigma, lower, upper, d=1.0, c=math.log(k0))
+    if type(constraint) is TailProbability:
+        k1, delta = _number(constraint.kappa1), _number(constraint.delta)
+        if k1 is None or delta is None or not lower < k1 < upper or not 0 < delta < 1:
+            return None
+        return _Feature(delta, lower, k1, e=1.0)
+    if type(constraint) is Moment:
+        value = _number(constraint.value)
+        where = constraint.arguments.get("where")
+        if value is None:
+            return None
+        low, high = lower, upper
+        if where is not None:
+            low, high = (_number(w) if w not in (sympy.oo, -sympy.oo) else None for w in where)
+            if low is None or high is None or not lower <= low < high <= upper:
+                return None
+        expr = constraint.expr
+        if expr == kappa:
+            return _Feature(value, low, high, a=1.0)
+        if expr == sympy.log(kappa):
+            return _Feature(value, low, high, b=1.0)
+        function = _compiled(expr)
+        return None if function is None else _Feature(value, low, high, extra=function)
+    return None
+
+
+def fast_problem(constraints: Sequence[Any]) -> "FastProblem | None":
+    """The double-precision problem of some constraints, or None when this route does not take
+    them (see the module's docstring)."""
+    lower, upper = 0.0, math.inf
+    features: list[_Feature] = []
+    supports = [c for c in constraints if type(c) is Support]
+    if len(supports) > 1:
+        return None
+    if supports:
+        low = _number(supports[0].lower)
+        high = math.inf if supports[0].upper == sympy.oo else _number(supports[0].upper)
+        if low is None or high is None or not 0 <= low < high:
+            return None
+        lower, upper = low, high
+    for constraint in constraints:
+        if type(constraint) is Support:
+            continue
+        feature = _feature(constraint, lower, upper)
+        if feature is None:
+            return None
+        features.append(feature)
+    if not features and upper == math.inf:
+        return None
+    return FastProblem(lower, upper, tuple(features), _scales(constraints, lower, upper))
+
+
+def _scales(constraints: Sequence[Any], lower: float, upper: float) -> tuple[float, ...]:
+    """The captimes the constraints name (values, points, ends): a narrow peak lies near one."""
+    points = [p for p in (lower, upper) if 0 < p < math.inf]
+    for constraint in constraints:
+        for name, value in constraint.arguments.items():
+            if name in ("value", "kappa0", "kappa1", "sigma") and isinstance(value, sympy.Basic):
+                number = _number(value)
+                if number is not None and number > 0:
+                    points.append(number)
+    return tuple(sorted(set(points)))
+
+
+# ---------------------------------------------------------------------------
+# quadrature
+
+
+@dataclass
+class _Rule:
+    """Gauss-Legendre panels over every segment at some multipliers."""
+
+    segment: np.ndarray       # per panel: its segment
+    left: np.ndarray          # per panel: its ends, in its segment's variable
+    right: np.ndarray
+    kappa: np.ndarray         # per node (panel-major, 20 per panel)
+    weight: np.ndarray        # per node, the Jacobian included
+    features: np.ndarray      # nodes x features, zero outside each feature's region
+    log_jacobian: np.ndarray  # per node
+    cut_segment: np.ndarray   # where tails were cut off: segment and point
+    cut_z: np.ndarray
+
+
+class _GiveUp(Exception):
+    """The solution took more quadrature rules than any well-posed set needs."""
+
+
+class FastProblem:
+    """The constraints' features on their support, and the segments their regions cut."""
+
+    def __init__(self, lower: float, upper: float, features: tuple[_Feature, ...],
+                 scales: tuple[float, ...]) -> None:
+        self.lower, self.upper, self.features = lower, upper, features
+        self.values = np.array([f.value for f in features], dtype=float)
+        ends = {lower, upper}
+        for feature in features:
+            ends.update(p for p in (feature.lower, feature.upper) if lower < p < upper)
+        self.ends = np.array(sorted(ends))
+        lows, highs = self.ends[:-1], self.ends[1:]
+        # where a segment meets a feature's region: [segment, feature]
+        self.inside = np.array([[f.lower <= a and b <= f.upper for f in features]
+                                for a, b in zip(lows, highs)], dtype=bool).reshape(len(lows), len(features))
+        # log(kappa) where the density may be a power of kappa near 0, or runs to infinity
+        logs = np.array([bool(f.b or f.d or f.extra is not None) for f in features], dtype=bool)
+        powers = (self.inside & logs).any(axis=1) if len(features) else np.zeros(len(lows), dtype=bool)
+        self.logarithmic = (highs == math.inf) | (powers & ((lows == 0) | (highs > _WIDE * np.maximum(lows, 1e-300))))
+        # each segment's range in its own variable
+        with np.errstate(divide="ignore"):
+            self.start = np.where(self.logarithmic, np.log(np.maximum(lows, 0)), lows)
+            self.stop = np.where(self.logarithmic, np.log(highs), highs)
+        self.start = np.maximum(self.start, -_LOG_END)
+        self.stop = np.minimum(self.stop, _LOG_END)
+        self.log_scales = np.log(np.array(scales)) if scales else np.zeros(0)
+
+    # -- evaluation ------------------------------------------------------------
+    def _at(self, segment: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(kappa, log of the Jacobian, features) at points z of the segments' variables."""
+        logarithmic = self.logarithmic[segment]
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            k = np.where(logarithmic, np.exp(z), z)
+            logk = np.where(logarithmic, z, np.log(z))
+            columns = [np.where(self.inside[segment, i], f(k, logk), 0.0) for i, f in enumerate(self.features)]
+        g = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(z) + (0,))
+        return k, np.where(logarithmic, z, 0.0), g
+
+    def exponent(self, lam: np.ndarray, segment: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """log of the unnormalised density times the Jacobian, at points z."""
+        _, jacobian, g = self._at(segment, z)
+        with np.errstate(invalid="ignore", over="ignore"):
+            phi = jacobian - g @ lam
+        # 0 * inf (kappa**2 far out, with its multiplier 0) has no mass there, not a NaN
+        return np.where(np.isnan(phi), -np.inf, phi)
+
+    def rule(self, lam: np.ndarray) -> "_Rule | None":
+        """Panels that integrate exp(-lam . g) to 1e-15 of Z; None when the density is not
+        integrable at ``lam`` (its mass reaches 0 or infinity) or is not resolved."""
+        segments = len(self.start)
+        # 1. where the mass is: a ladder over each segment's range, and the named scales
+        ladder_segment, ladder = [], []
+        for s in range(segments):
+            a, b = self.start[s], self.stop[s]
+            if self.logarithmic[s]:
+                points = np.arange(math.ceil(a * 2) / 2, b, 0.5)
+                scales = self.log_scales[(self.log_scales > a) & (self.log_scales < b)]
+            else:
+                points = np.linspace(a, b, 65)[1:-1]
+                scales = np.exp(self.log_scales)
+                scales = scales[(scales > a) & (scales < b)]
+            points = np.unique(np.concatenate([[a, b], points, scales]))
+            ladder.append(points)
+            ladder_segment.append(np.full(len(points), s))
+        z = np.concatenate(ladder)
+        seg = np.concatenate(ladder_segment)
+        phi = self.exponent(lam, seg, z)
+        if np.isnan(phi).any() or np.isposinf(phi).any():
+            return None
+        peak = np.max(phi)
+        if not math.isfinite(peak):
+            return None
+        left, right, owner = [], [], []
+        cuts: list[tuple[int, float]] = []
+        for s in range(segments):
+            mask = seg == s
+            zs, ps = z[mask], phi[mask]
+            kept = np.nonzero(ps >= peak - _TAIL)[0]
+            if len(kept) == 0:
+                continue  # no mass worth a double here
+            first, last = kept[0], kept[-1]
+            # mass at an end of log(kappa)'s range (kappa = 1e-300 or 1e300) means the density
+            # is not integrable there, or too slowly decaying to be worth a double
+            if self.logarithmic[s] and (self.start[s] <= -_LOG_END and ps[0] >= peak - _END_DROP
+                                        or self.stop[s] >= _LOG_END and ps[-1] >= peak - _END_DROP):
+                return None
+            a, b = zs[max(first - 1, 0)], zs[min(last + 1, len(zs) - 1)]
+            if a > self.start[s]:
+                cuts.append((s, a))
+            if b < self.stop[s]:
+                cuts.append((s, b))
+            width = _LOG_PANEL if self.logarithmic[s] else (self.stop[s] - self.start[s]) / 8
+            count = max(2, int(math.ceil((b - a) / width)))
+            edges = np.linspace(a, b, count + 1)
+            left.append(edges[:-1])
+            right.append(edges[1:])
+            owner.append(np.full(count, s))
+        if not left:
+            return None
+        left_a, right_a, owner_a = np.concatenate(left), np.concatenate(right), np.concatenate(owner)
+        # 2. bisect every panel that disagrees with its two halves
+        done_left, done_right, done_owner, done_values = [], [], [], []
+        total = None
+        for _ in range(_MAX_ROUNDS):
+            middle = (left_a + right_a) / 2
+            whole = self._panel_integrals(lam, owner_a, left_a, right_a, peak)
+            halves = (self._panel_integrals(lam, owner_a, left_a, middle, peak)
+                      + self._panel_integrals(lam, owner_a, middle, right_a, peak))
+            if not (np.all(np.isfinite(whole)) and np.all(np.isfinite(halves))):
+                return None
+            if total is None:
+                total = float(np.sum(halves))
+                if not total > 0:
+                    return None
+            good = np.abs(whole - halves) <= _PANEL_TOLERANCE * total
+            done_left.append(left_a[good])
+            done_right.append(right_a[good])
+            done_owner.append(owner_a[good])
+            done_values.append(whole[good])
+            if good.all():
+                break
+            bad = ~good
+            left_a = np.concatenate([left_a[bad], middle[bad]])
+            right_a = np.concatenate([middle[bad], right_a[bad]])
+            owner_a = np.concatenate([owner_a[bad], owner_a[bad]])
+            if sum(map(len, done_left)) + len(left_a) > _MAX_PANELS:
+                return None
+        else:
+            return None
+        panel_left = np.concatenate(done_left)
+        panel_right = np.concatenate(done_right)
+        panel_owner = np.concatenate(done_owner)
+        order = np.lexsort((panel_left, panel_owner))
+        panel_left, panel_right, panel_owner = panel_left[order], panel_right[order], panel_owner[order]
+        nodes, weights, node_owner = self._nodes(panel_owner, panel_left, panel_right)
+        k, jacobian, g = self._at(node_owner, nodes)
+        cut_segment = np.array([c[0] for c in cuts], dtype=int)
+        cut_z = np.array([c[1] for c in cuts], dtype=float)
+        return _Rule(panel_owner, panel_left, panel_right, k, weights * np.exp(jacobian), g,
+                     jacobian, cut_segment, cut_z)
+
+    def _nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray):
+        half = (right - left) / 2
+        middle = (right + left) / 2
+        nodes = (middle[:, None] + half[:, None] * _NODES).ravel()
+        weights = (half[:, None] * _WEIGHTS).ravel()
+        return nodes, weights, np.repeat(owner, len(_NODES))
+
+    def _panel_integrals(self, lam, owner, left, right, shift) -> np.ndarray:
+        nodes, weights, node_owner = self._nodes(owner, left, right)
+        phi = self.exponent(lam, node_owner, nodes)
+        with np.errstate(under="ignore", over="ignore"):
+            values = weights * np.exp(phi - shift)
+        return values.reshape(len(left), len(_NODES)).sum(axis=1)
+
+    # -- the dual --------------------------------------------------------------
+    @staticmethod
+    def _moments(rule: _Rule, lam: np.ndarray):
+        """(log Z, E[g], Cov[g]) under exp(-lam . g) by ``rule``."""
+        phi = -(rule.features @ lam)
+        shift = np.max(phi)
+        with np.errstate(under="ignore"):
+            mass = rule.weight * np.exp(phi - shift)
+        z = mass.sum()
+        if not (z > 0 and math.isfinite(z)):
+            return None
+        p = mass / z
+        mean = p @ rule.features
+        centred = rule.features - mean
+        cov = (centred * p[:, None]).T @ centred
+        return math.log(z) + shift, mean, cov
+
+    def initial(self) -> np.ndarray | None:
+        """Multipliers at which the density is integrable, near the answer's scale."""
+        lam = np.zeros(len(self.features))
+        if self.upper < math.inf:
+            return lam
+        tail = [i for i, f in enumerate(self.features) if f.upper == math.inf]
+        for i in tail:
+            f = self.features[i]
+            if f.a and f.extra is None and not (f.b or f.d):
+                lam[i] = 1.0 / max(f.value - self.lower, 1e-300)
+                return lam
+        for i in tail:
+            f = self.features[i]
+            if f.d and not f.a and f.extra is None:
+                lam[i] = 0.5 / f.value
+                return lam
+        for i in tail:
+            f = self.features[i]
+            if f.b > 0 and not (f.a or f.d) and f.extra is None:
+                if f.lower == self.lower and self.lower > 0:  # Pareto: E[log(kappa/k0)] = v
+                    gap = f.value - (math.log(self.lower) - f.c) + f.e
+                elif f.lower > 0:                              # a tail above kappa0
+                    gap = -f.e
+                else:
+                    continue
+                if gap > 0:
+                    lam[i] = 1.0 + 1.0 / gap
+                    return lam
+        return None
+
+    def solve(self) -> "NumericLaw | None":
+        """Newton's method on the dual; the law, or None when it does not settle."""
+        lam = self.initial()
+        if lam is None:
+            return None
+        budget = [_MAX_RULES]
+
+        def rule_at(multipliers: np.ndarray) -> _Rule | None:
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise _GiveUp
+            return self.rule(multipliers)
+
+        try:
+            return self._newton(lam, rule_at)
+        except _GiveUp:
+            return None
+
+    def _newton(self, lam: np.ndarray, rule_at: Callable) -> "NumericLaw | None":
+        """Newton's method on the dual under a rule built at the multipliers it starts from,
+        until it converges or the mass reaches where that rule's tails were cut; then a rule
+        built where it stopped.  The answer is a point where the constraints hold under a rule
+        built at that very point."""
+        scale = np.maximum(np.abs(self.values), 1.0)
+        for _ in range(_MAX_ITERATIONS):
+            rule = rule_at(lam)
+            if rule is None:
+                return None
+            lam, steps, moments = self._newton_on(rule, lam, scale)
+            if moments is None:
+                return None
+            if steps == 0:
+                return NumericLaw(self, lam, moments[0], rule)
+        return None
+
+    def _newton_on(self, rule: _Rule, lam: np.ndarray, scale: np.ndarray):
+        """Newton steps under one rule: (multipliers, steps taken, moments there), moments None
+        when the iteration fails."""
+        for steps in range(_MAX_ITERATIONS):
+            moments = self._moments(rule, lam)
+            if moments is None:
+                return lam, steps, None
+            log_z, mean, cov = moments
+            gradient = self.values - mean
+            spread = np.sqrt(np.maximum(np.diag(cov), 0.0))
+            if np.all(np.abs(gradient) <= _TOLERANCE * np.maximum(scale, spread)):
+                return lam, steps, moments
+            if steps and len(rule.cut_z):
+                peak = np.max(rule.log_jacobian - rule.features @ lam)
+                edges = self.exponent(lam, rule.cut_segment, rule.cut_z)
+                if np.max(edges) > peak - _TAIL / 2:
+                    return lam, steps, moments  # the mass moved to where this rule was cut
+            try:
+                step = np.linalg.solve(cov, -gradient)
+            except np.linalg.LinAlgError:
+                return lam, steps, None
+            if not np.all(np.isfinite(step)):
+                return lam, steps, None
+            dual = log_z + lam @ self.values
+            slope = gradient @ step
+            t = 1.0
+            for _ in range(60):
+                trial = lam + t * step
+                trial_moments = self._moments(rule, trial)
+                if trial_moments is not None:
+                    trial_dual = trial_moments[0] + trial @ self.values
+                    if trial_dual <= dual + 1e-4 * t * slope + 1e-15 * abs(dual):
+                        lam = trial
+                        break
+                t /= 2
+            else:
+                # no decrease left at this rule's precision: stop here and let a new rule judge
+                return lam, steps + 1, moments
+        return lam, _MAX_ITERATIONS, None
+
+
+# ---------------------------------------------------------------------------
+# the law
+
+
+class NumericLaw:
+    """A maximum-entropy law in double precision: its multipliers, Z, and vectorised pdf, CDF
+    and survival function read from the quadrature panels (each point integrated over the part
+    of its panel on its side, so a far tail keeps its relative precision).
+
+    Attributes
+    ----------
+    multipliers : numpy.ndarray
+        lambda_1, lambda_2, ... in the order of the constraints (the density is
+        exp(-1 - lambda_0 - sum_i lambda_i g_i 1_i)).
+    lambda_0 : float
+        log Z - 1.
+    support : (float, float)
+    """
+
+    def __init__(self, problem: FastProblem, lam: np.ndarray, log_z: float, rule: _Rule) -> None:
+        self.problem = problem
+        self.multipliers = lam
+        self.log_z = log_z
+        self.lambda_0 = log_z - 1.0
+        self.support = (problem.lower, problem.upper)
+        # the mass of every panel, and the masses before and after it
+        phi = -(rule.features @ lam) - log_z
+        with np.errstate(under="ignore"):
+            mass = (rule.weight * np.exp(phi)).reshape(len(rule.left), len(_NODES)).sum(axis=1)
+        self._left, self._right, self._segment = rule.left, rule.right, rule.segment
+        self._before = np.concatenate([[0.0], np.cumsum(mass)[:-1]])
+        self._after = np.concatenate([np.cumsum(mass[::-1])[::-1][1:], [0.0]])
+        self._total = float(mass.sum())
+
+    def support_exprs(self, constraints: Sequence[Any]) -> tuple:
+        """The support as the constraints state it (sympy values)."""
+        for constraint in constraints:
+            if type(constraint) is Support:
+                return (constraint.lower, constraint.upper)
+        return (sympy.Integer(0), sympy.oo)
+
+    def _log_density(self, segment: np.ndarray, z: np.ndarray) -> np.ndarray:
+        return self.problem.exponent(self.multipliers, segment, z) - self.log_z
+
+    def _variable(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each captime's segment and its value in that segment's variable."""
+        problem = self.problem
+        segment = np.clip(np.searchsorted(problem.ends, x, side="right") - 1, 0, len(problem.start) - 1)
+        with np.errstate(divide="ignore"):
+            z = np.where(problem.logarithmic[segment], np.log(np.maximum(x, 0)), x)
+        return segment, z
+
+    def pdf(self, x: Any) -> np.ndarray:
+        """f(x), 0 outside the support."""
+        x = np.asarray(x, dtype=float)
+        segment, z = self._variable(x)
+        problem = self.problem
+        with np.errstate(over="ignore", invalid="ignore"):
+            logk = np.where(problem.logarithmic[segment], z, 0.0)
+            value = np.exp(self._log_density(segment, z) - logk)
+        inside = (x >= self.support[0]) & (x <= self.support[1]) & np.isfinite(x)
+        return np.where(np.isnan(x), np.nan, np.where(inside, value, 0.0))
+
+    def _partial(self, x: np.ndarray, upper_tail: bool) -> np.ndarray:
+        segment, z = self._variable(x)
+        # the panel holding z (panels are sorted by segment, then position)
+        index = np.zeros(len(x), dtype=int)
+        for s in np.unique(segment):
+            mask = segment == s
+            panels = np.nonzero(self._segment == s)[0]
+            if len(panels) == 0:
+                # no mass in this segment: everything lies on one side of it
+                first_after = np.searchsorted(self._segment, s, side="left")
+                index[mask] = -1 - first_after
+                continue
+            found = np.searchsorted(self._right[panels], z[mask], side="left")
+            index[mask] = panels[np.clip(found, 0, len(panels) - 1)]
+        empty = index < 0
+        panel = np.where(empty, 0, index)
+        a, b = self._left[panel], self._right[panel]
+        zc = np.clip(z, a, b)
+        lo, hi = (zc, b) if upper_tail else (a, zc)
+        half = (hi - lo) / 2
+        nodes = (lo + hi)[:, None] / 2 + half[:, None] * _NODES
+        weights = half[:, None] * _WEIGHTS
+        phi = self._log_density(np.repeat(segment, len(_NODES)).reshape(nodes.shape), nodes)
+        with np.errstate(under="ignore", over="ignore"):
+            part = (weights * np.exp(phi)).sum(axis=1)
+        if upper_tail:
+            out = self._after[panel] + part
+            # captimes left of the panel's start (in a segment with no mass before it)
+            out = np.where(z < a, self._after[panel] + self._panel_mass(panel), out)
+            out = np.where(empty, self._after_segment(-1 - index), out)
+        else:
+            out = self._before[panel] + part
+            out = np.where(z > b, self._before[panel] + self._panel_mass(panel), out)
+            out = np.where(empty, self._total - self._after_segment(-1 - index), out)
+        return out
+
+    def _panel_mass(self, panel: np.ndarray) -> np.ndarray:
+        return self._total - self._before[panel] - self._after[panel]
+
+    def _after_segment(self, first_after: np.ndarray) -> np.ndarray:
+        """The mass from panel ``first_after`` on."""
+        first_after = np.asarray(first_after)
+        padded = np.concatenate([self._after + self._panel_mass(np.arange(len(self._left))), [0.0]])
+        return padded[np.clip(first_after, 0, len(self._left))]
+
+    def _tail(self, x: Any, upper_tail: bool) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        flat = x.ravel()
+        out = np.empty(flat.shape)
+        low, high = self.support
+        below = flat <= low
+        above = flat >= high
+        nan = np.isnan(flat)
+        inner = ~(below | above | nan)
+        out[below] = 1.0 if upper_tail else 0.0
+        out[above] = 0.0 if upper_tail else 1.0
+        out[nan] = np.nan
+        if inner.any():
+            out[inner] = np.clip(self._partial(flat[inner], upper_tail), 0.0, 1.0)
+        return out.reshape(x.shape)
+
+    def cdf(self, x: Any) -> np.ndarray:
+        """F(x) = P(kappa <= x)."""
+        return self._tail(x, upper_tail=False)
+
+    def sf(self, x: Any) -> np.ndarray:
+        """S(x) = P(kappa > x), integrated over the upper tail itself."""
+        return self._tail(x, upper_tail=True)
+
+    def expectation(self, g: Callable[[np.ndarray], np.ndarray]) -> float:
+        """E[g(kappa)] by the law's quadrature."""
+        problem = self.problem
+        nodes, weights, owner = problem._nodes(self._segment, self._left, self._right)
+        k, jacobian, _ = problem._at(owner, nodes)
+        phi = self._log_density(owner, nodes)
+        with np.errstate(under="ignore"):
+            p = weights * np.exp(phi)
+        return float(p @ np.asarray(g(k), dtype=float))
+
+    def mean(self) -> float:
+        """E[kappa]."""
+        return self.expectation(lambda k: k)

@@ -1,0 +1,70 @@
+"""What a newcomer runs first (issue 25, section 4): the tour twice, the race's run limit named
+apart from captime and cutoff, a score printed with labels."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import assert_usage_error, run
+
+from maxent_util import exponential, score
+from maxent_util.cli.tour import TOUR_RECORD
+
+
+def test_the_tour_runs_twice_replacing_only_its_own_figures(capsys, tmp_path):
+    folder = tmp_path / "tour"
+    status, first, err = run(capsys, "tour", "--out", str(folder))
+    assert (status, err) == (0, "")
+    record = json.loads((folder / TOUR_RECORD).read_text())
+    assert set(record["files"]) == {"utilities", "ranking"}
+    status, second, err = run(capsys, "tour", "--out", str(folder))
+    assert (status, err) == (0, ""), err
+    assert "ranking.png (replacing the previous tour's)" in second
+    # a figure changed since is the user's now: the third tour stops, naming it
+    (folder / "ranking.png").write_bytes(b"mine")
+    assert_usage_error(*run(capsys, "tour", "--out", str(folder)),
+                       "ranking.png' already exists; pass --force")
+    assert (folder / "ranking.png").read_bytes() == b"mine"
+
+
+def test_a_folder_with_figures_but_no_record_is_not_the_tours(capsys, tmp_path):
+    folder = tmp_path / "tour"
+    folder.mkdir()
+    (folder / "utilities.png").write_bytes(b"mine")
+    (folder / TOUR_RECORD).write_text('{"files": {"utilities": "0000"}}')  # a wrong digest
+    assert_usage_error(*run(capsys, "tour", "--out", str(folder)), "utilities.png' already exists")
+    assert (folder / "utilities.png").read_bytes() == b"mine"
+
+
+@pytest.fixture()
+def race_csv(tmp_path):
+    rows = ["algorithm,instance,runtime,status,cutoff"]
+    for i in range(40):
+        rows += [f"a,i{i},{1 + i % 3},solved,100", f"b,i{i},{50 + i},solved,100"]
+    path = tmp_path / "race.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_the_race_names_its_limit_per_run_and_the_old_flag_warns(capsys, race_csv):
+    argv = ["race", str(race_csv), "--utility", "exponential(10)", "--delta", "0.05", "--naive",
+            "--epsilon", "0.5", "--json"]
+    status, new, err = run(capsys, *argv, "--run-limit", "1min")
+    assert (status, err) == (0, "") and json.loads(new)["captime"] == 60.0
+    status, old, err = run(capsys, *argv, "--captime", "60")
+    assert status == 0 and old == new
+    assert err == ("maxent-util: warning: --captime is deprecated and will be removed; use "
+                   "--run-limit (the same value)\n")
+    status, text, _ = run(capsys, *argv[:-1], "--run-limit", "60")
+    assert "with a run limit of 60 s" in text and "captime" not in text
+    status, helptext, _ = run(capsys, "race", "--help")
+    assert "--run-limit SECONDS" in helptext and "--captime" not in helptext
+
+
+def test_a_score_prints_with_labels():
+    s = score([1.0, 100.0], exponential(10).utility(), solved=[True, False], cutoff=100.0)
+    # the values: exp(-1/10) / 2 by hand, upper adds exp(-10) / 2
+    assert str(s) == ("estimate 0.452419 (capped runs count 0), bounds [0.452419, 0.452441], "
+                      "95% interval [0, 1]; 2 runs, 1 capped")
+    assert repr(s).startswith("Score(estimate=")

@@ -1,0 +1,195 @@
+"""derive's fast route: laws of numbers in double precision at once, the closed form on demand.
+
+References: the independent convex dual of tests/dual.py (shares no code with the library),
+mpmath quadrature of the density written out by hand here, and the closed form the full route
+builds (``digits=30``) for the same constraints.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+import dual
+import strategies
+import maxent_util as mu
+from maxent_util import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability, derive, kappa
+from maxent_util.errors import InfeasibleError, MaxEntError
+
+R = sympy.Rational
+
+#: sets the fast route takes, with the dual's description of the same problem
+CASES = [
+    ((Support(0, 10), Mean(R(33, 10))), dual.Problem(0.0, 10.0, (dual.mean(3.3),))),
+    ((Support(0, "oo"), Mean(2)), dual.Problem(0.0, math.inf, (dual.mean(2.0),))),
+    ((Support(1, "oo"), LogMoment(R(1, 2))), dual.Problem(1.0, math.inf, (dual.log_moment(0.5),))),
+    ((Support(R(7, 5), R(4089, 100)), LogMoment(R(253, 1000), 10), SquaredLogDeviation(R(771, 1000), R(66, 5))),
+     dual.Problem(1.4, 40.89, (dual.log_moment(0.253, 10.0), dual.squared_log_deviation(0.771, 13.2)))),
+    ((Support(0, 100), TailProbability(5, R(3, 10)), Mean(30)),
+     dual.Problem(0.0, 100.0, (dual.tail_probability(5.0, 0.3), dual.mean(30.0)))),
+    ((Support(R(1, 2), "oo"), LogMoment(R(7, 10), 2, side="above"), Mean(4)),
+     dual.Problem(0.5, math.inf, (dual.log_moment(0.7, 2.0, side="above"), dual.mean(4.0)))),
+    ((Support(0, "oo"), LogMoment(R(-2399, 2500), R(201, 10)), Mean(R(399, 10))),
+     dual.Problem(0.0, math.inf, (dual.log_moment(-0.9596, 20.1), dual.mean(39.9)))),
+]
+
+
+def _points(law) -> np.ndarray:
+    low, high = (float(e) for e in law.numeric.support)
+    top = high if math.isfinite(high) else low + 50 * max(law.numeric.mean() - low, 1e-3)
+    return np.unique(np.concatenate([np.linspace(low, top, 9)[1:-1], [low + (top - low) * 1e-3]]))
+
+
+def _mpmath_sf(law, x: float) -> float:
+    """S(x) by mpmath quadrature of exp(-1 - lambda_0 - sum lambda_i g_i) written out from the
+    constraints (not from the library's quadrature)."""
+    numeric = law.numeric
+    lam = [mpmath.mpf(float(v)) for v in numeric.multipliers]
+    lambda_0 = mpmath.mpf(numeric.lambda_0)
+    features = numeric.problem.features
+
+    def density(k):
+        total = 0
+        for value, f in zip(lam, features):
+            if f.lower <= k < f.upper:
+                g = f.a * k + f.e
+                if f.b or f.d:
+                    s = mpmath.log(k) - f.c
+                    g += f.b * s + f.d * s * s
+                if f.extra is not None:
+                    g += mpmath.mpf(float(f.extra(np.array([float(k)]))[0]))
+                total += value * g
+        return mpmath.exp(-1 - lambda_0 - total)
+
+    high = numeric.support[1]
+    ends = sorted({x, *(float(e) for e in numeric.problem.ends if x < e < high)})
+    ends.append(mpmath.inf if math.isinf(high) else high)
+    with mpmath.workdps(25):
+        return float(mpmath.quad(density, ends))
+
+
+@pytest.mark.parametrize("constraints, problem", CASES, ids=lambda c: str(c)[:60])
+def test_fast_law_is_the_duals_law(constraints, problem):
+    law = derive(*constraints)
+    assert law.numeric is not None and not law.built
+    reference = dual.solve(problem)
+    # log Z - 1 is lambda_0 whatever the features' scaling
+    assert law.numeric.lambda_0 == pytest.approx(reference.log_z - 1, rel=1e-9, abs=1e-9)
+    points = _points(law)
+    got = law.numeric.sf(points)
+    expected = np.array([reference.sf(float(x)) for x in points])
+    np.testing.assert_allclose(got, expected, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(law.numeric.cdf(points) + got, 1.0, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("constraints, problem", CASES[:4], ids=lambda c: str(c)[:60])
+def test_fast_law_survival_matches_mpmath_quadrature(constraints, problem):
+    law = derive(*constraints)
+    for x in _points(law)[::3]:
+        assert law.numeric.sf(x) == pytest.approx(_mpmath_sf(law, float(x)), rel=1e-10, abs=1e-15)
+
+
+def test_closed_form_is_built_on_first_read_and_agrees():
+    law = derive(Support(0, 10), Mean(R(33, 10)))
+    assert law.forms == {"numbers": "double precision", "multipliers": "built on first read",
+                         "pdf": "built on first read", "cdf": "built on first read"}
+    u = law.utility()
+    fast_values = u([0.5, 3.0, 9.0])
+    assert not law.built  # the utility was valued without the closed form
+    pdf = law.pdf  # builds it
+    assert law.built and pdf.has(kappa)
+    assert law.forms["multipliers"] == "numeric (30 digits)"
+    lam = law.multipliers[sympy.Symbol("lambda_1", real=True)]
+    assert float(lam) == pytest.approx(float(law.numeric.multipliers[0]), rel=1e-12)
+    assert float(law.multipliers[sympy.Symbol("lambda_0", real=True)]) == pytest.approx(law.numeric.lambda_0,
+                                                                                       rel=1e-12)
+    # the closed form, compiled, gives the values the double-precision law gave
+    closed = sympy.lambdify(mu.t, u.expr.args[0][0])
+    np.testing.assert_allclose(fast_values, [closed(x) for x in (0.5, 3.0, 9.0)], rtol=1e-12)
+
+
+def test_exact_closed_forms_are_still_exact_when_read():
+    law = derive(Support(0, "oo"), Mean(2))
+    assert sympy.simplify(law.pdf - sympy.exp(-kappa / 2) / 2) == 0
+    assert law.closed_form and law.forms["multipliers"] == "exact"
+
+
+def test_a_fast_law_pickles_with_its_closed_form():
+    law = derive(Support(1, "oo"), LogMoment(R(1, 2)))
+    copy = pickle.loads(pickle.dumps(law))
+    assert copy.built and copy == law
+    assert float(copy.sf.subs(kappa, 4)) == pytest.approx(law.numeric.sf(4.0), rel=1e-12)
+
+
+def test_sets_the_fast_route_does_not_take_go_the_full_way():
+    # symbolic value, inequality, a side bound no law meets (the full route explains why)
+    assert derive(Support(0, "oo"), Mean("m")).numeric is None
+    assert derive(Support(0, 10), Mean(3, relation="<=")).numeric is None
+    with pytest.raises(InfeasibleError):
+        derive(Support(0, R(657, 25)), LogMoment(R(699, 500), R(39, 5), side="above"))
+    with pytest.raises(MaxEntError):
+        derive(Support(0, 10), Mean(12))
+
+
+def test_digits_above_15_take_the_full_route_at_once():
+    law = derive(Support(0, 10), Mean(R(33, 10)), digits=30)
+    assert law.built and law.numeric is None
+
+
+def test_kappa_squared_moment():
+    # E[kappa] = 3, E[kappa**2] = 12 on [0, oo): a truncated normal; moments by mpmath quadrature
+    law = derive(Support(0, "oo"), Mean(3), Moment(kappa ** 2, 12))
+    l1, l2 = (mpmath.mpf(float(v)) for v in law.numeric.multipliers)
+    z = mpmath.quad(lambda k: mpmath.exp(-l1 * k - l2 * k * k), [0, mpmath.inf])
+    m1 = mpmath.quad(lambda k: k * mpmath.exp(-l1 * k - l2 * k * k), [0, mpmath.inf]) / z
+    m2 = mpmath.quad(lambda k: k * k * mpmath.exp(-l1 * k - l2 * k * k), [0, mpmath.inf]) / z
+    assert float(m1) == pytest.approx(3, rel=1e-11)
+    assert float(m2) == pytest.approx(12, rel=1e-11)
+    assert law.numeric.lambda_0 == pytest.approx(float(mpmath.log(z)) - 1, rel=1e-11)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(strategies.constraint_sets())
+def test_fast_route_agrees_with_the_dual_on_drawn_sets(spec):
+    assume(all(item.relation == "==" and item.kind != "ContinuousAt" for item in spec.items))
+    try:
+        reference = dual.solve(spec.problem())
+    except dual.NoLaw:
+        reference = None
+    try:
+        law = derive(*spec.constraints(), timeout=10)
+    except MaxEntError:
+        # refusing is right only when the dual finds no law either
+        assert reference is None, spec.call()
+        return
+    if law.numeric is None:
+        return  # the full route's law: tests/test_numbers_properties.py checks those
+    assert reference is not None, f"{spec.call()}: a law where the dual finds none"
+    points = _points(law)
+    expected = np.array([reference.sf(float(x)) for x in points])
+    np.testing.assert_allclose(law.numeric.sf(points), expected, rtol=1e-6, atol=1e-9, err_msg=spec.call())
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
+@given(st.floats(0.05, 0.95), st.floats(0.5, 1e4))
+def test_truncated_exponential_by_its_one_equation(fraction, upper):
+    # Support(0, b), Mean(v): f = l exp(-l k) / (1 - exp(-l b)); E = 1/l - b/(exp(l b) - 1) = v,
+    # solved here by mpmath's root finder (lambda = 0 at v = b/2)
+    v = fraction * upper
+    law = derive(Support(0, upper), Mean(v))
+    assume(law.numeric is not None)
+
+    def gap(l):
+        return (1 / l - upper / mpmath.expm1(l * upper) - v) if l != 0 else upper / 2 - v
+
+    with mpmath.workdps(30):
+        guess = float(law.numeric.multipliers[0])
+        root = mpmath.findroot(gap, guess if abs(guess) > 1e-12 else 1e-9)
+    assert float(law.numeric.multipliers[0]) == pytest.approx(float(root), rel=1e-9, abs=1e-12 / upper)
