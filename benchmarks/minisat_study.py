@@ -201,18 +201,20 @@ def time_to(trace: pd.DataFrame, epsilon: float) -> float:
 
 
 def racing(table: pd.DataFrame, utility: str, cutoff: float, seed: int) -> pd.DataFrame:
-    """UP (k0 = cutoff / 100) against Naive at the cutoff, replaying the table: seconds of runs
-    each spends before it guarantees each epsilon (delta = 0.05)."""
+    """UP (k0 = cutoff / 100 and k0 = cutoff) against Naive at the cutoff, replaying the table:
+    seconds of runs each spends before it guarantees each epsilon (delta = 0.05)."""
     runner = TableRunner(table[["algorithm", "instance", "runtime", "status", "cutoff"]])
-    trace = up(runner, None, None, utility, 0.05, k0=cutoff / 100, seed=seed)
+    traces = {k0: up(runner, None, None, utility, 0.05, k0=k0, seed=seed) for k0 in (cutoff / 100, cutoff)}
     curve = naive_curve(runner, None, None, utility, 0.05, cutoff, EPSILONS, seed=seed)
     naive_time = curve.set_index("epsilon")["total_time"]
-    rows = [{"epsilon": e, "up_time": time_to(trace, e), "naive_time": float(naive_time.get(e, math.nan))}
-            for e in EPSILONS]
+    rows = [{"epsilon": e, **{f"up_time_k0_{k0:g}": time_to(trace, e) for k0, trace in traces.items()},
+             "naive_time": float(naive_time.get(e, math.nan))} for e in EPSILONS]
     out = pd.DataFrame(rows)
-    out.attrs["stopped"] = trace.attrs["stopped"]
-    out.attrs["incumbent"] = trace.attrs["incumbent"]
-    out.attrs["final_epsilon"] = float(trace["epsilon"].iloc[-1])
+    out.attrs["ends"] = "; ".join(
+        f"UP k0 = {k0:g} s: stopped by {trace.attrs['stopped']} at m = {int(trace['m'].iloc[-1])}, "
+        f"epsilon* {float(trace['epsilon'].iloc[-1]):.3f}, {int(trace['survivors'].iloc[-1])} left, "
+        f"{float(trace['total_time'].iloc[-1]):.0f} s of runs, incumbent {trace.attrs['incumbent']}"
+        for k0, trace in traces.items())
     return out
 
 
@@ -447,8 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     race = racing(table, specs[args.utility], args.cutoff, args.seed)
     write_csv(race, out / "racing.csv")
     print(f"\nUP against Naive under {specs[args.utility]} (seconds of runs to guarantee epsilon, "
-          f"delta 0.05); UP stopped: {race.attrs['stopped']}, final epsilon* "
-          f"{race.attrs['final_epsilon']:.3f}, incumbent {race.attrs['incumbent']}\n")
+          f"delta 0.05); {race.attrs['ends']}\n")
     print(markdown(race), flush=True)
 
     which = [w for w in args.configurators.split(",") if w]
@@ -464,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
         f"# minisat study ({len(configs)} configurations x {len(instances)} instances, cutoff "
         f"{args.cutoff:g} s CPU, seed {args.seed}; {elapsed / 60:.1f} min)",
         "## Fraction of the best utility lost", markdown(lost.reset_index()),
-        f"## UP against Naive under {specs[args.utility]}", markdown(race),
+        f"## UP against Naive under {specs[args.utility]}", race.attrs["ends"], markdown(race),
         f"## Configurators under {specs[args.utility]}", markdown(found.drop(columns="configuration"))])
     with atomic_file(out / "summary.md", overwrite=True) as handle:
         handle.write(summary + "\n")
