@@ -64,7 +64,9 @@ class ProcessRunner:
         and the process group is killed at the captime. ``"cpu"``: the
         runtime is the child's user + system CPU time (from ``os.wait4``);
         the kernel stops it at the captime rounded up to a whole second of
-        CPU (``RLIMIT_CPU``; a run past the captime still counts as capped),
+        CPU (``RLIMIT_CPU``; a run past the captime still counts as capped, also
+        one that catches the kernel's ``SIGXCPU`` and exits with a failure status,
+        as minisat does),
         and it is killed after ``wall_factor`` times the captime of elapsed
         time in case it sleeps (the kernel limit is Linux's; elsewhere only
         that one applies).
@@ -377,8 +379,11 @@ class ProcessRunner:
         if killed.is_set():
             return max(runtime, limit)
         if process.returncode not in self.exit_codes:
-            if self.clock == "cpu" and process.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
-                return max(runtime, limit)  # stopped by the CPU-time limit
+            if self.clock == "cpu" and (process.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
+                                        or runtime >= limit):
+                # stopped by the CPU-time limit, or ended by its own handler of SIGXCPU when
+                # its CPU time reached the captime (minisat prints INTERRUPTED and exits 1)
+                return max(runtime, limit)
             if self.failures == "raise":
                 raise DataError(argument_message(
                     "command", owner,
