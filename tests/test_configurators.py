@@ -201,3 +201,16 @@ def test_the_target_runner_keeps_hostile_names_as_data(tmp_path):
     assert float(done.stdout) == run["cost"] == pytest.approx(
         cost_function(SPEC)(run["runtime"], "solved", 1.0), abs=1e-15)
     assert Path(folder / "target-runner").read_text().count(repr(word)) == 1
+
+
+@pytest.mark.skipif(shutil.which("minisat") is None, reason="minisat is not installed")
+def test_minisat_stopped_at_its_cpu_limit_is_capped(tmp_path):
+    cnfgen = pytest.importorskip("cnfgen")
+    # 10 pigeons in 9 holes: about 4 s of CPU for minisat; stopped at 1 s, it prints
+    # INDETERMINATE and exits 0 with a little under 1 s of CPU reported
+    instance = tmp_path / "php.cnf"
+    instance.write_text(cnfgen.PigeonholePrinciple(10, 9).to_dimacs())
+    target = CostTarget(["minisat", "-verb=0", "{config}", "{instance}"], "pareto(0.01, 1)", 1.0,
+                        exit_codes=(10, 20), clock="cpu")
+    result = target.run([], instance)
+    assert result.status == "capped" and result.runtime >= 1.0 and result.cost == 1.0
