@@ -209,7 +209,8 @@ def test_command_examples_parse() -> None:
 
 @pytest.mark.parametrize("page", ["getting-started.md", "recipes/organiser.md",
                                   "recipes/configurator.md", "recipes/uncertainty.md",
-                                  "recipes/report.md", "recipes/sweep.md", "recipes/racing.md"])
+                                  "recipes/report.md", "recipes/sweep.md", "recipes/racing.md",
+                                  "configuring.md"])
 def test_python_examples_run(page: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # Each page's blocks run in order in one namespace, as a reader would paste them.
     monkeypatch.setenv("MPLBACKEND", "Agg")
