@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from ._numbers import real  # noqa: F401  (read here by plots, bootstrap, estimate, racing)
 from .errors import DataError, argument_message, short
 from .io import FAILURE_STATUSES, STATUSES, validate_table
 from .io.table import is_one_of
@@ -92,16 +93,6 @@ def _refuse_non_numbers(values: Any, arg: str, owner: str) -> None:
     index = next((i for i, v in enumerate(flat) if v is bad or v == bad), 0)
     name = f"{arg}[{index}]" if raw.ndim else arg
     raise DataError(argument_message(name, owner, "a number (not True/False or text)", short(bad)))
-
-
-def real(value: Any) -> float:
-    """A real number (not a bool) as a float; NaN for anything else, or beyond the float range."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        return math.nan
-    try:
-        return float(value)
-    except (OverflowError, TypeError, ValueError):  # a 400-digit int; a complex number
-        return math.nan
 
 
 def first_bad(mask: np.ndarray) -> int | None:

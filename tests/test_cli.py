@@ -524,7 +524,7 @@ def test_export_python_c_latex(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, pattern", [
     (["export", "--utility", "exp(-t/3)", "--latex", "x.tex"], "`constraints` of `derivation`"),
-    (["export", "--utility", "uniform(3)"], "one of the arguments --python --c --latex is required"),
+    (["export", "--utility", "uniform(3)"], "one of the arguments --python --c --latex --cost --irace is required"),
     (["export", "--utility", "uniform(3)", "--python", "a.py", "--c", "a.c"], "not allowed with"),
 ])
 def test_export_bad_input(capsys, argv, pattern):

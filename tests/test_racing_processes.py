@@ -109,6 +109,15 @@ def test_process_runner_cpu_limit_stops_a_busy_loop():
     assert runner.run("c", "i", 0.2) >= 0.2  # capped (the kernel stops it at 1 s of CPU)
 
 
+def test_a_solver_that_catches_the_cpu_limit_and_exits_with_a_failure_is_capped():
+    # minisat catches SIGXCPU, prints INTERRUPTED and exits 1: a capped run, not a crash
+    handler = "import signal, sys\nsignal.signal(signal.SIGXCPU, lambda *a: sys.exit(1))\nwhile True: pass"
+    runner = ProcessRunner([PYTHON, "-S", "-c", handler], clock="cpu")
+    assert 0.2 <= runner.run("c", "i", 0.2) < float("inf")
+    # a failure before the captime is still a failure
+    assert ProcessRunner([PYTHON, "-S", "-c", "raise SystemExit(1)"], clock="cpu").run("c", "i", 5.0) == float("inf")
+
+
 def test_process_runner_passes_hostile_words_as_single_arguments(tmp_path):
     out = tmp_path / "argv.json"
     echo = "import sys, json, pathlib; pathlib.Path(sys.argv[1]).write_text(json.dumps(sys.argv[2:]))"

@@ -1,13 +1,46 @@
-"""``maxent-util export``: a utility as Python, C or a LaTeX derivation."""
+"""``maxent-util export``: a utility as Python, C, a LaTeX derivation, a configurator's cost
+module or an irace set-up."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from .inputs import _read_rule
-from .core import CommandLineError
-from .files import _file_flags, _target, _write_text
+from .core import CommandLineError, _positive_int, _seconds
+from .files import _file_flags, _inside_current_folder, _target, _write_text
+
+#: options that only one target reads, and that target
+_ONLY_WITH = {"tool": ("--for", "--cost"), "run_command": ("--command", "--irace"),
+              "cutoff": ("--cutoff", "--irace"), "instances": ("--instance", "--irace"),
+              "exit_codes": ("--exit-code", "--irace"), "max_experiments": ("--max-experiments", "--irace")}
+
+
+def _check_combinations(arguments: argparse.Namespace, flag: str) -> None:
+    for dest, (option, target) in _ONLY_WITH.items():
+        if getattr(arguments, dest) is not None and flag != target:
+            raise CommandLineError(f"argument {option}: only with {target}")
+    if arguments.capped is not None and flag not in ("--cost", "--irace"):
+        raise CommandLineError("argument --capped: only with --cost or --irace")
+    if flag == "--irace":
+        for dest, option in (("run_command", "--command"), ("cutoff", "--cutoff")):
+            if getattr(arguments, dest) is None:
+                raise CommandLineError(f"argument --irace: needs {option}")
+
+
+def _export_irace(export: Any, utility: Any, arguments: argparse.Namespace, out: Any) -> int:
+    folder = Path(arguments.irace)
+    if folder.exists() and not folder.is_dir():
+        raise CommandLineError(f"argument --irace: {arguments.irace!r} is not a directory")
+    export.export_irace(folder, arguments.run_command, utility, arguments.cutoff,
+                        instances=arguments.instances or (), capped=arguments.capped or "zero",
+                        exit_codes=tuple(arguments.exit_codes or (0,)),
+                        budget=arguments.max_experiments or 1000, overwrite=arguments.force,
+                        parents=arguments.parents or _inside_current_folder(folder.parent))
+    print(f"wrote {folder}: target-runner, cost.py, scenario.txt, parameters.txt (empty: describe "
+          f"the parameters irace sets), instances.txt; run irace there", file=out)
+    return 0
 
 
 def _command_export(arguments: argparse.Namespace, out: Any) -> int:
@@ -16,13 +49,20 @@ def _command_export(arguments: argparse.Namespace, out: Any) -> int:
     except ImportError as error:  # pragma: no cover - the module ships with the package
         raise CommandLineError(f"export is unavailable: {error}") from None
     flag, path = next((f, p) for f, p in (("--python", arguments.python), ("--c", arguments.c),
-                                          ("--latex", arguments.latex_file)) if p is not None)
-    target = _target(path, flag=flag, force=arguments.force, parents=arguments.parents)
+                                          ("--latex", arguments.latex_file), ("--cost", arguments.cost),
+                                          ("--irace", arguments.irace)) if p is not None)
+    _check_combinations(arguments, flag)
     utility = _read_rule(arguments.utility)
     if not hasattr(utility, "expr"):
         raise CommandLineError(f"argument --utility: export needs a utility, not the classic rule "
                                f"{arguments.utility!r}")
-    if flag == "--python":
+    if flag == "--irace":
+        return _export_irace(export, utility, arguments, out)
+    target = _target(path, flag=flag, force=arguments.force, parents=arguments.parents)
+    if flag == "--cost":
+        export.export_cost(utility, target, tool=arguments.tool or "generic",
+                           capped=arguments.capped or "zero", overwrite=arguments.force)
+    elif flag == "--python":
         export.export_python(utility, target, overwrite=arguments.force)
     elif flag == "--c":
         _write_text(target, export.export_c(utility), force=arguments.force, flag=flag)
@@ -38,11 +78,36 @@ def _command_export(arguments: argparse.Namespace, out: Any) -> int:
 
 def add_parser(commands: Any) -> None:
     """Add ``export`` to the subcommands ``commands``."""
-    export = commands.add_parser("export", help="write a utility as Python, C or a LaTeX derivation")
+    export = commands.add_parser("export", help="write a utility as Python, C, a LaTeX derivation, "
+                                                 "a configurator's cost or an irace set-up")
     export.add_argument("--utility", required=True, metavar="SPEC")
     targets = export.add_mutually_exclusive_group(required=True)
     targets.add_argument("--python", metavar="FILE", help="a standalone Python scorer")
     targets.add_argument("--c", metavar="FILE", help="a C function")
     targets.add_argument("--latex", dest="latex_file", metavar="FILE", help="the LaTeX derivation")
+    targets.add_argument("--cost", metavar="FILE",
+                         help="a standalone cost module for a configurator (numpy, no maxent_util): "
+                              "utility(t), inverse(u), cost(runtime, status, cutoff) = 1 - u")
+    targets.add_argument("--irace", metavar="DIR",
+                         help="an irace set-up: a target runner (Python, no shell, the run killed at "
+                              "--cutoff), the cost module, scenario, parameters and instances")
+    export.add_argument("--for", dest="tool", choices=["generic", "smac", "irace", "optuna"],
+                        help="with --cost: whose convention the module documents (default generic)")
+    export.add_argument("--capped", choices=["zero", "cutoff"],
+                        help="with --cost or --irace: a capped run costs 1 (zero, the default) or "
+                             "1 - u(cutoff)")
+    # not dest "command": the top parser keeps the subcommand's name there
+    export.add_argument("--command", dest="run_command", metavar="CMD",
+                        help='with --irace: the run\'s command, with {params} and {instance}, e.g. '
+                             '"minisat {params} {instance}"')
+    export.add_argument("--cutoff", type=_seconds, metavar="SECONDS",
+                        help="with --irace: each run is stopped after this long")
+    export.add_argument("--instance", dest="instances", action="append", metavar="PATH",
+                        help="with --irace: a training instance (repeat)")
+    export.add_argument("--exit-code", dest="exit_codes", type=int, action="append", metavar="N",
+                        help="with --irace: an exit status of a run that finished (repeat; default "
+                             "0; SAT solvers 10 and 20)")
+    export.add_argument("--max-experiments", type=_positive_int, metavar="N",
+                        help="with --irace: the scenario's budget of runs (default 1000)")
     _file_flags(export)
     export.set_defaults(handler=_command_export)

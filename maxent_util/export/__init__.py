@@ -14,8 +14,12 @@ handing a utility to a tool that knows nothing of sympy.
   JSON data and load it back without deriving again: expressions are trees
   of operators from a closed list, rebuilt node by node, never evaluated
   (no pickle, no ``eval``); see ``docs/json-format.md``.
-* :func:`cost_function` turns a utility into the cost ``1 - u`` that
-  minimising configurators (SMAC3, irace) expect.
+* :func:`cost_function` turns a utility (or a spec such as ``"pareto(10, 1)"``)
+  into the cost ``1 - u`` that minimising configurators (SMAC3, irace, Optuna)
+  expect; :func:`export_cost` writes it as a standalone numpy module and
+  :func:`cost_c` as C.
+* :class:`CostTarget` runs a command under a cutoff and costs the run: the
+  target of SMAC3 and Optuna, and of the irace set-up :func:`export_irace` writes.
 
 Names and labels written into generated source are escaped (they cannot
 close a docstring, a string or a comment), and anything a code printer would
@@ -27,7 +31,8 @@ limits of ``u`` (computed symbolically at export time), and a floating-point
 breakdown at an extreme runtime gets the limit at the nearer end.
 
 The package has one module per output, over the helpers they share:
-``latex``, ``python``, ``c`` and ``cost``, above ``common``; the JSON format
+``latex``, ``python`` and ``c`` above ``common``, ``cost`` above them and ``configure`` on top (the cost's arithmetic in
+``_cost_core``, numpy only, which every cost module carries); the JSON format
 lives lower, in :mod:`maxent_util.documents`, so that the presets can ship
 their closed forms in it.
 """
@@ -35,7 +40,8 @@ their closed forms in it.
 from __future__ import annotations
 
 from .c import export_c
-from .cost import cost_function
+from .configure import CostTarget, Parameter, RunCost, export_irace, irace_parameters
+from .cost import cost_c, cost_function, export_cost
 from ..documents import JSON_FORMAT, JSON_VERSION, from_json, to_json
 from ..documents import MAX_JSON_LENGTH  # noqa: F401  (importable from here as before; not in __all__)
 from .latex import derivation, to_latex
@@ -49,6 +55,13 @@ __all__ = [
     "to_json",
     "from_json",
     "cost_function",
+    "export_cost",
+    "cost_c",
+    "CostTarget",
+    "Parameter",
+    "RunCost",
+    "export_irace",
+    "irace_parameters",
     "JSON_FORMAT",
     "JSON_VERSION",
 ]

@@ -156,7 +156,10 @@ _FROM_UTILITY = object()
 
 
 def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
-                   inverse_expr: Any = _FROM_UTILITY) -> str:
+                   inverse_expr: Any = _FROM_UTILITY, *, docstring: str | None = None,
+                   exports: tuple[str, ...] = ()) -> str:
+    """The module's source; ``docstring`` (escaped by the caller) replaces its own and
+    ``exports`` join its ``__all__`` (for a module that appends functions of its own)."""
 
     utility = utility_of(utility, owner)
     expr, parameters = bind_defaults(utility, defaults, owner, required=True)
@@ -206,14 +209,16 @@ def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
                               for s, v in parameters)
     label = utility.name or "utility"
     requirement = "numpy and scipy.special" if needs_scipy else "numpy"
+    if docstring is None:
+        docstring = (f"{doc_safe(label)}: a runtime utility exported by maxent_util {__version__}.\n\n"
+                     f"Needs {requirement} only.  The formula:\n\n    u(t) = {doc_safe(formula)}\n\n"
+                     "`utility(t, ...)` is vectorised: arrays broadcast, t <= 0 gives the exact limit "
+                     "u(0+),\nt = inf the exact limit at infinity, NaN gives NaN; no warnings are raised.\n")
     parts = [
-        f'"""{doc_safe(label)}: a runtime utility exported by maxent_util {__version__}.\n\n'
-        f"Needs {requirement} only.  The formula:\n\n    u(t) = {doc_safe(formula)}\n\n"
-        "`utility(t, ...)` is vectorised: arrays broadcast, t <= 0 gives the exact limit u(0+),\n"
-        "t = inf the exact limit at infinity, NaN gives NaN; no warnings are raised.\n"
-        '"""\n\n',
+        f'"""{docstring}"""\n\n',
         "import numpy\n" + ("import scipy.special\n" if needs_scipy else ""),
-        "\n__all__ = [\"utility\"" + (", \"inverse\"" if inverse_expr is not None else "")
+        "\n__all__ = [" + "".join(f"{name!r}, " for name in exports) + "\"utility\""
+        + (", \"inverse\"" if inverse_expr is not None else "")
         + ", \"PARAMETERS\", \"FORMULA\", \"FORMULA_LATEX\"]\n\n",
         f"FORMULA = {formula!r}\n",
         f"FORMULA_LATEX = {latex!r}\n",

@@ -1,0 +1,216 @@
+"""Real configurators (irace, SMAC3, Optuna) configuring a real command by utility.
+
+The command is a tiny "solver" (a Python script that sleeps 0.01 + scale * |x - 0.3|
+seconds, the scale read from its instance file), so each configurator's choice is known and
+some runs meet the cutoff and are killed. Every route runs through one
+:class:`~maxent_util.export.CostTarget` (one runner, one cost), and the costs each tool
+recorded are checked against the library's ``cost_function`` of the runs' measured times.
+Each test takes a few seconds; a tool that is absent skips its test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import checkout_env
+
+from maxent_util.errors import DataError, ExportError
+from maxent_util.export import CostTarget, Parameter, cost_function, export_irace, irace_parameters
+
+SPEC = "exponential(0.2)"
+CUTOFF = 0.3
+SPACE = [Parameter("x", "real", (0.0, 1.0), "--x=")]
+
+SOLVER = """\
+import sys, time
+x = float(sys.argv[1].split("=", 1)[1])
+with open(sys.argv[2]) as file:
+    scale = float(file.read())
+time.sleep(0.01 + scale * abs(x - 0.3))
+"""
+
+
+@pytest.fixture
+def problem(tmp_path):
+    solver = tmp_path / "solver.py"
+    solver.write_text(SOLVER)
+    instances = []
+    for index, scale in enumerate((0.1, 0.2, 0.3, 0.4)):
+        path = tmp_path / f"instance{index}.txt"
+        path.write_text(repr(scale))
+        instances.append(str(path))
+    return [sys.executable, str(solver), "{config}", "{instance}"], instances
+
+
+def _irace() -> str | None:
+    found = shutil.which("irace")
+    if found is None and shutil.which("Rscript"):
+        done = subprocess.run(["Rscript", "-e", 'cat(system.file("bin", "irace", package = "irace"))'],
+                              capture_output=True, text=True, timeout=60)
+        found = done.stdout.strip() or None
+    return found
+
+
+def test_irace_configures_a_real_command_with_the_library_s_cost(tmp_path, problem):
+    irace = _irace()
+    if irace is None:
+        pytest.skip("irace is not installed (Debian: r-cran-irace)")
+    command, instances = problem
+    folder = export_irace(tmp_path / "irace", [w.replace("{config}", "{params}") for w in command],
+                          SPEC, CUTOFF, space=SPACE, instances=instances, budget=18, parents=True)
+    assert sorted(p.name for p in folder.iterdir()) == ["cost.py", "instances.txt", "parameters.txt",
+                                                         "scenario.txt", "target-runner"]
+    # the runner imports this checkout's maxent_util; a tiny budget, two runs at a time
+    done = subprocess.run([irace, "--seed", "1", "--first-test", "2", "--iterations", "1",
+                           "--parallel", "2"], cwd=folder, capture_output=True, text=True,
+                          timeout=240, env=checkout_env())
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    # the costs irace recorded (rows: its instance-seed pairs, told apart by their seeds;
+    # columns: configurations), at 17 digits
+    dump = subprocess.run(["Rscript", "-e", 'load("irace.Rdata"); m <- iraceResults$experiments; '
+                           's <- iraceResults$state$.irace$instancesList$seed; '
+                           'for (i in seq_len(nrow(m))) for (j in seq_len(ncol(m))) if (!is.na(m[i, j])) '
+                           'cat(s[as.integer(rownames(m)[i])], colnames(m)[j], sprintf("%.17g", m[i, j]), "\\n")'],
+                          cwd=folder, capture_output=True, text=True, timeout=60)
+    assert dump.returncode == 0, dump.stderr
+    recorded = {(i, c): float(v) for i, c, v in (line.split() for line in dump.stdout.splitlines())}
+    runs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    assert len(runs) == len(recorded) >= 6  # 3 configurations on 2 instances at least
+    library = cost_function(SPEC)
+    statuses = set()
+    for run in runs:
+        assert recorded[(run["seed"], run["configuration"])] == run["cost"]
+        assert run["cost"] == pytest.approx(library(run["runtime"], run["status"], CUTOFF), abs=1e-15)
+        # the runner's status is the runtime's: capped at the cutoff, never past it by much
+        assert run["status"] == ("capped" if run["runtime"] >= CUTOFF else "solved")
+        statuses.add(run["status"])
+    assert run["cutoff"] == CUTOFF and "solved" in statuses
+
+
+def test_smac3_configures_a_real_command_with_the_library_s_cost(tmp_path, problem):
+    smac = pytest.importorskip("smac")
+    from ConfigSpace import ConfigurationSpace, Float
+    command, instances = problem
+    target = CostTarget(command, SPEC, CUTOFF, space=SPACE)
+    runs = []
+
+    def train(config, instance: str, seed: int = 0) -> float:
+        result = target.run(dict(config), instance)
+        runs.append((dict(config)["x"], instance, result))
+        return result.cost
+
+    space = ConfigurationSpace(seed=0)
+    space.add([Float(p.name, p.values, log=p.log) for p in SPACE])
+    scenario = smac.Scenario(space, instances=instances,
+                             instance_features={path: [k] for k, path in enumerate(instances)},
+                             n_trials=8, deterministic=True, crash_cost=1.0, seed=1,
+                             output_directory=tmp_path / "smac")
+    facade = smac.AlgorithmConfigurationFacade(scenario, train, overwrite=True, logging_level=40)
+    incumbent = facade.optimize()
+    assert 0.0 <= incumbent["x"] <= 1.0
+    library = cost_function(SPEC)
+    recorded = sorted(value.cost for value in facade.runhistory.values())
+    assert recorded == sorted(result.cost for _, _, result in runs) and len(recorded) == 8
+    for _, _, result in runs:
+        assert result.cost == pytest.approx(library(result.runtime, result.status, CUTOFF), abs=1e-15)
+
+
+def test_optuna_configures_a_real_command_with_the_library_s_cost(problem):
+    optuna = pytest.importorskip("optuna")
+    command, instances = problem
+    target = CostTarget(command, SPEC, CUTOFF, space=SPACE)
+    library = cost_function(SPEC)
+    results = {}
+
+    def objective(trial) -> float:
+        config = {p.name: trial.suggest_float(p.name, *p.values, log=p.log) for p in SPACE}
+        runs = [target.run(config, instance) for instance in instances[:2]]
+        results[trial.number] = runs
+        return float(np.mean([r.cost for r in runs]))
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=1))
+    study.optimize(objective, n_trials=6)
+    for trial in study.trials:
+        runs = results[trial.number]
+        expected = np.mean([library(r.runtime, r.status, CUTOFF) for r in runs])
+        assert trial.value == pytest.approx(expected, abs=1e-15)
+    assert study.best_value == min(t.value for t in study.trials)
+
+
+def test_a_run_past_the_cutoff_is_killed_and_costs_one(problem):
+    command, instances = problem
+    target = CostTarget(command, SPEC, 0.05)
+    result = target.run(["--x=1.0"], instances[3])  # would sleep 0.29 s
+    assert result.status == "capped" and result.cost == 1.0 and 0.05 <= result.runtime < 0.25
+    optimistic = CostTarget(command, SPEC, 0.05, capped="cutoff").run(["--x=1.0"], instances[3])
+    # 1 - u(cutoff) = 1 - exp(-0.05 / 0.2), by hand
+    assert optimistic.cost == pytest.approx(1 - math.exp(-0.25), abs=1e-15)
+    crashed = CostTarget([sys.executable, "-c", "raise SystemExit(3)", "{instance}"], SPEC, 1.0)
+    assert crashed.run([], "i") == (math.inf, "crash", 1.0)
+
+
+def test_irace_parameters_and_refusals(tmp_path):
+    space = [Parameter("var_decay", "real", (0.5, 0.99), "-var-decay="),
+             Parameter("rfirst", "integer", (10, 1000), "-rfirst=", log=True),
+             Parameter("luby", "categorical", ("-luby", "-no-luby"))]
+    assert irace_parameters(space) == ('var_decay "-var-decay=" r (0.5, 0.99)\n'
+                                       'rfirst "-rfirst=" i,log (10, 1000)\n'
+                                       'luby "" c ("-luby", "-no-luby")\n')
+    target = CostTarget(["solver", "{config}", "{instance}"], SPEC, 1.0, space=space)
+    assert target.words({"luby": "-no-luby", "var_decay": 0.9, "rfirst": 200.0}) == [
+        "-var-decay=0.9", "-rfirst=200", "-no-luby"]
+    with pytest.raises(ExportError, match=r'^`values` of `Parameter` must be text without quotes, '
+                                          r'backslashes or control characters; got \[\'\', \'a"\'\]'):
+        Parameter("p", "categorical", ('a"',))
+    with pytest.raises(ExportError, match=r"^`name` of `Parameter` must be an ASCII identifier; got 'var-decay'"):
+        Parameter("var-decay", "real", (0, 1))
+    with pytest.raises(ExportError, match=r"^`values` of `Parameter` must be \(low, high\)"):
+        Parameter("p", "real", (1, 1))
+    with pytest.raises(ExportError, match=r"^`cutoff` of `CostTarget` must be a positive finite "
+                                          r"number of seconds; got nan"):
+        CostTarget(["solver", "{instance}"], SPEC, math.nan)
+    with pytest.raises(DataError, match=r"^`command` of `ProcessRunner` must be a command whose program"):
+        CostTarget(["sh", "-c", "solver {instance}"], SPEC, 1.0)
+    export_irace(tmp_path, ["solver", "{params}", "{instance}"], SPEC, 1.0)
+    before = (tmp_path / "target-runner").read_text()
+    with pytest.raises(ExportError, match=r"^`path` of `export_irace` must be a file that does not exist yet"):
+        export_irace(tmp_path, ["other", "{instance}"], SPEC, 1.0)
+    assert (tmp_path / "target-runner").read_text() == before
+    assert os.access(tmp_path / "target-runner", os.X_OK)
+
+
+def test_the_target_runner_keeps_hostile_names_as_data(tmp_path):
+    # a command word and a utility name that would close the docstring or the list
+    word = 'x"""]; import os; os.system("false") #'
+    folder = export_irace(tmp_path, [sys.executable, "-c", "pass", word, "{params}", "{instance}"],
+                          SPEC, 1.0)
+    done = subprocess.run([sys.executable, str(folder / "target-runner"), "1", "1", "0", "inst", "-a"],
+                          capture_output=True, text=True, timeout=60, env=checkout_env())
+    assert done.returncode == 0, done.stderr
+    run = json.loads((folder / "runs.jsonl").read_text())
+    assert run["parameters"] == ["-a"] and run["status"] == "solved"
+    assert float(done.stdout) == run["cost"] == pytest.approx(
+        cost_function(SPEC)(run["runtime"], "solved", 1.0), abs=1e-15)
+    assert Path(folder / "target-runner").read_text().count(repr(word)) == 1
+
+
+@pytest.mark.skipif(shutil.which("minisat") is None, reason="minisat is not installed")
+def test_minisat_stopped_at_its_cpu_limit_is_capped(tmp_path):
+    cnfgen = pytest.importorskip("cnfgen")
+    # 10 pigeons in 9 holes: about 4 s of CPU for minisat; stopped at 1 s, it prints
+    # INDETERMINATE and exits 0 with a little under 1 s of CPU reported
+    instance = tmp_path / "php.cnf"
+    instance.write_text(cnfgen.PigeonholePrinciple(10, 9).to_dimacs())
+    target = CostTarget(["minisat", "-verb=0", "{config}", "{instance}"], "pareto(0.01, 1)", 1.0,
+                        exit_codes=(10, 20), clock="cpu")
+    result = target.run([], instance)
+    assert result.status == "capped" and result.runtime >= 1.0 and result.cost == 1.0

@@ -1,0 +1,70 @@
+"""The minisat study (benchmarks/minisat_study.py) in its --quick mode, on real minisat runs.
+
+3 configurations on 6 small random 3-CNF instances, Optuna as the configurator (irace and
+SMAC3 have tests of their own in test_configurators.py); skipped without minisat or cnfgen.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+
+import pandas as pd
+import pytest
+from conftest import PNG_SIGNATURE, ROOT
+
+from maxent_util.export import cost_function
+
+
+def _study():
+    """The script as a module, run in this process (the library is loaded already)."""
+    spec = importlib.util.spec_from_file_location("minisat_study", ROOT / "benchmarks" / "minisat_study.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(shutil.which("minisat") is None, reason="minisat is not installed")
+def test_the_quick_study_writes_every_table_from_real_runs(tmp_path, capsys):
+    pytest.importorskip("cnfgen")
+    pytest.importorskip("optuna")
+    pytest.importorskip("matplotlib")
+    study_script = _study()
+    out = tmp_path / "study"
+    assert study_script.main(["--quick", "--configurators", "optuna", "--jobs", "1", "--out", str(out)]) == 0
+    runs = pd.read_csv(out / "runs.csv")
+    assert len(runs) == 3 * 6 and set(runs["status"]) <= {"solved", "capped"}
+    assert runs["command"].str.startswith("minisat -verb=0 ").all()
+    assert runs.loc[runs["algorithm"] == "c000-default", "command"].iloc[0].split()[2:5] == [
+        "-var-decay=0.95", "-cla-decay=0.999", "-rnd-freq=0.0"]
+    study = json.loads((out / "study.json").read_text())
+    assert study["seed"] == 2024 and study["clock"] == "cpu" and len(study["instances"]) == 6
+    assert all("seed" in instance for instance in study["instances"])
+    assert study["solver_version"]
+    lost = pd.read_csv(out / "cross_utility.csv", index_col=0)
+    assert list(lost.columns) == ["uniform", "exponential", "pareto", "log_laplace"]
+    assert ((lost >= 0) & (lost <= 1)).all().all() and (lost.to_numpy().diagonal() == 0).all()
+    assert (out / "cross_utility.png").read_bytes().startswith(PNG_SIGNATURE)
+    assert list(pd.read_csv(out / "racing.csv").columns) == ["epsilon", "up_time_k0_0.01", "up_time_k0_1",
+                                                            "naive_time"]
+    found = pd.read_csv(out / "configurators.csv")
+    assert found["configurator"].tolist()[0] == "minisat default" and "Optuna" in found["configurator"].tolist()
+    assert found["held_out_utility"].between(0, 1).all()
+    # the default's held-out utility is the library's, from the table's runs
+    utility = study["utilities"]["pareto"]
+    instances = [i["instance"] for i in study["instances"]]
+    held_out = runs[runs["instance"].isin(instances[1::2]) & (runs["algorithm"] == "c000-default")]
+    expected = 1 - cost_function(utility)(held_out["runtime"].to_numpy(), held_out["status"].to_numpy(),
+                                          held_out["cutoff"].to_numpy()).mean()
+    assert found["held_out_utility"].iloc[0] == pytest.approx(expected, abs=1e-12)
+    assert (out / "summary.md").read_text().startswith("# minisat study (3 configurations x 6 instances")
+    # the analysis again from the recorded runs, without running them
+    again = tmp_path / "again"
+    assert study_script.main(["--quick", "--configurators", "", "--from-runs", str(out), "--out", str(again)]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(again / "runs.csv"), runs)
+    pd.testing.assert_frame_equal(pd.read_csv(again / "cross_utility.csv", index_col=0), lost)
+    # nothing is overwritten without being asked
+    capsys.readouterr()
+    assert study_script.main(["--quick", "--out", str(out)]) == 2
+    assert "pass --force" in capsys.readouterr().err
