@@ -129,6 +129,7 @@ def main() -> None:
     write(OUT / "aslib-scenario" / "algorithm_runs.arff", runs.encode())
     write(OUT / "waits.csv", waits().encode())
     write(OUT / "answers.toml", ANSWERS.encode())
+    write(OUT / "patience.toml", PATIENCE.encode())
 
 
 #: the designer's answers file of docs/cli.md
@@ -139,6 +140,14 @@ tail = "1 in 10 after 50 min"
 value = "money"
 cost_per_hour = 12.5
 solution_value = 200
+"""
+
+
+#: the designer's answers of docs/recipes/design.md: a solution worth the same whenever it comes
+PATIENCE = """captime = "facts"
+longest = "1h"
+median = "10 min"
+value = "constant"
 """
 
 
