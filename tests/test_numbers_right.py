@@ -220,15 +220,23 @@ def typed_laws():
     return _typed_laws()
 
 
+#: S(t) by quadrature, per (law, runtime): the same law and points serve several tests
+_QUADRATURE: dict = {}
+
+
 def _survival_by_quadrature(law, runtimes):
     """S(t) = int_t^oo f by mpmath quadrature of the law's own pdf, split at its breakpoints."""
-    density = sympy.lambdify(kappa, law.pdf, "mpmath")
+    density = None
     ends = [float(b) for b in law.breakpoints if b.is_finite]
     values = []
     with mpmath.workdps(30):
         for runtime in runtimes:
-            points = [runtime] + [b for b in ends if b > runtime] + [mpmath.inf]
-            values.append(float(mpmath.quad(density, points)))
+            key = (law, float(runtime))
+            if key not in _QUADRATURE:
+                density = density or sympy.lambdify(kappa, law.pdf, "mpmath")
+                points = [runtime] + [b for b in ends if b > runtime] + [mpmath.inf]
+                _QUADRATURE[key] = float(mpmath.quad(density, points))
+            values.append(_QUADRATURE[key])
     return np.array(values)
 
 
