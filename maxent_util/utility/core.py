@@ -132,7 +132,6 @@ def captime_parameter(kappa0: Any, owner: str) -> sympy.Expr:
 # Utility
 # ---------------------------------------------------------------------------
 
-@kept_by_srepr(128)
 def _number_stand_ins(expr: sympy.Expr) -> tuple[sympy.Expr, dict]:
     """``expr`` with each numeric part other than an integer (a Float, a fraction, a radical
     such as 12768985843505859375**(1/50)) replaced by a symbol of its sign, and the way back.
@@ -155,6 +154,7 @@ def _number_stand_ins(expr: sympy.Expr) -> tuple[sympy.Expr, dict]:
     return visit(expr), {dummy: number for number, dummy in numbers.items()}
 
 
+@kept_by_srepr(128)
 def _inverse_of(expr: sympy.Expr) -> sympy.Expr | None:
     """``u^{-1}(y)`` of a utility expression solved piece by piece, or None without a closed
     form; kept per process (several utilities share one expression: a preset's, a copy's)."""
