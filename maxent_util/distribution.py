@@ -896,16 +896,15 @@ class _QuadratureLaw:
         return self._vectorised(values, upper_tail=True)
 
 
-class _QuadratureSurvival(Utility):
-    """The step utility u(t) = S(t) of a law whose CDF sympy could not integrate: its
-    expression holds the unevaluated integral, its values come from quadrature."""
+class _SurvivalByValues(Utility):
+    """The step utility u(t) = S(t) of a law without parameters, valued by a numeric survival
+    function (``_survival``) instead of a compiled closed form."""
 
-    def __init__(self, expr: Any, law: _QuadratureLaw, *, name: str | None = None) -> None:
-        super().__init__(expr, name=name)
-        self._law = law
+    def _survival(self, runtimes: Any) -> Any:
+        raise NotImplementedError
 
     def __call__(self, runtimes: Any, *args: Any, **params: Any) -> float | np.ndarray:
-        """The utility of runtimes, S(t), by quadrature of the law's density.
+        """The utility of runtimes, S(t), from the law's numeric survival function.
 
         Parameters
         ----------
@@ -928,12 +927,24 @@ class _QuadratureSurvival(Utility):
         if args or params:
             raise UtilityError(argument_message(
                 "values", owner, "none: the law has no parameters", args or params))
-        return self._law.sf(as_float(runtimes, "t", owner))
+        return self._survival(as_float(runtimes, "t", owner))
 
 
-class _NumericSurvival(Utility):
-    """The step utility u(t) = S(t) of a law from derive's fast route, valued by its
-    double-precision law at once; its expression (the closed form) is built when first read."""
+class _QuadratureSurvival(_SurvivalByValues):
+    """u(t) = S(t) of a law whose CDF sympy could not integrate: its expression holds the
+    unevaluated integral, its values come from mpmath quadrature of the density."""
+
+    def __init__(self, expr: Any, law: _QuadratureLaw, *, name: str | None = None) -> None:
+        super().__init__(expr, name=name)
+        self._law = law
+
+    def _survival(self, runtimes: Any) -> Any:
+        return self._law.sf(runtimes)
+
+
+class _NumericSurvival(_SurvivalByValues):
+    """u(t) = S(t) of a law from derive's fast route, valued by its double-precision law at
+    once; its expression (the closed form) is built when first read."""
 
     _not_compared = frozenset({"distribution", "expr"})
 
@@ -966,32 +977,8 @@ class _NumericSurvival(Utility):
     def _breakpoints(self) -> list[float]:
         return [float(end) for end in self._law.numeric.problem.ends if 0 < end < math.inf]
 
-    def __call__(self, runtimes: Any, *args: Any, **params: Any) -> float | np.ndarray:
-        """The utility of runtimes, S(t), from the law in double precision.
-
-        Parameters
-        ----------
-        runtimes : float or array_like of float
-            The runtimes ``t``.
-        *args, **params : float
-            None: the law has no parameters.
-
-        Returns
-        -------
-        float or numpy.ndarray
-            A float for a scalar runtime, else an array of its shape.
-
-        Raises
-        ------
-        UtilityError
-            For parameter values (the law has none) or runtimes that are not real numbers.
-        """
-        owner = f"utility of {self.name}" if self.name else "utility"
-        if args or params:
-            raise UtilityError(argument_message(
-                "values", owner, "none: the law has no parameters", args or params))
-        values = np.asarray(as_float(runtimes, "t", owner), dtype=float)
-        out = self._law.numeric.sf(values)
+    def _survival(self, runtimes: Any) -> Any:
+        out = self._law.numeric.sf(np.asarray(runtimes, dtype=float))
         return float(out) if out.ndim == 0 else out
 
 
