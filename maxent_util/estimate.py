@@ -98,10 +98,15 @@ def _hoeffding_half_width(n: int, level: float) -> float:
 
 def fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray]:
     """The scorer of a utility with every parameter given a value."""
-    expr = utility_expression(utility, owner)
-    parameters = parameters_of(expr, owner)
-    if parameters or q in expr.free_symbols:
-        free = tuple(s.name for s in parameters) + (("q",) if q in expr.free_symbols else ())
+    if isinstance(utility, Utility):
+        # asked of the utility, not of its expression: a derived law's utility is valued
+        # before (and without) its closed form being built
+        parameters, quality = utility.parameters, q in utility.variables
+    else:
+        expr = utility_expression(utility, owner)
+        parameters, quality = parameters_of(expr, owner), q in expr.free_symbols
+    if parameters or quality:
+        free = tuple(s.name for s in parameters) + (("q",) if quality else ())
         raise UtilityError(argument_message(
             "utility", owner, "free of unset parameters", free,
             "Give them values first, e.g. utility.subs(kappa0=60)."))

@@ -286,3 +286,20 @@ def test_derive_many_mixes_routes_and_refuses_like_derive():
         mu.derive_many([(Mean(2),)], digits=3)
     with pytest.raises(MaxEntError):
         mu.derive_many([(Support(0, 10), Mean(3)), (Support(0, 10), Mean(12))])
+
+
+def test_score_and_rank_value_a_fast_law_without_building_its_closed_form():
+    import pandas as pd
+
+    law = derive(Support(0, 100), Mean(R(173, 10)))
+    runtimes = [1.0, 5.0, 50.0, 200.0]
+    estimate = mu.score(runtimes, law.utility()).estimate
+    table = pd.DataFrame({"algorithm": ["a"] * 2 + ["b"] * 2, "instance": ["i", "j"] * 2,
+                          "runtime": [1.0, 50.0, 5.0, 200.0], "status": ["solved"] * 4,
+                          "cutoff": [300.0] * 4})
+    ranked = mu.rank(table, {"law": law.utility()})
+    assert not law.built
+    # the same numbers from the closed form, compiled (reference: the full route's own utility)
+    closed = derive(Support(0, 100), Mean(R(173, 10)), digits=30).utility()
+    assert estimate == pytest.approx(float(np.mean(closed(np.array(runtimes)))), rel=1e-12)
+    assert ranked.loc["a", "law"] == pytest.approx(float(np.mean(closed(np.array([1.0, 50.0])))), rel=1e-12)
