@@ -57,7 +57,8 @@ def _split_points(law, low: float, high: float) -> list:
     is evaluated by mpmath alone."""
     numeric = law.numeric
     problem = numeric.problem
-    ends = np.where(problem.logarithmic[numeric._segment], np.exp(numeric._left), numeric._left)
+    with np.errstate(over="ignore"):  # exp of a linear piece's ends is computed, then not taken
+        ends = np.where(problem.logarithmic[numeric._segment], np.exp(numeric._left), numeric._left)
     ends = ends[(ends > low) & (ends < high)]
     ends = ends[:: max(1, len(ends) // 40)]
     points = sorted({low, *(float(e) for e in problem.ends if low < e < high), *map(float, ends)})
