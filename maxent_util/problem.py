@@ -639,3 +639,25 @@ def float_stand_ins(expr: sympy.Expr) -> tuple[sympy.Expr, dict]:
             continue
         stand_ins[number] = sympy.Dummy("c", positive=True) if number > 0 else sympy.Dummy("c", negative=True)
     return expr.xreplace(stand_ins), {dummy: number for number, dummy in stand_ins.items()}
+
+
+def number_stand_ins(expr: sympy.Expr) -> tuple[sympy.Expr, dict]:
+    """``expr`` with each numeric part other than an integer (a Float, a fraction, a radical
+    such as 12768985843505859375**(1/50)) replaced by a symbol of its sign, and the way back.
+    sympy solves c*t**(-a) = y at once with symbols, but checks roots with exact radicals by
+    factoring their integers, which overflows or runs out its time."""
+    numbers: dict = {}
+
+    def visit(node: sympy.Expr) -> sympy.Expr:
+        if node.is_number and not node.is_Integer and node.is_real:
+            if node not in numbers:
+                positive = node.is_positive
+                if positive is None:
+                    return node
+                numbers[node] = sympy.Dummy("c", positive=True) if positive else sympy.Dummy("c", negative=True)
+            return numbers[node]
+        if not node.args:
+            return node
+        return node.func(*(visit(arg) for arg in node.args))
+
+    return visit(expr), {dummy: number for number, dummy in numbers.items()}

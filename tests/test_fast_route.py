@@ -66,53 +66,44 @@ def _split_points(law, low: float, high: float) -> list:
     return points
 
 
-def _mpmath_sf(law, x: float) -> float:
-    """S(x) by mpmath quadrature of exp(-1 - lambda_0 - sum lambda_i g_i) written out from the
-    constraints (not from the library's quadrature)."""
+def _feature_at(f, k):
+    """g(k) of one of the fast route's features, in mpmath, from its coefficients."""
+    value = f.a * k + f.e
+    if f.b or f.d:
+        s = mpmath.log(k) - f.c
+        value += f.b * s + f.d * s * s
+    if f.extra is not None:
+        value += mpmath.mpf(float(f.extra(np.array([float(k)]))[0]))
+    return value
+
+
+def _mpmath_density(law):
+    """k -> exp(-1 - lambda_0 - sum lambda_i g_i(k) 1_i(k)), written out from the constraints'
+    features (not from the library's quadrature)."""
     numeric = law.numeric
     lam = [mpmath.mpf(float(v)) for v in numeric.multipliers]
     lambda_0 = mpmath.mpf(numeric.lambda_0)
     features = numeric.problem.features
 
     def density(k):
-        total = 0
-        for value, f in zip(lam, features):
-            if f.lower <= k < f.upper:
-                g = f.a * k + f.e
-                if f.b or f.d:
-                    s = mpmath.log(k) - f.c
-                    g += f.b * s + f.d * s * s
-                if f.extra is not None:
-                    g += mpmath.mpf(float(f.extra(np.array([float(k)]))[0]))
-                total += value * g
-        return mpmath.exp(-1 - lambda_0 - total)
+        return mpmath.exp(-1 - lambda_0 - sum(l * _feature_at(f, k) for l, f in zip(lam, features)
+                                              if f.lower <= k < f.upper))
+    return density
 
+
+def _mpmath_sf(law, x: float) -> float:
+    """S(x) by mpmath quadrature of the density."""
     with mpmath.workdps(25):
-        return float(mpmath.quad(density, _split_points(law, x, numeric.support[1])))
+        return float(mpmath.quad(_mpmath_density(law), _split_points(law, x, law.numeric.support[1])))
 
 
 def _mpmath_expectation(law, feature) -> float:
     """E[g] of one feature under the law, by mpmath quadrature over the feature's region."""
     numeric = law.numeric
-    lam = [mpmath.mpf(float(v)) for v in numeric.multipliers]
-    features = numeric.problem.features
-
-    def g(f, k):
-        value = f.a * k + f.e
-        if f.b or f.d:
-            s = mpmath.log(k) - f.c
-            value += f.b * s + f.d * s * s
-        if f.extra is not None:
-            value += mpmath.mpf(float(f.extra(np.array([float(k)]))[0]))
-        return value
-
-    def density(k):
-        return mpmath.exp(-1 - mpmath.mpf(numeric.lambda_0)
-                          - sum(l * g(f, k) for l, f in zip(lam, features) if f.lower <= k < f.upper))
-
+    density = _mpmath_density(law)
     low, high = max(feature.lower, numeric.support[0]), min(feature.upper, numeric.support[1])
     with mpmath.workdps(25):
-        return float(mpmath.quad(lambda k: g(feature, k) * density(k), _split_points(law, low, high)))
+        return float(mpmath.quad(lambda k: _feature_at(feature, k) * density(k), _split_points(law, low, high)))
 
 
 @pytest.mark.parametrize("constraints, problem", CASES, ids=lambda c: str(c)[:60])

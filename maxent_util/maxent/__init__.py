@@ -326,7 +326,7 @@ def _fast_law(constraints: tuple, timeout: float | None, method: str,
         raise timed_out(f"derive({', '.join(map(repr, constraints))})", timeout)
     law = None
     if numeric is not None:
-        law = CaptimeDistribution._on_demand(constraints, numeric.support_exprs(constraints), numeric,
+        law = CaptimeDistribution._on_demand(constraints, support_of(constraints), numeric,
                                              functools.partial(_built, constraints, method), timeout)
     keep(_fast_laws, key, law, _FAST_KEPT)
     return law

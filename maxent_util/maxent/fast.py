@@ -337,7 +337,7 @@ class FastProblem:
             return None
         left_a, right_a, owner_a = np.concatenate(left), np.concatenate(right), np.concatenate(owner)
         # 2. bisect every panel that disagrees with its two halves
-        done_left, done_right, done_owner, done_values = [], [], [], []
+        done_left, done_right, done_owner = [], [], []
         total = None
         for _ in range(_MAX_ROUNDS):
             middle = (left_a + right_a) / 2
@@ -352,7 +352,6 @@ class FastProblem:
             done_left.append(left_a[good])
             done_right.append(right_a[good])
             done_owner.append(owner_a[good])
-            done_values.append(whole[good])
             if good.all():
                 break
             bad = ~good
@@ -511,6 +510,14 @@ class FastProblem:
             rule = None  # build one at the multipliers reached
         return None
 
+    def _tail_reached(self, rule: _Rule, lam: np.ndarray, drop: float) -> bool:
+        """Whether the density where ``rule`` cut a tail off is within ``drop`` (in log) of its
+        peak at ``lam``: the mass has moved to where the rule no longer reaches."""
+        if not len(rule.cut_z):
+            return False
+        peak = np.max(rule.log_jacobian - rule.features @ lam)
+        return bool(np.max(self.exponent(lam, rule.cut_segment, rule.cut_z)) > peak - drop)
+
     def _still_holds(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether a rule built at other multipliers is as good at ``lam`` as one built there:
         the constraints hold under it, every panel still agrees with its two halves, and no
@@ -519,9 +526,9 @@ class FastProblem:
         spread = np.sqrt(np.maximum(np.diag(cov), 0.0))
         if not np.all(np.abs(self.values - mean) <= _TOLERANCE * np.maximum(scale, spread)):
             return False
-        peak = float(np.max(rule.log_jacobian - rule.features @ lam))
-        if len(rule.cut_z) and np.max(self.exponent(lam, rule.cut_segment, rule.cut_z)) > peak - _TAIL + 10:
+        if self._tail_reached(rule, lam, _TAIL - 10):
             return False
+        peak = float(np.max(rule.log_jacobian - rule.features @ lam))
         middle = (rule.left + rule.right) / 2
         # each panel by its own nodes (the rule's), and by a rule over each of its halves
         with np.errstate(under="ignore"):
@@ -546,11 +553,8 @@ class FastProblem:
             spread = np.sqrt(np.maximum(np.diag(cov), 0.0))
             if np.all(np.abs(gradient) <= _TOLERANCE * np.maximum(scale, spread)):
                 return lam, steps, moments
-            if steps and len(rule.cut_z):
-                peak = np.max(rule.log_jacobian - rule.features @ lam)
-                edges = self.exponent(lam, rule.cut_segment, rule.cut_z)
-                if np.max(edges) > peak - _TAIL / 2:
-                    return lam, steps, moments  # the mass moved to where this rule was cut
+            if steps and self._tail_reached(rule, lam, _TAIL / 2):
+                return lam, steps, moments  # the mass moved to where this rule was cut
             try:
                 step = np.linalg.solve(cov, -gradient)
             except np.linalg.LinAlgError:
@@ -602,31 +606,22 @@ class NumericLaw:
     def __init__(self, problem: FastProblem, lam: np.ndarray, log_z: float, rule: _Rule) -> None:
         self.problem = problem
         self.multipliers = lam
-        self.log_z = log_z
-        self.lambda_0 = log_z - 1.0
         self.support = (problem.lower, problem.upper)
-        # the mass of every panel, and the masses before and after it
-        phi = -(rule.features @ lam) - log_z
-        with np.errstate(under="ignore"):
-            mass = (rule.weight * np.exp(phi)).reshape(len(rule.left), len(_NODES)).sum(axis=1)
         self.rule = rule
         self._left, self._right, self._segment = rule.left, rule.right, rule.segment
+        # the probability at every node, and the mass of every panel
+        with np.errstate(under="ignore"):
+            nodes = rule.weight * np.exp(-(rule.features @ lam) - log_z)
         # the exponent's terms can reach hundreds (log kappa near -690), so each exp() carries a
         # relative rounding of about |exponent| * 1e-16: the masses are scaled to sum to 1
-        total = float(mass.sum())
-        mass = mass / total
+        total = float(nodes.sum())
+        self._nodes_probability = nodes / total
         self.log_z = log_z + math.log(total)
         self.lambda_0 = self.log_z - 1.0
+        mass = self._nodes_probability.reshape(len(rule.left), len(_NODES)).sum(axis=1)
         self._before = np.concatenate([[0.0], np.cumsum(mass)[:-1]])
         self._after = np.concatenate([np.cumsum(mass[::-1])[::-1][1:], [0.0]])
         self._total = float(mass.sum())
-
-    def support_exprs(self, constraints: Sequence[Any]) -> tuple:
-        """The support as the constraints state it (sympy values)."""
-        for constraint in constraints:
-            if type(constraint) is Support:
-                return (constraint.lower, constraint.upper)
-        return (sympy.Integer(0), sympy.oo)
 
     def _log_density(self, segment: np.ndarray, z: np.ndarray) -> np.ndarray:
         return self.problem.exponent(self.multipliers, segment, z) - self.log_z
@@ -721,13 +716,7 @@ class NumericLaw:
 
     def expectation(self, g: Callable[[np.ndarray], np.ndarray]) -> float:
         """E[g(kappa)] by the law's quadrature."""
-        problem = self.problem
-        nodes, weights, owner = problem._nodes(self._segment, self._left, self._right)
-        k, jacobian, _ = problem._at(owner, nodes)
-        phi = self._log_density(owner, nodes)
-        with np.errstate(under="ignore"):
-            p = weights * np.exp(phi)
-        return float(p @ np.asarray(g(k), dtype=float))
+        return float(self._nodes_probability @ np.asarray(g(self.rule.kappa), dtype=float))
 
     def mean(self) -> float:
         """E[kappa]."""

@@ -24,7 +24,7 @@ import scipy
 from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
 from ..expressions import as_expression
-from ..problem import kept_by_srepr
+from ..problem import kept_by_srepr, number_stand_ins
 from ..scorer import compile_scorer
 from ..symbols import kappa, q, t
 from .checks import UtilityCheck, check_utility
@@ -132,28 +132,6 @@ def captime_parameter(kappa0: Any, owner: str) -> sympy.Expr:
 # Utility
 # ---------------------------------------------------------------------------
 
-def _number_stand_ins(expr: sympy.Expr) -> tuple[sympy.Expr, dict]:
-    """``expr`` with each numeric part other than an integer (a Float, a fraction, a radical
-    such as 12768985843505859375**(1/50)) replaced by a symbol of its sign, and the way back.
-    sympy solves c*t**(-a) = y at once with symbols, but checks roots with exact radicals by
-    factoring their integers, which overflows or runs out its time."""
-    numbers: dict = {}
-
-    def visit(node: sympy.Expr) -> sympy.Expr:
-        if node.is_number and not node.is_Integer and node.is_real:
-            if node not in numbers:
-                positive = node.is_positive
-                if positive is None:
-                    return node
-                numbers[node] = sympy.Dummy("c", positive=True) if positive else sympy.Dummy("c", negative=True)
-            return numbers[node]
-        if not node.args:
-            return node
-        return node.func(*(visit(arg) for arg in node.args))
-
-    return visit(expr), {dummy: number for number, dummy in numbers.items()}
-
-
 @kept_by_srepr(128)
 def _inverse_of(expr: sympy.Expr) -> sympy.Expr | None:
     """``u^{-1}(y)`` of a utility expression solved piece by piece, or None without a closed
@@ -170,7 +148,7 @@ def _inverse_of(expr: sympy.Expr) -> sympy.Expr | None:
             continue
         # sympy solves c*(t/k)**(-a) = y at once with symbols a, c, k, but grinds out its whole
         # time limit with 30-digit Floats (a typed or numeric law): solve with stand-ins
-        stand_in, numbers = _number_stand_ins(piece)
+        stand_in, numbers = number_stand_ins(piece)
         solutions = try_symbolic(lambda: sympy.solve(sympy.Eq(stand_in, y), t), SOLVE_SECONDS)
         if solutions and numbers:
             solutions = [s.xreplace(numbers) for s in solutions]
