@@ -351,9 +351,9 @@ class _Reader:
         # arithmetic, so only a text that would be refused changes
         try:
             text = seconds_in_text(text)
-        except DurationError:
-            raise _Refused("an expression whose durations go from the largest unit down "
-                           "(such as 1h30min) with exponents of at most 30") from None
+        except DurationError as error:
+            raise _Refused(getattr(error, "requirement", "an expression whose durations are "
+                                   "read by maxent_util.durations")) from None
         self.text = text
         try:
             tree = ast.parse(text, mode="eval")
