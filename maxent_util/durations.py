@@ -400,7 +400,8 @@ def readable_duration(seconds: float) -> str:
     text = f"{value:.4g} s"
     if not (value == value) or value in (float("inf"), float("-inf")):
         return text
-    for name, size in (("weeks", 604800), ("days", 86400), ("h", 3600), ("min", 60)):
-        if abs(value) >= size * (2 if name in ("weeks", "days") else 1):
+    for name, size in (("years", 31557600), ("weeks", 604800), ("days", 86400), ("h", 3600),
+                       ("min", 60)):
+        if abs(value) >= size * (2 if name in ("years", "weeks", "days") else 1):
             return f"{text} ({value / size:.3g} {name})"
     return text
