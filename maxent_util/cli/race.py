@@ -59,7 +59,9 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
         found = naive(runner, None, None, utility, arguments.epsilon, arguments.delta, captime,
                       seed=arguments.seed)
         record = {"procedure": "naive", "data": label, "utility": spec, "delta": found.delta,
-                  "epsilon": found.epsilon, "captime": found.captime, "m": found.m,
+                  "epsilon": found.epsilon, "run_limit": found.captime,
+                  # "captime": the run limit by its name before 0.4, kept for readers of 0.3
+                  "captime": found.captime, "m": found.m,
                   "configurations": len(runner.configs), "incumbent": str(found.configuration),
                   "total_time": found.total_time}
         if arguments.json:
