@@ -118,6 +118,10 @@ FUNCTIONS: dict[str, tuple[Callable[..., sympy.Expr], tuple[int, ...]]] = {
 }
 
 
+#: a number and a word: meant as a duration, by a unit the duration reader does not know
+_NUMBER_AND_WORD = re.compile(r"\s*[0-9][0-9.eE+-]*\s*[A-Za-z]+\s*", re.ASCII)
+
+
 class _Refused(Exception):
     """Why a text was refused (turned into the caller's error with its argument name)."""
 
@@ -351,13 +355,16 @@ class _Reader:
         # arithmetic, so only a text that would be refused changes
         try:
             text = seconds_in_text(text)
-        except DurationError:
-            raise _Refused("an expression whose durations go from the largest unit down "
-                           "(such as 1h30min) with exponents of at most 30") from None
+        except DurationError as error:
+            raise _Refused(getattr(error, "requirement", "an expression whose durations are "
+                                   "read by maxent_util.durations")) from None
         self.text = text
         try:
             tree = ast.parse(text, mode="eval")
         except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as error:
+            if _NUMBER_AND_WORD.fullmatch(text):  # "90 mn", "1 fortnight": a unit we do not know
+                raise _Refused("an arithmetic expression, or a duration with a unit of ms, s, "
+                               "min, h, d or w (such as 90 min or 2 weeks)") from error
             raise _Refused("an arithmetic expression") from error
         return self.node(tree.body, 0)
 

@@ -423,7 +423,8 @@ def _parse_family(spec: Any, owner: str) -> CaptimeDistribution:
     name = aliases.get(name, name)
     if name not in FAMILIES:
         raise UtilityError(argument_message(
-            "spec", owner, f"a call of one of {', '.join(FAMILIES)}", spec))
+            "spec", owner, f"a call of one of {', '.join(FAMILIES)}", spec,
+            _nearest(name, [*FAMILIES, *aliases])))
     expected = FAMILIES[name]
     if len(node.args) != len(expected):
         raise UtilityError(argument_message(
@@ -438,6 +439,14 @@ def _parse_family(spec: Any, owner: str) -> CaptimeDistribution:
             raise UtilityError(str(exc)) from None
         args.append(value)
     return _PRESETS[name](*args)
+
+
+def _nearest(name: str, names: list[str]) -> str | None:
+    """'Did you mean ...?' for a misspelt preset (difflib's closest, if any is close)."""
+    import difflib
+
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    return f"Did you mean {close[0]!r}?" if close else None
 
 
 def parse_utility(spec: str) -> Utility:

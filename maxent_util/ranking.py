@@ -255,6 +255,11 @@ def parse_rule(spec: str) -> "Utility | PAR | Solved":
             pass  # not a number after all: read as an expression below
     if text.lower() == "solved":
         return Solved()
+    near_classic = re.fullmatch(r"(?i)par\s*[_ ]?\s*([0-9]+(?:\.[0-9]*)?)", text)
+    if near_classic:  # PAR2, PAR 2, par_2: the competitions' PAR-2, written another way
+        raise UtilityError(argument_message(
+            "spec", "parse_rule", "a preset call, an expression in t, 'PAR-k' or 'solved'", spec,
+            f"Did you mean 'PAR-{near_classic.group(1)}'?"))
     if _mentions_runtime(text):
         # an expression in t: preset parameters never involve the runtime
         return Utility(text, name=text)

@@ -1,4 +1,4 @@
-"""How many capped runs, and at which captime, estimate a score to a given accuracy.
+"""How many runs, and at which run limit, estimate a score to a given accuracy.
 
 The paper's estimation theorem (Section 4, proved in Appendix A): to estimate
 :math:`E[u(T)]` within :math:`\\epsilon` with probability :math:`1-\\delta`,
@@ -17,6 +17,7 @@ even one with infinite mean: utilities, unlike runtimes, are bounded.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -46,8 +47,10 @@ class Plan:
         ``epsilon`` of :math:`E[u(T)]` with probability at least ``1 - delta``.
     runs : int
         Number of capped runs, :math:`m`.
-    captime : float
-        Cap each run at :math:`u^{-1}(\\epsilon/2)`.
+    run_limit : float
+        Stop each run at :math:`u^{-1}(\\epsilon/2)` seconds (``captime``, its name before
+        0.4, still reads it, with a DeprecationWarning: the captime is the user's patience,
+        a law; where a plan stops a run is a run limit).
     min_total_time : float
         :math:`m\\,u^{-1}(2\\epsilon)`: some algorithm needs at least this
         much time in total (the second lemma of the proof).
@@ -58,9 +61,16 @@ class Plan:
     epsilon: float
     delta: float
     runs: int
-    captime: float
+    run_limit: float
     min_total_time: float
     max_total_time: float
+
+    @property
+    def captime(self) -> float:
+        """The run limit, by its name before 0.4 (deprecated: read ``run_limit``)."""
+        warnings.warn("Plan.captime is Plan.run_limit: the captime is the user's patience, "
+                      "where a plan stops a run is its run limit", DeprecationWarning, stacklevel=2)
+        return self.run_limit
 
 
 def _number_in(value: Any, arg: str, requirement: str, inside: Callable[[float], bool]) -> float:
@@ -99,7 +109,7 @@ def _as_utility(utility: Any) -> Utility:
 
 
 def plan(epsilon: float, delta: float, utility: Any) -> Plan:
-    """Number of runs and captime that estimate a score within ``epsilon``.
+    """Number of runs and run limit that estimate a score within ``epsilon``.
 
     Parameters
     ----------
@@ -115,7 +125,7 @@ def plan(epsilon: float, delta: float, utility: Any) -> Plan:
     Returns
     -------
     Plan
-        The number of runs ``m``, the captime :math:`u^{-1}(\\epsilon/2)` and the bounds
+        The number of runs ``m``, the run limit :math:`u^{-1}(\\epsilon/2)` and the bounds
         on the total time.
 
     Raises
@@ -136,7 +146,7 @@ def plan(epsilon: float, delta: float, utility: Any) -> Plan:
     >>> p = plan(0.1, 0.05, sympy.exp(-t / 10))
     >>> p.runs
     666
-    >>> round(p.captime, 4)  # -10 ln(0.05)
+    >>> round(p.run_limit, 4)  # -10 ln(0.05)
     29.9573
     """
     eps = _number_in(epsilon, "epsilon", "a number in (0, 1/2]", lambda x: 0.0 < x <= 0.5)
@@ -144,10 +154,10 @@ def plan(epsilon: float, delta: float, utility: Any) -> Plan:
     fixed_scorer(utility, "plan")  # rejects non-utilities and unset parameters
     u = _as_utility(utility)
     runs = _run_count(eps, dlt)
-    captime = float(u.inverse(eps / 2.0))
+    run_limit = float(u.inverse(eps / 2.0))
     shortest = float(u.inverse(2.0 * eps))
-    return Plan(epsilon=eps, delta=dlt, runs=runs, captime=captime,
-                min_total_time=runs * shortest, max_total_time=runs * captime)
+    return Plan(epsilon=eps, delta=dlt, runs=runs, run_limit=run_limit,
+                min_total_time=runs * shortest, max_total_time=runs * run_limit)
 
 
 def _draw(sampler: Any, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
@@ -173,7 +183,7 @@ def simulate_plan(plan: Plan, sampler: Callable[..., Any] | Any, utility: Any,
                   trials: int = 1000, rng: Any = None, *, truth: float | None = None) -> float:
     """Fraction of simulated experiments whose capped estimate is within epsilon.
 
-    Each trial draws ``plan.runs`` runtimes, caps them at ``plan.captime``
+    Each trial draws ``plan.runs`` runtimes, caps them at ``plan.run_limit``
     and averages :math:`u(\\min(t, \\kappa))`, the estimator of the theorem;
     it succeeds if that lies within ``plan.epsilon`` of the true
     :math:`E[u(T)]`. By the theorem the fraction is at least
@@ -249,6 +259,6 @@ def simulate_plan(plan: Plan, sampler: Callable[..., Any] | Any, utility: Any,
     for start in range(0, trials, block):
         count = min(block, trials - start)
         samples = _draw(sampler, (count, plan.runs), generator)
-        estimates = np.asarray(u(np.minimum(samples, plan.captime)), dtype=float).mean(axis=1)
+        estimates = np.asarray(u(np.minimum(samples, plan.run_limit)), dtype=float).mean(axis=1)
         hits += int(np.count_nonzero(np.abs(estimates - truth) < plan.epsilon))
     return hits / trials

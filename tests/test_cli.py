@@ -463,12 +463,12 @@ def test_plan_json_equals_the_library(capsys):
     assert status == 0
     record = json.loads(out)
     expected = plan(0.1, 0.05, families.parse_utility("exponential(10)"))
-    for field in ("runs", "captime", "min_total_time", "max_total_time"):
+    for field in ("runs", "run_limit", "min_total_time", "max_total_time"):
         assert record[field] == getattr(expected, field)
     # hand (estimation theorem): m = ceil(ln(2/0.05)/2 * (1.9/0.1)^2) = 666,
     # captime u^-1(0.05) = -10 ln 0.05, shortest u^-1(0.2) = -10 ln 0.2
     assert record["runs"] == math.ceil(math.log(40) / 2 * 19 ** 2) == 666
-    assert record["captime"] == pytest.approx(-10 * math.log(0.05), rel=1e-10)
+    assert record["run_limit"] == pytest.approx(-10 * math.log(0.05), rel=1e-10)
     assert record["min_total_time"] == pytest.approx(666 * -10 * math.log(0.2), rel=1e-10)
 
 
@@ -478,9 +478,24 @@ def test_plan_text(capsys):
     assert status == 0
     expected = plan(0.1, 0.05, families.parse_utility("pareto(5, 3)"))
     assert f"runs needed:       {expected.runs}" in out
-    assert f"{expected.captime:.6g} s" in out
+    assert f"run limit:         {expected.run_limit:.4g} s" in out
     # hand: u^-1(0.05) = 5 * 0.05^(-1/3) for the Pareto utility (5/t)^3
-    assert expected.captime == pytest.approx(5 * 0.05 ** (-1 / 3), rel=1e-9)
+    assert expected.run_limit == pytest.approx(5 * 0.05 ** (-1 / 3), rel=1e-9)
+
+
+def test_plan_prints_long_times_in_days_beside_the_seconds(capsys):
+    status, out, _ = run(capsys, "plan", "--epsilon", "0.01", "--delta", "0.05", "--utility",
+                         "pareto(5, 1)")
+    expected = plan(0.01, 0.05, families.parse_utility("pareto(5, 1)"))
+    years = expected.max_total_time / 31557600  # Julian years of 365.25 days
+    assert status == 0 and expected.max_total_time > 2 * 31557600
+    assert f"({years:.3g} years)" in out
+
+
+def test_plan_captime_is_the_run_limit_by_its_old_name():
+    expected = plan(0.1, 0.05, families.parse_utility("pareto(5, 3)"))
+    with pytest.deprecated_call():
+        assert expected.captime == expected.run_limit
 
 
 @pytest.mark.parametrize("argv, pattern", [

@@ -25,7 +25,7 @@ def test_the_safe_reader_takes_durations_and_leaves_names_alone():
     with pytest.raises(MaxEntError, match="from the largest unit down"):
         read_expression("30min 1h", arg="x", owner="test")
     with pytest.raises(MaxEntError, match="must be an arithmetic expression"):
-        read_expression("5 weeks", arg="x", owner="test")
+        read_expression("5 fortnights", arg="x", owner="test")
 
 
 def test_constraints_and_specs_take_durations():
@@ -63,3 +63,18 @@ def test_a_time_that_is_no_duration_is_refused_in_one_line(capsys, flag):
     assert_usage_error(*run(capsys, *command, flag, "2 fortnights"),
                        f"argument {flag}: expected a duration such as 90, 90s, 15min")
     assert_usage_error(*run(capsys, *command, flag, "-5min"), f"argument {flag}: expected")
+
+
+@pytest.mark.parametrize("text, hint", [
+    ("t**2h", "2h is an exponent"), ("t^2h", "2h is an exponent"),
+    ("3 min(t, 2)", r"write \* for a product"), ("2h**t", r"followed by '\*\*'"),
+])
+def test_a_unit_stands_only_where_a_duration_stands(text, hint):
+    # rewritten, t**2h would silently become t**7200 and 3 min(t, 2) the text 180(t, 2)
+    with pytest.raises(MaxEntError, match=hint):
+        parse_rule(text)
+
+
+def test_a_duration_as_a_whole_operand_still_reads():
+    assert parse_rule("exp(-t/90s)")(90.0) == pytest.approx(float(sympy.exp(-1)), rel=1e-15)
+    assert parse_rule("exp(-t/(1h 30m))")(5400.0) == pytest.approx(float(sympy.exp(-1)), rel=1e-15)

@@ -68,3 +68,47 @@ def test_a_score_prints_with_labels():
     assert str(s) == ("estimate 0.452419 (capped runs count 0), bounds [0.452419, 0.452441], "
                       "95% interval [0, 1]; 2 runs, 1 capped")
     assert repr(s).startswith("Score(estimate=")
+
+
+def test_the_race_record_names_the_run_limit(capsys, race_csv):
+    status, out, _ = run(capsys, "race", str(race_csv), "--utility", "exponential(10)", "--delta",
+                         "0.05", "--naive", "--epsilon", "0.5", "--json", "--run-limit", "1min")
+    record = json.loads(out)
+    assert status == 0 and record["run_limit"] == record["captime"] == 60.0
+
+
+@pytest.fixture()
+def small_race_csv(tmp_path):
+    # three instances: far too few for any race to tell a from b
+    rows = ["algorithm,instance,runtime,status,cutoff"]
+    for i in range(3):
+        rows += [f"a,i{i},{1 + i},solved,100", f"b,i{i},{60 + i},solved,100"]
+    path = tmp_path / "small.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_a_vacuous_guarantee_says_so_in_words(capsys, small_race_csv, tmp_path):
+    status, out, _ = run(capsys, "race", str(small_race_csv), "--utility", "exponential(10)",
+                         "--delta", "0.05")
+    epsilon = float(out.split("epsilon* = ")[1].split()[0])
+    assert status == 0 and epsilon >= 0.5
+    assert "this says little" in out and "more instances" in out
+    rows = ["algorithm,instance,runtime,status,cutoff"]
+    for i in range(2000):
+        rows += [f"a,i{i},{1 + i % 3},solved,100", f"b,i{i},{50 + i % 7},solved,100"]
+    many = tmp_path / "many.csv"
+    many.write_text("\n".join(rows) + "\n")
+    status, out, _ = run(capsys, "race", str(many), "--utility", "exponential(10)",
+                         "--delta", "0.05")
+    assert status == 0 and float(out.split("epsilon* = ")[1].split()[0]) < 0.5
+    assert "this says little" not in out
+
+
+@pytest.mark.parametrize("spec, suggestion", [
+    ("PAR2", "Did you mean 'PAR-2'?"), ("par 10", "Did you mean 'PAR-10'?"),
+    ("paretto(5, 1)", "Did you mean 'pareto'?"), ("exponentail(10)", "Did you mean 'exponential'?"),
+])
+def test_a_wrong_spec_suggests_the_nearest_right_one(capsys, race_csv, spec, suggestion):
+    status, out, err = run(capsys, "rank", str(race_csv), "--utility", spec)
+    assert status == 2 and out == "" and err.rstrip().endswith(suggestion)

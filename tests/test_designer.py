@@ -324,8 +324,11 @@ def test_the_spec_reads_back_to_the_same_utility():
 
 def test_the_summary_shows_constraints_law_utility_and_worth_in_words():
     text = facts(longest="1h").summary()
-    assert "Constraints: Support(0, 3600)" in text
-    assert "u(t) = Piecewise((1 - t/3600, t < 3600), (0, True))" in text
+    assert "as constraints on your patience κ: κ ∈ [0, 3600]" in text
+    # the utility drawn in Unicode mathematics: 1 - t/3600 below the hour, 0 after
+    assert "  u(t) = ⎨" in text and "for t < 3600" in text and "otherwise" in text
+    assert "\\" not in text and "Piecewise" not in text.split("Spec:")[0]  # no raw LaTeX or sympy
+    assert text.startswith("Scoring by this utility puts first the algorithm most likely to finish")
     assert "A run of 15min is worth 0.75 of an instant one." in text
     assert "Spec: uniform(3600)" in text
 
@@ -362,7 +365,7 @@ def test_the_interview_asks_again_after_wrong_answers_and_gives_what_design_give
     assert asked == ["captime", "captime", "longest", "shortest", "typical", "typical", "median",
                      "magnitude", "spread", "tail", "value"]
     assert "  ! A typical wait of 2h cannot exceed the longest wait of 1h. Please answer again." in shown
-    assert "  = a typical (average) wait is 15min  ->  Mean(900): \\operatorname{E}\\left[\\kappa\\right] = 900" in shown
+    assert "  = a typical (average) wait is 15min  ->  E(κ) = 900" in shown
     expected = facts(longest="1h", typical="15 min")
     assert result.formula() == expected.formula() and result.spec == expected.spec
 

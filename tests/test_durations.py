@@ -22,6 +22,16 @@ from maxent_util.errors import MaxEntError
     ("0.25 s", Fraction(1, 4)), (".5", Fraction(1, 2)), ("5.", 5), ("1e3", 1000),
     ("2.5e-1min", 15), ("  7 s  ", 7), ("0", 0),
     (7, 7), (Fraction(3, 2), Fraction(3, 2)),
+    # as people write them (the grammar's table in docs/cli.md)
+    ("90m", 5400), ("2 hrs", 7200), ("45 secs", 45), ("1.5 days", 129600), ("3 weeks", 1814400),
+    ("1w", 604800), ("500ms", Fraction(1, 2)), ("1h 30m", 5400), ("1 hour and 30 minutes", 5400),
+    ("1 hour, 30 minutes", 5400), ("1:30:00", 5400), ("0:45", 45), ("2:05", 125),
+    ("0:00:01.5", Fraction(3, 2)), ("an hour", 3600), ("a day", 86400), ("two hours", 7200),
+    ("Twenty minutes", 1200), ("half an hour", 1800), ("a quarter of an hour", 900),
+    ("quarter of an hour", 900), ("three quarters of an hour", 2700), ("half a day", 43200),
+    ("an hour and a half", 5400), ("2 hours and a half", 9000), ("two and a half days", 216000),
+    ("about an hour", 3600), ("~1h", 3600), ("roughly 90 minutes", 5400), ("2 hours or so", 7200),
+    ("1 hour-ish", 3600), ("About  2   Hours", 7200),
 ])
 def test_durations_are_read_exactly(text, seconds):
     value = parse_duration(text)
@@ -30,8 +40,9 @@ def test_durations_are_read_exactly(text, seconds):
 
 
 @pytest.mark.parametrize("text", [
-    "", " ", "s", "min", "-5", "-5s", "5 m", "5 ms", "5 weeks", "fortnight", "1h30", "5s5",
-    "5 5", "5minx", "5 min,", "1e31", "1e-31 s", "2**10", "__import__('os')", "5/2", "nan",
+    "", " ", "s", "min", "-5", "-5s", "5 mo", "5 years", "fortnight", "1h30", "5s5",
+    "5 5", "5minx", "5 min,,,x", "1e31", "-1 h", "minus 5 s", "１２", "5\x00", "5\u200b s", "1:75",
+    "1:30:75", "1::30", "half", "a", "an hour and", "about", "~", "twenty-one hours", "1e31", "1e-31 s", "2**10", "__import__('os')", "5/2", "nan",
     "inf", "oo", "5 s 3 min", "1h 2h", "0x10", "1_000", "٣", "5 мин", "x" * 101,
     5.0, True, None, [5], -1, Fraction(-1, 2),
 ])
@@ -41,8 +52,8 @@ def test_anything_else_is_refused_naming_the_argument(text):
 
 
 def test_a_refusal_is_a_maxent_error_that_says_what_was_expected():
-    with pytest.raises(MaxEntError, match=r"numbers with units s, min, h or d .*got '5 weeks'\.$"):
-        parse_duration("5 weeks")
+    with pytest.raises(MaxEntError, match=r"numbers with units ms, s, min, h, d or w .*got '5 fortnights'\.$"):
+        parse_duration("5 fortnights")
     with pytest.raises(DurationError, match="from the largest unit down"):
         parse_duration("30min 1h")
     with pytest.raises(DurationError, match="decimal exponent of at most 30"):
@@ -92,3 +103,37 @@ def test_a_duration_without_a_finite_decimal_is_not_formatted():
     assert format_duration(5400) == "1h30min"
     with pytest.raises(DurationError, match="finite decimal expansion"):
         format_duration(Fraction(1, 3))
+
+
+@pytest.mark.parametrize("text, approximate", [
+    ("about an hour", True), ("~1h", True), ("around 5 min", True), ("2 hours or so", True),
+    ("1h", False), ("an hour", False), ("90", False),
+])
+def test_an_approximation_is_read_as_its_value_and_marked(text, approximate):
+    from maxent_util.durations import read_duration
+
+    duration = read_duration(text)
+    assert duration.approximate is approximate
+    assert duration.seconds == parse_duration(text.replace("about", "").replace("around", "")
+                                              .replace("~", "").replace("or so", ""))
+
+
+@pytest.mark.parametrize("text, why", [
+    ("-1 h", "at least 0 seconds"), ("minus 5 min", "at least 0 seconds"),
+    ("nan", "finite"), ("inf s", "finite"), ("１２", "digits 0-9"), ("5\x00", "control characters"),
+])
+def test_values_a_reader_could_misread_are_refused_by_name(text, why):
+    with pytest.raises(DurationError, match=rf"^`waits` of `fit` must be a duration .*{why}"):
+        parse_duration(text, arg="waits", owner="fit")
+
+
+def test_a_huge_exact_number_of_seconds_is_refused_at_once():
+    # 10**100000 would fail in Python's int-to-str guard, or crawl, if it reached any printing
+    with pytest.raises(DurationError, match="at most 40 digits"):
+        parse_duration(Fraction(10 ** 100000))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.fractions(min_value=0, max_value=10 ** 9).map(lambda f: Fraction(round(f * 1000), 1000)))
+def test_format_duration_reads_back_through_the_grammar(value):
+    assert parse_duration(format_duration(value)) == value

@@ -31,7 +31,7 @@ def test_plan_matches_hand_computation():
     # u^{-1}(y) = -10 ln y for the exponential utility, so the captime is -10 ln 0.05
     # = 29.957 s, and the total time lies between 666 * (-10 ln 0.2) and 666 * 29.957.
     assert p.runs == 666
-    assert p.captime == pytest.approx(29.957322735539908, rel=1e-9)
+    assert p.run_limit == pytest.approx(29.957322735539908, rel=1e-9)
     assert p.min_total_time == pytest.approx(666 * 16.094379124341003, rel=1e-9)
     assert p.max_total_time == pytest.approx(666 * 29.957322735539908, rel=1e-9)
     assert (p.epsilon, p.delta) == (0.1, 0.05)
@@ -44,7 +44,7 @@ def test_plan_with_a_piecewise_utility():
     # the theorem's m by hand: ln(200)/2 * 39^2 = 2.649159 * 1521 = 4029.37 -> 4030
     runs = math.ceil(math.log(2 / 0.01) / 2 * ((2 - 0.05) / 0.05) ** 2)
     assert p.runs == runs == 4030
-    assert p.captime == pytest.approx(2 * 0.025 ** -2, rel=1e-9)      # 3200 s
+    assert p.run_limit == pytest.approx(2 * 0.025 ** -2, rel=1e-9)      # 3200 s
     assert p.min_total_time == pytest.approx(runs * 2 * 0.1 ** -2, rel=1e-9)
     assert isinstance(p, Plan)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -131,7 +131,7 @@ def test_a_too_short_captime_fails_as_the_second_lemma_says():
     p = plan(0.1, 0.1, EXPONENTIAL_10)
     point_mass = lambda shape, rng: np.full(shape, 30.0)
     truth = math.exp(-3.0)
-    too_short = dataclasses.replace(p, captime=10.0)
+    too_short = dataclasses.replace(p, run_limit=10.0)
     assert simulate_plan(too_short, point_mass, EXPONENTIAL_10, trials=5, rng=0,
                          truth=truth) == 0.0
     assert simulate_plan(p, point_mass, EXPONENTIAL_10, trials=5, rng=0, truth=truth) == 1.0

@@ -78,9 +78,16 @@ def _command_export(arguments: argparse.Namespace, out: Any) -> int:
 
 def add_parser(commands: Any) -> None:
     """Add ``export`` to the subcommands ``commands``."""
-    export = commands.add_parser("export", help="write a utility as Python, C, a LaTeX derivation, "
-                                                 "a configurator's cost or an irace set-up")
-    export.add_argument("--utility", required=True, metavar="SPEC")
+    export = commands.add_parser(
+        "export", help="write a utility as Python, C, a LaTeX derivation, a configurator's cost "
+                       "or an irace set-up",
+        description="Write a utility for another tool: a standalone Python or C scorer, its LaTeX "
+                    "derivation, a cost module for SMAC3, irace or Optuna, or a whole irace "
+                    "set-up that runs a command. Each file is checked against the library's own "
+                    "numbers before it is written; an existing file is kept unless --force.")
+    export.add_argument("--utility", required=True, metavar="SPEC",
+                        help="the utility: a preset such as 'pareto(5, 1)', an expression in t "
+                             "such as 'exp(-t/10)', or @FILE (a utility or law's JSON document)")
     targets = export.add_mutually_exclusive_group(required=True)
     targets.add_argument("--python", metavar="FILE", help="a standalone Python scorer")
     targets.add_argument("--c", metavar="FILE", help="a C function")

@@ -36,7 +36,9 @@ def add_parser(commands: Any) -> None:
     family = commands.add_parser("family", help="one of the paper's seven presets",
                                  description="Derive one of the paper's presets; without NAME, list "
                                              "them with their parameters.")
-    family.add_argument("name", nargs="?", metavar="NAME")
+    family.add_argument("name", nargs="?", metavar="NAME",
+                        help="the preset's name, such as pareto or log_normal (without it: the "
+                             "list)")
     family.add_argument("params", nargs="*", metavar="PARAMS",
                         help="the preset's parameters (numbers or names for symbolic ones)")
     _add_output_flags(family)

@@ -365,4 +365,5 @@ def _progress_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", action="store_true", default=None,
                         help="report each derivation on stderr (default: when stderr is a "
                              "terminal and there are more than three)")
-    parser.add_argument("--no-progress", action="store_false", dest="progress")
+    parser.add_argument("--no-progress", action="store_false", dest="progress",
+                        help="never report progress, even on a terminal")

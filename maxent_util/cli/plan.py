@@ -1,4 +1,4 @@
-"""``maxent-util plan``: the estimation theorem's sampling plan."""
+"""``maxent-util plan``: how many runs, and at what run limit, estimate a mean utility."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from ..durations import readable_duration
 from .inputs import _read_rule
 from .core import CommandLineError, _formula, _number
 
@@ -20,7 +21,7 @@ def _command_plan(arguments: argparse.Namespace, out: Any) -> int:
     result = plan(arguments.epsilon, arguments.delta, utility)
     if arguments.json:
         json.dump({"utility": arguments.utility.strip(), "epsilon": result.epsilon,
-                   "delta": result.delta, "runs": result.runs, "captime": result.captime,
+                   "delta": result.delta, "runs": result.runs, "run_limit": result.run_limit,
                    "min_total_time": result.min_total_time,
                    "max_total_time": result.max_total_time}, out, indent=2)
         out.write("\n")
@@ -29,18 +30,30 @@ def _command_plan(arguments: argparse.Namespace, out: Any) -> int:
     print(f"estimate within epsilon = {result.epsilon:g} with probability >= 1 - delta = "
           f"{1 - result.delta:g}:", file=out)
     print(f"  runs needed:       {result.runs}", file=out)
-    print(f"  limit on each run: {result.captime:.6g} s   (u^-1(epsilon/2))", file=out)
-    print(f"  total time:        between {result.min_total_time:.6g} s (m u^-1(2 epsilon)) and "
-          f"{result.max_total_time:.6g} s (m u^-1(epsilon/2))", file=out)
+    print(f"  run limit:         {readable_duration(result.run_limit)}   (where u falls to "
+          f"epsilon/2)", file=out)
+    print(f"  total time:        between {readable_duration(result.min_total_time)} (every run "
+          f"done where u falls to 2 epsilon) and {readable_duration(result.max_total_time)} "
+          f"(every run stopped at the run limit)", file=out)
     return 0
 
 
 def add_parser(commands: Any) -> None:
     """Add ``plan`` to the subcommands ``commands``."""
-    planning = commands.add_parser("plan", help="runs and run limit to estimate a score within epsilon",
-                                   description="The estimation theorem's sampling plan (Section 4).")
-    planning.add_argument("--epsilon", type=_number, required=True, metavar="E")
-    planning.add_argument("--delta", type=_number, required=True, metavar="D")
-    planning.add_argument("--utility", required=True, metavar="SPEC")
+    planning = commands.add_parser(
+        "plan", help="runs and run limit to estimate a score within epsilon",
+        description="How many runs, each stopped at what run limit, estimate an algorithm's mean "
+                    "utility to within E of its true value with probability at least 1 - D. "
+                    "Runs are stopped where the utility has fallen to E/2, so a plan never "
+                    "waits for the long runs the utility does not value.")
+    planning.add_argument("--epsilon", type=_number, required=True, metavar="E",
+                          help="the largest error allowed in the mean utility, between 0 and 1 "
+                               "(such as 0.05)")
+    planning.add_argument("--delta", type=_number, required=True, metavar="D",
+                          help="the chance allowed that the error is larger, between 0 and 1 "
+                               "(such as 0.05)")
+    planning.add_argument("--utility", required=True, metavar="SPEC",
+                          help="the utility: a preset such as 'pareto(5, 1)', an expression in t, "
+                               "or @FILE (a utility or law's JSON document)")
     planning.add_argument("--json", action="store_true", help="print the plan as JSON")
     planning.set_defaults(handler=_command_plan)

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from ..durations import readable_duration
 from .core import (CommandLineError, _DeprecatedAlias, _nonnegative_int, _positive_float,
                    _probability_value, _seconds, _write_csv)
 from .files import _figure_target, _save
@@ -42,12 +43,9 @@ def _race_progress(show: bool) -> Any:
     return line
 
 
-def _duration(seconds: float) -> str:
-    if seconds >= 2 * 86400:
-        return f"{seconds:.4g} s ({seconds / 86400:.1f} days)"
-    if seconds >= 2 * 3600:
-        return f"{seconds:.4g} s ({seconds / 3600:.1f} hours)"
-    return f"{seconds:.4g} s"
+#: an epsilon* at least this large (on a utility's scale of 0 to 1) tells configurations apart
+#: hardly at all: the race says so in words rather than name a winner it cannot vouch for
+_WEAK_GUARANTEE = 0.5
 
 
 def _command_race(arguments: argparse.Namespace, out: Any) -> int:
@@ -61,7 +59,9 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
         found = naive(runner, None, None, utility, arguments.epsilon, arguments.delta, captime,
                       seed=arguments.seed)
         record = {"procedure": "naive", "data": label, "utility": spec, "delta": found.delta,
-                  "epsilon": found.epsilon, "captime": found.captime, "m": found.m,
+                  "epsilon": found.epsilon, "run_limit": found.captime,
+                  # "captime": the run limit by its name before 0.4, kept for readers of 0.3
+                  "captime": found.captime, "m": found.m,
                   "configurations": len(runner.configs), "incumbent": str(found.configuration),
                   "total_time": found.total_time}
         if arguments.json:
@@ -76,7 +76,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
             print(f"best: {found.configuration} (mean utility "
                   f"{float(found.means.max()):.4f}), within epsilon = {found.epsilon:g} of the "
                   f"best with probability at least {1 - found.delta:g}", file=out)
-            print(f"total time of runs: {_duration(found.total_time)}", file=out)
+            print(f"total time of runs: {readable_duration(found.total_time)}", file=out)
         return 0
     show = arguments.progress if arguments.progress is not None else sys.stderr.isatty()
     trace = up(runner, None, None, utility, arguments.delta, k0=arguments.k0,
@@ -102,9 +102,13 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
           f"({trace.attrs['stopped']})", file=out)
     print(f"incumbent: {last['incumbent']}, within epsilon* = {last['epsilon']:.4f} of the best "
           f"with probability at least {1 - arguments.delta:g}", file=out)
+    if float(last["epsilon"]) >= _WEAK_GUARANTEE:
+        print(f"  this says little: on a utility between 0 and 1, a gap of up to "
+              f"{float(last['epsilon']):.2f} to the best is allowed, so the incumbent may be any "
+              f"of the configurations; more instances (or a longer --budget) narrow it", file=out)
     print(f"configurations left: {int(last['survivors'])} of {len(runner.configs)}; run limits "
           f"{last['captime_min']:g} to {last['captime_max']:g} s; total time of runs "
-          f"{_duration(float(last['total_time']))}", file=out)
+          f"{readable_duration(float(last['total_time']))}", file=out)
     return 0
 
 
@@ -192,7 +196,8 @@ def add_parser(commands: Any) -> None:
     racing.add_argument("--progress", action="store_true", default=None,
                         help="show m, survivors, epsilon* and time on one line of stderr "
                              "(default: when stderr is a terminal)")
-    racing.add_argument("--no-progress", action="store_false", dest="progress")
+    racing.add_argument("--no-progress", action="store_false", dest="progress",
+                        help="never show the progress line, even on a terminal")
     formats = racing.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true",
                          help="print UP's trace (Naive: each algorithm's mean) as CSV")

@@ -3,7 +3,7 @@ between answers, said in the person's terms."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 import sympy
@@ -12,7 +12,8 @@ from ..constraints import LogMoment, Mean, SquaredLogDeviation, Support, TailPro
 from ..errors import MaxEntError, argument_message, short
 from ..families import parse_family
 from .questions import (BY_KEY, FACT_KEYS, OWNER, DesignError, chance_words, read_choice, read_factor,
-                        read_magnitude, read_number, read_seconds, read_tail, refuse, say)
+                        median_text, read_magnitude, read_number, read_seconds, read_tail, refuse,
+                        said_approximately, say)
 
 oo = sympy.oo
 
@@ -37,10 +38,12 @@ class Fact:
     value: Any
     says: str
     constraints: tuple = ()
+    approximate: bool = False
 
     def __str__(self) -> str:
-        shown = "; ".join(f"{c!r}: {c.latex()}" for c in self.constraints)
-        return f"{self.says}" + (f"  ->  {shown}" if shown else "")
+        shown = "; ".join(_one_line(c.statement()) for c in self.constraints)
+        says = self.says + (" (roughly, as you said)" if self.approximate else "")
+        return says + (f"  ->  {shown}" if shown else "")
 
 
 def support_ends(facts: Mapping[str, Fact]) -> tuple[sympy.Expr, sympy.Expr]:
@@ -115,7 +118,8 @@ def read_answer(key: str, value: Any, earlier: Mapping[str, Any] | None = None) 
         return Fact(key, choice, f"{key}: {words}")
     if key == "known":
         seconds = read_seconds(value, key)
-        return Fact(key, seconds, f"the captime is exactly {say(seconds)}")
+        return Fact(key, seconds, f"the captime is exactly {say(seconds)}",
+                    approximate=said_approximately(value))
     if key == "law":
         if not isinstance(value, str):
             raise refuse(key, "a preset call such as 'log_normal(3600, 1)'", value,
@@ -132,9 +136,19 @@ def read_answer(key: str, value: Any, earlier: Mapping[str, Any] | None = None) 
         what = "an hour of waiting costs" if key == "cost_per_hour" else "a solution is worth"
         return Fact(key, amount, f"{what} {float(amount):g}")
     fact = _read_fact(key, value, facts)
+    if said_approximately(median_text(value) if key == "median" else value):
+        fact = replace(fact, approximate=True)
     facts[key] = fact
     _check_facts(facts, blame=key)
     return fact
+
+
+def _one_line(expr: Any) -> str:
+    """Unicode mathematics on one line: sympy's pretty printer where it fits on one line."""
+    shown = sympy.pretty(expr, use_unicode=True, wrap_line=False)
+    if "\n" in shown:
+        shown = str(expr).replace("kappa", "κ").replace("**", "^")
+    return shown
 
 
 def _read_fact(key: str, value: Any, facts: Mapping[str, Fact]) -> Fact:
@@ -157,7 +171,7 @@ def _read_fact(key: str, value: Any, facts: Mapping[str, Fact]) -> Fact:
         seconds = read_seconds(value, key)
         return Fact(key, seconds, f"a typical (average) wait is {say(seconds)}", (Mean(seconds),))
     if key == "median":
-        seconds = read_seconds(value, key)
+        seconds = read_seconds(median_text(value), key)
         return Fact(key, seconds, f"half the time you would stop before {say(seconds)}",
                     (TailProbability(seconds, sympy.Rational(1, 2)),))
     if key == "magnitude":

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import sympy
 
-from ..durations import DurationError, format_duration, parse_duration
+from ..durations import NUMBER_WORDS, DurationError, format_duration, parse_duration, read_duration
 from ..errors import MaxEntError, argument_message, short
 
 oo = sympy.oo
@@ -126,6 +126,16 @@ BY_KEY = {question.key: question for question in QUESTIONS}
 # reading one answer
 # ---------------------------------------------------------------------------
 
+def said_approximately(value: Any) -> bool:
+    """Whether a duration answer says it is approximate (``about an hour``, ``~1h``)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        return read_duration(value).approximate
+    except DurationError:
+        return False
+
+
 def read_seconds(value: Any, key: str) -> sympy.Rational:
     """A positive duration as exact seconds."""
     try:
@@ -133,9 +143,12 @@ def read_seconds(value: Any, key: str) -> sympy.Rational:
         text = repr(value) if isinstance(value, float) and math.isfinite(value) else value
         seconds = parse_duration(text, arg=key, owner=OWNER)
     except DurationError as error:
+        if "at least 0 seconds" in str(error):
+            raise DesignError(str(error), keys=(key,), explanation=f"{value!r} is negative: a "
+                              "wait cannot be shorter than no time at all.") from None
         raise DesignError(str(error), keys=(key,),
-                          explanation=f"{value!r} is not a duration: write a number with a unit, "
-                                      "such as 90s, 15 min, 2h or 1.5 d.") from None
+                          explanation=f"{value!r} is not a duration: write it with a unit, such "
+                                      "as 90s, 15 min, 2h, an hour and a half or 1:30:00.") from None
     if seconds <= 0:
         raise refuse(key, "a duration longer than 0 s", value, "A wait of no time at all cannot "
                       "be the answer: give a positive duration such as 15 min.")
@@ -160,14 +173,38 @@ def read_number(value: Any, key: str, requirement: str, explanation: str) -> sym
     return sympy.Rational(number.numerator, number.denominator)
 
 
+#: proportions in words that name a number
+_HALF = re.compile(r"(?:about\s+)?half(?:\s+of)?(?:\s+the\s+time)?")
+#: proportions in words that name none: asked again, with numbers suggested
+_VAGUE = ("most of the time", "usually", "often", "sometimes", "rarely", "seldom", "never",
+          "always", "almost never", "almost always", "mostly", "occasionally")
+_COUNT_WORDS = {**NUMBER_WORDS, "hundred": 100, "a hundred": 100, "thousand": 1000,
+                "a thousand": 1000}
+
+
+def _counts_in_digits(text: str) -> str:
+    """``one in ten`` as ``1 in 10``: counts in words where a chance is read."""
+    words = "|".join(sorted(map(re.escape, _COUNT_WORDS), key=len, reverse=True))
+    return re.sub(rf"\b({words})\b", lambda m: str(_COUNT_WORDS[m.group(1)]), text)
+
+
 def read_chance(value: Any, key: str) -> sympy.Rational:
-    """A probability in (0, 1): ``"1 in 10"``, ``"10%"``, ``"0.1"`` or ``"1/10"``."""
+    """A probability in (0, 1): ``"1 in 10"``, ``"one time in ten"``, ``"10%"``, ``"0.1"``,
+    ``"1/10"`` or ``"half the time"``; "most of the time" and the like are asked again."""
     requirement = "a chance strictly between 0 and 1, such as '1 in 10', '10%' or 0.1"
     explanation = "Say how often, such as 1 in 10, 10% or 0.1."
-    text = str(value).strip() if isinstance(value, str) else value
+    text = " ".join(str(value).strip().lower().split()) if isinstance(value, str) else value
     chance = None
     if isinstance(text, str):
-        pair = re.fullmatch(rf"({_NUMBER})\s*(?:in|/|out of)\s*({_NUMBER})", text, re.ASCII)
+        if text in _VAGUE:
+            raise refuse(key, requirement, value,
+                         f"'{text}' does not say how often: give a number, such as 9 in 10 or "
+                         "90% (for 'most of the time') or 1 in 10 (for 'rarely').")
+        if _HALF.fullmatch(text):
+            return sympy.Rational(1, 2)
+        text = _counts_in_digits(text)
+        pair = re.fullmatch(rf"({_NUMBER})\s*(?:times?\s+)?(?:in|/|out of)\s*({_NUMBER})", text,
+                            re.ASCII)
         percent = re.fullmatch(rf"({_NUMBER})\s*%", text, re.ASCII)
         if pair:
             top = read_number(pair.group(1), key, requirement, explanation)
@@ -206,7 +243,10 @@ def read_magnitude(value: Any, key: str) -> tuple[sympy.Rational, ...]:
     elif isinstance(value, str):
         text = re.sub(r"^\s*(?:somewhere\s+)?(?:between|from|about|around|roughly|some)\s+", "",
                       value.strip(), flags=re.IGNORECASE)
-        parts = [part for part in re.split(r"\s+(?:and|to)\s+|\s*(?:\.\.|(?<![eE])-|\u2013)\s*", text) if part]
+        # a dash joins two ends only between them: a leading minus is a sign (refused as a
+        # negative duration), and 1e-3 is a number
+        parts = [part for part in re.split(r"\s+(?:and|to)\s+|(?<=[\w.])(?<![0-9][eE])\s*(?:\.\.|-|\u2013)"
+                                           r"\s*(?=[\d.])", text) if part]
     else:
         parts = [value]
     if not 1 <= len(parts) <= 2:
@@ -232,21 +272,73 @@ def read_tail(value: Any, key: str) -> tuple[sympy.Rational, sympy.Rational]:
         chance, after = value
     elif isinstance(value, str) and re.search(r"\s+after\s+", value, re.IGNORECASE):
         chance, after = re.split(r"\s+after\s+", value.strip(), maxsplit=1, flags=re.IGNORECASE)
+        # "one time in ten I would still be waiting after 2 hours": the chance is the first words
+        chance = re.sub(r"\s*(?:,\s*)?(?:i would|i'd|i am|i'm|you would|you'd)?\s*(?:still\s+)?"
+                        r"(?:be\s+)?waiting\s*$", "", chance, flags=re.IGNORECASE)
     else:
         raise refuse(key, "'1 in N after T', such as '1 in 10 after 2h'", value,
                       "Say how often you would still be waiting, and after how long: 1 in 10 after 2h.")
     return read_chance(chance, key), read_seconds(after, key)
 
 
+#: words that say nothing about which choice is meant
+_FILLER = frozenset("a an the i it my me you your of to in on and or but as is are be can could "
+                    "would will some few say tell e g eg h".split())
+#: short answers people give to a yes-or-no question, by question: the choice they mean
+_YES_NO = {"captime": {"yes": "known", "no": "facts", "not really": "facts"},
+           "value": {"yes": "constant", "no": "money"}}
+
+
+def _words(text: str) -> list[str]:
+    return [word for word in re.findall(r"[a-z0-9]+", text.lower()) if word not in _FILLER]
+
+
 def read_choice(value: Any, key: str) -> str:
+    """A choice by its number, its key, its own wording or an unambiguous part of it.
+
+    The wording is matched word by word: each choice scores the share of its own words the
+    answer uses (so "exactly" is the deadline, and "not exactly, I can tell you a few things"
+    the facts, whose words "not", "exactly", "few", "things" it uses); a tie is refused.
+    """
     choices = BY_KEY[key].choices
-    text = value.strip().lower() if isinstance(value, str) else value
+    text = " ".join(value.strip().lower().split()) if isinstance(value, str) else value
     for number, (name, _) in enumerate(choices, start=1):
         if text in (name, str(number), number) and not isinstance(text, bool):
             return name
     names = ", ".join(repr(name) for name, _ in choices)
+    if isinstance(text, str) and text:
+        said = text.rstrip(".!")
+        if said in _YES_NO.get(key, {}):
+            return _YES_NO[key][said]
+        answer = set(_words(text))
+        scores = []
+        for name, words in choices:
+            own = set(_words(f"{name} {words}"))
+            scores.append((len(answer & own) / len(own) if own else 0.0, name))
+        scores.sort(reverse=True)
+        if scores[0][0] > 0 and (len(scores) == 1 or scores[0][0] > scores[1][0]):
+            return scores[0][1]
+        if scores[0][0] > 0:
+            tied = " or ".join(repr(name) for score, name in scores if score == scores[0][0])
+            raise refuse(key, f"one of {names} (or its number)", value,
+                          f"That could mean {tied}: answer with one of {names}, or its number 1 "
+                          f"to {len(choices)}.")
     raise refuse(key, f"one of {names} (or its number)", value,
                   f"Answer with one of {names}, or its number 1 to {len(choices)}.")
+
+
+#: the words around a median that the question itself says ("half the time I would stop before")
+_MEDIAN_WORDS = re.compile(r"^\s*(?:(?:about\s+)?half(?:\s+of)?\s+the\s+time,?\s*)?(?:i(?:'d|\s+would)"
+                           r"\s+(?:stop|give\s+up)\s*)?(?:under|before|within|by|in|at)?\s+", re.IGNORECASE)
+
+
+def median_text(value: Any) -> Any:
+    """A median answer without the question's own words: "half the time under 10 minutes" is
+    "10 minutes"."""
+    if not isinstance(value, str):
+        return value
+    stripped = _MEDIAN_WORDS.sub("", " " + value.strip())
+    return stripped if stripped.strip() else value
 
 
 def say(seconds: Any) -> str:

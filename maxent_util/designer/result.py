@@ -4,6 +4,7 @@ its utility for a constant value or for money, and what is handed over (spec, JS
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -21,7 +22,7 @@ from ..plots import plot_utilities
 from ..ranking import parse_rule
 from ..symbols import kappa, t
 from ..utility import expected_utility, linear_compute, step
-from .facts import Fact, check_complete, read_answer, support_ends
+from .facts import Fact, _one_line, check_complete, read_answer, support_ends
 from .questions import (BY_KEY, FACT_KEYS, MAX_SPEC_LENGTH, MONEY_SYMBOLIC_SECONDS, NICE_TIMES, OWNER,
                         QUESTIONS, DesignError, read_seconds, refuse, say)
 
@@ -39,6 +40,30 @@ SCENARIOS = {
     ("facts", "money"): "gives the greatest expected proportion of benefit, in expectation over the "
                         "maximum entropy distribution",
 }
+
+#: the same cells in plain words, for someone who has not read the paper
+_LEAST_COMMITTAL = ("How long you would wait is uncertain, so it is taken to vary as the least "
+                    "committal law that fits what you said (the maximum-entropy law): nothing you "
+                    "did not say is assumed.")
+SCENARIO_WORDS = {
+    ("known", "constant"): "Scoring by this utility puts first the algorithm that solves the most "
+                           "instances within your deadline.",
+    ("known", "money"): "Scoring by this utility puts first the algorithm that keeps the largest "
+                        "share of a solution's worth once the cost of waiting is paid.",
+    ("distribution", "constant"): "Scoring by this utility puts first the algorithm most likely to "
+                                  "finish before you stop waiting, where how long you wait varies "
+                                  "as the law you gave.",
+    ("distribution", "money"): "Scoring by this utility puts first the algorithm that keeps the "
+                               "largest share of a solution's worth after the cost of waiting, on "
+                               "average over how long you wait (the law you gave).",
+    ("facts", "constant"): "Scoring by this utility puts first the algorithm most likely to finish "
+                           "before you stop waiting. " + _LEAST_COMMITTAL,
+    ("facts", "money"): "Scoring by this utility puts first the algorithm that keeps the largest "
+                        "share of a solution's worth after the cost of waiting, on average over how "
+                        "long you wait. " + _LEAST_COMMITTAL,
+}
+#: significant digits of the numbers a person reads in the summary
+SHOWN_DIGITS = 4
 
 
 @dataclass(frozen=True)
@@ -71,6 +96,14 @@ class Design:
     utility: Any
     spec: str | None
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def explanation(self) -> str:
+        """What scoring by this utility rewards, in plain words (the scenario without the paper)."""
+        for (captime, value), cell in SCENARIOS.items():
+            if cell == self.scenario:
+                return SCENARIO_WORDS[captime, value]
+        return f"The best algorithm {self.scenario}."
 
     @property
     def name(self) -> str:
@@ -134,14 +167,15 @@ class Design:
 
     def summary(self) -> str:
         """Everything shown at the end of an interview, as lines of text."""
-        lines = [f"The best algorithm {self.scenario}."]
+        lines = [self.explanation, f"(In the paper's terms: the best algorithm {self.scenario}.)"]
         if self.constraints:
-            lines.append("Constraints: " + ", ".join(repr(c) for c in self.constraints))
+            lines.append("What you said, as constraints on your patience κ: "
+                         + "; ".join(_one_line(c.statement()) for c in self.constraints))
         if self.distribution is not None:
-            lines.append(f"Captime law {self.distribution.name}: "
-                         f"f(kappa) = {_short_floats(self.distribution.pdf)}")
-        lines.append(f"Utility: u(t) = {_short_floats(self.utility.expr)}")
-        lines.append(f"LaTeX: u(t) = {sympy.latex(_short_floats(self.utility.expr))}")
+            lines.append("Your patience κ then has the density:")
+            lines += _indented(readable(self.distribution.pdf), "  f(κ) = ")
+        lines.append("A run of t seconds is worth (1 = as much as an instant answer):")
+        lines += _indented(readable(self.utility.expr), "  u(t) = ")
         lines += [f"  {sentence[0].upper()}{sentence[1:]}." for sentence in self.sentences()]
         lines.append(f"Spec: {self.spec}" if self.spec else
                      "Spec: none short enough; use the JSON document (--utility @FILE)")
@@ -151,7 +185,8 @@ class Design:
     def record(self) -> dict[str, Any]:
         """The design as plain JSON data (the ``design`` field of :meth:`to_json`)."""
         return {"answers": self.answers, "scenario": f"The best algorithm {self.scenario}.",
-                "facts": [{"key": f.key, "says": f.says, "constraints": [repr(c) for c in f.constraints],
+                "facts": [{"key": f.key, "says": f.says, "approximate": f.approximate,
+                           "constraints": [repr(c) for c in f.constraints],
                            "latex": [c.latex() for c in f.constraints]} for f in self.facts],
                 "constraints": [repr(c) for c in self.constraints], "spec": self.spec,
                 "formula": self.formula(), "latex": self.latex(),
@@ -180,7 +215,12 @@ class Design:
             True when written; False when matplotlib (the ``plot`` extra) is missing.
         """
         try:
-            figure = plot_utilities({self.name: self.utility}, title="Designed utility")
+            end = self.plot_end()
+            # a tail far longer than the typical wait is seen on a log axis
+            half = np.geomspace(end * 1e-6, end, 61)[np.asarray(self.utility(np.geomspace(
+                end * 1e-6, end, 61)), dtype=float) <= 0.5]
+            figure = plot_utilities({self.name: self.utility}, title="Designed utility", t_max=end,
+                                    log_x=bool(half.size) and end > 1000 * float(half[0]))
         except MissingExtraError:
             return False
         suffix = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else "png"
@@ -188,15 +228,62 @@ class Design:
             figure.savefig(handle, format=suffix)
         return True
 
+    def plot_end(self) -> float:
+        """Where the figure's runtime axis ends: past the whole support, so that u is seen
+        reaching 0 at the longest wait (a bounded captime: its upper end, or the known
+        captime, plus a fifth); else where u has fallen to 1%."""
+        ends = [float(self.distribution.support[1])] if self.distribution is not None else []
+        ends += [float(fact.value) for fact in self.facts if fact.key == "known"]
+        finite = [end for end in ends if math.isfinite(end) and end > 0]
+        if finite:
+            return 1.2 * max(finite)
+        grid = np.geomspace(1e-3, 1e9, 601)
+        values = np.asarray(self.utility(grid), dtype=float)
+        low = np.flatnonzero(values <= 0.01)
+        return 1.2 * float(grid[low[0]]) if low.size else float(grid[-1])
+
     def _repr_latex_(self) -> str:
         return f"$u(t) = {self.latex()}$"
 
 
-def _short_floats(expr: Any) -> Any:
-    """``expr`` with its floats at 6 digits, for reading (exact numbers stay exact)."""
+def _short_floats(expr: Any, digits: int = SHOWN_DIGITS) -> Any:
+    """``expr`` with its floats at ``digits`` significant digits, for reading (exact numbers
+    stay exact)."""
     if not isinstance(expr, sympy.Basic):
         return expr
-    return expr.xreplace({number: sympy.Float(number, 6) for number in expr.atoms(sympy.Float)})
+    return expr.xreplace({number: sympy.Float(number, digits) for number in expr.atoms(sympy.Float)})
+
+
+def readable(expr: Any) -> Any:
+    """``expr`` as a person reads it: a piecewise law's conditions simplified (``κ < 3000 | κ <
+    3600`` is ``κ < 3600``), its floats at :data:`SHOWN_DIGITS` digits."""
+    if isinstance(expr, sympy.Basic) and expr.has(sympy.Piecewise):
+        try:
+            expr = expr.replace(lambda node: isinstance(node, sympy.Piecewise),
+                                lambda node: sympy.Piecewise(*[(e, _simpler(c)) for e, c in node.args]))
+        except Exception:  # noqa: BLE001 - reading aid only: the unsimplified form is as true
+            pass
+    return _short_floats(expr)
+
+
+def _simpler(condition: Any) -> Any:
+    """A condition on one variable as the interval it describes (``κ < 3000 ∨ κ < 3600`` is
+    ``κ < 3600``); other conditions as they are."""
+    symbols = condition.free_symbols if isinstance(condition, sympy.Basic) else set()
+    if len(symbols) != 1 or condition in (sympy.true, sympy.false):
+        return condition
+    (symbol,) = symbols
+    return condition.as_set().as_relational(symbol)
+
+
+def _indented(expr: Any, head: str) -> list[str]:
+    """``expr`` pretty-printed in Unicode under ``head``, the following lines aligned with it."""
+    shown = sympy.pretty(expr, use_unicode=True, wrap_line=False).split("\n")
+    if len(shown) == 1:
+        return [head + shown[0]]
+    # the formula's baseline carries the head; the lines above and below are indented as far
+    middle = next((i for i, line in enumerate(shown) if "⎨" in line or "{" in line), len(shown) // 2)
+    return [(head if i == middle else " " * len(head)) + line for i, line in enumerate(shown)]
 
 
 def _plain(value: Any) -> Any:
@@ -257,9 +344,14 @@ def _law(facts: Mapping[str, Fact]) -> tuple[Any, tuple, str | None]:
     return law, constraints, None
 
 
+#: significant digits of a spec's decimals: enough to give back every double exactly
+SPEC_DIGITS = 17
+
+
 def _round_trip_spec(utility: Any) -> str | None:
-    """The utility's formula as a spec, if the command line's reader gives it back."""
-    text = str(utility.expr)
+    """The utility's formula as a spec (its decimals at :data:`SPEC_DIGITS` digits rather than
+    30), if the command line's reader gives it back."""
+    text = str(_short_floats(utility.expr, SPEC_DIGITS))
     if len(text) > MAX_SPEC_LENGTH:
         return None
     try:
