@@ -22,7 +22,6 @@ from .problem import (Piece, check_ranges, float_stand_ins, generic_branch, inte
 from .scorer import as_float, compile_scorer, fold_float_constants
 from .symbols import kappa, t
 from .utility import Utility
-from .utility.core import _NOT_SOLVED
 from .constraints import ContinuousAt
 from .constraints import to_sympy
 import re
@@ -259,23 +258,33 @@ class CaptimeDistribution(Immutable):
     def forms(self) -> dict[str, str]:
         """Which parts of the law are exact, which numeric, and which not built yet.
 
+        A part is called a closed form only if it evaluates to the law's double-precision
+        numbers (where it has them) at check points spread over the support; otherwise it is
+        reported as numeric, with the reason, and the law's utility keeps the numbers.
+
         Returns
         -------
         dict of str to str
             ``"numbers"``: the double-precision law (``"double precision"`` or ``"none"``);
             ``"multipliers"``, ``"pdf"``, ``"cdf"``: ``"exact"``, ``"closed form with numeric
-            multipliers"``, ``"numeric quadrature"`` or ``"built on first read"``.
+            multipliers"``, ``"numeric quadrature"``, ``"built on first read"``, or
+            ``"numeric (double precision): <why>"`` when the closed form was built but does not
+            evaluate to the numbers.
         """
         numbers = "double precision" if self.numeric is not None else "none"
         if not self.built:
             later = "built on first read"
             return {"numbers": numbers, "multipliers": later, "pdf": later, "cdf": later}
         exact = self.closed_form
-        return {"numbers": numbers,
-                "multipliers": "exact" if exact else "numeric (30 digits)",
-                "pdf": "exact" if exact else "closed form with numeric multipliers",
-                "cdf": ("exact" if exact else "closed form with numeric multipliers")
-                if self.cdf_method == "closed form" else "numeric quadrature"}
+        closed = "exact" if exact else "closed form with numeric multipliers"
+        forms = {"numbers": numbers,
+                 "multipliers": "exact" if exact else "numeric (30 digits)",
+                 "pdf": closed,
+                 "cdf": closed if self.cdf_method == "closed form" else "numeric quadrature"}
+        if self.numeric is not None:
+            for part, why in _disagreements(self).items():
+                forms[part] = f"numeric (double precision): {why}"
+        return forms
 
     def __copy__(self) -> "CaptimeDistribution":
         # a shallow copy keeps a fast-route law as it is (pickling would build its closed form)
@@ -284,13 +293,9 @@ class CaptimeDistribution(Immutable):
         return new
 
     def __getstate__(self) -> dict[str, Any]:
-        # the double-precision law holds compiled functions: a pickled law is built in full
-        # (its closed form travels), and the copy solves its numbers again if asked
-        if "_build" in self.__dict__:
-            self._materialise()
+        # a law travels as it is: its double-precision law (arrays), and the recipe of its closed
+        # form where that is not built yet, so the copy gives the same numbers without building
         state = dict(self.__dict__)
-        state.pop("_fast", None)
-        state.pop("_build", None)
         state["_frozen"] = None
         return state
 
@@ -463,21 +468,37 @@ class CaptimeDistribution(Immutable):
         -------
         Utility
             The survival function written in ``t``, under this law's name; its
-            ``distribution`` attribute is this law. With :attr:`cdf_method`
-            ``"numeric quadrature"`` it is evaluated by quadrature of the density.
+            ``distribution`` attribute is this law.  One class whatever route solved the
+            law: a law without parameters values it itself (its double-precision law where
+            it has one, else its closed form, or quadrature of the density where sympy left
+            an integral), and its expression is written out when first read.
         """
-        name = getattr(self, "name", None)
-        if not self.built and self.numeric is not None:
-            utility = _NumericSurvival(self, name=name)
-            utility.distribution = self
-            return utility
-        expr = self._piecewise(self._sf_pieces, t, 1, 0)
+        return Utility._survival_of(self, name=getattr(self, "name", None))
+
+    # -- what a utility of this law asks of it (see Utility._survival_of) ------
+    def _survival_expr(self) -> sympy.Expr:
+        return self._piecewise(self._sf_pieces, t, 1, 0)
+
+    def _survival_values(self) -> Any:
+        """S of float runtimes where the law gives it itself, or None (its closed form is then
+        compiled by the utility's scorer): the double-precision law, or quadrature of the density
+        for a law without parameters whose CDF sympy left as an integral."""
+        if self.parameters:
+            return None
+        if self.numeric is not None:
+            return _double_precision_sf(self.numeric)
         if self.cdf_method == "numeric quadrature":
-            utility: Utility = _QuadratureSurvival(expr, self._quadrature(), name=name)
-        else:
-            utility = Utility(expr, name=name)
-        utility.distribution = self
-        return utility
+            return self._quadrature().sf
+        return None
+
+    def _survival_points(self) -> list[float]:
+        """Scales of the law in runtimes (the finite ends of its support, its mean), for a search."""
+        points = [float(end) for end in self.support if end.is_finite and end > 0]
+        if self.numeric is not None:
+            mean = float(self.numeric.mean())
+            if math.isfinite(mean) and mean > 0:
+                points.append(mean)
+        return points or [float(end) for end in self.breakpoints if end.is_finite and end > 0]
 
     def mean(self) -> sympy.Expr:
         """E[kappa], by integrating kappa f(kappa) piece by piece.
@@ -896,90 +917,61 @@ class _QuadratureLaw:
         return self._vectorised(values, upper_tail=True)
 
 
-class _SurvivalByValues(Utility):
-    """The step utility u(t) = S(t) of a law without parameters, valued by a numeric survival
-    function (``_survival``) instead of a compiled closed form."""
-
-    def _survival(self, runtimes: Any) -> Any:
-        raise NotImplementedError
-
-    def __call__(self, runtimes: Any, *args: Any, **params: Any) -> float | np.ndarray:
-        """The utility of runtimes, S(t), from the law's numeric survival function.
-
-        Parameters
-        ----------
-        runtimes : float or array_like of float
-            The runtimes ``t``.
-        *args, **params : float
-            None: the law has no parameters.
-
-        Returns
-        -------
-        float or numpy.ndarray
-            A float for a scalar runtime, else an array of its shape.
-
-        Raises
-        ------
-        UtilityError
-            For parameter values (the law has none) or runtimes that are not real numbers.
-        """
-        owner = f"utility of {self.name}" if self.name else "utility"
-        if args or params:
-            raise UtilityError(argument_message(
-                "values", owner, "none: the law has no parameters", args or params))
-        return self._survival(as_float(runtimes, "t", owner))
+#: how far a closed form may be from the double-precision law at a check point (densities
+#: relative to their value, probabilities absolute) and still be called that law's closed form
+_AGREEMENT = 1e-8
 
 
-class _QuadratureSurvival(_SurvivalByValues):
-    """u(t) = S(t) of a law whose CDF sympy could not integrate: its expression holds the
-    unevaluated integral, its values come from mpmath quadrature of the density."""
+def _check_points(numeric: Any) -> np.ndarray:
+    """Runtimes spread over a double-precision law's support: across a finite one, and over
+    decades of its mean on an infinite one."""
+    low, high = (float(end) for end in numeric.support)
+    if math.isfinite(high):
+        return low + (high - low) * np.array([1e-3, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999])
+    scale = float(numeric.mean()) - low
+    scale = scale if math.isfinite(scale) and scale > 0 else 1.0
+    return low + scale * np.array([1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 20.0])
 
-    def __init__(self, expr: Any, law: _QuadratureLaw, *, name: str | None = None) -> None:
-        super().__init__(expr, name=name)
-        self._law = law
 
-    def _survival(self, runtimes: Any) -> Any:
-        return self._law.sf(runtimes)
+def _disagreements(law: "CaptimeDistribution") -> dict[str, str]:
+    """The parts of a built law (``"pdf"``, ``"cdf"``) that do not evaluate to its double-precision
+    law at the check points, with the reason; kept on the law (the answer does not change)."""
+    found = law.__dict__.get("_disagreements")
+    if found is not None:
+        return found
+    numeric = law.numeric
+    points = _check_points(numeric)
+    found = {}
+    for part, pieces, reference, relative in (("pdf", law._pdf_pieces, numeric.pdf, True),
+                                              ("cdf", law._sf_pieces, numeric.sf, False)):
+        if any(piece.has(sympy.Integral) for piece in pieces):
+            if part == "pdf":
+                found[part] = "the density holds an unevaluated integral"
+            continue  # the CDF is then "numeric quadrature", as it says
+        expr = law._piecewise(pieces, t, 0 if part == "pdf" else 1, 0)
+        try:
+            closed = np.asarray(compile_scorer(expr)(points), dtype=float)
+        except MaxEntError as error:
+            found[part] = f"its closed form cannot be evaluated ({error})"
+            continue
+        expected = np.asarray(reference(points), dtype=float)
+        gap = np.abs(closed - expected)
+        allowed = _AGREEMENT * (np.abs(expected) if relative else 1.0) + 1e-300
+        bad = ~(gap <= allowed)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            found[part] = (f"its closed form gives {closed[i]!r} at {points[i]!r} where the law "
+                           f"gives {expected[i]!r}")
+    object.__setattr__(law, "_disagreements", found)
+    return found
 
 
-class _NumericSurvival(_SurvivalByValues):
-    """u(t) = S(t) of a law from derive's fast route, valued by its double-precision law at
-    once; its expression (the closed form) is built when first read."""
-
-    _not_compared = frozenset({"distribution", "expr"})
-
-    def __init__(self, law: CaptimeDistribution, *, name: str | None = None) -> None:
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "_law", law)
-        self._scorer = None
-        self._inverse_expr = _NOT_SOLVED
-        self._inverse_function = None
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "expr":
-            expr = self.__dict__["_law"]._piecewise(self.__dict__["_law"]._sf_pieces, t, 1, 0)
-            object.__setattr__(self, "expr", expr)
-            return expr
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def _value_key(self) -> tuple:
-        # equal when made from the same law and name, whether or not the expression is built
-        return ("_NumericSurvival", self.name, self._law.constraints)
-
-    @property
-    def variables(self) -> tuple:
-        return (t,)
-
-    @property
-    def parameters(self) -> tuple:
-        return ()
-
-    def _breakpoints(self) -> list[float]:
-        return [float(end) for end in self._law.numeric.problem.ends if 0 < end < math.inf]
-
-    def _survival(self, runtimes: Any) -> Any:
-        out = self._law.numeric.sf(np.asarray(runtimes, dtype=float))
-        return float(out) if out.ndim == 0 else out
+def _double_precision_sf(numeric: Any) -> Any:
+    """S(t) of float runtimes from a double-precision law: a float for a scalar."""
+    def survival(runtimes: Any) -> Any:
+        out = numeric.sf(np.asarray(runtimes, dtype=float))
+        return float(out) if np.ndim(out) == 0 else out
+    return survival
 
 
 def _check_substitution(distribution: CaptimeDistribution, values: dict) -> None:
