@@ -1132,8 +1132,9 @@ def _installed_backends() -> tuple[str, ...]:
     return tuple(b for b in BACKENDS if b == "numpy" or find_spec(b) is not None)
 
 
-#: how far a utility's value may fall outside [0, 1] by rounding
-_RANGE_SLACK = 1e-12
+#: how far a utility's value may fall outside [0, 1] by rounding (a linear quality utility
+#: with coefficients near 1e3 reaches 1 + 3e-12 at t = 0)
+_RANGE_SLACK = 1e-9
 
 
 @lru_cache(maxsize=512)

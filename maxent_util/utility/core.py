@@ -246,6 +246,12 @@ class Utility(Immutable):
             return self.__dict__["expr"]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "expr" and "_law" in self.__dict__:  # set once, by __getattr__, from the law
+            raise AttributeError(f"`{type(self).__name__}` objects are immutable: `expr` cannot be changed "
+                                 "(make a changed copy instead, e.g. with `with_name` or `subs`).")
+        super().__setattr__(name, value)
+
     def _value_key(self) -> tuple:
         law = self.__dict__.get("_law")
         if law is None:
@@ -394,7 +400,12 @@ class Utility(Immutable):
         return self._scorer(runtimes, *args, **params)
 
     def _values(self, runtimes: np.ndarray) -> np.ndarray:
-        return np.asarray(self(runtimes), dtype=float)
+        """u at float runtimes, whatever its shape (a call refuses values outside [0, 1]; the
+        checks that report such a utility's faults read them here)."""
+        survival = self._values_of_law()
+        if survival is not None:
+            return np.asarray(survival(runtimes), dtype=float)
+        return np.asarray(compile_scorer(self.expr)(runtimes), dtype=float)
 
     def _breakpoints(self) -> list[float]:
         law = self.__dict__.get("_law")
