@@ -7,7 +7,6 @@ fast route), its numbers come from :mod:`.numbers`, and its derivation record is
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 import threading
@@ -26,7 +25,7 @@ from ..symbols import kappa, t
 from ..utility import Utility
 from .closed_form import _FOLDED_DIGITS, _at_digits, closed_form_parts, mean_of
 from .numbers import _disagreements, _double_precision_sf, _QuadratureLaw
-from .record import _check_substitution, _substituted_cases, active_cases, entropy_of
+from .record import _check_substitution, active_cases, entropy_of, substituted_record
 
 __all__ = ["CaptimeDistribution"]
 
@@ -430,24 +429,7 @@ class CaptimeDistribution(Immutable):
         sf_pieces = [sub(e) for e in self._sf_pieces]
         multipliers = {k: sub(v) for k, v in self.multipliers.items()}
 
-        record = dataclasses.replace(
-            self.derivation,
-            breakpoints=[sub(p) for p in self.derivation.breakpoints],
-            support=tuple(sub(p) for p in self.derivation.support),
-            terms=[(m, sub(g), (sub(region[0]), sub(region[1])), sub(v), c.subs(mapping))
-                   for m, g, region, v, c in self.derivation.terms],
-            stationary_density=sub(self.derivation.stationary_density),
-            partition=sub(self.derivation.partition),
-            # kept as equations: sympy would spend a fraction of a second per relation deciding
-            # whether each substituted one now holds, and fold it to True if it did
-            equations=[sympy.Eq(sub(e.lhs), sub(e.rhs), evaluate=False) if isinstance(e, sympy.Equality)
-                       else sub(e) for e in self.derivation.equations],
-            kkt=_substituted_cases(getattr(self.derivation, "kkt", ()), mapping, sub))
-        if folded:
-            record = dataclasses.replace(record, notes=tuple(record.notes) + (
-                f"the values were put in at {_FOLDED_DIGITS} digits where their exact form would "
-                "hold integers far larger than the values themselves (exact powers multiplied "
-                "under a common root)",))
+        record = substituted_record(self.derivation, mapping, sub, folded=bool(folded))
         new = type(self)(constraints=constraints, support=tuple(sub(p) for p in self.support),
                          pdf_pieces=pdf_pieces, cdf_pieces=cdf_pieces, sf_pieces=sf_pieces,
                          breakpoints=record.breakpoints,

@@ -3,6 +3,7 @@ from the multipliers, and what substituting values into a law does to the record
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import sympy
@@ -11,7 +12,7 @@ from ..constraints import ContinuousAt
 from ..errors import ConstraintError, argument_message
 from ..problem import check_ranges, make_terms, provably_less, support_of
 from ..symbols import kappa
-from .closed_form import _simplify
+from .closed_form import _FOLDED_DIGITS, _simplify
 
 oo = sympy.oo
 
@@ -53,6 +54,30 @@ def masses_of(self: Any) -> list:
         start = sympy.Add(*masses)
         masses.append(_simplify(end - start, self._timeout))
     return masses
+
+
+def substituted_record(derivation: Any, mapping: dict, sub: Any, *, folded: bool) -> Any:
+    """The derivation record with values put in by ``sub`` (``mapping`` for the constraints),
+    noting where they went in as floats (``folded``)."""
+    record = dataclasses.replace(
+        derivation,
+        breakpoints=[sub(p) for p in derivation.breakpoints],
+        support=tuple(sub(p) for p in derivation.support),
+        terms=[(m, sub(g), (sub(region[0]), sub(region[1])), sub(v), c.subs(mapping))
+               for m, g, region, v, c in derivation.terms],
+        stationary_density=sub(derivation.stationary_density),
+        partition=sub(derivation.partition),
+        # kept as equations: sympy would spend a fraction of a second per relation deciding
+        # whether each substituted one now holds, and fold it to True if it did
+        equations=[sympy.Eq(sub(e.lhs), sub(e.rhs), evaluate=False) if isinstance(e, sympy.Equality)
+                   else sub(e) for e in derivation.equations],
+        kkt=_substituted_cases(getattr(derivation, "kkt", ()), mapping, sub))
+    if folded:
+        record = dataclasses.replace(record, notes=tuple(record.notes) + (
+            f"the values were put in at {_FOLDED_DIGITS} digits where their exact form would "
+            "hold integers far larger than the values themselves (exact powers multiplied "
+            "under a common root)",))
+    return record
 
 
 def _substituted_cases(cases: tuple, mapping: dict, sub: Any) -> tuple:
