@@ -14,6 +14,7 @@ import json
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 import sympy
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -126,6 +127,12 @@ def test_every_consumer_takes_every_route_and_gives_the_same_numbers(tmp_path, c
     runs = x[1:-1]
     found = mu.score(runs, utility, solved=np.ones(runs.size, dtype=bool))
     assert found.estimate == pytest.approx(float(np.mean(utility(runs))), rel=0, abs=SAME)
+    table = pd.DataFrame({"algorithm": np.repeat(["a", "b"], runs.size),
+                          "instance": np.tile([f"i{i}" for i in range(runs.size)], 2),
+                          "runtime": np.concatenate([runs, runs[::-1] * 1.1]), "status": "solved"})
+    ranked = mu.rank(table, {"u": utility})
+    for algorithm, times in (("a", runs), ("b", runs[::-1] * 1.1)):
+        assert ranked.loc[algorithm, "u"] == pytest.approx(float(np.mean(utility(times))), rel=0, abs=SAME)
 
 
 @QUICK
