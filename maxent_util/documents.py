@@ -6,6 +6,7 @@ import json
 import math
 from typing import Any
 
+import numpy as np
 import sympy
 
 from ._timing import Deadline, SymbolicTimeout, run_bounded
@@ -15,8 +16,9 @@ from .errors import ExportError, MaxEntError, argument_message, short
 from .expressions import as_expression, check_evaluable, from_tree, to_tree
 from .distribution import CaptimeDistribution
 from .utility import ExpectedUtility, QualityUtility, Utility
-from .maxent import Derivation
-from .symbols import t
+from .maxent import Derivation, derive
+from .symbols import q, t
+from .utility.pieces import time_grid
 
 
 # A document is data: a header ({"format": "maxent_util", "version": 2}), plain
@@ -197,6 +199,8 @@ def _decode_constraint(reader: _Document, data: Any, where: str) -> Constraint:
 
 
 def _distribution_payload(dist: Any) -> dict:
+    if dist.numeric is not None:
+        return _numbers_payload(dist)
     record = dist.derivation
     terms = []
     for index, (multiplier, feature, region, value, constraint) in enumerate(record.terms):
@@ -237,6 +241,22 @@ def _distribution_payload(dist: Any) -> dict:
         # for people reading the file; ignored when loading
         "readable": {"pdf": str(dist.pdf), "cdf": str(dist.cdf),
                      "multipliers": {str(k): str(v) for k, v in dist.multipliers.items()}},
+    }
+
+
+def _numbers_payload(dist: Any) -> dict:
+    """A law of the double-precision route: what it is derived from and its numbers, no closed form
+    (which may take seconds to build, or not exist): :func:`from_json` solves it again."""
+    numbers = dist.numeric
+    return {
+        "name": getattr(dist, "name", None),
+        "preset": None if dist.preset is None else {
+            "family": dist.preset[0], "arguments": _trees(dist.preset[1], "preset.arguments")},
+        "constraints": [_encode_constraint(c, f"constraints[{i}]") for i, c in enumerate(dist.constraints)],
+        "support": _trees(dist.support, "support"),
+        "timeout": float(dist._timeout),
+        "numbers": {"multipliers": [float(value) for value in numbers.multipliers],
+                    "log_z": float(numbers.log_z)},
     }
 
 
@@ -288,7 +308,8 @@ def _load_notes(reader: _Document, record_data: Any, record_where: str) -> list[
 
 
 def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
-
+    if isinstance(data, dict) and "numbers" in data:
+        return _load_numbers(reader, data, where)
     record_where = _join(where, "derivation")
     record_data = reader.field(data, "derivation", where)
     terms = []
@@ -356,6 +377,61 @@ def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
     return dist
 
 
+#: seconds a document's law of numbers may take to be solved again
+_SOLVE_SECONDS = 10.0
+#: how far the stored multipliers and log Z may be from the ones solved again (relative)
+_NUMBERS_TOLERANCE = 1e-9
+
+
+def _load_numbers(reader: _Document, data: dict, where: str) -> Any:
+    """A law stored by its constraints and numbers: solved again by the double-precision route,
+    which must give the stored numbers (else the document contradicts itself)."""
+    constraints = tuple(_decode_constraint(reader, c, f"{_join(where, 'constraints')}[{i}]")
+                        for i, c in enumerate(reader.items(data, "constraints", where)))
+    support = tuple(reader.exprs(data, "support", where, length=2))
+    _check_ordered(reader, support, _join(where, "support"), strict=True)
+    timeout = reader.number(data, "timeout", where)
+    path = _join(where, "numbers")
+    numbers = reader.field(data, "numbers", where)
+    stored = reader.items(numbers, "multipliers", path)
+    log_z = reader.field(numbers, "log_z", path)
+    if not all(_finite(v) for v in stored) or not _finite(log_z):
+        raise reader.fail(path, "finite numbers: the multipliers and log_z", numbers)
+    if any(c.free_symbols for c in constraints):
+        raise reader.fail(_join(where, "constraints"), "constraints of numbers (a law with `numbers` "
+                          "has no parameters)", [repr(c) for c in constraints])
+    try:
+        law = derive(*constraints, timeout=_SOLVE_SECONDS)
+    except MaxEntError as error:
+        raise reader.fail(_join(where, "constraints"), "constraints that have a law",
+                          [repr(c) for c in constraints], f"({error})") from None
+    solved = law.numeric
+    if solved is None or tuple(law.support) != support:
+        raise reader.fail(path, "the numbers of a law the double-precision route solves",
+                          [repr(c) for c in constraints], "Write the law again with to_json.")
+    found = [float(v) for v in solved.multipliers] + [float(solved.log_z)]
+    if len(stored) != len(found) - 1 or not np.allclose(
+            found, [float(v) for v in stored] + [float(log_z)], rtol=_NUMBERS_TOLERANCE, atol=_NUMBERS_TOLERANCE):
+        raise reader.fail(path, "the law of its constraints", numbers,
+                          f"Solved again they give multipliers {found[:-1]} and log_z {found[-1]}.")
+    law = law._with_timeout(timeout)
+    name = reader.text(data, "name", where, optional=True)
+    if name is not None:
+        law = law.with_name(name)
+    preset = data.get("preset")
+    if preset is not None:
+        preset_path = _join(where, "preset")
+        family = reader.text(preset, "family", preset_path)
+        arguments = tuple(reader.exprs(preset, "arguments", preset_path))
+        _check_preset(reader, law, family, arguments, preset_path)
+        law = law.with_preset(family, arguments)
+    return law
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _check_ordered(reader: _Document, points: tuple | list, where: str, *, strict: bool) -> None:
     """Refuse points that are provably not increasing (a reversed support or breakpoints)."""
     for index, (low, high) in enumerate(zip(points, points[1:])):
@@ -386,6 +462,13 @@ def _check_preset(reader: _Document, dist: CaptimeDistribution, family: str, arg
 
 def _utility_payload(utility: Any) -> dict:
 
+    distribution = getattr(utility, "distribution", None)
+    if type(utility) is Utility and distribution is not None and distribution.numeric is not None:
+        # the survival function of a law of numbers: the law says it all (its closed form is not
+        # needed, and may not exist)
+        return {"class": "Utility", "name": utility.name, "expr": None,
+                "readable": "the survival function 1 - F(t) of `distribution`",
+                "distribution": _distribution_payload(distribution)}
     payload: dict[str, Any] = {"class": type(utility).__name__, "name": utility.name,
                                "expr": _tree(utility.expr, "expr"), "readable": str(utility.expr)}
     if isinstance(utility, QualityUtility):
@@ -395,7 +478,6 @@ def _utility_payload(utility: Any) -> dict:
         payload["captime_pdf"] = _tree(utility.captime_pdf, "captime_pdf")
         payload["captime_support"] = _trees(utility.captime_support, "captime_support")
         payload["method"] = utility.method
-    distribution = getattr(utility, "distribution", None)
     payload["distribution"] = None if distribution is None else _distribution_payload(distribution)
     return payload
 
@@ -403,8 +485,15 @@ def _utility_payload(utility: Any) -> dict:
 def _load_utility(reader: _Document, data: dict) -> Any:
 
     kind = reader.field(data, "class", "")
-    expr = reader.expr(data, "expr", "")
     name = reader.text(data, "name", "", optional=True)
+    if kind == "Utility" and reader.field(data, "expr", "") is None:
+        # the survival function of its law, which the document holds by its numbers
+        distribution = reader.field(data, "distribution", "")
+        if not isinstance(distribution, dict) or "numbers" not in distribution:
+            raise reader.fail("expr", "an expression (null only beside a `distribution` with `numbers`)", None)
+        return _load_distribution(reader, distribution, "distribution").utility().with_name(name)
+    expr = reader.expr(data, "expr", "")
+    _check_finite_values(reader, expr)
     try:
         if kind == "QualityUtility":
             q0, q1 = reader.expr(data, "q0", ""), reader.expr(data, "q1", "")
@@ -427,10 +516,59 @@ def _load_utility(reader: _Document, data: dict) -> Any:
         raise reader.fail("expr", f"a valid {kind}", str(expr), f"({error})") from None
     distribution = reader.field(data, "distribution", "")
     if distribution is not None:
-        utility.distribution = _load_distribution(reader, distribution, "distribution")
+        law = _load_distribution(reader, distribution, "distribution")
         if kind == "Utility":
-            _check_survival(reader, utility.expr, utility.distribution)
+            _check_survival(reader, utility.expr, law)
+            return law.utility().with_name(name)  # the one utility of a law, whatever its route
+        utility.distribution = law
+    if not utility.parameters and q not in utility.expr.free_symbols:
+        _check_shape(reader, utility)
     return utility
+
+
+def _check_finite_values(reader: _Document, expr: sympy.Expr) -> None:
+    """Refuse an infinity or NaN where the utility takes a value (``oo*t``): a utility is a
+    probability-like number; infinities may stand only in conditions (``t < oo``)."""
+    def values(node: sympy.Basic):
+        if isinstance(node, sympy.Piecewise):
+            for value, _ in node.args:
+                yield from values(value)
+        elif not isinstance(node, (sympy.logic.boolalg.Boolean, sympy.core.relational.Relational)):
+            yield node
+            for arg in node.args:
+                yield from values(arg)
+
+    for node in values(expr):
+        if node in (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
+            raise reader.fail("expr", "a utility with finite values (no infinity or NaN in them)", str(expr))
+
+
+#: how far a stored utility may leave [0, 1], or rise, by rounding
+_SHAPE_SLACK = 1e-12
+
+
+def _check_shape(reader: _Document, utility: Any) -> None:
+    """A utility of numbers must lie in [0, 1] and not increase in t: checked on a grid over its
+    pieces (a document saying otherwise is refused, not scored)."""
+    grid = time_grid(utility._breakpoints())
+    try:
+        with np.errstate(all="ignore"):
+            values = np.asarray(utility._values(grid), dtype=float)
+    except MaxEntError as error:
+        raise reader.fail("expr", "a utility with values in [0, 1] that can be evaluated", str(utility.expr),
+                          f"({error})") from None
+    finite = ~np.isnan(values)
+    outside = finite & ~((values >= -_SHAPE_SLACK) & (values <= 1 + _SHAPE_SLACK))
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise reader.fail("expr", "a utility with values in [0, 1]", str(utility.expr),
+                          f"It gives {float(values[i])!r} at t = {float(grid[i])!r}.")
+    rises = np.flatnonzero(finite[1:] & finite[:-1] & (np.diff(values) > _SHAPE_SLACK))
+    if rises.size:
+        i = int(rises[0])
+        raise reader.fail("expr", "a utility that does not increase in t", str(utility.expr),
+                          f"It rises from {float(values[i])!r} at t = {float(grid[i])!r} to "
+                          f"{float(values[i + 1])!r} at t = {float(grid[i + 1])!r}.")
 
 
 #: how far a utility may be from its law's survival function at the points compared
@@ -525,6 +663,18 @@ def to_json(obj: Any, *, indent: int | None = 2) -> str:
     return json.dumps(payload, indent=indent, allow_nan=False)
 
 
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object whose keys are all different: a repeated key (which json would let the last
+    win) is a document that says two things."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ExportError(argument_message("text", "from_json", "JSON objects with distinct keys",
+                                           short(repeated), f"The key {short(repeated)!r} appears twice."))
+    return data
+
+
 def _refuse_constant(name: str) -> Any:
     raise ExportError(argument_message("text", "from_json", "JSON without NaN or Infinity", name))
 
@@ -565,7 +715,7 @@ def from_json(text: str | bytes) -> Any:
         raise ExportError(argument_message("text", "from_json", f"at most {MAX_JSON_LENGTH} characters",
                                            f"{len(text)} characters"))
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
     except ExportError:
         raise
     except (ValueError, RecursionError, MemoryError) as error:

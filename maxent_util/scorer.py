@@ -699,8 +699,13 @@ class Scorer:
     backend = "numpy"
     threads = 1
 
-    def __init__(self, expr: sympy.Expr) -> None:
+    #: whether the expression is a utility, whose values must stay in [0, 1] (a bare
+    #: expression may be a density or a cost)
+    _bounded = False
+
+    def __init__(self, expr: sympy.Expr, bounded: bool = False) -> None:
         self.expr = expr
+        self._bounded = bounded
         self._owner = _owner_label(expr)
         if expr.has(sympy.Integral):
             raise NoClosedFormError(argument_message(
@@ -786,7 +791,31 @@ class Scorer:
                         "(compiled, log space, mpmath). Suggestion: rewrite the utility, or "
                         "report it with this message.")
                 self._use(self._next_route(route), route)
+            self._check_range(points, fast, key)
             self._verified.add(key)
+
+    def _check_range(self, runtimes: np.ndarray, values: np.ndarray, key: Any) -> None:
+        """A utility's values lie in [0, 1]: refuse the parameter values (by name) for which they
+        do not, once at the door (a negative scale made exp(-t/c) 2.72 and every run 'better
+        than solved')."""
+        if not self._bounded:
+            return
+        outside = ~((values >= -_RANGE_SLACK) & (values <= 1 + _RANGE_SLACK)) & ~np.isnan(values)
+        if not outside.any():
+            return
+        i = int(np.flatnonzero(outside)[0])
+        found = f"u = {float(values[i])!r} at t = {float(np.ravel(runtimes)[i])!r}"
+        if not self.parameters:
+            raise UtilityError(argument_message(
+                "utility", "compile_scorer", "a utility with values in [0, 1]", short(self.expr),
+                f"It gives {found}."))
+        shown = {name: float(np.ravel(v)[i]) if np.ndim(v) else float(v)
+                 for name, v in zip(self.parameters, key)}
+        arg = next(iter(shown)) if len(shown) == 1 else ", ".join(shown)
+        value = next(iter(shown.values())) if len(shown) == 1 else shown
+        raise UtilityError(argument_message(
+            arg, self._owner, "a value for which the utility stays in [0, 1]", value,
+            f"With it the utility gives {found}."))
 
     def _next_route(self, route: str) -> Callable[..., Any]:
         if route == "log space":
@@ -854,6 +883,9 @@ class Scorer:
             flat_p = [np.broadcast_to(v, shape).ravel() if np.ndim(v) else np.float64(v)
                       for v in params]
         out = self._evaluate(flat_t, flat_p)
+        if self._bounded and params and any(shapes):
+            # arrays of parameter values: each was not verified, so their values are checked
+            self._check_range(flat_t, out, flat_p)
         return float(out[0]) if shape == () else out.reshape(shape)
 
     def with_threads(self, threads: int) -> "Scorer":
@@ -1100,11 +1132,46 @@ def _installed_backends() -> tuple[str, ...]:
     return tuple(b for b in BACKENDS if b == "numpy" or find_spec(b) is not None)
 
 
+#: how far a utility's value may fall outside [0, 1] by rounding (a linear quality utility
+#: with coefficients near 1e3 reaches 1 + 3e-12 at t = 0)
+_RANGE_SLACK = 1e-9
+
+
 @lru_cache(maxsize=512)
-def _cached_scorer(expr: sympy.Expr, backend: str) -> Any:
+def _cached_scorer(expr: sympy.Expr, backend: str, bounded: bool = False) -> Any:
     if backend == "numpy":
-        return Scorer(expr)
+        return Scorer(expr, bounded)
     return _LambdifiedScorer(expr, backend)
+
+
+class _LawScorer:
+    """The scorer of a derived law's utility: the law's own survival function (its
+    double-precision law, or quadrature), so that the scorer and the utility give the same
+    numbers and neither needs the closed form; :attr:`expr` is written out when first read."""
+
+    backend = "numpy"
+    threads = 1
+    parameters: tuple[str, ...] = ()
+    route = "the law's survival function"
+
+    def __init__(self, utility: Any, values: Callable[[Any], Any]) -> None:
+        self._utility = utility
+        self._values = values
+
+    @property
+    def expr(self) -> sympy.Expr:
+        return self._utility.expr
+
+    def __repr__(self) -> str:
+        return f"Scorer(u(t) = S(t) of {self._utility.name or 'a derived law'}; parameters ())"
+
+    def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
+        owner = "scorer of a derived law's utility"
+        _bind((), owner, args, kwargs)
+        return self._values(_as_float(t, "t", owner))
+
+    def with_threads(self, threads: int) -> "_LawScorer":
+        return self  # the law's survival function is one vectorised call
 
 
 def compile_scorer(utility: Any, *, backend: str = "numpy", threads: int | None = 1) -> CompiledScorer:
@@ -1193,8 +1260,13 @@ def compile_scorer(utility: Any, *, backend: str = "numpy", threads: int | None 
             "threads", "compile_scorer",
             "a positive integer or None (every core)" if backend == "numpy"
             else f"1 (the {backend} backend runs on that framework's own threads)", threads))
+    law_values = getattr(utility, "_values_of_law", None)
+    values = law_values() if law_values is not None and backend == "numpy" else None
+    if values is not None:
+        return _LawScorer(utility, values)
     expr = utility_expression(utility, "compile_scorer")
-    scorer = _cached_scorer(expr, backend)
+    # a Utility's values must lie in [0, 1]; a bare expression may be a density or a cost
+    scorer = _cached_scorer(expr, backend, not isinstance(utility, sympy.Basic) and hasattr(utility, "expr"))
     return scorer if threads == 1 else scorer.with_threads(int(threads))
 
 

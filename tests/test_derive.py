@@ -484,7 +484,7 @@ def test_large_log_moment_is_feasible():
 def symbolic_cdf_fails(monkeypatch):
     """The CDF step's symbolic integration (from a piece's end to kappa, or from kappa on)
     raises, as it can when sympy gives up or time runs short on a loaded machine."""
-    from maxent_util import distribution
+    from maxent_util.distribution import closed_form as distribution
 
     whole_pieces = distribution.integrate_piece
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from maxent_util import ConstraintError, LogMoment, Mean, Support, TimeLimitError, UtilityError, derive, kappa
 from maxent_util import expected_utility, exponential
 from maxent_util._timing import Deadline, SymbolicTimeout, check_timeout, rings, run_bounded, time_limit
-from maxent_util.distribution import _polar_power, _tail_integral, _unusable
+from maxent_util.distribution.closed_form import _polar_power, _tail_integral, _unusable
 from maxent_util.families import family_constraints
 from maxent_util.maxent import _forget_laws, _solutions
 from maxent_util.maxent.numeric import NumericProblem, _weighted_sums, _zoom_grid
@@ -525,7 +525,7 @@ def test_a_law_no_time_limit_cut_short_serves_every_timeout(monkeypatch):
 
 
 def test_a_law_cut_short_by_a_time_limit_is_kept_for_its_own_timeout_only(monkeypatch):
-    from maxent_util import distribution
+    from maxent_util.distribution import closed_form as distribution
 
     constraints = (Support(0, 10), Mean(sympy.Rational(21, 5)))
     _forget_laws()

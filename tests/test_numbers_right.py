@@ -23,7 +23,7 @@ from maxent_util import Utility, compile_scorer, score, t
 from maxent_util import families
 from maxent_util._sizes import grew, integer_bits, total_integer_bits
 from maxent_util.constraints import LogMoment, SquaredLogDeviation, Support
-from maxent_util.distribution import _simplest
+from maxent_util.distribution.closed_form import _simplest
 from maxent_util.errors import UtilityError
 from maxent_util.maxent import derive
 from maxent_util.symbols import kappa

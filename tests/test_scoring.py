@@ -262,7 +262,9 @@ def test_keeps_symbol_names_and_accepts_utilities_and_plain_symbols():
     plain = compile_scorer(sympy.exp(-sympy.Symbol("t")))
     assert plain(1.0) == math.exp(-1.0)
     utility = Utility(PARETO, name="pareto")
-    assert compile_scorer(utility) is compile_scorer(PARETO)  # cached per expression
+    # cached per expression (and kind: a utility's values are checked to lie in [0, 1])
+    assert compile_scorer(utility) is compile_scorer(Utility(PARETO))
+    assert compile_scorer(PARETO) is compile_scorer(PARETO)
     assert utility(4.0, kappa0=1.0, alpha=1.0) == 0.25
 
 

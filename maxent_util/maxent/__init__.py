@@ -46,7 +46,8 @@ from .._timing import Deadline, alarm_usable, check_timeout, rings, run_bounded,
 from .._timing import SymbolicTimeout as _SymbolicTimeout
 
 from ..constraints import Constraint
-from ..errors import (ConstraintError, InfeasibleError, MaxEntError, NoClosedFormError, NotNormalizableError,
+from ..errors import (ConstraintError, InfeasibleError, MaxEntError, MaximumNotAttainedError, NoClosedFormError,
+                      NotNormalizableError,
                       argument_message)
 from ..problem import (build_pieces, check_ranges, clear_kept, keep, kept_store, make_terms, stationary_density,
                        support_of)
@@ -333,8 +334,16 @@ def _fast_law(constraints: tuple, timeout: float | None, method: str,
 
 
 def _built(constraints: tuple, method: str, timeout: float | None) -> CaptimeDistribution:
-    """The full derivation of a fast-route law: what its closed form comes from."""
-    return _derive_cached(constraints, timeout, 30, method)
+    """The full derivation of a fast-route law: what its closed form comes from.  A law once
+    handed out never refuses its own parts: where the full numeric route cannot reach the law
+    the fast route found (Newton at 30 digits stopping short of a multiplier the exact step
+    recognises), the default route builds it."""
+    try:
+        return _derive_cached(constraints, timeout, 30, method)
+    except (InfeasibleError, NotNormalizableError, MaximumNotAttainedError, NoClosedFormError):
+        if method == "auto":
+            raise
+    return _derive_cached(constraints, timeout, 30, "auto")
 
 
 #: laws whose derivation no time limit cut short, by (constraints, digits, method): every step

@@ -97,7 +97,7 @@ def time_profile(utility: Any) -> tuple[Any, np.ndarray, np.ndarray]:
     """``(pieces, grid, values)``: the pieces of a numeric utility and its values on a dense grid."""
     grid = time_grid(breakpoints(utility.expr))
     with np.errstate(all="ignore"):
-        values = np.asarray(utility(grid), dtype=float)
+        values = utility._values(grid)  # any shape: reporting a utility's faults is the point
     return pieces_of(utility.expr), grid, values
 
 

@@ -13,6 +13,7 @@ The argument readers (:func:`expression`, :func:`as_parameter`,
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -25,7 +26,7 @@ from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
 from ..expressions import as_expression
 from ..problem import kept_by_srepr, number_stand_ins
-from ..scorer import compile_scorer
+from ..scorer import as_float, compile_scorer
 from ..symbols import kappa, q, t
 from .checks import UtilityCheck, check_utility
 from .pieces import SOLVE_SECONDS, breakpoints, end_limit, pieces_of, try_symbolic
@@ -172,6 +173,10 @@ def _inverse_of(expr: sympy.Expr) -> sympy.Expr | None:
 
 _NOT_SOLVED = object()
 
+#: one survival function is written out at a time (two threads reading the expression of a
+#: law's utility build it once)
+_WRITING = threading.RLock()
+
 
 class Utility(Immutable):
     """A utility of a runtime ``t`` (and optionally of a quality ``q``).
@@ -212,6 +217,53 @@ class Utility(Immutable):
         self._inverse_expr: Any = _NOT_SOLVED
         self._inverse_function: Callable | None = None
 
+    @classmethod
+    def _survival_of(cls, law: Any, *, name: str | None = None) -> "Utility":
+        """u(t) = S(t) of a derived law (see :meth:`CaptimeDistribution.utility`).
+
+        The law is the source of truth: :attr:`expr` is its survival function written in ``t``,
+        built on first read (once, under a lock: a law of the fast route builds its closed form
+        then), and a law without parameters gives the values itself (its double-precision law,
+        or quadrature where sympy left an integral), so the utility is valued at once and the
+        same whether or not the closed form was built.
+        """
+        utility = cls.__new__(cls)
+        object.__setattr__(utility, "name", name)
+        object.__setattr__(utility, "distribution", law)
+        object.__setattr__(utility, "_law", law)
+        utility._scorer = None
+        utility._inverse_expr = _NOT_SOLVED
+        utility._inverse_function = None
+        return utility
+
+    def __getattr__(self, name: str) -> Any:
+        # only called for an attribute not set: the expression of a law's utility, written out
+        # when first read
+        if name == "expr" and "_law" in self.__dict__:
+            with _WRITING:
+                if "expr" not in self.__dict__:
+                    object.__setattr__(self, "expr", self.__dict__["_law"]._survival_expr())
+            return self.__dict__["expr"]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "expr" and "_law" in self.__dict__:  # set once, by __getattr__, from the law
+            raise AttributeError(f"`{type(self).__name__}` objects are immutable: `expr` cannot be changed "
+                                 "(make a changed copy instead, e.g. with `with_name` or `subs`).")
+        super().__setattr__(name, value)
+
+    def _value_key(self) -> tuple:
+        law = self.__dict__.get("_law")
+        if law is None:
+            return super()._value_key()
+        # equal when made from equal laws under one name, whether or not the expression is written
+        return ("Utility", ("name", self.name), ("survival of", law._value_key()))
+
+    def _values_of_law(self) -> Callable[[Any], Any] | None:
+        """The law's own survival function of float runtimes, or None (valued by the scorer)."""
+        law = self.__dict__.get("_law")
+        return None if law is None else law._survival_values()
+
     def __getstate__(self) -> dict[str, Any]:
         # the compiled scorer and inverse are caches, rebuilt on first use: a pickled utility
         # (a Dask task sent to a worker) carries its expression, not generated code
@@ -222,11 +274,15 @@ class Utility(Immutable):
 
     @property
     def variables(self) -> tuple[sympy.Symbol, ...]:
+        if "_law" in self.__dict__:
+            return (t,)
         return (t, q) if q in self.expr.free_symbols else (t,)
 
     @property
     def parameters(self) -> tuple[sympy.Symbol, ...]:
         """Free symbols other than ``t`` and ``q``, sorted by name."""
+        if "_law" in self.__dict__:
+            return self.__dict__["_law"].parameters  # no need to write the expression out
         free = self.expr.free_symbols - {t, q}
         return tuple(sorted(free, key=lambda s: s.name))
 
@@ -259,6 +315,10 @@ class Utility(Immutable):
         return self._evolve(name=name)
 
     def _substituted(self, mapping: dict[sympy.Symbol, sympy.Expr]) -> "Utility":
+        law = self.__dict__.get("_law")
+        if law is not None:
+            # the survival function of the substituted law (checked there to still be a law)
+            return Utility._survival_of(law.subs(**{s.name: v for s, v in mapping.items()}), name=self.name)
         new = self._evolve(expr=self.expr.subs(mapping))
         new._scorer = None
         new._inverse_function = None
@@ -328,14 +388,29 @@ class Utility(Immutable):
         NoClosedFormError
             If the expression holds an unevaluated integral.
         """
+        survival = self._values_of_law()
+        if survival is not None:
+            owner = f"utility of {self.name}" if self.name else "utility"
+            if args or params:
+                raise UtilityError(argument_message(
+                    "values", owner, "none: the law has no parameters", args or params))
+            return survival(as_float(runtimes, "t", owner))
         if self._scorer is None:
             self._scorer = compile_scorer(self)
         return self._scorer(runtimes, *args, **params)
 
     def _values(self, runtimes: np.ndarray) -> np.ndarray:
-        return np.asarray(self(runtimes), dtype=float)
+        """u at float runtimes, whatever its shape (a call refuses values outside [0, 1]; the
+        checks that report such a utility's faults read them here)."""
+        survival = self._values_of_law()
+        if survival is not None:
+            return np.asarray(survival(runtimes), dtype=float)
+        return np.asarray(compile_scorer(self.expr)(runtimes), dtype=float)
 
     def _breakpoints(self) -> list[float]:
+        law = self.__dict__.get("_law")
+        if law is not None and "expr" not in self.__dict__:
+            return law._survival_points()
         return breakpoints(self.expr)
 
     def _require_numeric(self, owner: str) -> None:

@@ -95,6 +95,11 @@ class ExpectedUtility(Utility):
         self._require_numeric("ExpectedUtility")
         return self._quadrature(runtimes)
 
+    def _values(self, runtimes: np.ndarray) -> np.ndarray:
+        if self.method == "closed form":
+            return super()._values(runtimes)
+        return np.asarray(self._quadrature(runtimes), dtype=float)
+
     def _quadrature(self, runtimes: Any) -> Any:
         if self._quadrature_functions is None:
             lower, upper = (float(bound) for bound in self.captime_support)

@@ -61,8 +61,8 @@ def _upper_bound(condition: Any) -> sympy.Expr | None:
               if isinstance(part, (sympy.StrictLessThan, sympy.LessThan, sympy.StrictGreaterThan,
                                    sympy.GreaterThan)) and part.lts == t and not part.gts.has(t)]
     others = [part for part in parts
-              if not (isinstance(part, sympy.core.relational.Relational) and t in (part.lts, part.gts)
-                      and part.lts != part.gts)]
+              if not (isinstance(part, sympy.core.relational.Relational) and t in (part.lhs, part.rhs)
+                      and part.lhs != part.rhs)]
     if len(bounds) != 1 or others:
         return None
     return bounds[0]

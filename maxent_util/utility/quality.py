@@ -15,6 +15,7 @@ import numpy as np
 import sympy
 
 from ..errors import UtilityError, argument_message
+from ..scorer import compile_scorer
 from ..symbols import kappa, q, t
 from .checks import (AT_BEST, NON_DECREASING_Q, NON_INCREASING, POSITIVE_Q, ZERO_AT_CAPTIME,
                      PropertyCheck, UtilityCheck, check_non_increasing, check_positive,
@@ -190,7 +191,7 @@ class QualityUtility(Utility):
         qualities = np.linspace(float(self.q0), float(self.q1), 41)
         grid_t, grid_q = np.meshgrid(times, qualities, indexing="ij")
         with np.errstate(all="ignore"):
-            values = np.asarray(self(grid_t, grid_q), dtype=float)
+            values = np.asarray(compile_scorer(self.expr)(grid_t, grid_q), dtype=float)  # any shape: reported
         falls = np.argwhere(~(np.diff(values, axis=1) >= -1e-9))
         if falls.size:
             i, j = falls[0]
