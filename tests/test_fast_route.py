@@ -161,9 +161,8 @@ def test_a_fast_law_pickles_with_its_closed_form():
 
 
 def test_sets_the_fast_route_does_not_take_go_the_full_way():
-    # symbolic value, inequality, a side bound no law meets (the full route explains why)
+    # symbolic value, a side bound no law meets (the full route explains why)
     assert derive(Support(0, "oo"), Mean("m")).numeric is None
-    assert derive(Support(0, 10), Mean(3, relation="<=")).numeric is None
     with pytest.raises(InfeasibleError):
         derive(Support(0, R(657, 25)), LogMoment(R(699, 500), R(39, 5), side="above"))
     with pytest.raises(MaxEntError):
@@ -221,7 +220,11 @@ def test_fast_route_agrees_with_the_dual_on_drawn_sets(spec):
     law = _Drawn(numeric)
     # the law meets every constraint: mpmath quadrature of its density, written out here
     for feature in numeric.problem.features:
-        assert _mpmath_expectation(law, feature) == pytest.approx(feature.value, rel=1e-8, abs=1e-9), spec.call()
+        found = _mpmath_expectation(law, feature)
+        if feature.sign == 0:
+            assert found == pytest.approx(feature.value, rel=1e-8, abs=1e-9), spec.call()
+        else:  # E[g] <= v (sign +1) or >= v (sign -1), to the same slack
+            assert feature.sign * (found - feature.value) <= 1e-8 * max(1.0, abs(feature.value)) + 1e-9, spec.call()
     try:
         # the dual's own solver takes minutes on some sets: it is a reference only where it
         # settles within seconds, and the quadrature check above holds for every set
