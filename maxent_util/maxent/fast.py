@@ -72,8 +72,8 @@ _RESOLVED = 36.0
 
 @dataclass(frozen=True)
 class _Feature:
-    """g(kappa) = a kappa + b (log kappa - c) + d (log kappa - c)**2 + e + extra(kappa),
-    on [lower, upper)."""
+    """g(kappa) = a kappa + a2 kappa**2 + b (log kappa - c) + d (log kappa - c)**2 + e
+    + extra(kappa), on [lower, upper)."""
 
     value: float
     lower: float
@@ -83,6 +83,7 @@ class _Feature:
     c: float = 0.0
     d: float = 0.0
     e: float = 0.0
+    a2: float = 0.0
     extra: Callable | None = None
     #: the sign the multiplier must have: +1 for E[g] <= value (lambda >= 0), -1 for E[g] >=
     #: value (lambda <= 0), 0 for an equality (any sign)
@@ -92,6 +93,8 @@ class _Feature:
         out = np.full(np.shape(k), self.e)
         if self.a:
             out = out + self.a * k
+        if self.a2:
+            out = out + self.a2 * k * k
         if self.b or self.d:
             shifted = logk - self.c
             out = out + self.b * shifted + self.d * shifted * shifted
@@ -191,6 +194,8 @@ def _equality_feature(constraint: Any, lower: float, upper: float) -> _Feature |
         expr = constraint.expr
         if expr == kappa:
             return _Feature(value, low, high, a=1.0)
+        if expr == kappa ** 2:
+            return _Feature(value, low, high, a2=1.0)
         if expr == sympy.log(kappa):
             return _Feature(value, low, high, b=1.0)
         function = _compiled(expr)
@@ -306,7 +311,7 @@ class FastProblem:
         # the leading terms of the exponent at the ends 0 and oo: [segment, feature] coefficients
         # of kappa, log(kappa) and log(kappa)**2, and whether a compiled feature reaches the end
         self._leading = {name: self.inside * np.array([getattr(f, name) for f in features], dtype=float)
-                         for name in ("a", "b", "d")}
+                         for name in ("a", "a2", "b", "d")}
         compiled = np.array([f.extra is not None for f in features], dtype=bool)
         self._open_ends = [(s, end) for s, (low, high) in enumerate(zip(lows, highs))
                            for end, reaches in ((0, low == 0 and self.logarithmic[s]), (1, high == math.inf))
@@ -490,6 +495,11 @@ class FastProblem:
                 return lam if math.isfinite(lam[i]) else None
         for i in tail:
             f = self.features[i]
+            if f.a2 and not (f.a or f.b or f.d) and f.extra is None and f.value > 0:
+                lam[i] = 0.5 / f.value  # the half-normal: E[kappa**2] = 1/(2 lambda)
+                return lam if math.isfinite(lam[i]) else None
+        for i in tail:
+            f = self.features[i]
             if f.d and not f.a and f.extra is None:
                 lam[i] = 0.5 / f.value
                 return lam if math.isfinite(lam[i]) else None
@@ -522,9 +532,9 @@ class FastProblem:
             if np.any(lam[compiled] != 0):
                 decided = None
                 continue
-            a, b, d = (self._leading[name][segment] @ lam for name in ("a", "b", "d"))
-            if end:  # kappa -> oo, in z = log(kappa) with the Jacobian kappa: -a e^z - d z^2 + (1 - b) z
-                fine = a > 0 if a else d > 0 if d else b > 1
+            a, a2, b, d = (self._leading[name][segment] @ lam for name in ("a", "a2", "b", "d"))
+            if end:  # kappa -> oo, in z = log(kappa) with the Jacobian: -a2 e^2z - a e^z - d z^2 + (1 - b) z
+                fine = a2 > 0 if a2 else a > 0 if a else d > 0 if d else b > 1
             else:    # kappa -> 0: -d z^2 + (1 - b) z as z -> -oo
                 fine = d > 0 if d else b < 1
             if not fine:
