@@ -15,7 +15,8 @@ process (imports included), in wall-clock and CPU seconds.
 
 ``--sets [N]`` (default 48 sets, ``--seed 0``) measures instead what issue 27
 ("Derive at interactive speed") asks to improve: seeded random *equality* sets
-of numbers (bounded and half-line supports; Mean, Moment(log(kappa)), LogMoment
+of numbers, then as many sets with inequalities (each constraint ``==``, ``<=`` or ``>=`` at
+random, at least one a bound; issue 31), each table with the dual timed in the same run (bounded and half-line supports; Mean, Moment(log(kappa)), LogMoment
 plain and one-sided, SquaredLogDeviation, TailProbability; 1 to 3 constraints;
 values with 2 to 4 significant digits), kept when the independent convex dual
 of ``tests/dual.py`` finds their law (within 10 s).  Each set is timed once in this warm
@@ -108,9 +109,10 @@ def number(value: float, rng: np.random.Generator) -> str:
     return format(Decimal(f"{value:.{digits - 1}e}"), "f")
 
 
-def random_set(rng: np.random.Generator, dual) -> tuple[tuple, object, list]:
-    """One random equality set: (derive's constraints, the dual's Problem, per constraint the
-    factor that turns the dual's multiplier into derive's, lambda_i = -factor * dual's)."""
+def random_set(rng: np.random.Generator, dual, inequalities: bool = False) -> tuple[tuple, object, list]:
+    """One random set: (derive's constraints, the dual's Problem, per constraint the factor that
+    turns the dual's multiplier into derive's, lambda_i = -factor * dual's).  Equalities, or with
+    ``inequalities`` each constraint "==", "<=" or ">=" at random, at least one of them a bound."""
     bounded = rng.random() < 0.5
     lower = "0" if rng.random() < 0.6 else number(10 ** rng.uniform(-1, 1), rng)
     low = float(lower)
@@ -130,44 +132,50 @@ def random_set(rng: np.random.Generator, dual) -> tuple[tuple, object, list]:
     constraints, features, factors = [], [], []
     kinds = rng.choice(["mean", "log_moment", "one_sided", "moment_log", "squared_log", "tail"],
                        size=int(rng.integers(1, 4)), replace=False)
-    for kind in kinds:
+    relations = ["=="] * len(kinds)
+    if inequalities:
+        relations = [str(r) for r in rng.choice(["==", "<=", ">="], size=len(kinds))]
+        if all(r == "==" for r in relations):
+            relations[int(rng.integers(len(kinds)))] = str(rng.choice(["<=", ">="]))
+    for kind, relation in zip(kinds, relations):
+        stated = {} if relation == "==" else {"relation": relation}
         if kind == "mean":
             v = number(low + (typical - low) * rng.uniform(0.6, 1.5), rng)
-            constraints.append(Mean(sympy.Rational(v)))
-            features.append(dual.mean(float(v)))
+            constraints.append(Mean(sympy.Rational(v), **stated))
+            features.append(dual.mean(float(v), relation))
             factors.append(1 / float(v))
         elif kind == "log_moment":
             k0 = number(typical * 10 ** rng.uniform(-0.5, 0.5), rng)
             v = number(rng.uniform(-1, 1), rng)
-            constraints.append(LogMoment(sympy.Rational(v), sympy.Rational(k0)))
-            features.append(dual.log_moment(float(v), float(k0)))
+            constraints.append(LogMoment(sympy.Rational(v), sympy.Rational(k0), **stated))
+            features.append(dual.log_moment(float(v), float(k0), relation))
             factors.append(1.0)
         elif kind == "one_sided":
             side = str(rng.choice(["above", "below"]))
             k0, v = number(inside(), rng), number(rng.uniform(0.1, 1.5), rng)
-            constraints.append(LogMoment(sympy.Rational(v), sympy.Rational(k0), side=side))
-            features.append(dual.log_moment(float(v), float(k0), side=side))
+            constraints.append(LogMoment(sympy.Rational(v), sympy.Rational(k0), side=side, **stated))
+            features.append(dual.log_moment(float(v), float(k0), relation, side=side))
             factors.append(1 / float(v))
         elif kind == "moment_log":
             v = number(math.log(typical) + rng.uniform(-0.5, 0.5), rng)
-            constraints.append(Moment(sympy.log(kappa), sympy.Rational(v)))
-            features.append(dual.moment("log(kappa)", float(v)))
+            constraints.append(Moment(sympy.log(kappa), sympy.Rational(v), **stated))
+            features.append(dual.moment("log(kappa)", float(v), relation=relation))
             factors.append(1 / abs(float(v)) if float(v) else 1.0)
         elif kind == "squared_log":
             sigma, k0 = number(rng.uniform(0.2, 1.5), rng), number(typical * 10 ** rng.uniform(-0.3, 0.3), rng)
-            constraints.append(SquaredLogDeviation(sympy.Rational(sigma), sympy.Rational(k0)))
-            features.append(dual.squared_log_deviation(float(sigma), float(k0)))
+            constraints.append(SquaredLogDeviation(sympy.Rational(sigma), sympy.Rational(k0), **stated))
+            features.append(dual.squared_log_deviation(float(sigma), float(k0), relation))
             factors.append(1 / float(sigma) ** 2)
         else:
             k1, delta = number(inside(), rng), number(rng.uniform(0.05, 0.7), rng)
-            constraints.append(TailProbability(sympy.Rational(k1), sympy.Rational(delta)))
-            features.append(dual.tail_probability(float(k1), float(delta)))
+            constraints.append(TailProbability(sympy.Rational(k1), sympy.Rational(delta), **stated))
+            features.append(dual.tail_probability(float(k1), float(delta), relation))
             factors.append(1.0)
     support = Support(sympy.Rational(lower), sympy.oo if upper == "oo" else sympy.Rational(upper))
     return (support, *constraints), dual.Problem(low, high, tuple(features)), factors
 
 
-def dual_sets(count: int, seed: int, dual) -> list[tuple]:
+def dual_sets(count: int, seed: int, dual, inequalities: bool = False) -> list[tuple]:
     """``count`` random sets whose law the dual finds within ``DUAL_LIMIT`` seconds (with its
     law), in the order drawn."""
     rng = np.random.default_rng(seed)
@@ -175,7 +183,7 @@ def dual_sets(count: int, seed: int, dual) -> list[tuple]:
     for _ in range(200 * count):
         if len(kept) == count:
             break
-        constraints, problem, factors = random_set(rng, dual)
+        constraints, problem, factors = random_set(rng, dual, inequalities)
         try:
             with np.errstate(all="ignore"), time_limit(DUAL_LIMIT):
                 law = dual.solve(problem)
@@ -246,7 +254,8 @@ def disagreement(law: object, reference: object, constraints: tuple, factors: li
     multipliers = {term[-1]: float(law.multipliers[term[0]]) for term in law.derivation.terms}
     for constraint, factor, dual_value in zip(constraints[1:], factors, reference.multipliers):
         expected = -factor * float(dual_value)
-        found = multipliers.get(constraint)
+        # a bound that does not bind is left out of the derivation: its multiplier is 0
+        found = multipliers.get(constraint, 0.0 if constraint.relation != "==" else None)
         if found is None or not _close(found, expected, MULTIPLIER_TOLERANCE):
             return f"multiplier of {constraint!r} = {found!r}, dual's {expected!r}"
     return None
@@ -285,21 +294,15 @@ HEADER = (f"{'route':<28} {'calls':>5} {'median (ms)':>12} {'p90 (ms)':>10} {'wo
           f"{'time limit':>11} {'disagree':>9} {'/ dual med.':>12}")
 
 
-def random_sets_benchmark(count: int, seed: int, values: int, timeout: float, full: bool = True) -> None:
-    """The issue-27 baseline: random equality sets and the two named cases (see the docstring)."""
-    dual = _dual()
-    # warm-up: imports, compiled helpers and the first call's costs stay out of the timings
-    derive(Support(0, 10), Mean(sympy.Rational(37, 10)), method="numeric", timeout=timeout)
-    derive(Support(0, 10), Mean(sympy.Rational(37, 10)), timeout=timeout)
-    dual.solve(dual.Problem(0.0, 10.0, (dual.mean(3.7),)))
-
+def _sets_table(dual, count: int, seed: int, timeout: float, chosen: list, inequalities: bool) -> None:
+    """Time ``count`` random sets by each route in ``chosen`` and by the dual; print the table."""
+    kind = "inequality" if inequalities else "equality"
     start = time.perf_counter()
-    sets = dual_sets(count, seed, dual)
+    sets = dual_sets(count, seed, dual, inequalities)
     sizes = [sum(len(s[0]) - 1 == n for s in sets) for n in (1, 2, 3)]
-    print(f"{len(sets)} random equality sets (seed {seed}) with a law by the dual "
+    print(f"{len(sets)} random {kind} sets (seed {seed}) with a law by the dual "
           f"({sizes[0]}, {sizes[1]} and {sizes[2]} with 1, 2 and 3 constraints), drawn in "
           f"{time.perf_counter() - start:.1f} s; timeout={timeout:g} s")
-    chosen = [name for name in ROUTES if full or not name.startswith("full")]
     routes = {name: Route(ROUTES[name][0], timeout) for name in chosen}
     routes["dual"] = Route("dual.solve (tests/dual.py)", None)
     notes = []
@@ -325,6 +328,21 @@ def random_sets_benchmark(count: int, seed: int, values: int, timeout: float, fu
         print(f"slowest set by the default route ({routes['auto'].times[slowest]:.3f} s): "
               + ", ".join(map(repr, sets[slowest][0])))
     print("\n".join(notes) if notes else "every law agrees with the dual, no call spent its time limit")
+
+
+def random_sets_benchmark(count: int, seed: int, values: int, timeout: float, full: bool = True) -> None:
+    """The issue-27 baseline: random equality sets, random sets with inequalities, and the two
+    named cases (see the docstring)."""
+    dual = _dual()
+    # warm-up: imports, compiled helpers and the first call's costs stay out of the timings
+    derive(Support(0, 10), Mean(sympy.Rational(37, 10)), method="numeric", timeout=timeout)
+    derive(Support(0, 10), Mean(sympy.Rational(37, 10)), timeout=timeout)
+    dual.solve(dual.Problem(0.0, 10.0, (dual.mean(3.7),)))
+
+    chosen = [name for name in ROUTES if full or not name.startswith("full")]
+    _sets_table(dual, count, seed, timeout, chosen, inequalities=False)
+    print()
+    _sets_table(dual, count, seed, timeout, chosen, inequalities=True)
 
     # the issue's named cases, a fresh value each call
     rng = np.random.default_rng(seed + 1)

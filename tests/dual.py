@@ -63,13 +63,14 @@ def typed(value: str | float | int) -> float:
 
 @dataclass(frozen=True)
 class Feature:
-    """g(kappa) = q2 L**2 + q1 L + m kappa + c0 (L = log kappa) on [lower, upper), whose
-    expectation is ``relation`` (``"=="``, ``"<="`` or ``">="``) ``target``."""
+    """g(kappa) = q2 L**2 + q1 L + m kappa + m2 kappa**2 + c0 (L = log kappa) on [lower, upper),
+    whose expectation is ``relation`` (``"=="``, ``"<="`` or ``">="``) ``target``."""
 
     q2: float = 0.0
     q1: float = 0.0
     m: float = 0.0
     c0: float = 0.0
+    m2: float = 0.0
     lower: float = 0.0
     upper: float = inf
     target: float = 0.0
@@ -89,6 +90,8 @@ class Feature:
             out = out + self.q1 * y
         if self.m:
             out = out + self.m * np.exp(y)
+        if self.m2:
+            out = out + self.m2 * np.exp(2 * y)
         return out
 
 
@@ -126,8 +129,9 @@ def tail_probability(kappa1: float, delta: float, relation: str = "==") -> Featu
 
 
 def moment(kind: str, value: float, where: tuple[float, float] | None = None, relation: str = "==") -> Feature:
-    """E[g(kappa) 1{kappa in where}] = value for g = kappa, log(kappa) or log(kappa)**2."""
-    coefficients = {"kappa": {"m": 1.0}, "log(kappa)": {"q1": 1.0}, "log(kappa)**2": {"q2": 1.0}}[kind]
+    """E[g(kappa) 1{kappa in where}] = value for g = kappa, kappa**2, log(kappa) or log(kappa)**2."""
+    coefficients = {"kappa": {"m": 1.0}, "kappa**2": {"m2": 1.0}, "log(kappa)": {"q1": 1.0},
+                    "log(kappa)**2": {"q2": 1.0}}[kind]
     lower, upper = where if where is not None else (0.0, inf)
     scale = abs(value) if value != 0 else 1.0
     return Feature(**{k: v / scale for k, v in coefficients.items()}, lower=lower, upper=upper,
@@ -226,15 +230,17 @@ def _y(x: float) -> float:
     return math.log(x) if math.isfinite(x) else inf
 
 
-def _coefficients(problem: Problem, lam: np.ndarray, lo: float, hi: float) -> tuple[float, float, float]:
-    """A, B, C of the exponent A y**2 + B y + C e**y (+ constants) on the piece (lo, hi)."""
-    a = b = c = 0.0
+def _coefficients(problem: Problem, lam: np.ndarray, lo: float, hi: float) -> tuple[float, float, float, float]:
+    """A, B, C, D of the exponent A y**2 + B y + C e**y + D e**(2 y) (+ constants) on the piece
+    (lo, hi)."""
+    a = b = c = d = 0.0
     for value, f in zip(lam, problem.features):
         if f.active(lo, hi):
             a += value * f.q2
             b += value * f.q1
             c += value * f.m
-    return a, b, c
+            d += value * f.m2
+    return a, b, c, d
 
 
 def integrable(problem: Problem, lam: np.ndarray) -> bool:
@@ -242,11 +248,11 @@ def integrable(problem: Problem, lam: np.ndarray) -> bool:
     pieces = problem.pieces()
     first, last = pieces[0], pieces[-1]
     if last[1] == inf:
-        a, b, c = _coefficients(problem, lam, *last)
-        if not (c < 0 or (c == 0 and (a < 0 or (a == 0 and b + 1 < 0)))):
+        a, b, c, d = _coefficients(problem, lam, *last)
+        if not (d < 0 or (d == 0 and (c < 0 or (c == 0 and (a < 0 or (a == 0 and b + 1 < 0)))))):
             return False
     if first[0] == 0:
-        a, b, c = _coefficients(problem, lam, *first)
+        a, b, c, _ = _coefficients(problem, lam, *first)
         if not (a < 0 or (a == 0 and b + 1 > 0)):
             return False
     return True

@@ -20,6 +20,7 @@ out a law that meets every constraint to double precision.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ import numpy as np
 import sympy
 
 from ..constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
+from ..errors import ConstraintError, argument_message
 from ..symbols import kappa
 
 __all__ = ["FastProblem", "NumericLaw", "TimeUp", "fast_problem"]
@@ -57,6 +59,11 @@ _QUADRATIC = 1e-8
 _MAX_RULES = 400
 #: a segment spanning more than this factor is integrated in log(kappa)
 _WIDE = 100.0
+#: the narrowest log-normal spread taken, relative to |log(kappa0)| (when above 1)
+_NARROWEST = 1e-12
+#: a feature's integrand g f where a tail is cut must be this far (in log) below its peak: the
+#: expectation is then not changed by the cut (a law with E[g] infinite fails this)
+_RESOLVED = 36.0
 
 
 # ---------------------------------------------------------------------------
@@ -65,8 +72,8 @@ _WIDE = 100.0
 
 @dataclass(frozen=True)
 class _Feature:
-    """g(kappa) = a kappa + b (log kappa - c) + d (log kappa - c)**2 + e + extra(kappa),
-    on [lower, upper)."""
+    """g(kappa) = a kappa + a2 kappa**2 + b (log kappa - c) + d (log kappa - c)**2 + e
+    + extra(kappa), on [lower, upper)."""
 
     value: float
     lower: float
@@ -76,12 +83,18 @@ class _Feature:
     c: float = 0.0
     d: float = 0.0
     e: float = 0.0
+    a2: float = 0.0
     extra: Callable | None = None
+    #: the sign the multiplier must have: +1 for E[g] <= value (lambda >= 0), -1 for E[g] >=
+    #: value (lambda <= 0), 0 for an equality (any sign)
+    sign: int = 0
 
     def __call__(self, k: np.ndarray, logk: np.ndarray) -> np.ndarray:
         out = np.full(np.shape(k), self.e)
         if self.a:
             out = out + self.a * k
+        if self.a2:
+            out = out + self.a2 * k * k
         if self.b or self.d:
             shifted = logk - self.c
             out = out + self.b * shifted + self.d * shifted * shifted
@@ -117,10 +130,19 @@ def _compiled(expr: sympy.Expr) -> Callable | None:
     return function if probe.shape == (2,) and np.all(np.isfinite(probe)) else None
 
 
+#: the sign of the multiplier of each relation (see _Feature.sign)
+_SIGNS = {"==": 0, "<=": 1, ">=": -1}
+
+
 def _feature(constraint: Any, lower: float, upper: float) -> _Feature | None:
     """The feature of one constraint of numbers, or None when this route does not take it."""
-    if constraint.relation != "==":
-        return None
+    feature = _equality_feature(constraint, lower, upper)
+    if feature is None or constraint.relation == "==":
+        return feature
+    return dataclasses.replace(feature, sign=_SIGNS[constraint.relation])
+
+
+def _equality_feature(constraint: Any, lower: float, upper: float) -> _Feature | None:
     if type(constraint) is Mean:
         value = _number(constraint.value)
         if value is None or not lower < value < upper:
@@ -145,7 +167,15 @@ def _feature(constraint: Any, lower: float, upper: float) -> _Feature | None:
         sigma, k0 = _number(constraint.sigma), _number(constraint.kappa0)
         if sigma is None or k0 is None or sigma <= 0 or k0 <= 0:
             return None
-        return _Feature(sigma * sigma, lower, upper, d=1.0, c=math.log(k0))
+        c = math.log(k0)
+        # the law's width in log(kappa) is sigma: below a few units in the last place of log(kappa0)
+        # no double resolves it (and sigma**2 underflows below 1e-162)
+        least = max(_NARROWEST * max(1.0, abs(c)), 1e-150)
+        if sigma < least:
+            raise ConstraintError(argument_message(
+                "sigma", "SquaredLogDeviation", f"at least {least:.3g} (a spread double precision "
+                f"resolves around log(kappa0) = {c:.6g})", constraint.sigma))
+        return _Feature(sigma * sigma, lower, upper, d=1.0, c=c)
     if type(constraint) is TailProbability:
         k1, delta = _number(constraint.kappa1), _number(constraint.delta)
         if k1 is None or delta is None or not lower < k1 < upper or not 0 < delta < 1:
@@ -164,6 +194,8 @@ def _feature(constraint: Any, lower: float, upper: float) -> _Feature | None:
         expr = constraint.expr
         if expr == kappa:
             return _Feature(value, low, high, a=1.0)
+        if expr == kappa ** 2:
+            return _Feature(value, low, high, a2=1.0)
         if expr == sympy.log(kappa):
             return _Feature(value, low, high, b=1.0)
         function = _compiled(expr)
@@ -228,6 +260,19 @@ class _Rule:
     cut_z: np.ndarray
 
 
+def _lost(z: np.ndarray, phi: np.ndarray, peak: float) -> bool:
+    """Whether mass beyond an end of log(kappa)'s range (kappa = 1e-300 or 1e300) matters: the
+    log-density at the end and its neighbour ``z``, ``phi``, falling outwards at rate r leave
+    exp(phi_end - peak) / r of the mass beyond; a density not falling outwards is not integrable
+    or decays too slowly to be worth a double."""
+    outer, inner = (0, 1) if z[0] < z[1] else (1, 0)
+    with np.errstate(invalid="ignore"):
+        rate = (phi[inner] - phi[outer]) / abs(z[1] - z[0])
+    if not rate > 0:
+        return phi[outer] >= peak - _END_DROP
+    return phi[outer] - peak - math.log(rate) > -_RESOLVED
+
+
 class TimeUp(Exception):
     """The deadline given to :meth:`FastProblem.solve` expired."""
 
@@ -262,6 +307,16 @@ class FastProblem:
         self.start = np.where(self.logarithmic, np.maximum(self.start, -_LOG_END), self.start)
         self.stop = np.where(self.logarithmic, np.minimum(self.stop, _LOG_END), self.stop)
         self.log_scales = np.log(np.array(scales)) if scales else np.zeros(0)
+        self.signs = np.array([f.sign for f in features], dtype=int)
+        # the leading terms of the exponent at the ends 0 and oo: [segment, feature] coefficients
+        # of kappa, log(kappa) and log(kappa)**2, and whether a compiled feature reaches the end
+        self._leading = {name: self.inside * np.array([getattr(f, name) for f in features], dtype=float)
+                         for name in ("a", "a2", "b", "d")}
+        compiled = np.array([f.extra is not None for f in features], dtype=bool)
+        self._open_ends = [(s, end) for s, (low, high) in enumerate(zip(lows, highs))
+                           for end, reaches in ((0, low == 0 and self.logarithmic[s]), (1, high == math.inf))
+                           if reaches]
+        self._compiled_at = [self.inside[s] & compiled for s, _ in self._open_ends]
 
     # -- evaluation ------------------------------------------------------------
     def _at(self, segment: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -319,8 +374,8 @@ class FastProblem:
             first, last = kept[0], kept[-1]
             # mass at an end of log(kappa)'s range (kappa = 1e-300 or 1e300) means the density
             # is not integrable there, or too slowly decaying to be worth a double
-            if self.logarithmic[s] and (self.start[s] <= -_LOG_END and ps[0] >= peak - _END_DROP
-                                        or self.stop[s] >= _LOG_END and ps[-1] >= peak - _END_DROP):
+            if self.logarithmic[s] and (self.start[s] <= -_LOG_END and _lost(zs[:2], ps[:2], peak)
+                                        or self.stop[s] >= _LOG_END and _lost(zs[-2:], ps[-2:], peak)):
                 return None
             a, b = zs[max(first - 1, 0)], zs[min(last + 1, len(zs) - 1)]
             if a > self.start[s]:
@@ -412,7 +467,7 @@ class FastProblem:
 
     @staticmethod
     def _moments(rule: _Rule, lam: np.ndarray):
-        """(log Z, E[g], Cov[g]) under exp(-lam . g) by ``rule``."""
+        """(log Z, E[g], Cov[g], E[|g|]) under exp(-lam . g) by ``rule``."""
         phi = -(rule.features @ lam)
         shift = np.max(phi)
         with np.errstate(under="ignore"):
@@ -424,24 +479,30 @@ class FastProblem:
         mean = p @ rule.features
         centred = rule.features - mean
         cov = (centred * p[:, None]).T @ centred
-        return math.log(z) + shift, mean, cov
+        return math.log(z) + shift, mean, cov, p @ np.abs(rule.features)
 
     def initial(self) -> np.ndarray | None:
-        """Multipliers at which the density is integrable, near the answer's scale."""
+        """Multipliers at which the density is integrable, near the answer's scale, with the
+        signs the inequalities require."""
         lam = np.zeros(len(self.features))
         if self.upper < math.inf:
             return lam
-        tail = [i for i, f in enumerate(self.features) if f.upper == math.inf]
+        tail = [i for i, f in enumerate(self.features) if f.upper == math.inf and f.sign >= 0]
         for i in tail:
             f = self.features[i]
             if f.a and f.extra is None and not (f.b or f.d):
                 lam[i] = 1.0 / max(f.value - self.lower, 1e-300)
-                return lam
+                return lam if math.isfinite(lam[i]) else None
+        for i in tail:
+            f = self.features[i]
+            if f.a2 and not (f.a or f.b or f.d) and f.extra is None and f.value > 0:
+                lam[i] = 0.5 / f.value  # the half-normal: E[kappa**2] = 1/(2 lambda)
+                return lam if math.isfinite(lam[i]) else None
         for i in tail:
             f = self.features[i]
             if f.d and not f.a and f.extra is None:
                 lam[i] = 0.5 / f.value
-                return lam
+                return lam if math.isfinite(lam[i]) else None
         for i in tail:
             f = self.features[i]
             if f.b > 0 and not (f.a or f.d) and f.extra is None:
@@ -456,13 +517,82 @@ class FastProblem:
                     return lam
         return None
 
+    # -- the dual's domain and the inequalities' signs ------------------------------
+    def project(self, lam: np.ndarray) -> np.ndarray:
+        """The nearest multipliers with the signs the inequalities require."""
+        return np.where(self.signs > 0, np.maximum(lam, 0.0), np.where(self.signs < 0, np.minimum(lam, 0.0), lam))
+
+    def integrable(self, lam: np.ndarray) -> bool | None:
+        """Whether exp(-lam . g) integrates at the support's ends 0 and oo, read from the leading
+        term of its exponent there (exact: exp(-1e-3 log(kappa)**2) with the wrong sign is not
+        integrable, though it grows only beyond kappa = 1e-300); None where a feature compiled
+        from an expression reaches an end with a non-zero multiplier (the rule's check judges)."""
+        decided = True
+        for (segment, end), compiled in zip(self._open_ends, self._compiled_at):
+            if np.any(lam[compiled] != 0):
+                decided = None
+                continue
+            a, a2, b, d = (self._leading[name][segment] @ lam for name in ("a", "a2", "b", "d"))
+            if end:  # kappa -> oo, in z = log(kappa) with the Jacobian: -a2 e^2z - a e^z - d z^2 + (1 - b) z
+                fine = a2 > 0 if a2 else a > 0 if a else d > 0 if d else b > 1
+            else:    # kappa -> 0: -d z^2 + (1 - b) z as z -> -oo
+                fine = d > 0 if d else b < 1
+            if not fine:
+                return False
+        return decided
+
+    def _admissible(self, rule: _Rule, lam: np.ndarray) -> bool:
+        """Whether ``lam`` is in the dual's domain: the density integrable, and where that is not
+        decided exactly, no mass at the ends of log(kappa)'s range above the rule's peak."""
+        decided = self.integrable(lam)
+        if decided is not None:
+            return decided
+        if not self._open_ends:
+            return True
+        segments = np.array([s for s, _ in self._open_ends])
+        z = np.where([end for _, end in self._open_ends], self.stop[segments], self.start[segments])
+        peak = np.max(rule.log_jacobian - rule.features @ lam)
+        return bool(np.all(self.exponent(lam, segments, z) < peak - _END_DROP))
+
+    def _resolved(self, rule: _Rule, lam: np.ndarray) -> bool:
+        """Whether every feature's integrand g f is negligible where the rule cut a tail: the
+        expectations are then the law's (with E[kappa**2] infinite they are not)."""
+        if not len(rule.cut_z):
+            return True
+        _, jacobian, g = self._at(rule.cut_segment, rule.cut_z)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            at_cut = (jacobian - g @ lam)[:, None] + np.log(np.abs(g))
+            peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(np.abs(rule.features)),
+                          axis=0)
+        at_cut = np.where(np.isnan(at_cut), np.inf, at_cut)
+        return bool(np.all(at_cut <= peak - _RESOLVED))
+
+    def _held(self, lam: np.ndarray, gradient: np.ndarray) -> np.ndarray:
+        """The inequalities held at multiplier 0, the dual's descent pushing past it: they do not
+        bind (E[g] is strictly inside the bound) and Newton leaves them out."""
+        return (((self.signs > 0) & (lam <= 0) & (gradient > 0))
+                | ((self.signs < 0) & (lam >= 0) & (gradient < 0)))
+
+    def _settled(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
+        """Whether the constraints hold at ``lam`` under ``rule``: each binding one to 1e-13 of its
+        scale (or of E[|g|] when larger), each one not binding strictly inside its bound."""
+        mean, size = moments[1], moments[3]
+        gradient = self.values - mean
+        # E[g] is a sum of terms as large as E[|g|]: its rounding is relative to that (the
+        # spread of g, infinite for a heavy tail, is no measure of it)
+        tolerance = _TOLERANCE * np.maximum(scale, size)
+        free = ~self._held(lam, gradient)
+        return bool(np.all(np.abs(gradient[free]) <= tolerance[free]))
+
+    # -- Newton's method on the dual -------------------------------------------------
     def solve(self, deadline: Any = None, start: "NumericLaw | None" = None,
               guess: np.ndarray | None = None) -> "NumericLaw | None":
         """Newton's method on the dual; the law, or None when it does not settle.  ``deadline``
         (a :class:`~maxent_util._timing.Deadline`, or None) is checked before each rule is
         built: :class:`TimeUp` is raised when it has expired.  ``start``: a neighbour's law (in
         a sweep) of the same shape: Newton starts from its multipliers (or from ``guess``, an
-        extrapolation from the neighbours), under its panels."""
+        extrapolation from the neighbours), under its panels.  Whatever the start, the answer is
+        polished under a rule built at it, so a sweep and a single call give the same law."""
         budget = [_MAX_RULES]
 
         def rule_at(multipliers: np.ndarray) -> _Rule | None:
@@ -478,11 +608,11 @@ class FastProblem:
                 rule = start.rule
                 rule = self.rule_of_panels(rule.segment, rule.left, rule.right, rule.cut_segment, rule.cut_z)
                 first = start.multipliers if guess is None or len(guess) != len(self.features) else guess
-                law = self._newton(np.array(first, dtype=float), rule_at, rule)
+                law = self._newton(self.project(np.array(first, dtype=float)), rule_at, rule)
                 if law is not None:
                     return law
             lam = self.initial()
-            return None if lam is None else self._newton(lam, rule_at)
+            return None if lam is None else self._newton(self.project(lam), rule_at)
         except _GiveUp:
             return None
 
@@ -490,25 +620,58 @@ class FastProblem:
         problem = other.problem
         return (len(problem.features) == len(self.features) and np.array_equal(problem.ends, self.ends)
                 and np.array_equal(problem.logarithmic, self.logarithmic)
-                and np.array_equal(problem.inside, self.inside))
+                and np.array_equal(problem.inside, self.inside) and np.array_equal(problem.signs, self.signs))
 
     def _newton(self, lam: np.ndarray, rule_at: Callable, rule: _Rule | None = None) -> "NumericLaw | None":
         """Newton's method on the dual under a rule built at the multipliers it starts from,
         until it converges or the mass reaches where that rule's tails were cut; then a rule
-        built where it stopped.  The answer is a point where the constraints hold under a rule
-        built at that very point."""
+        built where it stopped.  The answer is polished and checked under a rule built there."""
         scale = np.maximum(np.abs(self.values), 1.0)
         for _ in range(_MAX_ITERATIONS):
             rule = rule_at(lam) if rule is None else rule
             if rule is None:
                 return None
             lam, steps, moments = self._newton_on(rule, lam, scale)
-            if moments is None:
-                return None
+            if moments is None or steps < 0:
+                return None  # failed, or stuck at the edge of the dual's domain
             if self._still_holds(rule, lam, moments, scale):
-                return NumericLaw(self, lam, moments[0], rule)
+                return self._answer(lam, rule_at, scale)
             rule = None  # build one at the multipliers reached
         return None
+
+    def _answer(self, lam: np.ndarray, rule_at: Callable, scale: np.ndarray) -> "NumericLaw | None":
+        """The law at the multipliers Newton settled on: two more Newton steps under a rule built
+        at that very point (every start, a neighbour's or the cold one, ends on the same point
+        to rounding), then every constraint checked by that rule (equalities to 1e-13 of their
+        scale, inequalities inside their bounds, multipliers of the right signs, every
+        expectation resolved, the density integrable)."""
+        rule = rule_at(lam)
+        if rule is None:
+            return None
+        for _ in range(2):
+            moments = self._moments(rule, lam)
+            if moments is None:
+                return None
+            mean, cov = moments[1], moments[2]
+            gradient = self.values - mean
+            free = ~self._held(lam, gradient)
+            step = np.zeros_like(lam)
+            try:
+                step[free] = np.linalg.solve(cov[np.ix_(free, free)], -gradient[free])
+            except np.linalg.LinAlgError:
+                break
+            trial = self.project(lam + step)
+            if not (np.all(np.isfinite(trial)) and self._admissible(rule, trial)):
+                break
+            trial_moments = self._moments(rule, trial)
+            if trial_moments is None or not self._settled(rule, trial, trial_moments, scale):
+                break
+            lam = trial
+        moments = self._moments(rule, lam)
+        if (moments is None or not self._settled(rule, lam, moments, scale) or not self._resolved(rule, lam)
+                or self.integrable(lam) is False or np.any(self.project(lam) != lam)):
+            return None
+        return NumericLaw(self, lam, moments[0], rule)
 
     def _tail_reached(self, rule: _Rule, lam: np.ndarray, drop: float) -> bool:
         """Whether the density where ``rule`` cut a tail off is within ``drop`` (in log) of its
@@ -522,9 +685,7 @@ class FastProblem:
         """Whether a rule built at other multipliers is as good at ``lam`` as one built there:
         the constraints hold under it, every panel still agrees with its two halves, and no
         cut-off tail has come within reach of the peak.  Cheaper than building a new rule."""
-        _, mean, cov = moments
-        spread = np.sqrt(np.maximum(np.diag(cov), 0.0))
-        if not np.all(np.abs(self.values - mean) <= _TOLERANCE * np.maximum(scale, spread)):
+        if not self._settled(rule, lam, moments, scale):
             return False
         if self._tail_reached(rule, lam, _TAIL - 10):
             return False
@@ -542,45 +703,53 @@ class FastProblem:
         return bool(total > 0 and np.all(np.abs(whole - halves) <= _PANEL_TOLERANCE * total))
 
     def _newton_on(self, rule: _Rule, lam: np.ndarray, scale: np.ndarray):
-        """Newton steps under one rule: (multipliers, steps taken, moments there), moments None
-        when the iteration fails."""
+        """Newton steps under one rule, the inequalities that do not bind held at 0 (an active
+        set on the dual), each step projected onto the multipliers' signs and kept inside the
+        dual's domain: (multipliers, steps taken, moments there); moments None when the
+        iteration fails, steps -1 when it is stuck at the edge of the domain."""
         for steps in range(_MAX_ITERATIONS):
             moments = self._moments(rule, lam)
             if moments is None:
                 return lam, steps, None
-            log_z, mean, cov = moments
-            gradient = self.values - mean
-            spread = np.sqrt(np.maximum(np.diag(cov), 0.0))
-            if np.all(np.abs(gradient) <= _TOLERANCE * np.maximum(scale, spread)):
+            log_z, mean, cov = moments[:3]
+            if self._settled(rule, lam, moments, scale):
                 return lam, steps, moments
             if steps and self._tail_reached(rule, lam, _TAIL / 2):
                 return lam, steps, moments  # the mass moved to where this rule was cut
+            gradient = self.values - mean
+            free = ~self._held(lam, gradient)
+            step = np.zeros_like(lam)
             try:
-                step = np.linalg.solve(cov, -gradient)
+                step[free] = np.linalg.solve(cov[np.ix_(free, free)], -gradient[free])
             except np.linalg.LinAlgError:
                 return lam, steps, None
             if not np.all(np.isfinite(step)):
                 return lam, steps, None
             dual = log_z + lam @ self.values
-            slope = gradient @ step
-            if -slope < _QUADRATIC:
+            if -(gradient @ step) < _QUADRATIC:
                 # the Newton decrement is tiny: inside the region of quadratic convergence, where
                 # the full step is right and the dual's change is below its rounding anyway
-                lam = lam + step
-                continue
-            t = 1.0
+                trial = self.project(lam + step)
+                if self._admissible(rule, trial):
+                    lam = trial
+                    continue
+            t, outside = 1.0, True
             for _ in range(60):
-                trial = lam + t * step
-                trial_log_z = self._log_partition(rule, trial)
-                if trial_log_z is not None:
-                    trial_dual = trial_log_z + trial @ self.values
-                    if trial_dual <= dual + 1e-4 * t * slope + 1e-15 * abs(dual):
-                        lam = trial
-                        break
+                trial = self.project(lam + t * step)
+                if self._admissible(rule, trial):
+                    outside = False
+                    trial_log_z = self._log_partition(rule, trial)
+                    if trial_log_z is not None:
+                        trial_dual = trial_log_z + trial @ self.values
+                        if trial_dual <= dual + 1e-4 * (gradient @ (trial - lam)) + 1e-15 * abs(dual):
+                            lam = trial
+                            break
                 t /= 2
             else:
-                # no decrease left at this rule's precision: stop here and let a new rule judge
-                return lam, steps + 1, moments
+                # every trial left the domain: the infimum of the dual lies on its edge
+                # (the supremum of the entropy is not attained); else no decrease is left at this
+                # rule's precision: stop here and let a new rule judge
+                return lam, (-1 if outside else steps + 1), moments
         return lam, _MAX_ITERATIONS, None
 
 

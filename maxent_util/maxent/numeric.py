@@ -621,15 +621,26 @@ class NumericProblem:
         try:
             return self.float_solve(), notes
         except Unsolved as unsolved:
-            if not self.substitution and moments_reachable(self):
-                raise MaximumNotAttainedError(
-                    f"the constraints {', '.join(repr(t.constraint) for t in self.terms)} can all hold "
-                    "(a distribution concentrated on a few points meets them), but no density of the "
-                    "maximum-entropy form exp(-sum_i lambda_i g_i) does: the entropy has a supremum that no "
-                    "distribution attains, the multipliers running off to the edge of the region where the "
-                    f"density can be normalised (best residual {unsolved.norm:.3g}). Suggestion: bound the "
-                    "support, or state a constraint that controls the tail.") from None
-            raise InfeasibleError(self._stalled_message(unsolved.norm)) from None
+            raise self.no_root(unsolved.norm) from None
+
+    def no_root(self, norm: Any) -> Exception:
+        """The error for multiplier equations without a root: some distribution meets every
+        moment condition (a linear program over point masses finds one) and the supremum of the
+        entropy is not attained, or none does and the set is infeasible."""
+        if self.substitution or not moments_reachable(self):
+            return InfeasibleError(self._stalled_message(norm))
+        ends = [end for end, open_ in (("0", self.pieces[0].lower == 0), ("oo", self.pieces[-1].upper == oo))
+                if open_]
+        towards = " or ".join(f"kappa -> {end}" for end in ends) or "an end of the support"
+        return MaximumNotAttainedError(
+            f"the constraints {', '.join(repr(t.constraint) for t in self.terms)} can all hold "
+            "(a distribution concentrated on a few points meets them), but no density of the "
+            "maximum-entropy form exp(-sum_i lambda_i g_i) does: the entropy has a supremum that no "
+            "distribution attains. The laws that approach it are the maximum-entropy law at the edge "
+            "of the region where the density can be normalised (the multipliers' limit), with a "
+            f"share of its mass that vanishes moved ever further towards {towards}, where a feature "
+            f"grows without bound (best residual {float(norm):.3g}). Suggestion: bound the support, "
+            "or state a constraint that controls the tail.")
 
     def solve(self, digits: int, partition: sympy.Expr | None = None) -> tuple[dict, list[str]]:
         """Multipliers to ``digits`` significant digits, and notes on the choice of root.
@@ -649,7 +660,9 @@ class NumericProblem:
                 mp_point, norm = self.newton([mpmath.mpf(float(v)) for v in point],
                                              tolerance=mpmath.mpf(10) ** -(digits + 2), iterations=12)
                 if not norm < mpmath.mpf(10) ** -(digits - 2):
-                    raise InfeasibleError(self._stalled_message(norm))
+                    # the double-precision root was not one (a density normalisable only on
+                    # the truncated axis of double precision)
+                    raise self.no_root(norm)
                 values = {m: sympy.Float(v, digits + 5) for m, v in zip(self.free, mp_point)}
         for multiplier, expression in self.substitution.items():
             values[multiplier] = sympy.Float(sympy.N(expression.subs(values), digits + 5), digits + 5)
@@ -815,7 +828,7 @@ class NumericProblem:
             try:
                 step = mpmath.lu_solve(jacobian, -residual)
             except (ZeroDivisionError, TypeError):
-                raise InfeasibleError(self._stalled_message(norm)) from None
+                raise self.no_root(norm) from None
             scale = mpmath.mpf(1)
             for _ in range(60):
                 trial = [p + scale * s for p, s in zip(point, step)]
