@@ -475,7 +475,8 @@ def test_waiting_times_are_read_from_a_csv_file(tmp_path) -> None:
         read_waiting_times(path, "wait")
     path.write_text("waited,still_waiting\n12.5,0\n-3,1\n")
     with pytest.raises(DataError, match=r"`waited` of `.*waits.csv, data row 2` must be a finite "
-                                        r"nonnegative number of seconds; got '-3'\."):
+                                        r"nonnegative number of seconds or a duration with units "
+                                        r"\(such as 1201, 1201s, 20 min\); got '-3'\."):
         read_waiting_times(path, "waited", "still_waiting")
     path.write_text("waited,still_waiting\n12.5,maybe\n")
     with pytest.raises(DataError, match=r"`still_waiting` of `.*waits.csv, data row 1` must be a censoring "

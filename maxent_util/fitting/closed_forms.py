@@ -23,7 +23,7 @@ from ..distribution import CaptimeDistribution
 from ..families import exponential, generalized_log_laplace, log_normal, pareto
 
 __all__ = ["Family", "Exponential", "Power", "LogNormal", "Gamma", "LogLaplace", "family_for", "INF",
-           "LOG_LAPLACE"]
+           "LOG_LAPLACE", "in_seconds"]
 
 #: the kind set of the generalized log-Laplace law (its kappa0 is fitted by a search, not a slope)
 LOG_LAPLACE = ("log_below", "log_above")
@@ -74,6 +74,21 @@ def _log_normal_mass(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     a, b = np.where(flip, -high, low), np.where(flip, -low, high)
     log_b = special.log_ndtr(b)
     return log_b + _log1mexp(special.log_ndtr(a) - log_b)
+
+
+def in_seconds(name: str, value: float, k: int) -> float:
+    """A parameter fitted with time measured in units of 2**k seconds, in seconds.
+
+    Every family here is a scale family: the fit is made in units near the data's median, so
+    that neither 1e-300 s nor 1e300 s leaves the range of a double on the way, and a power of
+    two changes no digit of the times."""
+    if name in ("rate",):
+        return math.ldexp(value, -k)
+    if name in ("kappa0",):
+        return math.ldexp(value, k)
+    if name == "mu":
+        return value + k * math.log(2.0)
+    return value  # exponents (alpha, beta, shape) and sigma have no unit
 
 
 # ---------------------------------------------------------------------------
@@ -139,6 +154,11 @@ class Family:
         """The maximum-likelihood parameters of uncensored data from its moments (None: none)."""
         return None
 
+    def nested_starts(self, data: Any) -> tuple[dict[str, float], ...]:
+        """The maxima of the families this one nests, as its own parameters: the fit is never
+        below them (the optimiser starts again from one that is higher than its answer)."""
+        return ()
+
     def law_constraints(self, p: dict[str, float]) -> tuple:
         raise NotImplementedError
 
@@ -156,6 +176,10 @@ class Family:
 
     def support_constraint(self) -> Support:
         return Support(self.lower, _sympy_end(self.upper))
+
+    def in_seconds(self, k: int) -> "Family":
+        """The same family with time measured in seconds, its own in units of 2**k seconds."""
+        return type(self)(math.ldexp(self.lower, k), math.ldexp(self.upper, k))
 
 
 def _reciprocal(value: float) -> float:
@@ -391,6 +415,12 @@ class Gamma(Family):
         shape = shape if 1e-3 < shape < 1e3 else 1.0
         return {"shape": shape, "rate": shape * _reciprocal(mean)}
 
+    def nested_starts(self, data: Any) -> tuple[dict[str, float], ...]:
+        # shape 1 is the exponential law, whose maximum with censoring is d / (sum of all times)
+        with np.errstate(all="ignore"):
+            rate = data.events.size / (float(np.sum(data.events)) + float(np.sum(data.censored)))
+        return ({"shape": 1.0, "rate": rate},) if 0 < rate < INF else ()
+
     def law_constraints(self, p: dict[str, float]) -> tuple:
         mean = p["shape"] / p["rate"]
         # the log-moment about the mean: a value of order one whatever the unit of time
@@ -450,6 +480,9 @@ class LogLaplace(Family):
 
     def located(self) -> dict[str, float]:
         return {"kappa0": self.kappa0}
+
+    def in_seconds(self, k: int) -> Family:
+        return LogLaplace(self.lower, self.upper, math.ldexp(self.kappa0, k))
 
     def law_constraints(self, p: dict[str, float]) -> tuple:
         return (Support(0, sympy.oo), LogMoment(1 / p["beta"], self.kappa0, side="below"),

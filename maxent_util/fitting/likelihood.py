@@ -18,8 +18,8 @@ from scipy import optimize, stats
 
 from .closed_forms import INF, LOG_LAPLACE, Family, LogLaplace, family_for
 
-__all__ = ["Data", "NoMaximum", "log_likelihood", "maximise", "profile_interval", "location_interval",
-           "model_support", "fit_one", "cross_validated"]
+__all__ = ["Data", "Fit", "NoMaximum", "log_likelihood", "maximise", "profile_interval",
+           "location_interval", "model_support", "fit_one", "cross_validated"]
 
 #: the most candidate values of the log-Laplace's kappa0 tried before the search is refined (each
 #: costs one optimisation with censored records, a closed form without)
@@ -34,6 +34,20 @@ _LOCATION_CANDIDATES = {False: 64, True: 16}
 class Data:
     events: np.ndarray    # times at which a person stopped waiting (the captime)
     censored: np.ndarray  # times at which a person was still waiting (the captime exceeds them)
+
+
+@dataclasses.dataclass(frozen=True)
+class Fit:
+    """One kind set's maximum: its family (the nested family's when the supremum lies on the
+    boundary), the parameters there, the log-likelihood, the kind set's number of parameters (a
+    support end or a kappa0 fitted from the data included) and why the family is not the kind
+    set's own ('' when it is)."""
+
+    family: Family
+    parameters: dict[str, float]
+    loglik: float
+    n_parameters: int
+    note: str = ""
 
 
 def log_likelihood(family: Family, data: Data, p: dict[str, float]) -> float:
@@ -195,10 +209,13 @@ def model_support(kinds: tuple[str, ...], support: tuple[float, float] | None, d
     return support, False, ""
 
 
-def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: Data
-             ) -> tuple[Family, dict[str, float], float, bool]:
-    """The family, its maximum-likelihood parameters, the log-likelihood and whether the support's
-    lower end was fitted; raises NoMaximum or DataError."""
+def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: Data) -> Fit:
+    """The kind set's maximum-likelihood fit; raises NoMaximum or DataError.
+
+    A family never fits below a family it nests: the log-Laplace law's supremum may lie on its
+    boundary (beta or alpha to infinity: the Pareto law from the smallest captime, or the power
+    law up to the largest), which is then the fit; the gamma law also starts from the
+    exponential's maximum (its shape 1)."""
     (lower, upper), fitted_lower, why = model_support(kinds, support, data)
     if why:
         raise NoMaximum(why)
@@ -208,12 +225,11 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
     distinct = np.unique(np.concatenate([data.events, data.censored])).size
     if kinds == LOG_LAPLACE:
         fitted_lower = True  # kappa0, found by a search
-    if distinct < len(family.parameter_names) + fitted_lower:
-        raise NoMaximum(f"{distinct} distinct time(s) cannot fix "
-                         f"{len(family.parameter_names) + fitted_lower} parameter(s)")
+    n_parameters = len(family.parameter_names) + int(fitted_lower)
+    if distinct < n_parameters:
+        raise NoMaximum(f"{distinct} distinct time(s) cannot fix {n_parameters} parameter(s)")
     if kinds == LOG_LAPLACE:
-        family, p, loglik = _fit_log_laplace(data)
-        return family, p, loglik, fitted_lower
+        return _fit_log_laplace(data, n_parameters)
     exact = None
     if not data.censored.size:
         with np.errstate(all="ignore"):
@@ -230,7 +246,10 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
         at_exact = log_likelihood(family, data, exact)
         if at_exact >= loglik - 1e-9 * max(1.0, abs(loglik)):
             p, loglik = exact, at_exact
-    return family, p, loglik, fitted_lower
+    for nested in family.nested_starts(data):
+        if log_likelihood(family, data, nested) > loglik:
+            p, loglik = maximise(family, data, nested)
+    return Fit(family, p, loglik, n_parameters)
 
 
 def _log_laplace_at(m: float) -> LogLaplace | None:
@@ -257,11 +276,12 @@ def _at_location(m: float, data: Data, start: dict[str, float] | None = None
     return family, p, loglik
 
 
-def _fit_log_laplace(data: Data) -> tuple[Family, dict[str, float], float]:
+def _fit_log_laplace(data: Data, n_parameters: int) -> Fit:
     """The log-Laplace law's maximum: kappa0 on a grid of the captimes' order statistics, then
     refined by Brent's method between the best one's neighbours (the profile likelihood of kappa0
     is continuous but has a kink at every captime: without censoring its maximum is one of them,
-    so the captimes nearest the refined point are tried too)."""
+    so the captimes nearest the refined point are tried too); then the boundary, where the
+    supremum may lie (see :func:`_log_laplace_boundary`)."""
     logs = np.log(np.unique(data.events))
     inner = logs[1:-1] if logs.size > 2 else logs
     most = _LOCATION_CANDIDATES[bool(data.censored.size)]
@@ -272,25 +292,54 @@ def _fit_log_laplace(data: Data) -> tuple[Family, dict[str, float], float]:
         previous = next((fit[1] for fit in reversed(fits) if fit is not None), None)
         fits.append(_at_location(float(m), data, previous))
     scores = np.array([-INF if fit is None else fit[2] for fit in fits])
-    if not np.isfinite(scores).any():
+    chosen = None
+    if np.isfinite(scores).any():
+        best = int(np.argmax(scores))
+        low, high = inner[max(best - 1, 0)], inner[min(best + 1, inner.size - 1)]
+        chosen = fits[best]
+        if high > low:
+            def negative(m: float) -> float:
+                fit = _at_location(m, data, chosen[1])
+                return 1e300 if fit is None else -fit[2]
+            with np.errstate(all="ignore"):
+                refined = optimize.minimize_scalar(negative, bounds=(low, high), method="bounded",
+                                                   options={"xatol": 1e-9 * max(1.0, abs(low))}).x
+            near = logs[(logs >= low) & (logs <= high)]
+            near = near[np.argsort(np.abs(near - refined))[:2]]
+            for m in (refined, *near):
+                fit = _at_location(float(m), data, chosen[1])
+                if fit is not None and fit[2] > chosen[2]:
+                    chosen = fit
+    edge = _log_laplace_boundary(data, n_parameters)
+    if edge is not None and (chosen is None or edge.loglik >= chosen[2]):
+        return edge
+    if chosen is None:
         raise NoMaximum("no kappa0 has captimes on both sides with a maximum of the likelihood")
-    best = int(np.argmax(scores))
-    low, high = inner[max(best - 1, 0)], inner[min(best + 1, inner.size - 1)]
-    chosen = fits[best]
-    if high > low:
-        def negative(m: float) -> float:
-            fit = _at_location(m, data, chosen[1])
-            return 1e300 if fit is None else -fit[2]
-        with np.errstate(all="ignore"):
-            refined = optimize.minimize_scalar(negative, bounds=(low, high), method="bounded",
-                                               options={"xatol": 1e-9 * max(1.0, abs(low))}).x
-        near = logs[(logs >= low) & (logs <= high)]
-        near = near[np.argsort(np.abs(near - refined))[:2]]
-        for m in (refined, *near):
-            fit = _at_location(float(m), data, chosen[1])
-            if fit is not None and fit[2] > chosen[2]:
-                chosen = fit
-    return chosen
+    return Fit(*chosen, n_parameters)
+
+
+def _log_laplace_boundary(data: Data, n_parameters: int) -> Fit | None:
+    """The best of the log-Laplace law's limits on its boundary, or None where neither has a
+    maximum: beta -> inf empties the side below kappa0, leaving the Pareto law (its best kappa0
+    the smallest captime); alpha -> inf empties the side above, leaving the power law on
+    (0, kappa0] (kappa0 the largest captime). The likelihood inside approaches these limits, so
+    an interior fit below one of them stopped on its way to the boundary."""
+    events = data.events
+    limits = ((None, "beta", "the Pareto law from the smallest captime"),
+              ((0.0, float(np.max(events))), "alpha", "the power law up to the largest captime"))
+    best = None
+    for support, parameter, law in limits:
+        try:
+            with np.errstate(all="ignore"):
+                fit = fit_one(("log",), support, data)
+        except NoMaximum:
+            continue
+        if not math.isfinite(fit.loglik) or (best is not None and fit.loglik <= best.loglik):
+            continue
+        note = (f"on the boundary: the likelihood grows as {parameter} -> inf; its supremum, {law}, "
+                "is the fit")
+        best = Fit(fit.family, fit.parameters, fit.loglik, n_parameters, note)
+    return best
 
 
 def location_interval(data: Data, family: Family, p: dict[str, float], loglik: float, level: float
@@ -336,10 +385,10 @@ def cross_validated(kinds: tuple[str, ...], support: Any, data: Data, assignment
         if not training.events.size:
             return math.nan
         try:
-            family, p, _, _ = fit_one(kinds, support, training)
+            fit = fit_one(kinds, support, training)
         except NoMaximum:
             return math.nan
         held_out = Data(records[test & ~is_censored], records[test & is_censored])
         with np.errstate(all="ignore"):
-            total += log_likelihood(family, held_out, p)
+            total += log_likelihood(fit.family, held_out, fit.parameters)
     return total
