@@ -645,3 +645,40 @@ def test_reading_arguments_are_refused_by_name(tmp_path, arguments, message) -> 
     options = {"empty_flag": rest[1]} if len(rest) > 1 else {}
     with pytest.raises(DataError, match=message):
         read_waiting_times(path, column, *rest[:1], **options)
+
+
+# ---------------------------------------------------------------------------
+# the likelihood from sufficient statistics
+
+
+@FEW
+@given(seed=st.integers(0, 2**32 - 1), n_events=st.integers(1, 30), n_censored=st.integers(0, 30),
+       kappa0=st.floats(0.05, 50.0), a=st.floats(0.2, 5.0), b=st.floats(0.2, 5.0))
+def test_the_likelihood_from_sums_is_the_likelihood_record_by_record(seed, n_events, n_censored,
+                                                                     kappa0, a, b) -> None:
+    # the reference: every record's log f or log S from the families' closed forms, summed; the
+    # gradients against central differences of that sum
+    from maxent_util.fitting.closed_forms import Exponential, Gamma, LogLaplace, LogNormal, Power
+    from maxent_util.fitting.likelihood import Data
+
+    rng = np.random.default_rng(seed)
+    data = Data(rng.lognormal(1.0, 1.0, n_events), rng.lognormal(1.0, 1.0, n_censored))
+    low, high = data.event_range
+    cases = [(Exponential(0.0, math.inf), {"rate": a}), (Exponential(0.0, 2 * high), {"rate": a - b}),
+             (Power(low, math.inf), {"alpha": a}), (Power(0.0, high), {"alpha": -b}),
+             (LogNormal(0.0, math.inf), {"mu": a, "sigma": b}),
+             (LogNormal(low / 2, 2 * high), {"mu": a, "sigma": b}),
+             (Gamma(0.0, math.inf), {"shape": a, "rate": b}), (LogLaplace(0.0, math.inf, kappa0), {"alpha": a, "beta": b})]
+
+    def by_record(family, p):
+        return float(np.sum(family.logpdf(data.events, p)) + np.sum(family.logsf(data.censored, p)))
+
+    for family, p in cases:
+        assert family.holds(data)
+        expected = by_record(family, p)
+        assert family.loglik(data, p) == pytest.approx(expected, rel=1e-11, abs=1e-9)
+        if family.analytic_gradient:
+            u, h = family.internal(p), 1e-5
+            slopes = [(by_record(family, family.values(u + h * e)) - by_record(family, family.values(u - h * e)))
+                      / (2 * h) for e in np.eye(u.size)]
+            assert family.gradient(data, u) == pytest.approx(slopes, rel=1e-5, abs=1e-5)

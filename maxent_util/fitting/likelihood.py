@@ -10,6 +10,7 @@ moment equations give it exactly and the optimiser only confirms it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any
 
@@ -32,8 +33,34 @@ _LOCATION_CANDIDATES = {False: 64, True: 16}
 
 @dataclasses.dataclass(frozen=True)
 class Data:
+    """The records, and the statistics every evaluation of a likelihood reads (computed once:
+    an optimiser evaluates the likelihood thousands of times, and at given parameters it
+    depends on the captimes only through a few sums)."""
+
     events: np.ndarray    # times at which a person stopped waiting (the captime)
     censored: np.ndarray  # times at which a person was still waiting (the captime exceeds them)
+
+    @functools.cached_property
+    def sums(self) -> dict[str, float]:
+        """Sums over the captimes: of t, of log t and of (log t)**2 (-inf where a captime is 0)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.log(self.events)
+            return {"t": float(np.sum(self.events)), "log": float(np.sum(logs)),
+                    "log2": float(np.sum(logs * logs))}
+
+    @functools.cached_property
+    def event_range(self) -> tuple[float, float]:
+        """The smallest and the largest captime."""
+        return float(np.min(self.events)), float(np.max(self.events))
+
+    @functools.cached_property
+    def sorted_logs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """log t of the captimes and of the censored times, each sorted, with their running sums
+        (a leading 0): a sum over the records on one side of a point is two lookups."""
+        with np.errstate(divide="ignore"):
+            events, censored = np.sort(np.log(self.events)), np.sort(np.log(self.censored))
+        return (events, np.concatenate([[0.0], np.cumsum(events)]),
+                censored, np.concatenate([[0.0], np.cumsum(censored)]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,9 +78,17 @@ class Fit:
 
 
 def log_likelihood(family: Family, data: Data, p: dict[str, float]) -> float:
-    total = float(np.sum(family.logpdf(data.events, p)))
-    if data.censored.size:
-        total += float(np.sum(family.logsf(data.censored, p)))
+    """Every captime's log f and every censored time's log S, summed; -inf where not finite.
+
+    From the family's sufficient statistics where it has them and every captime lies inside its
+    support (the records a fit is made to), else record by record (held-out records of a fold,
+    which may lie outside a fold's support)."""
+    with np.errstate(all="ignore"):
+        total = family.loglik(data, p) if family.holds(data) else None
+        if total is None:
+            total = float(np.sum(family.logpdf(data.events, p)))
+            if data.censored.size:
+                total += float(np.sum(family.logsf(data.censored, p)))
     return total if math.isfinite(total) else -INF
 
 
@@ -68,12 +103,36 @@ def objective(family: Family, data: Data) -> Any:
     return negative
 
 
+def _with_gradient(family: Family, data: Data, negative: Any) -> Any:
+    """The objective and its gradient in one call, for BFGS, where the family has the gradient
+    in closed form; None where it has not (BFGS then takes finite differences)."""
+    if not (family.analytic_gradient and family.holds(data)):
+        return None
+
+    def both(u: np.ndarray) -> tuple[float, np.ndarray]:
+        value = negative(u)
+        if value >= 1e300:
+            return value, np.zeros_like(u)
+        try:
+            with np.errstate(all="ignore"):
+                slope = -family.gradient(data, u)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            return 1e300, np.zeros_like(u)
+        return value, (slope if np.all(np.isfinite(slope)) else np.zeros_like(u))
+    return both
+
+
 def maximise(family: Family, data: Data, start: dict[str, float]) -> tuple[dict[str, float], float]:
     """The maximum-likelihood parameters and the log-likelihood there; raises NoMaximum."""
     negative = objective(family, data)
+    both = _with_gradient(family, data, negative)
     u0 = family.internal(start)
     with np.errstate(all="ignore"):  # steps into overflow are refused by the objective's 1e300
-        best = optimize.minimize(negative, u0, method="BFGS", options={"gtol": 1e-7, "maxiter": 500})
+        if both is None:
+            best = optimize.minimize(negative, u0, method="BFGS", options={"gtol": 1e-7, "maxiter": 500})
+        else:
+            best = optimize.minimize(both, u0, jac=True, method="BFGS",
+                                     options={"gtol": 1e-7, "maxiter": 500})
         # "precision loss" at a flat gradient is a maximum found to the last digits the numeric
         # slopes carry; elsewhere (a log-SF that underflows) the simplex needs no slopes
         stalled = not best.success and not (best.status == 2 and np.all(np.isfinite(best.jac))
