@@ -179,6 +179,7 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
     negative = objective(family, data)
     others = [i for i in range(u_hat.size) if i != index]
     located = isinstance(family, LogLaplace)
+    warm = [float(u_hat[others[0]])] if others else []
 
     def drop(value: float) -> float:
         u = u_hat.copy()
@@ -198,9 +199,14 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
             def inner(rest: float) -> float:
                 u[other] = rest
                 return negative(u)
-            start = u_hat[other]
-            value_at = optimize.minimize_scalar(inner, bracket=(start - 0.1, start + 0.1),
-                                                method="brent", tol=1e-10).fun
+            # from the inner maximum at the last value probed (the profile's path is smooth, and
+            # the root finder probes values near one another)
+            start = warm[0]
+            best = optimize.minimize_scalar(inner, bracket=(start - 0.01, start + 0.01),
+                                            method="brent", tol=1e-8)
+            value_at = best.fun
+            if math.isfinite(best.x) and best.fun < 1e300:
+                warm[0] = float(best.x)
         else:
             value_at = negative(u)
         return (value_at + loglik) - threshold  # >= 0 once outside the interval
@@ -219,6 +225,7 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
         step = first
         inside = u_hat[index]
         end = None
+        warm[:] = [float(u_hat[other]) for other in others[:1]]
         for _ in range(60):
             outside = u_hat[index] + direction * step
             if drop(outside) >= 0:
