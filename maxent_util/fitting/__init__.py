@@ -38,8 +38,7 @@ from ..distribution import CaptimeDistribution
 from ..errors import DataError, MaxEntError, argument_message, short
 from ..maxent import derive
 from ..runs import _runs_array, first_bad
-from .closed_forms import INF, Family, family_for
-from .closed_forms import in_seconds
+from .closed_forms import INF, Family, in_seconds
 from .likelihood import Data, NoMaximum, cross_validated, fit_one, location_interval, profile_interval
 from .reading import read_waiting_times
 

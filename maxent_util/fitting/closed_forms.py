@@ -82,9 +82,9 @@ def in_seconds(name: str, value: float, k: int) -> float:
     Every family here is a scale family: the fit is made in units near the data's median, so
     that neither 1e-300 s nor 1e300 s leaves the range of a double on the way, and a power of
     two changes no digit of the times."""
-    if name in ("rate",):
+    if name == "rate":
         return math.ldexp(value, -k)
-    if name in ("kappa0",):
+    if name == "kappa0":
         return math.ldexp(value, k)
     if name == "mu":
         return value + k * math.log(2.0)

@@ -42,7 +42,10 @@ class Data:
 
     @functools.cached_property
     def sums(self) -> dict[str, float]:
-        """Sums over the captimes: of t, of log t and of (log t)**2 (-inf where a captime is 0)."""
+        """Sums over the captimes: of t, of log t and of (log t)**2 (-inf where a captime is 0).
+
+        The fit's unit of time lies near the median, so log t is near 0 and a square expanded
+        from these sums (the log-normal law's) loses no digits to cancellation."""
         with np.errstate(divide="ignore", invalid="ignore"):
             logs = np.log(self.events)
             return {"t": float(np.sum(self.events)), "log": float(np.sum(logs)),
@@ -84,8 +87,9 @@ def log_likelihood(family: Family, data: Data, p: dict[str, float]) -> float:
     support (the records a fit is made to), else record by record (held-out records of a fold,
     which may lie outside a fold's support)."""
     with np.errstate(all="ignore"):
-        total = family.loglik(data, p) if family.holds(data) else None
-        if total is None:
+        if family.holds(data):
+            total = family.loglik(data, p)
+        else:
             total = float(np.sum(family.logpdf(data.events, p)))
             if data.censored.size:
                 total += float(np.sum(family.logsf(data.censored, p)))
@@ -117,8 +121,9 @@ def _with_gradient(family: Family, data: Data, negative: Any) -> Any:
             with np.errstate(all="ignore"):
                 slope = -family.gradient(data, u)
         except (OverflowError, ValueError, ZeroDivisionError):
-            return 1e300, np.zeros_like(u)
-        return value, (slope if np.all(np.isfinite(slope)) else np.zeros_like(u))
+            slope = np.full_like(u, math.nan)
+        # a slope beyond a double: the line search steps back, as from a value beyond one
+        return (value, slope) if np.all(np.isfinite(slope)) else (1e300, np.zeros_like(u))
     return both
 
 
