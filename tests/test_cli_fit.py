@@ -103,3 +103,37 @@ def test_the_written_law_is_a_utility_for_other_commands(capsys, waits, tmp_path
     assert status == 0, err
     status, out, err = run(capsys, "plan", "--utility", f"@{output}", "--epsilon", "0.05", "--delta", "0.05")
     assert status == 0 and "runs needed" in out, err
+
+
+@pytest.mark.parametrize("body", ["waited\n5\n", "waited\n5\n5.0\n5s\n"])
+def test_one_distinct_waiting_time_is_refused_unless_the_kinds_are_named(capsys, tmp_path, body) -> None:
+    path = tmp_path / "one.csv"
+    path.write_text(body)
+    output = tmp_path / "law.json"
+    status, out, err = run(capsys, "fit", str(path), "--column", "waited", "-o", str(output))
+    assert_usage_error(status, out, err, "one waiting time cannot tell one law from another")
+    assert "pass --kinds mean" in err and not output.exists()
+    status, out, err = run(capsys, "fit", str(path), "--column", "waited", "--kinds", "mean",
+                           "-o", str(output))
+    assert status == 0, err
+    assert "warning:" in err and "rests on that one time alone" in err
+    # by hand: the exponential's maximum is the rate 1 / (mean time) = 1/5
+    assert from_json(output.read_text()).utility()(5.0) == pytest.approx(math.exp(-1.0), rel=1e-12)
+
+
+def test_times_with_units_and_empty_flags(capsys, tmp_path) -> None:
+    path = tmp_path / "waits.csv"
+    path.write_text("waited,still_waiting\n1201s,0\n20 min,1\n300,\n45,no\n1h,yes\n")
+    status, out, err = run(capsys, "fit", str(path), "--column", "waited", "--censored-column",
+                           "still_waiting", "--kinds", "mean")
+    assert_usage_error(status, out, err, "`still_waiting` of ")
+    assert "data row 3" in err and "--empty-flag" in err
+    status, out, err = run(capsys, "fit", str(path), "--column", "waited", "--censored-column",
+                           "still_waiting", "--kinds", "mean", "--empty-flag", "no")
+    assert status == 0, err
+    assert f"5 waiting times from {path}, 2 right-censored" in out
+    # by hand: the censored exponential's rate is (captimes) / (sum of all times) = 3 / 6346
+    reference = fit_captime([1201.0, 1200.0, 300.0, 45.0, 3600.0], [False, True, False, False, True],
+                            kinds="mean")
+    assert reference.models[("mean",)].parameters["rate"] == pytest.approx(3 / 6346, rel=1e-7)
+    assert f"{3 / 6346:.6g}" in out

@@ -475,9 +475,210 @@ def test_waiting_times_are_read_from_a_csv_file(tmp_path) -> None:
         read_waiting_times(path, "wait")
     path.write_text("waited,still_waiting\n12.5,0\n-3,1\n")
     with pytest.raises(DataError, match=r"`waited` of `.*waits.csv, data row 2` must be a finite "
-                                        r"nonnegative number of seconds; got '-3'\."):
+                                        r"nonnegative number of seconds or a duration with units "
+                                        r"\(such as 1201, 1201s, 20 min\); got '-3'\."):
+        read_waiting_times(path, "waited", "still_waiting")
+    path.write_text("waited,still_waiting\n12.5,\n")
+    with pytest.raises(DataError, match=r"`still_waiting` of `.*waits.csv, data row 1` must be a censoring "
+                                        r"flag: .*; got ''\. An empty cell is read only where empty_flag"):
         read_waiting_times(path, "waited", "still_waiting")
     path.write_text("waited,still_waiting\n12.5,maybe\n")
     with pytest.raises(DataError, match=r"`still_waiting` of `.*waits.csv, data row 1` must be a censoring "
                                         r"flag: 1, true, yes \(still waiting\) or 0, false, no; got 'maybe'\."):
         read_waiting_times(path, "waited", "still_waiting")
+
+
+# ---------------------------------------------------------------------------
+# a nested family's fit is never below the family it nests
+
+FEW = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_the_log_laplace_supremum_on_its_boundary_is_the_pareto_fit() -> None:
+    # Pareto data: the log-Laplace likelihood grows as beta -> inf with kappa0 at the smallest
+    # captime, toward the Pareto law; an optimiser once stopped at beta = 998, 0.78 below it
+    times = 5 * (1 + np.random.default_rng(0).pareto(1.5, 400))
+    fit = fit_captime(times, kinds=[("log",), ("log_below", "log_above")])
+    pareto_fit, laplace = fit.models[("log",)], fit.models[("log_below", "log_above")]
+    # by hand: the Pareto law's maximum from the smallest time, alpha = n / sum log(t / min t)
+    alpha = times.size / np.log(times / times.min()).sum()
+    assert pareto_fit.parameters["alpha"] == pytest.approx(alpha, rel=1e-12)
+    reference = stats.pareto.logpdf(times, alpha, 0, times.min()).sum()
+    assert laplace.loglik == pytest.approx(reference, rel=1e-12)
+    assert laplace.loglik >= pareto_fit.loglik - 1e-9 * abs(pareto_fit.loglik)
+    assert laplace.note.startswith("on the boundary: the likelihood grows as beta -> inf")
+    assert laplace.family == "Pareto" and laplace.support == (times.min(), math.inf)
+    assert laplace.n_parameters == 3 and laplace.fitted  # still the three-parameter model
+    assert fit.chosen == ("log",)  # the same likelihood with one parameter fewer
+    law = fit.law_of(("log_below", "log_above"))
+    assert law.preset[0] == "pareto" and float(law.preset[1][0]) == pytest.approx(times.min(), rel=1e-12)
+    assert "on the boundary" in law.notes[-1]
+
+
+def test_the_other_boundary_is_the_power_law_up_to_the_largest_time() -> None:
+    # power-law data on (0, 50]: alpha -> inf empties the side above kappa0
+    times = 50 * np.random.default_rng(3).power(2.0, 300)
+    model = fit_captime(times, kinds=("log_below", "log_above")).models[("log_below", "log_above")]
+    # by hand: f = beta t**(beta - 1) / u**beta on (0, u], u the largest time, beta = n / sum log(u / t)
+    u = times.max()
+    beta = times.size / np.log(u / times).sum()
+    reference = (np.log(beta) + (beta - 1) * np.log(times) - beta * np.log(u)).sum()
+    assert model.note.startswith("on the boundary: the likelihood grows as alpha -> inf")
+    assert model.family == "power law" and model.support == (0.0, u)
+    assert model.loglik == pytest.approx(reference, rel=1e-10)
+
+
+@FEW
+@given(alpha=st.floats(0.3, 5.0), scale=st.floats(1e-3, 1e5), n=st.integers(3, 40),
+       seed=st.integers(0, 2**32 - 1), follow_up=st.one_of(st.none(), st.floats(0.5, 20.0)))
+def test_a_log_laplace_fit_is_never_below_the_pareto_fit(alpha, scale, n, seed, follow_up) -> None:
+    # samples from the nested law (the Pareto), censored by exponential answer times or not
+    rng = np.random.default_rng(seed)
+    captimes = scale * (1 + rng.pareto(alpha, n))
+    censored = None
+    if follow_up is not None:
+        answers = scale * (1 + rng.exponential(follow_up, n))
+        captimes, censored = np.minimum(captimes, answers), captimes > answers
+        if censored.all():
+            return
+    try:
+        fit = fit_captime(captimes, censored, kinds=[("log",), ("log_below", "log_above")])
+    except DataError:
+        return
+    pareto_fit, laplace = fit.models[("log",)], fit.models[("log_below", "log_above")]
+    if pareto_fit.fitted:
+        assert laplace.fitted
+        assert laplace.loglik >= pareto_fit.loglik - 1e-9 * max(1.0, abs(pareto_fit.loglik))
+
+
+@FEW
+@given(mean=st.floats(1e-2, 1e4), n=st.integers(3, 40), seed=st.integers(0, 2**32 - 1),
+       follow_up=st.one_of(st.none(), st.floats(0.2, 5.0)))
+def test_a_gamma_fit_is_never_below_the_exponential_fit(mean, n, seed, follow_up) -> None:
+    # samples from the nested law (the exponential: the gamma law of shape 1)
+    rng = np.random.default_rng(seed)
+    captimes = rng.exponential(mean, n)
+    censored = None
+    if follow_up is not None:
+        answers = rng.exponential(mean * follow_up, n)
+        captimes, censored = np.minimum(captimes, answers), captimes > answers
+        if censored.all():
+            return
+    fit = fit_captime(captimes, censored, kinds=[("mean",), ("mean", "log")])
+    exponential, gamma = fit.models[("mean",)], fit.models[("mean", "log")]
+    if gamma.fitted:
+        assert gamma.loglik >= exponential.loglik - 1e-9 * max(1.0, abs(exponential.loglik))
+
+
+# ---------------------------------------------------------------------------
+# the unit of time changes nothing but the units
+
+
+@FEW
+@given(exponent=st.integers(-300, 300), seed=st.integers(0, 2**32 - 1), censoring=st.booleans())
+def test_a_fit_in_another_unit_of_time_is_the_same_fit(exponent, seed, censoring) -> None:
+    # times c * t: rates / c, mu + log c, kappa0 and support ends * c, exponents unchanged, and
+    # each captime's log-density log c lower (the density of c t is f(t / c) / c)
+    rng = np.random.default_rng(seed)
+    times = rng.lognormal(0.0, 1.0, 30)
+    censored = rng.random(30) < 0.3 if censoring else np.zeros(30, bool)
+    c = 10.0 ** exponent
+    kinds = [("mean",), ("log", "log2"), ("mean", "log")]
+    here, there = fit_captime(times, censored, kinds=kinds), fit_captime(times * c, censored, kinds=kinds)
+    shift = (~censored).sum() * math.log(c)
+    for key, model in here.models.items():
+        other = there.models[key]
+        assert other.loglik == pytest.approx(model.loglik - shift, rel=1e-7, abs=1e-7)
+        for name, value in model.parameters.items():
+            expected = {"rate": value / c, "mu": value + math.log(c)}.get(name, value)
+            assert other.parameters[name] == pytest.approx(expected, rel=1e-6, abs=1e-9)
+
+
+def test_times_near_the_ends_of_a_double_fit_or_are_refused_by_name() -> None:
+    # fit_captime(1e-300 * (1, ..., 10)) once raised ZeroDivisionError in the gamma's start
+    times = np.full(10, 1e-300) * np.arange(1, 11)
+    fit = fit_captime(times)
+    assert fit.models[("mean",)].parameters["rate"] == pytest.approx(1 / times.mean(), rel=1e-12)
+    log_normal = fit.models[("log", "log2")].parameters  # by hand: the mean and sd of log t
+    assert log_normal["mu"] == pytest.approx(np.log(times).mean(), rel=1e-12)
+    assert log_normal["sigma"] == pytest.approx(np.log(times).std(), rel=1e-9)
+    huge = fit_captime(np.full(10, 1e300) * np.arange(1, 11), kinds="mean")
+    assert huge.models[("mean",)].parameters["rate"] == pytest.approx(1 / (5.5e300), rel=1e-12)
+    # a rate of 1 / 2e-320 s is beyond a double: that kind set has no fit, said so
+    tiny = fit_captime([1e-320, 2e-320, 3e-320], kinds=[("mean",), ("log", "log2")])
+    assert tiny.models[("mean",)].note == ("no fit: a fitted parameter in seconds lies beyond the "
+                                           "range of a double")
+    assert tiny.chosen == ("log", "log2")
+    with pytest.raises(DataError, match=r"`times\[0\]` of `fit_captime` must be within a factor of "
+                                        r"about 1e300 of the median time .*; got 1e-300\."):
+        fit_captime([1e-300, 1e300, 2e300])
+
+
+def test_waiting_times_take_units_and_empty_flags_when_told(tmp_path) -> None:
+    from maxent_util.fitting import read_waiting_times
+
+    path = tmp_path / "waits.csv"
+    path.write_text("waited,still_waiting\n1201s,0\n20 min,1\n1h30min,\n12.5, YES\n")
+    times, censored = read_waiting_times(path, "waited", "still_waiting", empty_flag="no")
+    assert times.tolist() == [1201.0, 1200.0, 5400.0, 12.5]
+    assert censored.tolist() == [False, True, False, True]
+    assert read_waiting_times(path, "waited", "still_waiting", empty_flag="1")[1].tolist() == [
+        False, True, True, True]
+    for cell in ("\uff11\uff12", "12 parsecs", "-5s", "1e400s"):  # full-width digits are not read as 12
+        path.write_text(f"waited\n{cell}\n")
+        with pytest.raises(DataError, match=r"`waited` of `.*, data row 1` must be a finite nonnegative"):
+            read_waiting_times(path, "waited")
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ((None,), r"`column` of `read_waiting_times` must be a column name \(str\); got None\."),
+    (("waited", 3), r"`censored_column` of `read_waiting_times` must be a column name \(str\) or None; got 3\."),
+    (("waited", "flag", "maybe"), r"`empty_flag` of `read_waiting_times` must be None or a censoring flag "
+                                  r"\(1, true, yes, 0, false, no\); got 'maybe'\."),
+])
+def test_reading_arguments_are_refused_by_name(tmp_path, arguments, message) -> None:
+    from maxent_util.fitting import read_waiting_times
+
+    path = tmp_path / "waits.csv"
+    path.write_text("waited,flag\n10,0\n")
+    column, *rest = arguments
+    options = {"empty_flag": rest[1]} if len(rest) > 1 else {}
+    with pytest.raises(DataError, match=message):
+        read_waiting_times(path, column, *rest[:1], **options)
+
+
+# ---------------------------------------------------------------------------
+# the likelihood from sufficient statistics
+
+
+@FEW
+@given(seed=st.integers(0, 2**32 - 1), n_events=st.integers(1, 30), n_censored=st.integers(0, 30),
+       kappa0=st.floats(0.05, 50.0), a=st.floats(0.2, 5.0), b=st.floats(0.2, 5.0))
+def test_the_likelihood_from_sums_is_the_likelihood_record_by_record(seed, n_events, n_censored,
+                                                                     kappa0, a, b) -> None:
+    # the reference: every record's log f or log S from the families' closed forms, summed; the
+    # gradients against central differences of that sum
+    from maxent_util.fitting.closed_forms import Exponential, Gamma, LogLaplace, LogNormal, Power
+    from maxent_util.fitting.likelihood import Data
+
+    rng = np.random.default_rng(seed)
+    data = Data(rng.lognormal(1.0, 1.0, n_events), rng.lognormal(1.0, 1.0, n_censored))
+    low, high = data.event_range
+    cases = [(Exponential(0.0, math.inf), {"rate": a}), (Exponential(0.0, 2 * high), {"rate": a - b}),
+             (Power(low, math.inf), {"alpha": a}), (Power(0.0, high), {"alpha": -b}),
+             (LogNormal(0.0, math.inf), {"mu": a, "sigma": b}),
+             (LogNormal(low / 2, 2 * high), {"mu": a, "sigma": b}),
+             (Gamma(0.0, math.inf), {"shape": a, "rate": b}), (LogLaplace(0.0, math.inf, kappa0), {"alpha": a, "beta": b})]
+
+    def by_record(family, p):
+        return float(np.sum(family.logpdf(data.events, p)) + np.sum(family.logsf(data.censored, p)))
+
+    for family, p in cases:
+        assert family.holds(data)
+        expected = by_record(family, p)
+        assert family.loglik(data, p) == pytest.approx(expected, rel=1e-11, abs=1e-9)
+        if family.analytic_gradient:
+            u, h = family.internal(p), 1e-5
+            slopes = [(by_record(family, family.values(u + h * e)) - by_record(family, family.values(u - h * e)))
+                      / (2 * h) for e in np.eye(u.size)]
+            assert family.gradient(data, u) == pytest.approx(slopes, rel=1e-5, abs=1e-5)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import warnings
 from typing import Any
 
-from .core import CommandLineError, _level, _count
+from .core import CommandLineError, _count, _level
 from .files import _file_flags, _target, _write_text
 from .inputs import _read_limit_flag, _read_limits
 
@@ -43,6 +44,29 @@ def _support_end(text: str) -> float:
     return value
 
 
+def _check_spread(times: Any, arguments: argparse.Namespace) -> None:
+    """One waiting time, or one repeated, tells no law apart from another: every family but the
+    exponential has no fit, and the exponential's one parameter is that time. Such a log is more
+    often a wrong column (a constant timeout) than a measurement, so the law is written only
+    when the kinds were asked for by name, and then with a warning that says what was fitted."""
+    import numpy as np
+
+    distinct = np.unique(times)
+    if distinct.size >= 2:
+        return
+    what = (f"one record ({float(distinct[0]):.6g} s)" if times.size == 1 else
+            f"{times.size} records, every one {float(distinct[0]):.6g} s")
+    if arguments.kinds is None:
+        raise CommandLineError(
+            f"{arguments.file}: column {arguments.column!r} holds {what}: one waiting time cannot "
+            "tell one law from another (every family but the exponential needs two different "
+            "times, and nothing checks the exponential's). Give a log with more records, or pass "
+            "--kinds mean to fit the exponential law whose mean is that time anyway")
+    warnings.warn(f"{arguments.file}: column {arguments.column!r} holds {what}: the fit below "
+                  "rests on that one time alone; "
+                  "nothing in the data checks it", stacklevel=2)
+
+
 def _command_fit(arguments: argparse.Namespace, out: Any) -> int:
     import pandas as pd
 
@@ -53,7 +77,8 @@ def _command_fit(arguments: argparse.Namespace, out: Any) -> int:
     target = None if arguments.output is None else _target(
         arguments.output, flag="--output", force=arguments.force, parents=arguments.parents)
     times, censored = read_waiting_times(arguments.file, arguments.column, arguments.censored_column,
-                                         limits=_read_limits(arguments))
+                                         empty_flag=arguments.empty_flag, limits=_read_limits(arguments))
+    _check_spread(times, arguments)
     try:
         fit = fit_captime(times, censored, kinds=arguments.kinds, support=arguments.support,
                           criterion=arguments.criterion, level=arguments.level, folds=arguments.folds,
@@ -95,9 +120,15 @@ def add_parser(commands: Any) -> None:
                     "the answer came), print the models side by side with their parameters' "
                     "profile-likelihood intervals, and write the chosen law as JSON.")
     fit.add_argument("file", metavar="FILE", help="a CSV file with a header row")
-    fit.add_argument("--column", required=True, metavar="NAME", help="the column of waiting times (seconds)")
+    fit.add_argument("--column", required=True, metavar="NAME",
+                     help="the column of waiting times: seconds (1201) or durations (1201s, 20 min)")
     fit.add_argument("--censored-column", metavar="NAME",
-                     help="the column that is 1/true/yes where the person was still waiting")
+                     help="the column that is 1/true/yes where the person was still waiting "
+                          "(0/false/no where the person gave up)")
+    fit.add_argument("--empty-flag", choices=("no", "yes"), metavar="no|yes",
+                     help="read an empty cell of --censored-column as this flag (no: the person "
+                          "gave up, as in a log that marks only the people still waiting); "
+                          "default: an empty cell is refused, naming its row")
     fit.add_argument("--kinds", action="append", type=_kind_set, metavar="KINDS",
                      help=f"a kind set to fit, repeatable: {', '.join(KIND_SET_WORDS)} (default: all)")
     fit.add_argument("--support", nargs=2, type=_support_end, metavar=("LOWER", "UPPER"),

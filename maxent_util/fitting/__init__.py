@@ -38,7 +38,7 @@ from ..distribution import CaptimeDistribution
 from ..errors import DataError, MaxEntError, argument_message, short
 from ..maxent import derive
 from ..runs import _runs_array, first_bad
-from .closed_forms import INF, Family, family_for
+from .closed_forms import INF, Family, in_seconds
 from .likelihood import Data, NoMaximum, cross_validated, fit_one, location_interval, profile_interval
 from .reading import read_waiting_times
 
@@ -88,7 +88,9 @@ class ModelFit:
     aic, bic : Akaike's and Schwarz's criteria, -2 loglik + 2k and -2 loglik + k log n.
     cv_loglik : the cross-validated log-likelihood (the sum over folds of the held-out records'
         log-likelihood under the fit to the other folds), or None when not asked for.
-    note : why the fit is missing or incomplete; empty when it is not.
+    note : why the fit is missing or incomplete, or why it is a nested family's law (a
+        supremum on the boundary of the kind set's family: ``family``, ``support`` and
+        ``parameters`` are then the nested law's); empty when there is nothing to say.
     """
 
     kinds: tuple[str, ...]
@@ -102,6 +104,11 @@ class ModelFit:
     bic: float
     cv_loglik: float | None = None
     note: str = ""
+
+    @property
+    def fitted(self) -> bool:
+        """Whether the kind set has a fit to use and compare (a note may still explain it)."""
+        return bool(self.parameters) and not (self.cv_loglik is not None and math.isnan(self.cv_loglik))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,8 +160,8 @@ class CaptimeFit:
             If the derived law disagrees with the family's closed form at the fitted parameters.
         """
         key = tuple(kinds) if not isinstance(kinds, str) else (kinds,)
-        if key not in self.models or self.models[key].note:
-            fitted = ", ".join("+".join(k) for k, m in self.models.items() if not m.note)
+        if key not in self.models or not self.models[key].fitted:
+            fitted = ", ".join("+".join(k) for k, m in self.models.items() if m.fitted)
             raise DataError(argument_message("kinds", "CaptimeFit.law_of",
                                              f"one of the fitted kind sets ({fitted})", kinds))
         return _built_law(self, key)
@@ -188,10 +195,9 @@ class CaptimeFit:
 
 
 @functools.lru_cache(maxsize=64)
-def _cached_law(kinds: tuple, support: tuple, moments: tuple, values: tuple, note: str,
-                name: str) -> CaptimeDistribution:
+def _cached_law(family: Family, moments: tuple, values: tuple, note: str, name: str
+                ) -> CaptimeDistribution:
     p = dict(values)
-    family = family_for(kinds, *support, kappa0=p.get("kappa0"))
     law = family.preset(p) if moments == () else None
     if law is None:
         # the values are floats from an optimiser: no closed form to find, straight to Newton
@@ -211,11 +217,12 @@ def _built_law(fit: CaptimeFit, kinds: tuple[str, ...]) -> CaptimeDistribution:
     provenance = fit.provenance
     choice = (f"chosen by {fit.criterion.upper()} among {', '.join('+'.join(k) for k in fit.models)}"
               if kinds == fit.chosen else f"not the model {fit.criterion.upper()} chose")
-    note = (f"fitted by maximum likelihood (kinds {'+'.join(kinds)}, {model.family}) to "
+    boundary = f" ({model.note})" if model.note else ""
+    note = (f"fitted by maximum likelihood (kinds {'+'.join(kinds)}, {model.family}{boundary}) to "
             f"{provenance['n']} waiting times, {provenance['censored']} of them right-censored; "
             f"data sha256 {provenance['sha256']}; {choice}")
     name = f"fit({'+'.join(kinds)}, n={provenance['n']}, censored={provenance['censored']})"
-    law = _cached_law(kinds, model.support, moments, tuple(sorted(model.parameters.items())), note, name)
+    law = _cached_law(family, moments, tuple(sorted(model.parameters.items())), note, name)
     _check_law(law, family, model.parameters, fit._data)
     return law
 
@@ -327,6 +334,32 @@ def _check_support(support: Any) -> tuple[float, float] | None:
         raise DataError(argument_message("support", OWNER, "None or a pair (lower, upper) with "
                                          "0 <= lower < upper (upper may be inf)", short(support)))
     return lower, upper
+
+
+def _end_in_seconds(name: str, value: float, k: int) -> float:
+    """An interval's end in seconds: beyond a double it is the end of the parameter's range."""
+    try:
+        return in_seconds(name, value, k)
+    except OverflowError:
+        return math.copysign(INF, value)
+
+
+def _unit_exponent(values: np.ndarray, bounds: tuple[float, float] | None) -> int:
+    """The k of the unit 2**k seconds the fit is made in: the median positive time's binary
+    exponent (a power of two rescales a double without rounding). A time or support end that
+    would leave the range of normal doubles in that unit is refused by name."""
+    positive = values[values > 0]
+    k = math.frexp(float(np.median(positive)))[1] - 1 if positive.size else 0
+    ends = np.array([] if bounds is None else [end for end in bounds if math.isfinite(end)])
+    for arg, numbers in (("times", values), ("support", ends)):
+        moved = np.ldexp(numbers, -k)
+        bad = first_bad(~np.isfinite(moved) | ((numbers > 0) & (moved < np.finfo(float).tiny)))
+        if bad is not None:
+            raise DataError(argument_message(
+                f"times[{bad}]" if arg == "times" else arg, OWNER,
+                f"within a factor of about 1e300 of the median time ({2.0 ** k:.3g} s; a fit "
+                "in double precision cannot hold both)", float(numbers[bad])))
+    return k
 
 
 def _sha256(times: np.ndarray, flags: np.ndarray) -> str:
@@ -441,40 +474,57 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
                 "record says the captime exceeds it)", float(values[index])))
 
     assignment = rng.permutation(n) % folds if criterion == "cv" else None
+    k = _unit_exponent(values, bounds)
+    data_in_units = Data(np.ldexp(data.events, -k), np.ldexp(data.censored, -k))
+    bounds_in_units = None if bounds is None else (math.ldexp(bounds[0], -k), math.ldexp(bounds[1], -k))
+    log_unit = data.events.size * k * math.log(2.0)  # each captime's log-density is log(2**k) lower
     models: dict[tuple[str, ...], ModelFit] = {}
     families: dict[tuple[str, ...], Family] = {}
     for kind_set in kind_sets:
         try:
-            family, p, loglik, fitted_lower = fit_one(kind_set, bounds, data)
+            fit = fit_one(kind_set, bounds_in_units, data_in_units)
         except NoMaximum as reason:
             family_name = KIND_SETS[kind_set]
             models[kind_set] = ModelFit(kind_set, family_name, bounds or (0.0, INF), {}, {}, -INF, 0,
                                         INF, INF, None, f"no fit: {reason}")
             continue
-        k = len(p) + int(fitted_lower)
+        family, p = fit.family, fit.parameters
         u_hat = family.internal(p)
         with np.errstate(all="ignore"):  # the root finders' probes may overflow: refused as 1e300
-            intervals = {name: profile_interval(family, data, u_hat, loglik, index, level)
+            intervals = {name: profile_interval(family, data_in_units, u_hat, fit.loglik, index, level)
                          for index, name in enumerate(family.parameter_names)}
             if family.located():
-                intervals["kappa0"] = location_interval(data, family, p, loglik, level)
+                intervals["kappa0"] = location_interval(data_in_units, family, p, fit.loglik, level)
         p = {**family.located(), **p}
-        cv = cross_validated(kind_set, bounds, data, assignment) if criterion == "cv" else None
-        note = "" if cv is None or not math.isnan(cv) else \
-            "no cross-validated log-likelihood: the training records of a fold have no fit"
-        models[kind_set] = ModelFit(kind_set, family.name, (family.lower, family.upper), p, intervals,
-                                    loglik, k, -2 * loglik + 2 * k, -2 * loglik + k * math.log(n),
-                                    cv, note)
+        cv = (cross_validated(kind_set, bounds_in_units, data_in_units, assignment) - log_unit
+              if criterion == "cv" else None)
+        note = fit.note
+        if cv is not None and math.isnan(cv):
+            note = "no cross-validated log-likelihood: the training records of a fold have no fit"
+        loglik, k_model = fit.loglik - log_unit, fit.n_parameters
+        try:
+            family = family.in_seconds(k)
+            p = {name: in_seconds(name, value, k) for name, value in p.items()}
+        except OverflowError:
+            models[kind_set] = ModelFit(kind_set, KIND_SETS[kind_set], bounds or (0.0, INF), {}, {}, -INF,
+                                        0, INF, INF, None, "no fit: a fitted parameter in seconds lies "
+                                        "beyond the range of a double")
+            continue
+        intervals = {name: (_end_in_seconds(name, low, k), _end_in_seconds(name, high, k))
+                     for name, (low, high) in intervals.items()}
+        models[kind_set] = ModelFit(
+            kind_set, family.name, (family.lower, family.upper), p, intervals,
+            loglik, k_model, -2 * loglik + 2 * k_model, -2 * loglik + k_model * math.log(n), cv, note)
         families[kind_set] = family
-    usable = {k: m for k, m in models.items() if not m.note}
+    usable = {kinds: m for kinds, m in models.items() if m.fitted}
     if not usable:
         raise DataError(argument_message(
             "times", OWNER, "data with a maximum-likelihood fit for at least one kind set",
             short(values.tolist()), "; ".join(f"{'+'.join(k)}: {m.note}" for k, m in models.items())))
     if criterion == "cv":
-        chosen = max(usable, key=lambda k: usable[k].cv_loglik)  # -inf: a held-out time impossible
+        chosen = max(usable, key=lambda kinds: usable[kinds].cv_loglik)  # -inf: a held-out time impossible
     else:
-        chosen = min(usable, key=lambda k: getattr(usable[k], criterion))
+        chosen = min(usable, key=lambda kinds: getattr(usable[kinds], criterion))
     provenance = {"sha256": _sha256(values, flags), "n": int(n), "censored": int(flags.sum()),
                   "criterion": criterion, "kinds": chosen,
                   "intervals": f"profile likelihood, {level:g}"}

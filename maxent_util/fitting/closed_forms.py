@@ -23,7 +23,7 @@ from ..distribution import CaptimeDistribution
 from ..families import exponential, generalized_log_laplace, log_normal, pareto
 
 __all__ = ["Family", "Exponential", "Power", "LogNormal", "Gamma", "LogLaplace", "family_for", "INF",
-           "LOG_LAPLACE"]
+           "LOG_LAPLACE", "in_seconds"]
 
 #: the kind set of the generalized log-Laplace law (its kappa0 is fitted by a search, not a slope)
 LOG_LAPLACE = ("log_below", "log_above")
@@ -74,6 +74,21 @@ def _log_normal_mass(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     a, b = np.where(flip, -high, low), np.where(flip, -low, high)
     log_b = special.log_ndtr(b)
     return log_b + _log1mexp(special.log_ndtr(a) - log_b)
+
+
+def in_seconds(name: str, value: float, k: int) -> float:
+    """A parameter fitted with time measured in units of 2**k seconds, in seconds.
+
+    Every family here is a scale family: the fit is made in units near the data's median, so
+    that neither 1e-300 s nor 1e300 s leaves the range of a double on the way, and a power of
+    two changes no digit of the times."""
+    if name == "rate":
+        return math.ldexp(value, -k)
+    if name == "kappa0":
+        return math.ldexp(value, k)
+    if name == "mu":
+        return value + k * math.log(2.0)
+    return value  # exponents (alpha, beta, shape) and sigma have no unit
 
 
 # ---------------------------------------------------------------------------
@@ -139,6 +154,39 @@ class Family:
         """The maximum-likelihood parameters of uncensored data from its moments (None: none)."""
         return None
 
+    def nested_starts(self, data: Any) -> tuple[dict[str, float], ...]:
+        """The maxima of the families this one nests, as its own parameters: the fit is never
+        below them (the optimiser starts again from one that is higher than its answer)."""
+        return ()
+
+    # the log-likelihood from sufficient statistics (``data``: the likelihood module's Data,
+    # whose ``sums``, ``event_range`` and ``sorted_logs`` are computed once per data set)
+
+    #: whether :meth:`gradient` gives the log-likelihood's gradient in closed form
+    analytic_gradient = False
+
+    def holds(self, data: Any) -> bool:
+        """Whether every captime lies inside the support (:meth:`loglik` assumes it)."""
+        if not data.events.size:
+            return True
+        smallest, largest = data.event_range
+        return self.lower <= smallest and largest <= self.upper
+
+    def loglik(self, data: Any, p: dict[str, float]) -> float:
+        """The log-likelihood of ``data`` (every captime inside the support), the captimes' part
+        from their sums; the censored times' log S record by record."""
+        total = self._events_loglik(data, p)
+        if data.censored.size:
+            total += float(np.sum(self.logsf(data.censored, p)))
+        return total
+
+    def _events_loglik(self, data: Any, p: dict[str, float]) -> float:
+        return float(np.sum(self.logpdf(data.events, p)))
+
+    def gradient(self, data: Any, u: np.ndarray) -> np.ndarray:
+        """The gradient of :meth:`loglik` in the optimiser's coordinates ``u``."""
+        raise NotImplementedError
+
     def law_constraints(self, p: dict[str, float]) -> tuple:
         raise NotImplementedError
 
@@ -156,6 +204,10 @@ class Family:
 
     def support_constraint(self) -> Support:
         return Support(self.lower, _sympy_end(self.upper))
+
+    def in_seconds(self, k: int) -> "Family":
+        """The same family with time measured in seconds, its own in units of 2**k seconds."""
+        return type(self)(math.ldexp(self.lower, k), math.ldexp(self.upper, k))
 
 
 def _reciprocal(value: float) -> float:
@@ -197,6 +249,10 @@ class Exponential(Family):
     def _logsf(self, x: np.ndarray, p: dict[str, float]) -> np.ndarray:
         x = np.maximum(x, self.lower)
         return _log_integral_exp(-p["rate"], x, self.upper) - self._log_norm(p["rate"])
+
+    def _events_loglik(self, data: Any, p: dict[str, float]) -> float:
+        n = data.events.size
+        return -p["rate"] * data.sums["t"] - n * self._log_norm(p["rate"]) if n else 0.0
 
     def start(self, times: np.ndarray) -> dict[str, float]:
         if self.upper < INF:
@@ -266,6 +322,10 @@ class Power(Family):
             y = np.log(np.maximum(x, self.lower))
         return _log_integral_exp(-p["alpha"], y, self.log_upper) - self._log_norm(p["alpha"])
 
+    def _events_loglik(self, data: Any, p: dict[str, float]) -> float:
+        n = data.events.size
+        return -(p["alpha"] + 1) * data.sums["log"] - n * self._log_norm(p["alpha"]) if n else 0.0
+
     def start(self, times: np.ndarray) -> dict[str, float]:
         if self.upper < INF:
             return {"alpha": -1.0 if self.lower == 0 else 0.0}
@@ -328,6 +388,41 @@ class LogNormal(Family):
         z = (y - p["mu"]) / p["sigma"]
         return _log_normal_mass(z, (self.log_upper - p["mu"]) / p["sigma"]) - self._log_mass(p)
 
+    @property
+    def analytic_gradient(self) -> bool:  # type: ignore[override]
+        return self.lower == 0 and self.upper == INF
+
+    def _events_loglik(self, data: Any, p: dict[str, float]) -> float:
+        n = data.events.size
+        if not n:
+            return 0.0
+        mu, sigma, sums = p["mu"], p["sigma"], data.sums
+        squares = sums["log2"] - 2 * mu * sums["log"] + n * mu * mu  # sum of (log t - mu)**2
+        return (-sums["log"] - n * (math.log(sigma) + 0.5 * math.log(2 * math.pi))
+                - 0.5 * squares / (sigma * sigma) - n * self._log_mass(p))
+
+    def loglik(self, data: Any, p: dict[str, float]) -> float:
+        if not self.analytic_gradient:  # truncated: the censored times' log S by the general route
+            return super().loglik(data, p)
+        total = self._events_loglik(data, p)
+        if data.censored.size:
+            total += float(np.sum(special.log_ndtr((p["mu"] - data.sorted_logs[2]) / p["sigma"])))
+        return total
+
+    def gradient(self, data: Any, u: np.ndarray) -> np.ndarray:
+        # untruncated: d/dmu and sigma d/dsigma; a censored time adds the hazard h = phi(z)/S(z)
+        mu, sigma = float(u[0]), math.exp(u[1])
+        n, sums = data.events.size, data.sums
+        squares = sums["log2"] - 2 * mu * sums["log"] + n * mu * mu
+        d_mu = (sums["log"] - n * mu) / (sigma * sigma)
+        d_log_sigma = -n + squares / (sigma * sigma)
+        if data.censored.size:
+            z = (data.sorted_logs[2] - mu) / sigma
+            hazard = np.exp(-0.5 * z * z - 0.5 * math.log(2 * math.pi) - special.log_ndtr(-z))
+            d_mu += float(np.sum(hazard)) / sigma
+            d_log_sigma += float(np.sum(hazard * z))
+        return np.array([d_mu, d_log_sigma])
+
     def start(self, times: np.ndarray) -> dict[str, float]:
         y = np.log(times[times > 0])
         spread = float(np.std(y))
@@ -384,12 +479,25 @@ class Gamma(Family):
         with np.errstate(divide="ignore"):
             return np.log(special.gammaincc(p["shape"], p["rate"] * np.asarray(x, dtype=float)))
 
+    def _events_loglik(self, data: Any, p: dict[str, float]) -> float:
+        n = data.events.size
+        if not n:
+            return 0.0
+        k, r, sums = p["shape"], p["rate"], data.sums
+        return n * (k * math.log(r) - float(special.gammaln(k))) + (k - 1) * sums["log"] - r * sums["t"]
+
     def start(self, times: np.ndarray) -> dict[str, float]:
         with np.errstate(all="ignore"):
             mean, variance = float(np.mean(times)), float(np.var(times))
             shape = mean * mean / variance
         shape = shape if 1e-3 < shape < 1e3 else 1.0
         return {"shape": shape, "rate": shape * _reciprocal(mean)}
+
+    def nested_starts(self, data: Any) -> tuple[dict[str, float], ...]:
+        # shape 1 is the exponential law, whose maximum with censoring is d / (sum of all times)
+        with np.errstate(all="ignore"):
+            rate = data.events.size / (float(np.sum(data.events)) + float(np.sum(data.censored)))
+        return ({"shape": 1.0, "rate": rate},) if 0 < rate < INF else ()
 
     def law_constraints(self, p: dict[str, float]) -> tuple:
         mean = p["shape"] / p["rate"]
@@ -434,6 +542,52 @@ class LogLaplace(Family):
         below = np.log1p(-(alpha / (alpha + beta)) * np.exp(beta * np.minimum(d, 0.0)))
         return np.where(d >= 0, above, below)
 
+    analytic_gradient = True
+
+    def _split(self, data: Any) -> tuple:
+        """The records on either side of kappa0: the captimes' counts and sums of log distances
+        below (negative) and above, the censored times' count and sum above, and the log
+        distances of the censored times below (the only ones read one by one). Kept for the
+        last data set: the optimiser evaluates one kappa0 many times."""
+        cached = getattr(self, "_cached_split", None)
+        if cached is not None and cached[0] is data:
+            return cached[1]
+        events, event_sums, censored, censored_sums = data.sorted_logs
+        m = self.m
+        i = int(np.searchsorted(events, m, side="left"))  # events[:i] lie below kappa0
+        j = int(np.searchsorted(censored, m, side="left"))
+        below = event_sums[i] - i * m
+        above = (event_sums[-1] - event_sums[i]) - (events.size - i) * m
+        censored_above = (censored_sums[-1] - censored_sums[j]) - (censored.size - j) * m
+        split = (events.size, below, above, censored.size - j, censored_above, censored[:j] - m)
+        self._cached_split = (data, split)
+        return split
+
+    def loglik(self, data: Any, p: dict[str, float]) -> float:
+        alpha, beta = p["alpha"], p["beta"]
+        n, below, above, n_above, censored_above, d = self._split(data)
+        total = (n * math.log(alpha * beta / (alpha + beta)) + beta * below - alpha * above
+                 - data.sums["log"])
+        if n_above:
+            total += n_above * math.log(beta / (alpha + beta)) - alpha * censored_above
+        if d.size:
+            total += float(np.sum(np.log1p(-(alpha / (alpha + beta)) * np.exp(beta * d))))
+        return total
+
+    def gradient(self, data: Any, u: np.ndarray) -> np.ndarray:
+        alpha, beta = math.exp(u[0]), math.exp(u[1])
+        total = alpha + beta
+        n, below, above, n_above, censored_above, d = self._split(data)
+        d_alpha = n * (1 / alpha - 1 / total) - above - n_above / total - censored_above
+        d_beta = n * (1 / beta - 1 / total) + below + n_above * (1 / beta - 1 / total)
+        if d.size:
+            # log(1 - q e) with q = alpha / (alpha + beta) and e = exp(beta d) < 1
+            e = np.exp(beta * d)
+            ratio = e / (1 - (alpha / total) * e)
+            d_alpha -= beta / total ** 2 * float(np.sum(ratio))
+            d_beta += alpha / total ** 2 * float(np.sum(ratio)) - alpha / total * float(np.sum(d * ratio))
+        return np.array([alpha * d_alpha, beta * d_beta])
+
     def start(self, times: np.ndarray) -> dict[str, float]:
         return self.moment_parameters(times[times > 0]) or {"alpha": 1.0, "beta": 1.0}
 
@@ -450,6 +604,9 @@ class LogLaplace(Family):
 
     def located(self) -> dict[str, float]:
         return {"kappa0": self.kappa0}
+
+    def in_seconds(self, k: int) -> Family:
+        return LogLaplace(self.lower, self.upper, math.ldexp(self.kappa0, k))
 
     def law_constraints(self, p: dict[str, float]) -> tuple:
         return (Support(0, sympy.oo), LogMoment(1 / p["beta"], self.kappa0, side="below"),

@@ -10,6 +10,7 @@ moment equations give it exactly and the optimiser only confirms it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any
 
@@ -18,8 +19,8 @@ from scipy import optimize, stats
 
 from .closed_forms import INF, LOG_LAPLACE, Family, LogLaplace, family_for
 
-__all__ = ["Data", "NoMaximum", "log_likelihood", "maximise", "profile_interval", "location_interval",
-           "model_support", "fit_one", "cross_validated"]
+__all__ = ["Data", "Fit", "NoMaximum", "log_likelihood", "maximise", "profile_interval",
+           "location_interval", "model_support", "fit_one", "cross_validated"]
 
 #: the most candidate values of the log-Laplace's kappa0 tried before the search is refined (each
 #: costs one optimisation with censored records, a closed form without)
@@ -32,14 +33,66 @@ _LOCATION_CANDIDATES = {False: 64, True: 16}
 
 @dataclasses.dataclass(frozen=True)
 class Data:
+    """The records, and the statistics every evaluation of a likelihood reads (computed once:
+    an optimiser evaluates the likelihood thousands of times, and at given parameters it
+    depends on the captimes only through a few sums)."""
+
     events: np.ndarray    # times at which a person stopped waiting (the captime)
     censored: np.ndarray  # times at which a person was still waiting (the captime exceeds them)
 
+    @functools.cached_property
+    def sums(self) -> dict[str, float]:
+        """Sums over the captimes: of t, of log t and of (log t)**2 (-inf where a captime is 0).
+
+        The fit's unit of time lies near the median, so log t is near 0 and a square expanded
+        from these sums (the log-normal law's) loses no digits to cancellation."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.log(self.events)
+            return {"t": float(np.sum(self.events)), "log": float(np.sum(logs)),
+                    "log2": float(np.sum(logs * logs))}
+
+    @functools.cached_property
+    def event_range(self) -> tuple[float, float]:
+        """The smallest and the largest captime."""
+        return float(np.min(self.events)), float(np.max(self.events))
+
+    @functools.cached_property
+    def sorted_logs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """log t of the captimes and of the censored times, each sorted, with their running sums
+        (a leading 0): a sum over the records on one side of a point is two lookups."""
+        with np.errstate(divide="ignore"):
+            events, censored = np.sort(np.log(self.events)), np.sort(np.log(self.censored))
+        return (events, np.concatenate([[0.0], np.cumsum(events)]),
+                censored, np.concatenate([[0.0], np.cumsum(censored)]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Fit:
+    """One kind set's maximum: its family (the nested family's when the supremum lies on the
+    boundary), the parameters there, the log-likelihood, the kind set's number of parameters (a
+    support end or a kappa0 fitted from the data included) and why the family is not the kind
+    set's own ('' when it is)."""
+
+    family: Family
+    parameters: dict[str, float]
+    loglik: float
+    n_parameters: int
+    note: str = ""
+
 
 def log_likelihood(family: Family, data: Data, p: dict[str, float]) -> float:
-    total = float(np.sum(family.logpdf(data.events, p)))
-    if data.censored.size:
-        total += float(np.sum(family.logsf(data.censored, p)))
+    """Every captime's log f and every censored time's log S, summed; -inf where not finite.
+
+    From the family's sufficient statistics where it has them and every captime lies inside its
+    support (the records a fit is made to), else record by record (held-out records of a fold,
+    which may lie outside a fold's support)."""
+    with np.errstate(all="ignore"):
+        if family.holds(data):
+            total = family.loglik(data, p)
+        else:
+            total = float(np.sum(family.logpdf(data.events, p)))
+            if data.censored.size:
+                total += float(np.sum(family.logsf(data.censored, p)))
     return total if math.isfinite(total) else -INF
 
 
@@ -54,12 +107,37 @@ def objective(family: Family, data: Data) -> Any:
     return negative
 
 
+def _with_gradient(family: Family, data: Data, negative: Any) -> Any:
+    """The objective and its gradient in one call, for BFGS, where the family has the gradient
+    in closed form; None where it has not (BFGS then takes finite differences)."""
+    if not (family.analytic_gradient and family.holds(data)):
+        return None
+
+    def both(u: np.ndarray) -> tuple[float, np.ndarray]:
+        value = negative(u)
+        if value >= 1e300:
+            return value, np.zeros_like(u)
+        try:
+            with np.errstate(all="ignore"):
+                slope = -family.gradient(data, u)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            slope = np.full_like(u, math.nan)
+        # a slope beyond a double: the line search steps back, as from a value beyond one
+        return (value, slope) if np.all(np.isfinite(slope)) else (1e300, np.zeros_like(u))
+    return both
+
+
 def maximise(family: Family, data: Data, start: dict[str, float]) -> tuple[dict[str, float], float]:
     """The maximum-likelihood parameters and the log-likelihood there; raises NoMaximum."""
     negative = objective(family, data)
+    both = _with_gradient(family, data, negative)
     u0 = family.internal(start)
     with np.errstate(all="ignore"):  # steps into overflow are refused by the objective's 1e300
-        best = optimize.minimize(negative, u0, method="BFGS", options={"gtol": 1e-7, "maxiter": 500})
+        if both is None:
+            best = optimize.minimize(negative, u0, method="BFGS", options={"gtol": 1e-7, "maxiter": 500})
+        else:
+            best = optimize.minimize(both, u0, jac=True, method="BFGS",
+                                     options={"gtol": 1e-7, "maxiter": 500})
         # "precision loss" at a flat gradient is a maximum found to the last digits the numeric
         # slopes carry; elsewhere (a log-SF that underflows) the simplex needs no slopes
         stalled = not best.success and not (best.status == 2 and np.all(np.isfinite(best.jac))
@@ -106,6 +184,7 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
     negative = objective(family, data)
     others = [i for i in range(u_hat.size) if i != index]
     located = isinstance(family, LogLaplace)
+    warm = [float(u_hat[others[0]])] if others else []
 
     def drop(value: float) -> float:
         u = u_hat.copy()
@@ -125,9 +204,14 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
             def inner(rest: float) -> float:
                 u[other] = rest
                 return negative(u)
-            start = u_hat[other]
-            value_at = optimize.minimize_scalar(inner, bracket=(start - 0.1, start + 0.1),
-                                                method="brent", tol=1e-10).fun
+            # from the inner maximum at the last value probed (the profile's path is smooth, and
+            # the root finder probes values near one another)
+            start = warm[0]
+            best = optimize.minimize_scalar(inner, bracket=(start - 0.01, start + 0.01),
+                                            method="brent", tol=1e-8)
+            value_at = best.fun
+            if math.isfinite(best.x) and best.fun < 1e300:
+                warm[0] = float(best.x)
         else:
             value_at = negative(u)
         return (value_at + loglik) - threshold  # >= 0 once outside the interval
@@ -146,6 +230,7 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
         step = first
         inside = u_hat[index]
         end = None
+        warm[:] = [float(u_hat[other]) for other in others[:1]]
         for _ in range(60):
             outside = u_hat[index] + direction * step
             if drop(outside) >= 0:
@@ -195,10 +280,13 @@ def model_support(kinds: tuple[str, ...], support: tuple[float, float] | None, d
     return support, False, ""
 
 
-def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: Data
-             ) -> tuple[Family, dict[str, float], float, bool]:
-    """The family, its maximum-likelihood parameters, the log-likelihood and whether the support's
-    lower end was fitted; raises NoMaximum or DataError."""
+def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: Data) -> Fit:
+    """The kind set's maximum-likelihood fit; raises NoMaximum or DataError.
+
+    A family never fits below a family it nests: the log-Laplace law's supremum may lie on its
+    boundary (beta or alpha to infinity: the Pareto law from the smallest captime, or the power
+    law up to the largest), which is then the fit; the gamma law also starts from the
+    exponential's maximum (its shape 1)."""
     (lower, upper), fitted_lower, why = model_support(kinds, support, data)
     if why:
         raise NoMaximum(why)
@@ -208,12 +296,11 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
     distinct = np.unique(np.concatenate([data.events, data.censored])).size
     if kinds == LOG_LAPLACE:
         fitted_lower = True  # kappa0, found by a search
-    if distinct < len(family.parameter_names) + fitted_lower:
-        raise NoMaximum(f"{distinct} distinct time(s) cannot fix "
-                         f"{len(family.parameter_names) + fitted_lower} parameter(s)")
+    n_parameters = len(family.parameter_names) + int(fitted_lower)
+    if distinct < n_parameters:
+        raise NoMaximum(f"{distinct} distinct time(s) cannot fix {n_parameters} parameter(s)")
     if kinds == LOG_LAPLACE:
-        family, p, loglik = _fit_log_laplace(data)
-        return family, p, loglik, fitted_lower
+        return _fit_log_laplace(data, n_parameters)
     exact = None
     if not data.censored.size:
         with np.errstate(all="ignore"):
@@ -230,7 +317,10 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
         at_exact = log_likelihood(family, data, exact)
         if at_exact >= loglik - 1e-9 * max(1.0, abs(loglik)):
             p, loglik = exact, at_exact
-    return family, p, loglik, fitted_lower
+    for nested in family.nested_starts(data):
+        if log_likelihood(family, data, nested) > loglik:
+            p, loglik = maximise(family, data, nested)
+    return Fit(family, p, loglik, n_parameters)
 
 
 def _log_laplace_at(m: float) -> LogLaplace | None:
@@ -257,11 +347,12 @@ def _at_location(m: float, data: Data, start: dict[str, float] | None = None
     return family, p, loglik
 
 
-def _fit_log_laplace(data: Data) -> tuple[Family, dict[str, float], float]:
+def _fit_log_laplace(data: Data, n_parameters: int) -> Fit:
     """The log-Laplace law's maximum: kappa0 on a grid of the captimes' order statistics, then
     refined by Brent's method between the best one's neighbours (the profile likelihood of kappa0
     is continuous but has a kink at every captime: without censoring its maximum is one of them,
-    so the captimes nearest the refined point are tried too)."""
+    so the captimes nearest the refined point are tried too); then the boundary, where the
+    supremum may lie (see :func:`_log_laplace_boundary`)."""
     logs = np.log(np.unique(data.events))
     inner = logs[1:-1] if logs.size > 2 else logs
     most = _LOCATION_CANDIDATES[bool(data.censored.size)]
@@ -272,25 +363,54 @@ def _fit_log_laplace(data: Data) -> tuple[Family, dict[str, float], float]:
         previous = next((fit[1] for fit in reversed(fits) if fit is not None), None)
         fits.append(_at_location(float(m), data, previous))
     scores = np.array([-INF if fit is None else fit[2] for fit in fits])
-    if not np.isfinite(scores).any():
+    chosen = None
+    if np.isfinite(scores).any():
+        best = int(np.argmax(scores))
+        low, high = inner[max(best - 1, 0)], inner[min(best + 1, inner.size - 1)]
+        chosen = fits[best]
+        if high > low:
+            def negative(m: float) -> float:
+                fit = _at_location(m, data, chosen[1])
+                return 1e300 if fit is None else -fit[2]
+            with np.errstate(all="ignore"):
+                refined = optimize.minimize_scalar(negative, bounds=(low, high), method="bounded",
+                                                   options={"xatol": 1e-9 * max(1.0, abs(low))}).x
+            near = logs[(logs >= low) & (logs <= high)]
+            near = near[np.argsort(np.abs(near - refined))[:2]]
+            for m in (refined, *near):
+                fit = _at_location(float(m), data, chosen[1])
+                if fit is not None and fit[2] > chosen[2]:
+                    chosen = fit
+    edge = _log_laplace_boundary(data, n_parameters)
+    if edge is not None and (chosen is None or edge.loglik >= chosen[2]):
+        return edge
+    if chosen is None:
         raise NoMaximum("no kappa0 has captimes on both sides with a maximum of the likelihood")
-    best = int(np.argmax(scores))
-    low, high = inner[max(best - 1, 0)], inner[min(best + 1, inner.size - 1)]
-    chosen = fits[best]
-    if high > low:
-        def negative(m: float) -> float:
-            fit = _at_location(m, data, chosen[1])
-            return 1e300 if fit is None else -fit[2]
-        with np.errstate(all="ignore"):
-            refined = optimize.minimize_scalar(negative, bounds=(low, high), method="bounded",
-                                               options={"xatol": 1e-9 * max(1.0, abs(low))}).x
-        near = logs[(logs >= low) & (logs <= high)]
-        near = near[np.argsort(np.abs(near - refined))[:2]]
-        for m in (refined, *near):
-            fit = _at_location(float(m), data, chosen[1])
-            if fit is not None and fit[2] > chosen[2]:
-                chosen = fit
-    return chosen
+    return Fit(*chosen, n_parameters)
+
+
+def _log_laplace_boundary(data: Data, n_parameters: int) -> Fit | None:
+    """The best of the log-Laplace law's limits on its boundary, or None where neither has a
+    maximum: beta -> inf empties the side below kappa0, leaving the Pareto law (its best kappa0
+    the smallest captime); alpha -> inf empties the side above, leaving the power law on
+    (0, kappa0] (kappa0 the largest captime). The likelihood inside approaches these limits, so
+    an interior fit below one of them stopped on its way to the boundary."""
+    events = data.events
+    limits = ((None, "beta", "the Pareto law from the smallest captime"),
+              ((0.0, float(np.max(events))), "alpha", "the power law up to the largest captime"))
+    best = None
+    for support, parameter, law in limits:
+        try:
+            with np.errstate(all="ignore"):
+                fit = fit_one(("log",), support, data)
+        except NoMaximum:
+            continue
+        if not math.isfinite(fit.loglik) or (best is not None and fit.loglik <= best.loglik):
+            continue
+        note = (f"on the boundary: the likelihood grows as {parameter} -> inf; its supremum, {law}, "
+                "is the fit")
+        best = Fit(fit.family, fit.parameters, fit.loglik, n_parameters, note)
+    return best
 
 
 def location_interval(data: Data, family: Family, p: dict[str, float], loglik: float, level: float
@@ -336,10 +456,10 @@ def cross_validated(kinds: tuple[str, ...], support: Any, data: Data, assignment
         if not training.events.size:
             return math.nan
         try:
-            family, p, _, _ = fit_one(kinds, support, training)
+            fit = fit_one(kinds, support, training)
         except NoMaximum:
             return math.nan
         held_out = Data(records[test & ~is_censored], records[test & is_censored])
         with np.errstate(all="ignore"):
-            total += log_likelihood(family, held_out, p)
+            total += log_likelihood(fit.family, held_out, fit.parameters)
     return total
