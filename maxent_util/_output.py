@@ -52,7 +52,22 @@ def _remove(path: Path) -> None:
         pass
 
 
+def _not_a_file(target: Path) -> None:
+    """Refuse a target that exists as something other than a file or a symbolic link: a
+    device (``/dev/full``, ``/dev/null``), a FIFO, a socket or a folder would be replaced by
+    a file (or its writes lost), and the write reported done."""
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise IsADirectoryError(errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL,
+                                "not a regular file (a device, FIFO, socket or folder)",
+                                str(target))
+
+
 def _move_into_place(temporary: Path, target: Path, overwrite: bool) -> None:
+    _not_a_file(target)  # again: it may have appeared since the block began
     if overwrite:
         try:  # a replaced file keeps its permissions
             os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
@@ -100,6 +115,9 @@ def atomic_file(target: str | os.PathLike, *, overwrite: bool = False, binary: b
     ------
     FileExistsError
         If ``target`` exists and ``overwrite`` is false.
+    IsADirectoryError
+        If ``target`` exists and is not a file (nor a symbolic link): a device such as
+        ``/dev/full``, a FIFO, a socket, a folder.
     OSError
         If the temporary file cannot be made, written or moved.
 
@@ -112,6 +130,7 @@ def atomic_file(target: str | os.PathLike, *, overwrite: bool = False, binary: b
     file under the target's name either.
     """
     target = Path(os.fspath(target))
+    _not_a_file(target)
     temporary = _temporary_name(target)
     created = False
     try:

@@ -92,3 +92,23 @@ def test_a_duration_without_a_finite_decimal_is_not_formatted():
     assert format_duration(5400) == "1h30min"
     with pytest.raises(DurationError, match="finite decimal expansion"):
         format_duration(Fraction(1, 3))
+
+
+@pytest.mark.parametrize("value", [10 ** 100000, Fraction(10 ** 100000), Fraction(1, 10 ** 100000),
+                                   Fraction(10 ** 400, 3)], ids=["int", "big", "small", "400"])
+def test_a_number_of_more_than_400_digits_is_refused_with_its_size(value):
+    # str() of such a number raises Python's int-to-str limit: the refusal never prints it
+    for read in (parse_duration, duration_seconds, format_duration):
+        with pytest.raises(DurationError, match=r"numerator and denominator have at most 400 "
+                                                r"digits; got '(<an integer|<a Fraction|Frac)"):
+            read(value)
+
+
+def test_a_duration_beyond_a_double_is_refused_as_a_float_and_kept_exact():
+    value = 10 ** 399  # 400 digits: read exactly, but no double holds it
+    assert parse_duration(value) == value
+    assert format_duration(value).endswith("s")
+    with pytest.raises(DurationError, match=r"`duration` of `duration_seconds` must be a duration "
+                                            r"a double can hold"):
+        duration_seconds(value)
+    assert duration_seconds(Fraction(1, 10 ** 399)) == 0.0  # the nearest double

@@ -13,151 +13,21 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import stat
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple, Sequence
 
 from .._numbers import real
 from .._version import __version__
 from ..errors import ExportError, argument_message, short
-from ..processes import ProcessRunner
+from ..processes import _KINDS, Parameter, ProcessRunner, read_irace_parameters, space_words
 from . import _cost_core
 from .common import doc_safe, writable, write
 from .cost import cost_function, export_cost
 
 __all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "irace_parameters",
-           "read_irace_parameters", "space_words"]
-
-_KINDS = {"real": "r", "integer": "i", "categorical": "c"}
-
-
-def _irace_text(text: Any) -> bool:
-    """Text irace reads between double quotes: no quote, backslash or control character."""
-    return isinstance(text, str) and not any(c in '"\\' or c < " " or c == "\x7f" for c in text)
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One option of a solver, as every configurator is told about it.
-
-    Parameters
-    ----------
-    name : str
-        An identifier (letters, digits, ``_``): irace's and ConfigSpace's name of it.
-    kind : {"real", "integer", "categorical"}
-        Its domain's kind.
-    values : tuple
-        ``(low, high)`` for a number, the choices (strings) for a categorical option.
-    switch : str
-        The text before the value in the run's word, e.g. ``"-var-decay="`` gives
-        ``-var-decay=0.9``; ``""`` for choices that are whole words (``"-luby"``, ``"-no-luby"``).
-    log : bool
-        Sample a number on a log scale.
-
-    Raises
-    ------
-    ExportError
-        For a name that is not an identifier, an unknown kind, bounds that are not two
-        finite increasing numbers, or text irace could not read between quotes.
-
-    Examples
-    --------
-    >>> Parameter("var_decay", "real", (0.5, 0.99), "-var-decay=").word(0.9)
-    '-var-decay=0.9'
-    """
-
-    name: str
-    kind: str
-    values: tuple
-    switch: str = ""
-    log: bool = False
-
-    def __post_init__(self) -> None:
-        owner = "Parameter"
-        if not (isinstance(self.name, str) and self.name.isidentifier() and self.name.isascii()):
-            raise ExportError(argument_message("name", owner, "an ASCII identifier", short(self.name)))
-        if self.kind not in _KINDS:
-            raise ExportError(argument_message("kind", owner, "'real', 'integer' or 'categorical'",
-                                               short(self.kind)))
-        texts = [self.switch] + (list(self.values) if self.kind == "categorical" else [])
-        if not all(_irace_text(text) for text in texts):
-            raise ExportError(argument_message(
-                "switch" if self.kind != "categorical" else "values", owner,
-                "text without quotes, backslashes or control characters", short(texts)))
-        if self.kind == "categorical":
-            if not self.values or len(set(self.values)) != len(self.values):
-                raise ExportError(argument_message("values", owner, "distinct choices",
-                                                   short(self.values)))
-        else:
-            bounds = [real(v) for v in self.values] if isinstance(self.values, tuple) else []
-            if len(bounds) != 2 or not all(math.isfinite(b) for b in bounds) \
-                    or not bounds[0] < bounds[1] or (self.log and bounds[0] <= 0):
-                raise ExportError(argument_message(
-                    "values", owner, "(low, high), finite, low < high (and low > 0 on a log scale)",
-                    short(self.values)))
-
-    def word(self, value: Any) -> str:
-        """The run's argument for ``value``: the switch followed by the value.
-
-        Parameters
-        ----------
-        value : object
-            The option's value, in its domain (an integer option's is cut to an ``int``).
-
-        Returns
-        -------
-        str
-            One word of the command line.
-
-        Raises
-        ------
-        ExportError
-            For a value outside the option's domain (a configuration is data: it must come
-            from the declared space).
-        """
-        return f"{self.switch}{self.check(value)}"
-
-    def check(self, value: Any, slack: float = 0.0) -> Any:
-        """``value`` if it is in the option's domain (an integer's as an ``int``), else an error.
-
-        ``slack``: how far past a bound a number may be, as a fraction of the bound's size
-        (irace prints numbers with 4 significant digits).
-        """
-        owner = f"Parameter {self.name!r}"
-        if self.kind == "categorical":
-            if isinstance(value, str) and value in self.values:
-                return value
-            raise ExportError(argument_message("value", owner, f"one of {list(self.values)}",
-                                               short(value)))
-        try:
-            number = real(value)
-        except (TypeError, ValueError, ArithmeticError):
-            number = math.nan
-        low, high = (real(v) for v in self.values)
-        margin = slack * max(abs(low), abs(high))
-        if isinstance(value, bool) or not (low - margin <= number <= high + margin) or (
-                self.kind == "integer" and number != int(number)):
-            kind = "an integer" if self.kind == "integer" else "a number"
-            raise ExportError(argument_message("value", owner, f"{kind} in [{low:g}, {high:g}]",
-                                               short(value)))
-        return int(number) if self.kind == "integer" else value
-
-    def read(self, word: str) -> Any:
-        """The value of this option in a command-line word (as irace writes it), or None
-        if the word is not this option's."""
-        if self.switch and not word.startswith(self.switch):
-            return None
-        text = word[len(self.switch):]
-        if self.kind == "categorical":
-            return text if text in self.values else None
-        try:
-            return int(text) if self.kind == "integer" else float(text)
-        except ValueError:
-            return None
-
+           "read_irace_parameters", "space_words"]  # the space's part lives in processes
 
 def irace_parameters(space: Sequence[Parameter]) -> str:
     """irace's parameter file for ``space``: one line per option (``name "switch" r (lo, hi)``).
@@ -188,139 +58,6 @@ def irace_parameters(space: Sequence[Parameter]) -> str:
                       else f"{float(low)!r}, {float(high)!r}")
         lines.append(f'{parameter.name} "{parameter.switch}" {kind} ({domain})')
     return "\n".join(lines) + "\n"
-
-
-#: irace writes a number with 4 significant digits: a value at a bound may pass it by half a
-#: unit of the fourth digit
-_IRACE_SLACK = 5e-4
-
-
-def space_words(space: Sequence[Parameter], words: Sequence[str], owner: str,
-                slack: float = 0.0) -> dict[str, Any]:
-    """The values that ``words`` give the options of ``space``, each checked against its
-    domain; an error naming the word for a word of no option, or an option given twice.
-
-    Parameters
-    ----------
-    space : sequence of Parameter
-        The declared options.
-    words : sequence of str
-        A configuration's words (``-var-decay=0.9``, ``-luby``).
-    owner : str
-        Who asks (for the error message).
-    slack : float
-        See :meth:`Parameter.check`.
-
-    Returns
-    -------
-    dict
-        The value of each option given.
-
-    Raises
-    ------
-    ExportError
-        For a word that is no option of the space, a value outside its domain, or an
-        option given twice.
-
-    Examples
-    --------
-    >>> space = [Parameter("luby", "categorical", ("-luby", "-no-luby")),
-    ...          Parameter("rinc", "real", (1.1, 4.0), "-rinc=")]
-    >>> space_words(space, ["-no-luby", "-rinc=2.5"], "example")
-    {'luby': '-no-luby', 'rinc': 2.5}
-    """
-    values: dict[str, Any] = {}
-    for word in words:
-        # the longest switch that reads the word: -rinc= before -r
-        found = [(len(p.switch), p, value) for p in space
-                 if isinstance(word, str) and (value := p.read(word)) is not None]
-        if not found:
-            raise ExportError(argument_message(
-                "config", owner, "words of the declared parameter space "
-                f"({', '.join(p.name for p in space) or 'none declared'})", short(word)))
-        _, parameter, value = max(found, key=lambda item: item[0])
-        if parameter.name in values:
-            raise ExportError(argument_message("config", owner, f"one value of {parameter.name}",
-                                               short(list(words))))
-        values[parameter.name] = parameter.check(value, slack)
-    return values
-
-
-_IRACE_LINE = re.compile(r'\s*([A-Za-z_]\w*)\s+"([^"]*)"\s+([rico])(,\s*log)?\s*'
-                         r'\(([^()]*)\)\s*(\|.*)?')
-
-
-def read_irace_parameters(text: str, source: str = "parameters.txt") -> list[Parameter]:
-    """The options of an irace parameter file (what :func:`irace_parameters` writes, and
-    hand-written lines of the same form: ``name "switch" r|i|c|o[,log] (domain) [| condition]``).
-
-    Parameters
-    ----------
-    text : str
-        The file's text.
-    source : str
-        Its name, for the error message.
-
-    Returns
-    -------
-    list of Parameter
-        The options (an ordinal ``o`` one as a categorical; a condition is not kept: a
-        value is checked against its domain whether or not irace would set it).
-
-    Raises
-    ------
-    ExportError
-        Naming the line, for a line of another form (bounds that are not numbers, a
-        section of irace's newer format).
-
-    Examples
-    --------
-    >>> read_irace_parameters('rinc "-rinc=" r (1.1, 4)\\n# a comment\\n')[0].values
-    (1.1, 4.0)
-    """
-    space = []
-    for number, line in enumerate(text.splitlines(), 1):
-        code = line.split("#", 1)[0]
-        if not code.strip():
-            continue
-        found = _IRACE_LINE.fullmatch(code.rstrip())
-        try:
-            if found is None:
-                raise ExportError("not a parameter line")
-            name, switch, kind, log, domain, _ = found.groups()
-            items = [item.strip().strip('"') for item in domain.split(",")]
-            if kind in "co":
-                space.append(Parameter(name, "categorical", tuple(items), switch))
-            else:
-                space.append(Parameter(name, "real" if kind == "r" else "integer",
-                                       tuple(float(item) for item in items), switch,
-                                       log=bool(log)))
-        except (ExportError, ValueError):
-            raise ExportError(argument_message(
-                f"line {number}", source, 'an irace parameter: name "switch" r|i|c|o '
-                "(values), with numbers as bounds", short(line))) from None
-    return space
-
-
-def irace_run(argv: Sequence[str], command: Sequence[str], cutoff: float,
-              exit_codes: Sequence[int], here: str) -> tuple[list[str], str, float]:
-    """What the irace target runner does once its arguments are read: check the parameters
-    against ``parameters.txt`` beside it and the instance, then run the command.
-
-    Returns the parameters, the instance and the runtime; raises a
-    :class:`~maxent_util.errors.MaxEntError` naming what is wrong.
-    """
-    _, _, _, instance, *parameters = argv
-    path = os.path.join(here, "parameters.txt")
-    try:
-        with open(path, encoding="utf-8") as file:
-            text = file.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ExportError(argument_message("parameters.txt", "target-runner", "a readable "
-                                           "irace parameter file", path, f"({error})")) from None
-    space_words(read_irace_parameters(text, path), parameters, "target-runner", _IRACE_SLACK)
-    runtime = ProcessRunner(command, exit_codes=exit_codes).run(parameters, instance, cutoff)
-    return parameters, instance, runtime
 
 
 class RunCost(NamedTuple):
@@ -415,6 +152,12 @@ class CostTarget:
         -------
         list of str
             The words that replace ``{config}``.
+
+        Raises
+        ------
+        ExportError
+            For an option or a value outside the declared space, or a mapping without a
+            space.
         """
         if isinstance(config, Mapping):
             if self.space:
@@ -489,8 +232,9 @@ import os
 import sys
 import importlib.util
 
-from maxent_util.errors import MaxEntError
-from maxent_util.export.configure import irace_run
+from maxent_util.errors import MaxEntError, argument_message
+from maxent_util.processes import (IRACE_SLACK, ProcessRunner, read_irace_parameters,
+                                   space_words)
 
 COMMAND = {command!r}
 CUTOFF = {cutoff!r}
@@ -513,8 +257,17 @@ def main(argv):
         return 1
     configuration, instance_id, seed, *_ = argv
     cost = _cost_module()
+    instance, parameters = argv[3], argv[4:]
     try:  # the parameters come from parameters.txt, the instance is a plain name
-        parameters, instance, runtime = irace_run(argv, COMMAND, CUTOFF, EXIT_CODES, HERE)
+        path = os.path.join(HERE, "parameters.txt")
+        try:
+            with open(path, encoding="utf-8") as file:
+                space = read_irace_parameters(file.read(), path)
+        except (OSError, UnicodeDecodeError) as error:
+            raise MaxEntError(argument_message("parameters.txt", "target-runner", "a readable "
+                                               "irace parameter file", path, f"({{error}})"))
+        space_words(space, parameters, "target-runner", IRACE_SLACK)
+        runtime = ProcessRunner(COMMAND, exit_codes=EXIT_CODES).run(parameters, instance, CUTOFF)
     except MaxEntError as error:
         print(f"target-runner: {{error}}", file=sys.stderr)
         return 2
