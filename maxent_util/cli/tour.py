@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._output import file_group
 from .core import CommandLineError, PROG, _PAPER_T_MAX, _formula
 from .files import _file_flags, _save, _target
 from .inputs import TOUR_UTILITIES
@@ -76,16 +77,22 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     print(f"   {len(podiums)} different top-three rankings from {len(rules)} rules.", file=out)
 
     print("\n3. Figures:", file=out)
-    utilities_png = _save(plots.plot_utilities(utilities, t_max=_PAPER_T_MAX,
-                                               title="Utilities of the seven captime families, "
-                                                     "kappa0 = 24 s"),
-                          targets["utilities"], force=arguments.force, flag="--out")
-    ranking_png = _save(plots.plot_ranking(frame, title="SAT Competition 2021, parallel track"),
-                        targets["ranking"], force=arguments.force, flag="--out")
+    with file_group():  # both figures or neither (Ctrl-C between them)
+        utilities_png, ranking_png = _figures(plots, utilities, frame, targets, arguments.force)
     for png in (utilities_png, ranking_png):
         print(f"   {png}", file=out)
     print(f"\nDone in {time.perf_counter() - started:.1f} s. Next: `{PROG} --help`.", file=out)
     return 0
+
+
+def _figures(plots: Any, utilities: dict, frame: Any, targets: dict, force: bool) -> tuple:
+    utilities_png = _save(plots.plot_utilities(utilities, t_max=_PAPER_T_MAX,
+                                               title="Utilities of the seven captime families, "
+                                                     "kappa0 = 24 s"),
+                          targets["utilities"], force=force, flag="--out")
+    ranking_png = _save(plots.plot_ranking(frame, title="SAT Competition 2021, parallel track"),
+                        targets["ranking"], force=force, flag="--out")
+    return utilities_png, ranking_png
 
 
 def add_parser(commands: Any) -> None:

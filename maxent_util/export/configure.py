@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping, NamedTuple, Sequence
 
 from .._numbers import real
+from .._output import file_group
 from .._version import __version__
 from ..errors import ExportError, argument_message, short
 from ..processes import _KINDS, Parameter, ProcessRunner, read_irace_parameters, space_words
@@ -376,6 +377,15 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     if any("\n" in line or "\r" in line or "\0" in line for line in instance_lines):
         raise ExportError(argument_message("instances", owner, "paths without line breaks",
                                            short(instance_lines)))
+    with file_group():  # the whole set-up or none of it (Ctrl-C between two files)
+        _write_irace(paths, utility, target, capped, log, budget, deterministic, space,
+                     instance_lines, overwrite, owner)
+    return root
+
+
+def _write_irace(paths: list[Path], utility: Any, target: CostTarget, capped: str, log: bool,
+                 budget: int, deterministic: bool, space: Sequence[Parameter],
+                 instance_lines: list[str], overwrite: bool, owner: str) -> None:
     export_cost(utility, paths[1], tool="irace", capped=capped, overwrite=overwrite)
     provenance = "\n".join(doc_safe(line) for line in (
         f"command: {' '.join(target.runner.words)}", f"cutoff: {target.cutoff!r} s",
@@ -390,4 +400,3 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
                                      deterministic=int(bool(deterministic))), owner, overwrite=overwrite)
     write(paths[3], irace_parameters(space) if space else "", owner, overwrite=overwrite)
     write(paths[4], "".join(line + "\n" for line in instance_lines), owner, overwrite=overwrite)
-    return root
