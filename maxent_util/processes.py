@@ -113,30 +113,34 @@ class ProcessRunner:
     Raises
     ------
     DataError
-        If the command is empty, cannot be split, holds a NUL byte, or hands
-        a placeholder to a shell without ``shell_ok=True``, or an option is
-        invalid.
+        If the command is empty, cannot be split, holds a NUL byte, or
+        (without ``shell_ok=True``) hands a placeholder to a reader of code or
+        joins a name to other text, or an option is invalid.
 
     Notes
     -----
-    *Names never run as code.* Instances and configurations are names from
-    files and tables; a template where a placeholder lands in a word that a
-    program reads as code would let a name run code of its own: an instance
-    called ``x; rm -rf ~`` in ``["sh", "-c", "solver {instance}"]``. So a
-    template is refused where a placeholder is the program, or is in the
-    options, the script or the code of a shell (``sh``, ``bash``, ``dash``,
-    ``zsh``, ``ksh``, ``fish``, ``csh``, ... by any path, also behind
-    ``env``, ``timeout`` or ``busybox``) or of an interpreter with code on
-    its command line (``python -c``/``-m``, ``perl -e``, ``ruby -e``,
-    ``node -e``, ``php -r``, ``lua -e``, ``Rscript -e``, ``julia -e``,
-    ``awk``), or anywhere in a command for ``cmd``, ``powershell``, ``pwsh``
-    or ``ssh`` (they read all their words as one command line); a word with
-    spaces after ``env -S`` is read as the command it is. A placeholder
-    given as data stays allowed: ``sh -c 'solver "$1"' sh {instance}``,
-    ``python solver.py {instance}``, ``python -c CODE {instance}``, and
-    ``perl -e CODE -- {instance}`` (without ``--``, a name that starts with
-    ``-e`` would be one more line of code). ``shell_ok=True`` accepts the
-    template when every name is trusted.
+    *Names never run as code.* The template is the caller's code; instances
+    and configurations are data from files and tables, and a template
+    where a name would be read as code or run as a program is refused
+    (docs/safety.md states the rules and the table of programs): a
+    placeholder as the program; ``{config}`` or ``{instance}`` joined to
+    other text in one word (``--input={instance}``, ``alias.x=!{instance}``;
+    ``{captime}`` may be); a placeholder given to an option that takes
+    code for any program (``-c``, ``-e``, ``-S``, ``--eval``, ``-ex``,
+    ``-exec``, ``--split-string``, ...); a placeholder in the options,
+    script or code of a shell (``sh``, ``bash``, ... by any path, also
+    behind a wrapper) or of an interpreter (``python -c``/``-m``,
+    ``perl -e``, ``node -e``, ``awk``, ``sed``, ``make -f``, ``gdb -ex``,
+    ``git -c``/``-C``, ...); the program a wrapper runs (``env``,
+    ``timeout``, ``xargs``, ``sudo``, ``nice``, ``find -exec``, git's
+    subcommand); anything after ``ssh``, ``su``, ``sudo -s``, ``cmd``,
+    ``powershell``, ``watch`` or ``parallel`` (they hand their words to a
+    shell). A placeholder given as data stays allowed:
+    ``sh -c 'solver "$1"' sh {instance}``, ``python solver.py {instance}``,
+    ``python -c CODE {instance}``. An instance must be a plain name (no NUL,
+    line break or leading ``-``), and with ``configurations`` a
+    configuration one of its names. ``shell_ok=True`` accepts the template
+    when every name is trusted.
 
     *Everything a run starts ends with it.* The command runs in a session
     of its own with a token of the run in its environment
