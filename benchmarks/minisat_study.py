@@ -17,14 +17,17 @@ tests). It
    the fraction of the best available utility lost) as ``cross_utility.csv`` and the heat
    map ``cross_utility.png``; UP against Naive on the same runs (replayed, time of runs to
    each epsilon) as ``racing.csv``;
-4. irace, SMAC3 and Optuna (those installed) each configure minisat under one utility
+4. irace, SMAC3 and Optuna (those asked for, all three by default) each configure minisat under one utility
    (``--utility``, Pareto by default) for a budget of runs on the training half of the
    instances; their winners, minisat's default and the table's best on the training half
    are run on the held-out half, and the utility each reaches there goes to
    ``configurators.csv``.
 
-It prints the tables as it goes (Markdown) and ``summary.md`` at the end. Nothing is
-asserted about speed; the numbers are one machine's.
+It prints the tables as it goes (Markdown) and ``summary.md`` at the end. A configurator
+asked for that could not run (not installed, or failed) leaves its row out: the study
+writes the rest, names it on standard error and in ``summary.md`` ("Not done"), and exits
+with status 1. irace gets at least the budget its iterations need (``--quick`` included).
+Nothing is asserted about speed; the numbers are one machine's.
 """
 
 from __future__ import annotations
@@ -222,28 +225,55 @@ def _mean_utility(costs: list[float]) -> float:
     return 1.0 - float(np.mean(costs))
 
 
+class PartFailed(Exception):
+    """A part of the study that was asked for could not be done: named in the exit."""
+
+
+#: irace's iterations here: its default (2 + log2 of 9 options) asks for at least 300 runs
+IRACE_ITERATIONS = 2
+
+
+def irace_minimum_budget(parameters: int, iterations: int, first_test: int) -> int:
+    """The fewest runs irace accepts as maxExperiments (irace's computeMinimumBudget, elitist,
+    with its defaults mu = 5, eachTest = 1, elitistNewInstances = 1, and minSurvival =
+    floor(2 + log2(parameters)))."""
+    survival = math.floor(2 + math.log2(parameters))
+    mu = max(5, first_test)
+    each, new = 1, 1
+    if iterations > 5:
+        per = mu + each + (iterations - 5) * new + 5 * max(each, new)
+    else:
+        per = mu + each + (iterations - 1) * max(each, new)
+    return (survival + 1) * iterations * per
+
+
 def run_irace(target_spec: str, cutoff: float, train: list[str], folder: Path, budget: int,
-              seed: int) -> dict | None:
+              seed: int) -> dict:
     irace = shutil.which("irace")
     if irace is None and shutil.which("Rscript"):
         done = subprocess.run(["Rscript", "-e", 'cat(system.file("bin", "irace", package = "irace"))'],
                               capture_output=True, text=True, timeout=60)
         irace = done.stdout.strip() or None
     if irace is None:
-        print("  irace: not installed, skipped")
-        return None
+        raise PartFailed("not installed (Debian: r-cran-irace)")
+    # irace races a deterministic scenario on at most as many instances as it has, and
+    # refuses a budget below what its iterations need: it gets at least that
+    first_test = min(5, len(train))
+    needed = irace_minimum_budget(len(SPACE), IRACE_ITERATIONS, first_test)
+    if budget < needed:
+        print(f"  irace needs at least {needed} runs with {len(SPACE)} options: its budget is "
+              f"{needed}, not {budget}")
+        budget = needed
     setup = export_irace(folder / "irace", COMMAND, target_spec, cutoff, space=SPACE,
                          instances=[str(folder / "instances" / i) for i in train],
                          exit_codes=EXIT_CODES, budget=budget, deterministic=True, parents=True,
                          overwrite=True)
-    # irace races a deterministic scenario on at most as many instances as it has; its default
-    # number of iterations (2 + log2 of 9 options) asks for at least 300 runs, two fit in 100
-    done = subprocess.run([irace, "--seed", str(seed), "--parallel", "1", "--iterations", "2",
-                           "--first-test", str(min(5, len(train)))], cwd=setup,
+    done = subprocess.run([irace, "--seed", str(seed), "--parallel", "1", "--iterations",
+                           str(IRACE_ITERATIONS), "--first-test", str(first_test)], cwd=setup,
                           capture_output=True, text=True)
     if done.returncode != 0:
-        print("  irace failed:", done.stdout[-500:], done.stderr[-500:])
-        return None
+        said = (done.stdout[-300:] + done.stderr[-300:]).strip().replace("\n", " ")
+        raise PartFailed(f"irace exited with status {done.returncode}: {said}")
     lines = done.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("# Best configurations as commandlines"))
     words = lines[start + 1].split()[1:]
@@ -258,13 +288,12 @@ def run_irace(target_spec: str, cutoff: float, train: list[str], folder: Path, b
     return {"config": config, "runs": runs}
 
 
-def run_smac(target: CostTarget, train: list[str], folder: Path, trials: int, seed: int) -> dict | None:
+def run_smac(target: CostTarget, train: list[str], folder: Path, trials: int, seed: int) -> dict:
     try:
         from ConfigSpace import Categorical, ConfigurationSpace, Float, Integer
         from smac import AlgorithmConfigurationFacade, Scenario
     except ImportError:
-        print("  SMAC3: not installed, skipped")
-        return None
+        raise PartFailed("not installed (pip install smac)") from None
     space = ConfigurationSpace(seed=seed)
     for p in SPACE:
         if p.kind == "categorical":
@@ -289,12 +318,11 @@ def run_smac(target: CostTarget, train: list[str], folder: Path, trials: int, se
 
 
 def run_optuna(target: CostTarget, train: list[str], folder: Path, trials: int, per_trial: int,
-               seed: int) -> dict | None:
+               seed: int) -> dict:
     try:
         import optuna
     except ImportError:
-        print("  Optuna: not installed, skipped")
-        return None
+        raise PartFailed("not installed (pip install optuna)") from None
     rng = np.random.default_rng(seed)
     runs = []
 
@@ -339,25 +367,28 @@ def configurators(table: pd.DataFrame, names: list[str], configs: list[dict], ta
             {"configurator": f"best of {len(names)} random on the held-out half (oracle)", "runs": 0,
              "held_out_utility": 1 - on_test.min(),
              "configuration": json.dumps(configs[names.index(str(on_test.idxmin()))])}]
-    found = {}
-    if "irace" in which:
-        print("irace ...", flush=True)
-        found["irace"] = run_irace(spec, target.cutoff, train, folder, max(budget, 18), seed)
-    if "smac" in which:
-        print("SMAC3 ...", flush=True)
-        found["SMAC3"] = run_smac(target, train, folder, budget, seed)
-    if "optuna" in which:
-        print("Optuna ...", flush=True)
-        per_trial = 5 if len(train) >= 5 else len(train)
-        found["Optuna"] = run_optuna(target, train, folder, max(1, budget // per_trial), per_trial, seed)
+    per_trial = 5 if len(train) >= 5 else len(train)
+    parts = {"irace": ("irace", lambda: run_irace(spec, target.cutoff, train, folder, budget, seed)),
+             "smac": ("SMAC3", lambda: run_smac(target, train, folder, budget, seed)),
+             "optuna": ("Optuna", lambda: run_optuna(target, train, folder, max(1, budget // per_trial),
+                                                     per_trial, seed))}
+    found, failed = {}, {}
+    for key in which:
+        name, part = parts[key]
+        print(f"{name} ...", flush=True)
+        try:
+            found[name] = part()
+        except PartFailed as error:
+            print(f"  {name} failed: {error}", flush=True)
+            failed[name] = str(error)
     for name, result in found.items():
-        if result is None:
-            continue
         with ThreadPoolExecutor(jobs) as pool:
             costs = list(pool.map(lambda i: target(result["config"], folder / "instances" / i), test))
         rows.append({"configurator": name, "runs": result["runs"], "held_out_utility": _mean_utility(costs),
                      "configuration": json.dumps(result["config"])})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.attrs["failed"] = failed
+    return out
 
 
 def markdown(frame: pd.DataFrame, digits: int = 3) -> str:
@@ -385,12 +416,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--configurators", default="irace,smac,optuna",
                         help="comma-separated among irace, smac, optuna; '' for none")
     parser.add_argument("--quick", action="store_true",
-                        help="3 configurations, 6 small instances, cutoff 1 s, tiny budgets")
+                        help="3 configurations, 6 small instances, cutoff 1 s, tiny budgets (irace: the "
+                             "least its iterations accept)")
     parser.add_argument("--force", action="store_true", help="write into an existing folder")
     parser.add_argument("--from-runs", type=Path, metavar="FOLDER",
                         help="take the instances and the runs table from an earlier study's FOLDER "
                              "(same options) instead of running them again")
     args = parser.parse_args(argv)
+    which = [w for w in args.configurators.split(",") if w]
+    unknown = [w for w in which if w not in ("irace", "smac", "optuna")]
+    if unknown:
+        print(f"--configurators: unknown {', '.join(unknown)} (irace, smac, optuna)", file=sys.stderr)
+        return 2
     if args.quick:
         args.configs, args.instances, args.cutoff, args.budget = 3, 6, 1.0, 6
     if shutil.which("minisat") is None:
@@ -452,7 +489,6 @@ def main(argv: list[str] | None = None) -> int:
           f"delta 0.05); {race.attrs['ends']}\n")
     print(markdown(race), flush=True)
 
-    which = [w for w in args.configurators.split(",") if w]
     found = configurators(table, names, configs, target, specs[args.utility],
                           instances["instance"].tolist(), out,
                           args.budget, args.seed, which, args.jobs)
@@ -466,9 +502,17 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.cutoff:g} s CPU, seed {args.seed}; {elapsed / 60:.1f} min)",
         "## Fraction of the best utility lost", markdown(lost.reset_index()),
         f"## UP against Naive under {specs[args.utility]}", race.attrs["ends"], markdown(race),
-        f"## Configurators under {specs[args.utility]}", markdown(found.drop(columns="configuration"))])
+        f"## Configurators under {specs[args.utility]}", markdown(found.drop(columns="configuration")),
+        *(["## Not done", "\n".join(f"- {name}: {why}" for name, why in found.attrs["failed"].items())]
+          if found.attrs["failed"] else [])])
     with atomic_file(out / "summary.md", overwrite=True) as handle:
         handle.write(summary + "\n")
+    failed = found.attrs["failed"]
+    if failed:  # the rest is written; the exit says what is missing
+        for name, why in failed.items():
+            print(f"minisat study: not done: {name}: {why}", file=sys.stderr)
+        print(f"\nfinished in {elapsed / 60:.1f} min WITHOUT {', '.join(failed)}; results in {out}")
+        return 1
     print(f"\ndone in {elapsed / 60:.1f} min; results in {out}")
     return 0
 

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-__all__ = ["atomic_file", "interrupted", "spreadsheet_cell", "spreadsheet_safe", "FORMULA_STARTS"]
+__all__ = ["atomic_file", "file_group", "interrupted", "spreadsheet_cell", "spreadsheet_safe", "FORMULA_STARTS"]
 
 #: set by a program's Ctrl-C handler (the command line's): a file not yet moved into place is
 #: abandoned, even when the KeyboardInterrupt itself was swallowed on the way (Python only prints
@@ -52,7 +52,79 @@ def _remove(path: Path) -> None:
         pass
 
 
+def _not_a_file(target: Path) -> None:
+    """Refuse a target that exists as something other than a file or a symbolic link: a
+    device (``/dev/full``, ``/dev/null``), a FIFO, a socket or a folder would be replaced by
+    a file (or its writes lost), and the write reported done."""
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise IsADirectoryError(errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL,
+                                "not a regular file (a device, FIFO, socket or folder)",
+                                str(target))
+
+
+#: the files moved into place in the current file_group() block of this thread, each with
+#: the hard link that keeps the file it replaced (None: there was none)
+_group = threading.local()
+
+
+@contextmanager
+def file_group() -> Iterator[None]:
+    """Files that :func:`atomic_file` writes inside the block appear all or none.
+
+    A command that writes several files (an irace set-up, the tour's two figures, a
+    design's JSON and figure) is interrupted between two of them too: on any exception,
+    ``KeyboardInterrupt`` included, the files the block moved into place are removed and
+    the ones they replaced put back (each kept meanwhile as a hard link beside it), so the
+    folder holds what it held before. Blocks nest: an inner one's files are undone with the
+    outer one's.
+    """
+    done: list[tuple[Path, Path | None]] = []
+    outer = getattr(_group, "done", None)
+    _group.done = done
+    try:
+        yield
+    except BaseException:
+        for target, kept in reversed(done):
+            if kept is None:
+                _remove(target)
+            else:
+                os.replace(kept, target)
+        raise
+    else:
+        if outer is not None:
+            outer.extend(done)
+        else:
+            for _, kept in done:
+                if kept is not None:
+                    _remove(kept)
+    finally:
+        _group.done = outer
+
+
 def _move_into_place(temporary: Path, target: Path, overwrite: bool) -> None:
+    _not_a_file(target)  # again: it may have appeared since the block began
+    group = getattr(_group, "done", None)
+    if group is None:
+        _replace_or_link(temporary, target, overwrite)
+        return
+    kept = None
+    if overwrite and os.path.lexists(target):  # kept until the group ends
+        kept = _temporary_name(target)
+        os.link(target, kept, follow_symlinks=False)
+    try:
+        _replace_or_link(temporary, target, overwrite)
+    except BaseException:
+        if kept is not None:
+            _remove(kept)
+        raise
+    group.append((target, kept))
+
+
+def _replace_or_link(temporary: Path, target: Path, overwrite: bool) -> None:
     if overwrite:
         try:  # a replaced file keeps its permissions
             os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
@@ -100,6 +172,9 @@ def atomic_file(target: str | os.PathLike, *, overwrite: bool = False, binary: b
     ------
     FileExistsError
         If ``target`` exists and ``overwrite`` is false.
+    IsADirectoryError
+        If ``target`` exists and is not a file (nor a symbolic link): a device such as
+        ``/dev/full``, a FIFO, a socket, a folder.
     OSError
         If the temporary file cannot be made, written or moved.
 
@@ -112,6 +187,7 @@ def atomic_file(target: str | os.PathLike, *, overwrite: bool = False, binary: b
     file under the target's name either.
     """
     target = Path(os.fspath(target))
+    _not_a_file(target)
     temporary = _temporary_name(target)
     created = False
     try:

@@ -79,9 +79,10 @@ _MOST_CHARACTERS = 100
 # The largest decimal exponent read (1e30 s is already 10**22 years); a larger one would
 # make Fraction build a huge integer.
 _MOST_EXPONENT = 30
-# The most digits of an int or Fraction given as seconds (10**40 s is 10**32 years): a
-# larger one is refused before any arithmetic or printing of it.
-_MOST_DIGITS = 40
+# The most digits of a number given as an int or a Fraction, in its numerator and in its
+# denominator (the library's bound on exact numbers, expressions.MAX_DIGITS): compared as
+# integers, since str() of a 5,000-digit integer raises Python's conversion limit.
+_TOO_LARGE = 10 ** 400
 
 _NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _UNIT = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
@@ -174,7 +175,7 @@ def read_duration(text: str | int | Fraction, *, arg: str = "duration",
     DurationError
         When ``text`` is not a duration: another unit, a negative, infinite or NaN value,
         two parts in the wrong order, a unit twice, digits other than 0-9, control
-        characters, an exponent past 30.
+        characters, an exponent past 30, an int or a Fraction of more than 400 digits.
 
     Examples
     --------
@@ -187,12 +188,11 @@ def read_duration(text: str | int | Fraction, *, arg: str = "duration",
         raise _refuse(text, arg, owner)
     if isinstance(text, (int, Fraction)) or (isinstance(text, Rational) and not isinstance(text, float)):
         value = Fraction(text)
-        # sizes by bit length: printing or comparing a 10**100000 would itself fail or crawl
-        if max(value.numerator.bit_length(), value.denominator.bit_length()) > _MOST_DIGITS * 3.33:
-            raise _refuse(f"a number of {value.numerator.bit_length()} bits", arg, owner,
-                          f"a duration of at most {_MOST_DIGITS} digits")
         if value < 0:
             raise _refuse(text, arg, owner, "a duration of at least 0 seconds")
+        if value.numerator >= _TOO_LARGE or value.denominator >= _TOO_LARGE:
+            raise _refuse(text, arg, owner, "a duration whose numerator and denominator have "
+                          "at most 400 digits")
         return Duration(value, False)
     if not isinstance(text, str) or len(text) > _MOST_CHARACTERS:
         raise _refuse(text, arg, owner)
@@ -285,7 +285,12 @@ def duration_seconds(text: str | int | Fraction, *, arg: str = "duration",
     >>> duration_seconds("15 min")
     900.0
     """
-    return float(parse_duration(text, arg=arg, owner=owner))
+    value = parse_duration(text, arg=arg, owner=owner)
+    try:
+        return float(value)
+    except OverflowError:
+        raise _refuse(text, arg, owner, "a duration a double can hold (at most about "
+                      "1.8e308 seconds)") from None
 
 
 def looks_like_duration(text: str) -> bool:

@@ -29,10 +29,10 @@ try:  # POSIX: the CPU-time limit of ProcessRunner(clock="cpu")
 except ImportError:  # pragma: no cover - Windows
     resource = None
 
-from .errors import DataError, argument_message, short
+from .errors import DataError, ExportError, argument_message, short
 from ._numbers import real
 
-__all__ = ["ProcessRunner"]
+__all__ = ["Parameter", "ProcessRunner", "plain_name", "read_irace_parameters", "space_words"]
 
 
 _CLOCKS = ("wall", "cpu")
@@ -42,6 +42,9 @@ _FAILURES = ("never", "raise")
 #: (minisat stopped at 2 s reported 1.98 s on a quiet machine, less on a loaded one)
 _NEAR_CPU_LIMIT = 0.9
 _PLACEHOLDER = re.compile(r"\{(config|instance|captime)\}")
+#: the placeholders filled with data (names from files and tables); {captime} is the
+#: library's own number and may be part of a word (-cpu-lim={captime})
+_DATA = re.compile(r"\{(config|instance)\}")
 #: the environment variable each run's processes inherit, with a token of that run
 RUN_MARK = "MAXENT_UTIL_RUN"
 # waitid(WNOWAIT) waits for the command's end without reaping it: while it is a zombie its
@@ -110,30 +113,34 @@ class ProcessRunner:
     Raises
     ------
     DataError
-        If the command is empty, cannot be split, holds a NUL byte, or hands
-        a placeholder to a shell without ``shell_ok=True``, or an option is
-        invalid.
+        If the command is empty, cannot be split, holds a NUL byte, or
+        (without ``shell_ok=True``) hands a placeholder to a reader of code or
+        joins a name to other text, or an option is invalid.
 
     Notes
     -----
-    *Names never run as code.* Instances and configurations are names from
-    files and tables; a template where a placeholder lands in a word that a
-    program reads as code would let a name run code of its own: an instance
-    called ``x; rm -rf ~`` in ``["sh", "-c", "solver {instance}"]``. So a
-    template is refused where a placeholder is the program, or is in the
-    options, the script or the code of a shell (``sh``, ``bash``, ``dash``,
-    ``zsh``, ``ksh``, ``fish``, ``csh``, ... by any path, also behind
-    ``env``, ``timeout`` or ``busybox``) or of an interpreter with code on
-    its command line (``python -c``/``-m``, ``perl -e``, ``ruby -e``,
-    ``node -e``, ``php -r``, ``lua -e``, ``Rscript -e``, ``julia -e``,
-    ``awk``), or anywhere in a command for ``cmd``, ``powershell``, ``pwsh``
-    or ``ssh`` (they read all their words as one command line); a word with
-    spaces after ``env -S`` is read as the command it is. A placeholder
-    given as data stays allowed: ``sh -c 'solver "$1"' sh {instance}``,
-    ``python solver.py {instance}``, ``python -c CODE {instance}``, and
-    ``perl -e CODE -- {instance}`` (without ``--``, a name that starts with
-    ``-e`` would be one more line of code). ``shell_ok=True`` accepts the
-    template when every name is trusted.
+    *Names never run as code.* The template is the caller's code; instances
+    and configurations are data from files and tables, and a template
+    where a name would be read as code or run as a program is refused
+    (docs/safety.md states the rules and the table of programs): a
+    placeholder as the program; ``{config}`` or ``{instance}`` joined to
+    other text in one word (``--input={instance}``, ``alias.x=!{instance}``;
+    ``{captime}`` may be); a placeholder given to an option that takes
+    code for any program (``-c``, ``-e``, ``-S``, ``--eval``, ``-ex``,
+    ``-exec``, ``--split-string``, ...); a placeholder in the options,
+    script or code of a shell (``sh``, ``bash``, ... by any path, also
+    behind a wrapper) or of an interpreter (``python -c``/``-m``,
+    ``perl -e``, ``node -e``, ``awk``, ``sed``, ``make -f``, ``gdb -ex``,
+    ``git -c``/``-C``, ...); the program a wrapper runs (``env``,
+    ``timeout``, ``xargs``, ``sudo``, ``nice``, ``find -exec``, git's
+    subcommand); anything after ``ssh``, ``su``, ``sudo -s``, ``cmd``,
+    ``powershell``, ``watch`` or ``parallel`` (they hand their words to a
+    shell). A placeholder given as data stays allowed:
+    ``sh -c 'solver "$1"' sh {instance}``, ``python solver.py {instance}``,
+    ``python -c CODE {instance}``. An instance must be a plain name (no NUL,
+    line break or leading ``-``), and with ``configurations`` a
+    configuration one of its names. ``shell_ok=True`` accepts the template
+    when every name is trusted.
 
     *Everything a run starts ends with it.* The command runs in a session
     of its own with a token of the run in its environment
@@ -185,6 +192,8 @@ class ProcessRunner:
                                              short(command)))
         if not isinstance(shell_ok, bool):
             raise DataError(argument_message("shell_ok", owner, "True or False", short(shell_ok)))
+        # irace's name of the configuration's place (export_irace) is the same placeholder
+        words = [word.replace("{params}", "{config}") for word in words]
         reason = None if shell_ok else _reads_code(words)
         if reason is not None:
             raise DataError(argument_message(
@@ -193,6 +202,14 @@ class ProcessRunner:
                 f"Here {reason}, so an instance or configuration name would run as code. Pass "
                 "names as data (sh -c 'solver \"$1\"' sh {instance}), or give shell_ok=True if "
                 "every name is trusted."))
+        spliced = None if shell_ok else _spliced(words)
+        if spliced is not None:
+            raise DataError(argument_message(
+                "command", owner, "a command where {config} and {instance} are whole words",
+                short(command),
+                f"Here {spliced!r} joins a name to other text, which the program may read as "
+                "code or as an option (git -c alias.x=!{instance}). Give the name as a word of "
+                "its own (--input {instance}), or shell_ok=True if every name is trusted."))
         if clock not in _CLOCKS:
             raise DataError(argument_message("clock", owner, "'wall' or 'cpu'", short(clock)))
         if failures not in _FAILURES:
@@ -243,9 +260,29 @@ class ProcessRunner:
         # never stopped)
         self.max_captime = threading.TIMEOUT_MAX / (1.0 if clock == "wall" else factor)
 
+        # the runs under way, ended at once when run_many is interrupted (a thread of the
+        # executor waiting on one would otherwise let it run to its captime)
+        self._active: set[_Started] = set()
+        self._active_lock = threading.Lock()
+
     def __getstate__(self) -> dict[str, Any]:
-        # sent to a process pool or a Dask worker: the executor stays behind
-        return {**self.__dict__, "executor": None}
+        # sent to a process pool or a Dask worker: the executor and the runs under way here
+        # stay behind
+        state = {**self.__dict__, "executor": None}
+        del state["_active"], state["_active_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._active = set()
+        self._active_lock = threading.Lock()
+
+    def _end_active(self) -> None:
+        """End every run under way (an interrupted :meth:`run_many`)."""
+        with self._active_lock:
+            runs = list(self._active)
+        for run in runs:
+            run.end()
 
     def arguments(self, config: Any, instance: Any, captime: float) -> list[str]:
         """The argument list of one run: the command with its placeholders replaced.
@@ -277,16 +314,25 @@ class ProcessRunner:
         return self._argv(config, instance, captime, "ProcessRunner.arguments")
 
     def _argv(self, config: Any, instance: Any, captime: float, owner: str) -> list[str]:
-        if isinstance(config, str) and config in self.configurations:
+        if self.configurations:
+            if not (isinstance(config, str) and config in self.configurations):
+                raise DataError(argument_message(
+                    "config", owner, "one of the configurations declared", short(config),
+                    f"(declared: {short(sorted(self.configurations))})"))
             config = self.configurations[config]
         spliced = isinstance(config, (list, tuple))
         config_words = [str(word) for word in config] if spliced else [str(config)]
         values = {"config": " ".join(config_words), "instance": str(instance),
                   "captime": repr(float(captime))}
-        for arg, text in (("config", values["config"]), ("instance", values["instance"])):
-            if "\0" in text:
-                raise DataError(argument_message(arg, owner, "text without a NUL byte",
-                                                 short(config if arg == "config" else text)))
+        if "\0" in values["config"]:
+            raise DataError(argument_message("config", owner, "text without a NUL byte",
+                                             short(config)))
+        if not plain_name(values["instance"]):
+            raise DataError(argument_message(
+                "instance", owner, "text without a NUL byte, a line break or a leading '-' (an "
+                "existing path or a plain name)", short(values["instance"]),
+                "A name that starts with '-' would be read as an option: give its path "
+                "(./-name)."))
         out: list[str] = []
         for word in self.words:
             if spliced and word == "{config}":
@@ -344,6 +390,17 @@ class ProcessRunner:
                                              "started", short(argv[0]),
                                              f"({error.strerror or error})")) from None
         run = _Started(process.pid, token)
+        with self._active_lock:
+            self._active.add(run)
+        try:
+            return self._wait(process, run, started, argv, limit, wall_limit, owner)
+        finally:
+            with self._active_lock:
+                self._active.discard(run)
+
+    def _wait(self, process: subprocess.Popen, run: "_Started", started: float, argv: list[str],
+              limit: float, wall_limit: float, owner: str) -> float:
+        """Wait for a started run, stop it at its limit, and return its runtime."""
         killed = threading.Event()
 
         def kill() -> None:
@@ -426,13 +483,295 @@ class ProcessRunner:
         futures = [self.executor.submit(self.run, *request) for request in requests]
         try:
             return np.array([future.result() for future in futures], dtype=float)
-        except BaseException:  # interrupted or failed: what has not started need not start
-            for future in futures:
+        except BaseException:  # interrupted or failed: what has not started need not start,
+            for future in futures:  # and what runs ends now, not at its captime
                 future.cancel()
+            self._end_active()
             raise
 
     def __repr__(self) -> str:
         return f"ProcessRunner({shlex.join(self.words)!r}, clock={self.clock!r})"
+
+
+# ---------------------------------------------------------------------------
+# configurations: words from a declared space
+
+
+_KINDS = {"real": "r", "integer": "i", "categorical": "c"}
+
+
+def _irace_text(text: Any) -> bool:
+    """Text irace reads between double quotes: no quote, backslash or control character."""
+    return isinstance(text, str) and not any(c in '"\\' or c < " " or c == "\x7f" for c in text)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One option of a solver, as every configurator is told about it.
+
+    Parameters
+    ----------
+    name : str
+        An identifier (letters, digits, ``_``): irace's and ConfigSpace's name of it.
+    kind : {"real", "integer", "categorical"}
+        Its domain's kind.
+    values : tuple
+        ``(low, high)`` for a number, the choices (strings) for a categorical option.
+    switch : str
+        The text before the value in the run's word, e.g. ``"-var-decay="`` gives
+        ``-var-decay=0.9``; ``""`` for choices that are whole words (``"-luby"``, ``"-no-luby"``).
+    log : bool
+        Sample a number on a log scale.
+
+    Raises
+    ------
+    ExportError
+        For a name that is not an identifier, an unknown kind, bounds that are not two
+        finite increasing numbers, or text irace could not read between quotes.
+
+    Examples
+    --------
+    >>> Parameter("var_decay", "real", (0.5, 0.99), "-var-decay=").word(0.9)
+    '-var-decay=0.9'
+    """
+
+    name: str
+    kind: str
+    values: tuple
+    switch: str = ""
+    log: bool = False
+
+    def __post_init__(self) -> None:
+        owner = "Parameter"
+        if not (isinstance(self.name, str) and self.name.isidentifier() and self.name.isascii()):
+            raise ExportError(argument_message("name", owner, "an ASCII identifier", short(self.name)))
+        if self.kind not in _KINDS:
+            raise ExportError(argument_message("kind", owner, "'real', 'integer' or 'categorical'",
+                                               short(self.kind)))
+        texts = [self.switch] + (list(self.values) if self.kind == "categorical" else [])
+        if not all(_irace_text(text) for text in texts):
+            raise ExportError(argument_message(
+                "switch" if self.kind != "categorical" else "values", owner,
+                "text without quotes, backslashes or control characters", short(texts)))
+        if self.kind == "categorical":
+            if not self.values or len(set(self.values)) != len(self.values):
+                raise ExportError(argument_message("values", owner, "distinct choices",
+                                                   short(self.values)))
+        else:
+            bounds = [real(v) for v in self.values] if isinstance(self.values, tuple) else []
+            if len(bounds) != 2 or not all(math.isfinite(b) for b in bounds) \
+                    or not bounds[0] < bounds[1] or (self.log and bounds[0] <= 0):
+                raise ExportError(argument_message(
+                    "values", owner, "(low, high), finite, low < high (and low > 0 on a log scale)",
+                    short(self.values)))
+
+    def word(self, value: Any) -> str:
+        """The run's argument for ``value``: the switch followed by the value.
+
+        Parameters
+        ----------
+        value : object
+            The option's value, in its domain (an integer option's is cut to an ``int``).
+
+        Returns
+        -------
+        str
+            One word of the command line.
+
+        Raises
+        ------
+        ExportError
+            For a value outside the option's domain (a configuration is data: it must come
+            from the declared space).
+        """
+        return f"{self.switch}{self.check(value)}"
+
+    def check(self, value: Any, slack: float = 0.0) -> Any:
+        """``value`` if it is in the option's domain, else an error.
+
+        Parameters
+        ----------
+        value : object
+            A choice of a categorical option, a number of a real or integer one.
+        slack : float
+            How far past a bound a number may be, as a fraction of the larger bound's size
+            (irace prints numbers with 4 significant digits).
+
+        Returns
+        -------
+        object
+            ``value`` (an integer option's as an ``int``).
+
+        Raises
+        ------
+        ExportError
+            For a value outside the domain, naming the option.
+        """
+        owner = f"Parameter {self.name!r}"
+        if self.kind == "categorical":
+            if isinstance(value, str) and value in self.values:
+                return value
+            raise ExportError(argument_message("value", owner, f"one of {list(self.values)}",
+                                               short(value)))
+        try:
+            number = real(value)
+        except (TypeError, ValueError, ArithmeticError):
+            number = math.nan
+        low, high = (real(v) for v in self.values)
+        margin = slack * max(abs(low), abs(high))
+        if isinstance(value, bool) or not (low - margin <= number <= high + margin) or (
+                self.kind == "integer" and number != int(number)):
+            kind = "an integer" if self.kind == "integer" else "a number"
+            raise ExportError(argument_message("value", owner, f"{kind} in [{low:g}, {high:g}]",
+                                               short(value)))
+        return int(number) if self.kind == "integer" else value
+
+    def read(self, word: str) -> Any:
+        """The value of this option in a command-line word (as irace writes it).
+
+        Parameters
+        ----------
+        word : str
+            One word of a configuration, e.g. ``-rinc=2.5``.
+
+        Returns
+        -------
+        object or None
+            The value (a number not yet checked against the bounds), or None if the word is
+            not this option's.
+        """
+        if self.switch and not word.startswith(self.switch):
+            return None
+        text = word[len(self.switch):]
+        if self.kind == "categorical":
+            return text if text in self.values else None
+        try:
+            return int(text) if self.kind == "integer" else float(text)
+        except ValueError:
+            return None
+
+
+#: irace writes a number with 4 significant digits: a value at a bound may pass it by half a
+#: unit of the fourth digit
+IRACE_SLACK = 5e-4
+
+
+def space_words(space: Sequence[Parameter], words: Sequence[str], owner: str,
+                slack: float = 0.0) -> dict[str, Any]:
+    """The values that ``words`` give the options of ``space``, each checked against its
+    domain; an error naming the word for a word of no option, or an option given twice.
+
+    Parameters
+    ----------
+    space : sequence of Parameter
+        The declared options.
+    words : sequence of str
+        A configuration's words (``-var-decay=0.9``, ``-luby``).
+    owner : str
+        Who asks (for the error message).
+    slack : float
+        See :meth:`Parameter.check`.
+
+    Returns
+    -------
+    dict
+        The value of each option given.
+
+    Raises
+    ------
+    ExportError
+        For a word that is no option of the space, a value outside its domain, or an
+        option given twice.
+
+    Examples
+    --------
+    >>> space = [Parameter("luby", "categorical", ("-luby", "-no-luby")),
+    ...          Parameter("rinc", "real", (1.1, 4.0), "-rinc=")]
+    >>> space_words(space, ["-no-luby", "-rinc=2.5"], "example")
+    {'luby': '-no-luby', 'rinc': 2.5}
+    """
+    values: dict[str, Any] = {}
+    for word in words:
+        # the longest switch that reads the word: -rinc= before -r
+        found = [(len(p.switch), p, value) for p in space
+                 if isinstance(word, str) and (value := p.read(word)) is not None]
+        if not found:
+            raise ExportError(argument_message(
+                "config", owner, "words of the declared parameter space "
+                f"({', '.join(p.name for p in space) or 'none declared'})", short(word)))
+        _, parameter, value = max(found, key=lambda item: item[0])
+        if parameter.name in values:
+            raise ExportError(argument_message("config", owner, f"one value of {parameter.name}",
+                                               short(list(words))))
+        values[parameter.name] = parameter.check(value, slack)
+    return values
+
+
+_IRACE_LINE = re.compile(r'\s*([A-Za-z_]\w*)\s+"([^"]*)"\s+([rico])(,\s*log)?\s*'
+                         r'\(([^()]*)\)\s*(\|.*)?')
+
+
+def read_irace_parameters(text: str, source: str = "parameters.txt") -> list[Parameter]:
+    """The options of an irace parameter file (what :func:`irace_parameters` writes, and
+    hand-written lines of the same form: ``name "switch" r|i|c|o[,log] (domain) [| condition]``).
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    source : str
+        Its name, for the error message.
+
+    Returns
+    -------
+    list of Parameter
+        The options (an ordinal ``o`` one as a categorical; a condition is not kept: a
+        value is checked against its domain whether or not irace would set it).
+
+    Raises
+    ------
+    ExportError
+        Naming the line, for a line of another form (bounds that are not numbers, a
+        section of irace's newer format).
+
+    Examples
+    --------
+    >>> read_irace_parameters('rinc "-rinc=" r (1.1, 4)\\n# a comment\\n')[0].values
+    (1.1, 4.0)
+    """
+    space = []
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0]
+        if not code.strip():
+            continue
+        found = _IRACE_LINE.fullmatch(code.rstrip())
+        try:
+            if found is None:
+                raise ExportError("not a parameter line")
+            name, switch, kind, log, domain, _ = found.groups()
+            items = [item.strip().strip('"') for item in domain.split(",")]
+            if kind in "co":
+                space.append(Parameter(name, "categorical", tuple(items), switch))
+            else:
+                space.append(Parameter(name, "real" if kind == "r" else "integer",
+                                       tuple(float(item) for item in items), switch,
+                                       log=bool(log)))
+        except (ExportError, ValueError):
+            raise ExportError(argument_message(
+                f"line {number}", source, 'an irace parameter: name "switch" r|i|c|o '
+                "(values), with numbers as bounds", short(line))) from None
+    return space
+
+
+def plain_name(text: str) -> bool:
+    """Whether ``text`` may be given to a command as an instance: not empty, no NUL byte, no
+    line break (of any kind :meth:`str.splitlines` knows) and no leading ``-``.
+
+    >>> plain_name("cnf/x 1.cnf"), plain_name("-rf"), plain_name("a\\nb")
+    (True, False, False)
+    """
+    return (bool(text) and "\0" not in text and not text.startswith("-")
+            and len(f"x{text}x".splitlines()) == 1)
 
 
 def _set_cpu_limit(pid: int, seconds: int) -> None:
@@ -450,13 +789,18 @@ def _set_cpu_limit(pid: int, seconds: int) -> None:
 
 @dataclass(frozen=True)
 class _Reader:
-    """How a program finds code among its words.
+    """How a program finds code (or another program) among its words.
 
     ``code``: short options that make code of their value (or, for a shell, of the first
     operand); ``takes``: other short options with a value; ``long_code``/``long_takes`` the
     same for long options; ``flag``: a shell (``-c`` takes no value, the first operand is the
     code); ``stops``: options end at the code (Python: later words are ``sys.argv``);
-    ``whole_line``: every word is read as part of one command line.
+    ``whole_line``: every word is read as part of one command line; ``script``: without a
+    code option, the first operand is a script (``False``: an ordinary operand);
+    ``runs``: a wrapper, whose program comes after its options and this many operands
+    (``assigns``: and after ``NAME=VALUE`` words); ``line_options``: options after which
+    the wrapper hands the rest to a shell (``sudo -s``); ``code_words``: option words,
+    spelt whole, whose value is code or a program (``gdb -ex``, ``find -exec``).
     """
 
     code: str = ""
@@ -466,30 +810,122 @@ class _Reader:
     flag: bool = False
     stops: bool = False
     whole_line: bool = False
+    script: bool = True
+    runs: int | None = None
+    assigns: bool = False
+    line_options: tuple[str, ...] = ()
+    code_words: tuple[str, ...] = ()
 
+
+#: option words whose value is code or a program for whichever program takes them (a shell's
+#: -c, env -S and --split-string, -e/-E/--eval/--expr/--execute of interpreters, debuggers
+#: and editors, --command, --run, gdb's -ex, find's -exec): a placeholder given as their
+#: value is refused whatever the program, also one this table does not know.
+_CODE_OPTIONS = frozenset((
+    "-c", "-e", "-E", "-S", "-ex", "-iex", "-exec", "-execdir", "-ok", "-okdir",
+    "--eval", "--eval-command", "--init-eval-command", "--exec", "--execute", "--expr",
+    "--expression", "--command", "--init-command", "--run", "--split-string", "--rcfile",
+    "--init-file", "--load", "--require", "--source", "--script", "--print", "--shell",
+    "--session-command", "--config-env", "--exec-path"))
 
 _SHELL = _Reader(code="c", takes="oO", long_takes=("--rcfile", "--init-file"), flag=True)
+#: a program that runs another one: its options with a value, and the operands before it
+_WRAPPER = _Reader(runs=0)
 _READERS = {
+    # shells: -c makes the first operand code; without it the first operand is a script
     **dict.fromkeys(("sh", "bash", "rbash", "dash", "ash", "zsh", "ksh", "mksh", "pdksh", "oksh",
                      "yash", "posh", "hush", "csh", "tcsh", "elvish", "xonsh"),
                     _SHELL),
     "fish": _Reader(code="cC", long_code=("--command", "--init-command")),
-    **dict.fromkeys(("cmd", "powershell", "pwsh", "ssh"), _Reader(whole_line=True)),
+    # programs that join their words into one command line for a shell, here or elsewhere
+    **dict.fromkeys(("cmd", "powershell", "pwsh", "ssh", "su", "runuser", "sg", "watch",
+                     "parallel", "tmux", "screen", "at", "batch"), _Reader(whole_line=True)),
+    # interpreters with code on their command line, and a first operand that is a script
     **dict.fromkeys(("python", "pypy", "py"), _Reader(code="cm", takes="WX", stops=True)),
-    "perl": _Reader(code="eE"),
-    "ruby": _Reader(code="e", takes="CEIr"),
-    **dict.fromkeys(("node", "nodejs", "bun"),
-                    _Reader(code="ep", takes="r", long_code=("--eval", "--print"),
-                            long_takes=("--require",))),
+    "perl": _Reader(code="eEmM"),
+    "ruby": _Reader(code="erI", takes="CEr"),
+    **dict.fromkeys(("node", "nodejs", "bun", "deno"),
+                    _Reader(code="epr", long_code=("--eval", "--print", "--require",
+                                                   "--import", "--loader"))),
     "php": _Reader(code="rBREf", takes="cdz"),
-    **dict.fromkeys(("lua", "luajit"), _Reader(code="e", takes="l")),
-    "rscript": _Reader(code="e", long_code=("--expr",)),
+    **dict.fromkeys(("lua", "luajit"), _Reader(code="el")),
+    **dict.fromkeys(("rscript", "r"), _Reader(code="ef", long_code=("--expr", "--file"))),
     "julia": _Reader(code="eEL", takes="JCp", long_code=("--eval", "--print", "--load")),
     "osascript": _Reader(code="e"),
-    # awk's first operand is its program, unless -f names a file of it (a code option)
+    **dict.fromkeys(("tclsh", "wish", "expect"), _Reader(code="cf")),
+    "octave": _Reader(long_code=("--eval",)),
+    "matlab": _Reader(code_words=("-r", "-batch")),
+    "java": _Reader(code_words=("-jar", "-cp", "-classpath", "--class-path", "-javaagent",
+                                "--module-path", "-p", "-m", "--module")),
+    # awk's and sed's first operand is their program, unless -e or -f gives it (sed's e
+    # command runs a shell; awk's system() does)
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk"),
                     _Reader(code="fe", takes="Fv", long_code=("--file", "--source"))),
+    **dict.fromkeys(("sed", "gsed"), _Reader(code="ef", takes="l",
+                                             long_code=("--expression", "--file"),
+                                             long_takes=("--line-length",))),
+    # a makefile is code; its targets and variables are not
+    **dict.fromkeys(("make", "gmake"), _Reader(code="fE", takes="CIjlo", script=False,
+                                               long_code=("--file", "--makefile", "--eval"))),
+    # gdb runs the program it is given (first operand, or after --args) and commands
+    **dict.fromkeys(("gdb", "lldb"), _Reader(
+        code="x", long_code=("--command", "--init-command", "--eval-command",
+                             "--init-eval-command", "--args", "--batch"),
+        code_words=("-ex", "-iex", "-x", "-ix", "-command", "-eval-command", "-o",
+                    "-one-line", "-s", "-source", "--one-line", "--source"))),
+    # git runs `git-NAME` for a subcommand NAME; -c sets configuration that runs code
+    # (alias.x=!cmd, core.pager, core.sshCommand); a repository's folder holds one too
+    "git": _Reader(code="cC", long_code=("--config-env", "--exec-path", "--git-dir",
+                                         "--work-tree"), long_takes=("--namespace",)),
+    "find": _Reader(script=False, code_words=("-exec", "-execdir", "-ok", "-okdir")),
+    "vim": _Reader(code="cSu", long_code=("--cmd",)),
+    **dict.fromkeys(("vi", "nvim", "ex", "view"), _Reader(code="cSu", long_code=("--cmd",))),
+    "emacs": _Reader(code="lL", long_code=("--eval", "--load", "--execute", "--funcall",
+                                           "--script", "--directory"), script=False),
+    # wrappers: what they run is a program (then read as a command in its own right)
+    **dict.fromkeys(("env",), _Reader(runs=0, assigns=True, code="S", takes="uCP",
+                                      long_code=("--split-string",),
+                                      long_takes=("--unset", "--chdir"))),
+    **dict.fromkeys(("sudo",), _Reader(runs=0, assigns=True, takes="ugpCDhrtUTR",
+                                       long_takes=("--user", "--group", "--prompt",
+                                                   "--close-from", "--chdir", "--host",
+                                                   "--role", "--type", "--other-user",
+                                                   "--command-timeout"),
+                                       line_options=("-s", "-i", "--shell", "--login"))),
+    "doas": _Reader(runs=0, takes="uC", line_options=("-s",)),
+    "xargs": _Reader(runs=0, takes="adEILnPs", long_takes=(
+        "--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args",
+        "--max-procs", "--max-chars", "--process-slot-var")),
+    "timeout": _Reader(runs=1, takes="sk", long_takes=("--signal", "--kill-after")),
+    "nice": _Reader(runs=0, takes="n", long_takes=("--adjustment",)),
+    "ionice": _Reader(runs=0, takes="cnpPtu", long_takes=("--class", "--classdata")),
+    "stdbuf": _Reader(runs=0, takes="ioe", long_takes=("--input", "--output", "--error")),
+    "taskset": _Reader(runs=1),
+    "chrt": _Reader(runs=1, takes="T", long_takes=("--sched-runtime",)),
+    "chroot": _Reader(runs=1),
+    "flock": _Reader(runs=1, code="c", takes="wEn", long_code=("--command",)),
+    "time": _Reader(runs=0, takes="fo", long_takes=("--format", "--output")),
+    "strace": _Reader(runs=0, takes="oeEpsuIbaPSXO"),
+    "ltrace": _Reader(runs=0, takes="oeEpsuanAlLx"),
+    "numactl": _Reader(runs=0, takes="CNmpiP"),
+    "unshare": _Reader(runs=0, takes="S", long_takes=("--setuid", "--setgid")),
+    "nsenter": _Reader(runs=0, takes="tSG", long_takes=("--target",)),
+    "script": _Reader(runs=1, code="c", long_code=("--command",), takes="IOT",
+                      long_takes=("--log-in", "--log-out", "--log-timing")),
+    **dict.fromkeys(("nohup", "setsid", "busybox", "exec", "command", "builtin", "unbuffer",
+                     "valgrind", "prlimit", "firejail", "systemd-run", "catchsegv", "npx",
+                     "pnpx", "bunx", "uvx", "pipx", "xvfb-run", "caffeinate", "cgexec",
+                     "runcon", "setpriv", "chpst", "faketime", "proot", "bwrap", "torsocks",
+                     "proxychains", "eatmydata", "ccache", "rr"), _WRAPPER),
 }
+
+#: the table's entries that are looked for in every word, not only where a program is named:
+#: a shell or an interpreter behind a wrapper the table does not know is still found
+_ANYWHERE = frozenset((
+    "sh", "bash", "rbash", "dash", "ash", "zsh", "ksh", "mksh", "pdksh", "oksh", "yash", "posh",
+    "hush", "csh", "tcsh", "elvish", "xonsh", "fish", "cmd", "powershell", "pwsh", "ssh",
+    "python", "pypy", "perl", "ruby", "node", "nodejs", "php", "lua", "luajit", "rscript",
+    "julia", "osascript", "awk", "gawk", "mawk", "nawk"))
 
 
 def _program_name(word: str) -> str:
@@ -502,30 +938,92 @@ def _program_name(word: str) -> str:
     return name
 
 
-def _reads_code(words: Sequence[str], *, nested: bool = False) -> str | None:
-    """Why a template lets a placeholder's value be read as code, or None if it does not."""
-    if not nested and _PLACEHOLDER.search(words[0]):
+def _reads_code(words: Sequence[str]) -> str | None:
+    """Why a template lets a placeholder's value be read as code or as a program, or None."""
+    if _PLACEHOLDER.search(words[0]):
         return f"the program itself ({words[0]!r}) is a placeholder"
+    programs = {0}  # where a program is named: the first word, and what a wrapper runs
     skip: set[int] = set()
+    valued: set[str] = set()  # option words of the programs met so far whose value is code
     for at, word in enumerate(words):
         if any(character.isspace() for character in word):  # env -S 'sh -c ...'
             try:
                 inner = shlex.split(word)
             except ValueError:
                 inner = []
-            if inner and (reason := _reads_code(inner, nested=True)):
+            if inner and (reason := _reads_code(inner)):
                 return reason
-        reader = _READERS.get(_program_name(word))
-        if reader is None or at in skip:
+        if (word in _CODE_OPTIONS or word in valued) and at + 1 < len(words):
+            if _PLACEHOLDER.search(words[at + 1]):
+                return (f"the option {word!r} takes code or a program as its value: "
+                        f"{words[at + 1]!r}")
+            programs.add(at + 1)  # find -exec PROGRAM, gdb --args PROGRAM
+        name = _program_name(word)
+        reader = _READERS.get(name)
+        if reader is None or at in skip or (at not in programs and name not in _ANYWHERE):
+            continue
+        valued.update(reader.code_words)
+        if reader.runs is not None:
+            program, line = _wrapped(words, at, reader)
+            if line and (placed := _placed(words[at + 1:])):
+                return f"{name!r} hands the rest of its words to a shell: {placed!r}"
+            if program < len(words):
+                if _PLACEHOLDER.search(words[program]):
+                    return f"{name!r} runs this word as a program: {words[program]!r}"
+                programs.add(program)
             continue
         region, after = _code_region(words, at, reader)
         skip.update(after)
-        placed = next((w for w in words[at:region] if _PLACEHOLDER.search(w)), None)
-        if placed is not None:
+        if (placed := _placed(words[at:region])) is not None:
             what = ("reads every word as a command line" if reader.whole_line
                     else "reads this word as a program, option, script or code")
-            return f"{_program_name(word)!r} {what}: {placed!r}"
+            return f"{name!r} {what}: {placed!r}"
     return None
+
+
+def _placed(words: Sequence[str]) -> str | None:
+    """The first of ``words`` that holds a placeholder."""
+    return next((w for w in words if _PLACEHOLDER.search(w)), None)
+
+
+def _spliced(words: Sequence[str]) -> str | None:
+    """A word where a name would be joined to other text, or None."""
+    return next((w for w in words if _DATA.search(w) and not _DATA.fullmatch(w)), None)
+
+
+def _wrapped(words: Sequence[str], at: int, reader: _Reader) -> tuple[int, bool]:
+    """Where the program that the wrapper at ``at`` runs is named, and whether an option
+    of the wrapper hands what follows to a shell (``sudo -s``)."""
+    index, line = at + 1, False
+    while index < len(words):
+        word = words[index]
+        if word == "--":
+            index += 1
+            break
+        if word == "-":  # env's old spelling of -i
+            index += 1
+            continue
+        if not word.startswith("-"):
+            break
+        if word.startswith("--"):
+            name = word.split("=", 1)[0]
+            line = line or name in reader.line_options
+            if "=" not in word and name in reader.long_takes + reader.long_code:
+                index += 1
+            index += 1
+            continue
+        letters = word[1:]
+        for position, letter in enumerate(letters):
+            line = line or f"-{letter}" in reader.line_options
+            if letter in reader.takes + reader.code:
+                if position == len(letters) - 1:
+                    index += 1  # the value is the next word
+                break
+        index += 1
+    if reader.assigns:  # env NAME=VALUE ... program
+        while index < len(words) and "=" in words[index][1:]:
+            index += 1
+    return index + reader.runs, line
 
 
 def _code_region(words: Sequence[str], at: int, reader: _Reader) -> tuple[int, set[int]]:
@@ -576,11 +1074,13 @@ def _code_region(words: Sequence[str], at: int, reader: _Reader) -> tuple[int, s
     if coded:
         # options go on after the code (perl, ruby, node): a value that starts with "-" in
         # the first word after them would be one more option, maybe one more line of code
+        # (an instance never starts with "-": only a configuration's words can)
         if not reader.stops and not dashes and index < len(words) and \
-                _PLACEHOLDER.match(words[index]):
+                "{config}" in words[index]:
             return index + 1, set()
         return index, set()
-    return index + 1, set()  # the first operand is the script (or awk's program)
+    # the first operand is the script (or awk's, sed's program; git's subcommand)
+    return (index + 1 if reader.script else index), set()
 
 
 # ---------------------------------------------------------------------------

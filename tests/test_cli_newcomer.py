@@ -9,32 +9,27 @@ import pytest
 from conftest import assert_usage_error, run
 
 from maxent_util import exponential, score
-from maxent_util.cli.tour import TOUR_RECORD
 
 
-def test_the_tour_runs_twice_replacing_only_its_own_figures(capsys, tmp_path):
-    folder = tmp_path / "tour"
-    status, first, err = run(capsys, "tour", "--out", str(folder))
-    assert (status, err) == (0, "")
-    record = json.loads((folder / TOUR_RECORD).read_text())
-    assert set(record["files"]) == {"utilities", "ranking"}
-    status, second, err = run(capsys, "tour", "--out", str(folder))
+def test_the_tour_runs_twice_and_never_replaces_a_figure_unasked(capsys, tmp_path,
+                                                                  monkeypatch):
+    # the README's first command on a fresh clone, run twice: the second tour writes beside
+    # the first (maxent_util_tour-2), which stays as it was
+    monkeypatch.chdir(tmp_path)
+    status, first, err = run(capsys, "tour")
+    assert (status, err) == (0, "") and "maxent_util_tour/ranking.png" in first
+    mine = tmp_path / "maxent_util_tour" / "ranking.png"
+    mine.write_bytes(b"mine")
+    status, second, err = run(capsys, "tour")
     assert (status, err) == (0, ""), err
-    assert "ranking.png (replacing the previous tour's)" in second
-    # a figure changed since is the user's now: the third tour stops, naming it
-    (folder / "ranking.png").write_bytes(b"mine")
-    assert_usage_error(*run(capsys, "tour", "--out", str(folder)),
-                       "ranking.png' already exists; pass --force")
-    assert (folder / "ranking.png").read_bytes() == b"mine"
-
-
-def test_a_folder_with_figures_but_no_record_is_not_the_tours(capsys, tmp_path):
-    folder = tmp_path / "tour"
-    folder.mkdir()
-    (folder / "utilities.png").write_bytes(b"mine")
-    (folder / TOUR_RECORD).write_text('{"files": {"utilities": "0000"}}')  # a wrong digest
-    assert_usage_error(*run(capsys, "tour", "--out", str(folder)), "utilities.png' already exists")
-    assert (folder / "utilities.png").read_bytes() == b"mine"
+    assert "maxent_util_tour-2/ranking.png" in second and mine.read_bytes() == b"mine"
+    assert sorted(p.name for p in (tmp_path / "maxent_util_tour-2").iterdir()) == [
+        "ranking.png", "utilities.png"]
+    # with --out, an existing figure is refused before any work, unless --force
+    assert_usage_error(*run(capsys, "tour", "--out", "maxent_util_tour"),
+                       "utilities.png' already exists; pass --force")
+    assert mine.read_bytes() == b"mine"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 @pytest.fixture()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import runpy
 import os
 import shutil
 import subprocess
@@ -192,7 +194,7 @@ def test_the_target_runner_keeps_hostile_names_as_data(tmp_path):
     # a command word and a utility name that would close the docstring or the list
     word = 'x"""]; import os; os.system("false") #'
     folder = export_irace(tmp_path, [sys.executable, "-c", "pass", word, "{params}", "{instance}"],
-                          SPEC, 1.0)
+                          SPEC, 1.0, space=[Parameter("a", "categorical", ("-a", "-b"))])
     done = subprocess.run([sys.executable, str(folder / "target-runner"), "1", "1", "0", "inst", "-a"],
                           capture_output=True, text=True, timeout=60, env=checkout_env())
     assert done.returncode == 0, done.stderr
@@ -214,3 +216,72 @@ def test_minisat_stopped_at_its_cpu_limit_is_capped(tmp_path):
                         exit_codes=(10, 20), clock="cpu")
     result = target.run([], instance)
     assert result.status == "capped" and result.runtime >= 1.0 and result.cost == 1.0
+
+
+def _target_runner(capsys, folder, *arguments):
+    """Run the target runner's main() in this process (one real run: the hostile-names test)."""
+    status = runpy.run_path(str(folder / "target-runner"))["main"](["1", "1", "0", *arguments])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("instance, parameters, pattern", [
+    ("a\0b", ["--x=0.5"], r"`instance` of `ProcessRunner.run` must be text without a NUL byte"),
+    ("-rf", ["--x=0.5"], r"`instance` of `ProcessRunner.run` must be .*a leading '-'"),
+    ("a\nb", ["--x=0.5"], r"`instance` of `ProcessRunner.run` must be .*a line break"),
+    ("i", ["--x=2"], r"`value` of `Parameter 'x'` must be a number in \[0, 1\]; got 2.0"),
+    ("i", ["--x=0.5; rm -rf ~"], r"`config` of `target-runner` must be words of the declared "
+                                  r"parameter space \(x\); got '--x=0.5; rm -rf ~'"),
+    ("i", ["--x=0.5", "--x=0.6"], r"`config` of `target-runner` must be one value of x"),
+    ("i", ["-e", "--x=0.5"], r"`config` of `target-runner` must be words of the declared"),
+])
+def test_the_target_runner_refuses_names_outside_the_boundary(capsys, tmp_path, instance,
+                                                              parameters, pattern):
+    # what irace hands the runner is data: parameters from parameters.txt, a plain instance;
+    # anything else is one line on standard error and status 2, and nothing runs
+    ran = tmp_path / "ran"
+    folder = export_irace(tmp_path, [sys.executable, "-S", "-c",
+                                     "import sys; open(sys.argv[1], 'w')", str(ran), "{params}",
+                                     "{instance}"], SPEC, 1.0, space=SPACE, log=False)
+    status, out, err = _target_runner(capsys, folder, instance, *parameters)
+    assert status == 2 and out == "", err
+    assert re.match(r"target-runner: " + pattern, err), err
+    assert len(err.splitlines()) == 1 and not ran.exists()
+    status, out, err = _target_runner(capsys, folder, "i", "--x=0.5")
+    assert status == 0 and ran.exists(), err
+
+
+def test_the_target_runner_reads_the_space_of_its_parameters_file(capsys, tmp_path):
+    folder = export_irace(tmp_path, [sys.executable, "-S", "-c", "pass", "{params}",
+                                     "{instance}"], SPEC, 1.0, log=False)
+    # parameters.txt left to fill in: no word is accepted
+    status, _, err = _target_runner(capsys, folder, "i", "-luby")
+    assert status == 2 and "none declared" in err
+    (folder / "parameters.txt").write_text('luby "" c ("-luby", "-no-luby")  # restarts\n'
+                                           'rinc "-rinc=" r,log (1.1, 4) | luby == "-luby"\n')
+    # irace prints 4 significant digits: 4.001 is 4 rounded up; 4.01 is past the bound
+    assert _target_runner(capsys, folder, "i", "-luby", "-rinc=4.001")[0] == 0
+    assert _target_runner(capsys, folder, "i", "-rinc=4.01")[0] == 2
+    (folder / "parameters.txt").write_text('rinc "-rinc=" r (1.1, "max")\n')
+    status, _, err = _target_runner(capsys, folder, "i")
+    assert status == 2 and re.search(r"`line 1` of `.*parameters.txt` must be an irace "
+                                     r"parameter", err), err
+
+
+def test_a_configuration_comes_from_the_declared_space(problem):
+    command, _ = problem
+    target = CostTarget(command, SPEC, 1.0, space=SPACE)
+    assert target.words({"x": 0.25}) == ["--x=0.25"] and target.words(["--x=1"]) == ["--x=1"]
+    for config, pattern in [({"x": 1.5}, r"`value` of `Parameter 'x'` must be a number in \[0, 1\]"),
+                            ({"x": "0.5; id"}, r"`value` of `Parameter 'x'`"),
+                            ({"y": 0.5}, r"`config` of `CostTarget` must be options of the declared"),
+                            (["--x=0.5", "--evil"], r"`config` of `CostTarget` must be words of")]:
+        with pytest.raises(ExportError, match=pattern):
+            target.words(config)
+    with pytest.raises(ExportError, match=r"`config` of `CostTarget` must be words, or a mapping "
+                                          r"with a space"):
+        CostTarget(command, SPEC, 1.0).words({"x": 0.5})
+    integer = Parameter("n", "integer", (1, 10), "-n=")
+    assert integer.word(3.0) == "-n=3"
+    with pytest.raises(ExportError, match=r"an integer in \[1, 10\]; got 2.5"):
+        integer.word(2.5)

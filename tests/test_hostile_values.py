@@ -7,6 +7,8 @@ raises a maxent_util error that names the argument and shows the value shortened
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -271,3 +273,46 @@ def test_known_captime_checks_the_mass_by_quadrature_where_sympy_has_no_integral
     mu.KnownCaptime("exp(-kappa)", (0, "oo"))
     with pytest.raises(mu.errors.UtilityError, match=r"integral over the support is 1; .* Its integral is 0\.5"):
         mu.KnownCaptime("exp(-kappa)/2", (0, "oo"))
+
+
+# ---------------------------------------------------------------------------
+# the hostile inputs of issue 32 at the library's readers and writers
+
+
+def test_a_binary_file_is_refused_as_a_csv_naming_the_file(tmp_path):
+    from maxent_util.errors import DataError
+    from maxent_util.io import read_runs, read_satcomp
+    path = tmp_path / "runs.csv"
+    # a carriage return inside the header's quoted-looking field made csv raise csv.Error
+    path.write_bytes(bytes(range(1, 256)) * 4 + b'a\rb,"c\n\x00,"')
+    for read in (read_runs, read_satcomp):
+        with pytest.raises(DataError, match=rf"`path` of `read_\w+` must be .*; got "
+                                            rf"'{path}'"):
+            read(path)
+
+
+def test_a_rate_of_1e300_exports_within_moments_and_right(tmp_path):
+    # exp(-10**300 t): expm1's rewrite factored it as a polynomial of degree 10**300
+    from maxent_util.export import cost_c
+    assert "double cost(double runtime, int status, double cutoff)" in cost_c("exponential(1e-300)")
+
+
+def test_a_write_to_a_device_says_so_and_leaves_it_alone(tmp_path):
+    from maxent_util._output import atomic_file
+    from maxent_util.export import export_cost
+    device = Path("/dev/full")
+    if not device.is_char_device():
+        pytest.skip("no /dev/full here")
+    for overwrite in (False, True):
+        with pytest.raises(ExportError, match=r"`path` of `export_cost` must be a file path, not "
+                                              r"a device, FIFO or socket; got '/dev/full'"):
+            export_cost("exponential(2)", device, overwrite=overwrite)
+    with pytest.raises(OSError, match="not a regular file"):
+        with atomic_file(device, overwrite=True) as handle:
+            handle.write("x")
+    assert device.is_char_device()  # not replaced by a file (as root, it was)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ExportError, match="not a device, FIFO or socket"):
+        export_cost("exponential(2)", fifo, overwrite=True)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)

@@ -166,3 +166,25 @@ def test_a_path_that_is_not_a_path(reader, path):
     with pytest.raises(DataError, match=rf"^`path` of `{reader.__name__}` must be a file path "
                                         rf"\(str or os\.PathLike\); got {path!r}\.$"):
         reader(path)
+
+
+@pytest.mark.parametrize("text, line, shown", [
+    ("this is not yaml\n", 1, "'this is not yaml'"),
+    ("scenario_id: X\nperformance_measures runtime\n", 2, "'performance_measures runtime'"),
+    ("scenario_id: X\n: runtime\n", 2, "': runtime'"),
+    ("algorithm_cutoff_time:100\n", 1, "'algorithm_cutoff_time:100'"),
+])
+def test_a_description_that_is_not_key_value_is_malformed_naming_the_line(tmp_path, text, line,
+                                                                          shown):
+    # read as a key, such a line left the fields missing, and the error said they were
+    path = scenario(tmp_path, text, MIXED_ATTRIBUTES, MIXED_ROWS)
+    with pytest.raises(DataError, match=rf"^`line {line}` of `.*description.txt` must be a "
+                                        rf"'key: value' line \(description.txt is YAML\); got "
+                                        rf"{shown}\."):
+        read_aslib(path)
+
+
+def test_yaml_document_markers_are_harmless(tmp_path):
+    text = "---\n" + description(["time"], ["runtime"], ["false"]) + "...\n"
+    frame = read_aslib(scenario(tmp_path, text, MIXED_ATTRIBUTES, MIXED_ROWS))
+    assert frame["runtime"].max() <= 100

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
+import subprocess
 
 import pandas as pd
 import pytest
 from conftest import PNG_SIGNATURE, ROOT
 
-from maxent_util.export import cost_function
+from maxent_util.export import cost_function, export_irace
 
 
 def _study():
@@ -26,7 +28,7 @@ def _study():
 
 
 @pytest.mark.skipif(shutil.which("minisat") is None, reason="minisat is not installed")
-def test_the_quick_study_writes_every_table_from_real_runs(tmp_path, capsys):
+def test_the_quick_study_writes_every_table_from_real_runs(tmp_path, capsys, monkeypatch):
     pytest.importorskip("cnfgen")
     pytest.importorskip("optuna")
     pytest.importorskip("matplotlib")
@@ -64,7 +66,52 @@ def test_the_quick_study_writes_every_table_from_real_runs(tmp_path, capsys):
     assert study_script.main(["--quick", "--configurators", "", "--from-runs", str(out), "--out", str(again)]) == 0
     pd.testing.assert_frame_equal(pd.read_csv(again / "runs.csv"), runs)
     pd.testing.assert_frame_equal(pd.read_csv(again / "cross_utility.csv", index_col=0), lost)
+    # a configurator asked for that fails: the rest is written, the exit names it
+    def failing(*_):
+        raise study_script.PartFailed("irace exited with status 1: Insufficient budget")
+
+    monkeypatch.setattr(study_script, "run_irace", failing)
+    capsys.readouterr()
+    partial = tmp_path / "partial"
+    assert study_script.main(["--quick", "--configurators", "irace", "--from-runs", str(out),
+                              "--out", str(partial)]) == 1
+    err = capsys.readouterr().err
+    assert "not done: irace: irace exited with status 1: Insufficient budget" in err
+    assert "## Not done\n\n- irace: irace exited" in (partial / "summary.md").read_text()
+    assert "irace" not in pd.read_csv(partial / "configurators.csv")["configurator"].tolist()
+    assert study_script.main(["--quick", "--configurators", "irace,gurobi", "--out",
+                              str(tmp_path / "x")]) == 2
+    assert "--configurators: unknown gurobi" in capsys.readouterr().err
     # nothing is overwritten without being asked
     capsys.readouterr()
     assert study_script.main(["--quick", "--out", str(out)]) == 2
     assert "pass --force" in capsys.readouterr().err
+
+
+def _irace():
+    found = shutil.which("irace")
+    if found is None and shutil.which("Rscript"):
+        done = subprocess.run(["Rscript", "-e", 'cat(system.file("bin", "irace", package = "irace"))'],
+                              capture_output=True, text=True, timeout=60)
+        found = done.stdout.strip() or None
+    return found
+
+
+@pytest.mark.parametrize("iterations, first_test", [(2, 3), (7, 5)])
+def test_irace_gets_the_budget_it_needs(tmp_path, iterations, first_test):
+    # the study's minimum budget against irace's own refusal of a budget of one run
+    irace = _irace()
+    if irace is None:
+        pytest.skip("irace is not installed (Debian: r-cran-irace)")
+    study_script = _study()
+    setup = export_irace(tmp_path, ["minisat", "{params}", "{instance}"], "pareto(1, 1)", 1.0,
+                         space=study_script.SPACE, instances=[f"i{k}.cnf" for k in range(6)],
+                         budget=1, deterministic=True)
+    for k in range(6):
+        (tmp_path / f"i{k}.cnf").write_text("p cnf 1 1\n1 0\n")
+    done = subprocess.run([irace, "--iterations", str(iterations), "--first-test", str(first_test)],
+                          cwd=setup, capture_output=True, text=True, timeout=120)
+    said = re.search(r"'maxExperiments' of at least '(\d+)'", done.stdout + done.stderr)
+    assert said, done.stdout[-1000:] + done.stderr[-1000:]
+    assert int(said.group(1)) == study_script.irace_minimum_budget(len(study_script.SPACE),
+                                                                   iterations, first_test)

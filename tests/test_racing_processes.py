@@ -12,6 +12,7 @@ import json
 import math
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -19,13 +20,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import maxent_util
 from maxent_util import racing
 from maxent_util.errors import DataError
-from maxent_util.processes import ProcessRunner
+from maxent_util.processes import ProcessRunner, plain_name
 from maxent_util.racing import up
 
 PYTHON = sys.executable
@@ -122,14 +123,17 @@ def test_process_runner_passes_hostile_words_as_single_arguments(tmp_path):
     out = tmp_path / "argv.json"
     echo = "import sys, json, pathlib; pathlib.Path(sys.argv[1]).write_text(json.dumps(sys.argv[2:]))"
     hostile = "a b; rm -rf / $(touch pwned) `id` 'q' \"r\" {config}"
-    runner = ProcessRunner(f"{PYTHON} -c '{echo}' {out} {{config}} x{{instance}} {{captime}}")
+    runner = ProcessRunner(f"{PYTHON} -c '{echo}' {out} {{config}} {{instance}} -t={{captime}}")
     runner.run(["-luby", "--rinc=2 ; ls"], hostile, 30.0)
-    assert json.loads(out.read_text()) == ["-luby", "--rinc=2 ; ls", "x" + hostile, "30.0"]
+    assert json.loads(out.read_text()) == ["-luby", "--rinc=2 ; ls", hostile, "-t=30.0"]
     assert not (tmp_path / "pwned").exists() and not os.path.exists("pwned")
     assert runner.arguments("one word", "i", 1)[-3] == "one word"
     named = ProcessRunner("solver {config} {instance}", configurations={"luby": ["-luby", "-x=1"]})
     assert named.arguments("luby", "f.cnf", 1) == ["solver", "-luby", "-x=1", "f.cnf"]
-    assert named.arguments("other", "f.cnf", 1) == ["solver", "other", "f.cnf"]
+    # a declared set of configurations is the whole space: another name is refused
+    with pytest.raises(DataError, match=r"`config` of `ProcessRunner.arguments` must be one of "
+                       r"the configurations declared; got 'other'"):
+        named.arguments("other", "f.cnf", 1)
 
 
 def test_process_runner_failures_and_bad_commands():
@@ -172,7 +176,8 @@ def test_process_runner_races_in_parallel_on_an_executor():
 
 
 def test_each_placeholder_is_filled_once_and_values_are_never_read_again(tmp_path):
-    runner = ProcessRunner(["solver", "{config}", "-i={instance}", "{captime}", "{{instance}}"])
+    runner = ProcessRunner(["solver", "{config}", "-i={instance}", "{captime}", "{{instance}}"],
+                           shell_ok=True)  # names joined to text: the caller's own choice
     # an instance named {captime} stays {captime}; a configuration naming {instance} too
     assert runner.arguments("{instance}", "{captime}", 5) == [
         "solver", "{instance}", "-i={captime}", "5.0", "{{captime}}"]
@@ -196,7 +201,8 @@ names = st.text(st.characters(blacklist_characters="\0", blacklist_categories=("
 def test_filled_words_are_the_template_with_each_placeholder_replaced_once(config, instance,
                                                                             captime):
     runner = ProcessRunner(["solver", "--cap={captime}", "{config}", "x{instance}y{config}",
-                            "{instance}"])
+                            "{instance}"], shell_ok=True)
+    assume(plain_name(instance))  # else refused (test_an_instance_must_be_a_plain_name)
     expected = ["solver", f"--cap={captime!r}", config, f"x{instance}y{config}", instance]
     assert runner.arguments(config, instance, captime) == expected
 
@@ -231,7 +237,7 @@ REFUSED = [
     ["python", "{instance}"],
     ["perl", "-e", "system('{instance}')"],
     ["perl", "-lne", "print '{instance}'"],
-    ["perl", "-e", "print @ARGV", "{instance}"],  # a name "-esystem(...)" is one more -e
+    ["perl", "-e", "print @ARGV", "{config}"],  # a configuration "-esystem(...)" is more code
     ["ruby", "-e", "puts '{instance}'"],
     ["node", "--eval", "run('{instance}')"],
     ["awk", "BEGIN {{ system(\"{instance}\") }}"],
@@ -245,6 +251,7 @@ ACCEPTED = [
     ["sh", "-c", 'exec solver "$1" "$2"', "sh", "{config}", "{instance}"],  # positional: data
     ["sh", "run.sh", "{instance}"],
     ["perl", "-e", "print @ARGV", "--", "{instance}"],
+    ["perl", "-e", "print @ARGV", "{instance}"],  # an instance never starts with "-"
     ["env", "OMP_NUM_THREADS=1", "solver", "{instance}"],
     ["timeout", "{captime}", "solver", "{instance}"],
 ]
@@ -314,7 +321,8 @@ def test_a_captime_beyond_what_a_timer_can_wait_is_refused():
 def test_a_nul_byte_is_refused_naming_the_argument(tmp_path):
     runner = ProcessRunner([PYTHON, "-S", "-c", "pass", "{config}", "{instance}"])
     with pytest.raises(DataError, match=r"`instance` of `ProcessRunner.run` must be text "
-                       r"without a NUL byte; got 'a\\x00b'"):
+                       r"without a NUL byte, a line break or a leading '-' \(an existing path "
+                       r"or a plain name\); got 'a\\x00b'"):
         runner.run("c", "a\0b", 1.0)
     with pytest.raises(DataError, match=r"`config` of `ProcessRunner.run` must be"):
         runner.run(["-x", "y\0"], "i", 1.0)
@@ -431,3 +439,110 @@ def test_what_remains_uncovered_an_orphan_that_clears_its_environment_and_its_gr
         pytest.skip("the command did not exit within its captime here (a loaded machine)")
     assert left_behind.exists()
     assert _alive(int(left_behind.read_text()))
+
+
+# ---------------------------------------------------------------------------
+# the boundary between template and data, as docs/safety.md states it
+
+
+def _boundary_rows():
+    """The rows of docs/safety.md's boundary table: (programs, template, refused, why)."""
+    text = (Path(__file__).parent.parent / "docs" / "safety.md").read_text(encoding="utf-8")
+    table = text.split("<!-- boundary-table -->", 1)[1].strip().split("\n\n", 1)[0]
+    rows = []
+    for line in table.splitlines()[2:]:
+        programs, template, refused, why = (cell.strip() for cell in line.strip("|").split(" | "))
+        assert refused in ("yes", "no"), line
+        rows.append((programs, template.strip("`"), refused == "yes", why))
+    return rows
+
+
+BOUNDARY = _boundary_rows()
+
+
+def test_the_boundary_table_names_only_programs_the_runner_knows():
+    from maxent_util.processes import _READERS
+    assert len(BOUNDARY) >= 50
+    for programs, *_ in BOUNDARY:
+        for program in programs.split(", "):
+            assert program == "any" or program.lower() in _READERS, program
+
+
+@pytest.mark.parametrize("programs, template, refused, why", BOUNDARY,
+                         ids=[row[1] for row in BOUNDARY])
+def test_the_boundary_table_of_docs_safety_holds(programs, template, refused, why):
+    if refused:
+        with pytest.raises(DataError, match=r"`command` of `ProcessRunner` must be .*"
+                           r"shell_ok=True if every name is trusted"):
+            ProcessRunner(template)
+        assert ProcessRunner(template, shell_ok=True).words  # the caller's choice, said aloud
+    else:
+        assert ProcessRunner(template).words
+
+
+def test_params_is_the_configuration_placeholder_under_the_same_rules():
+    runner = ProcessRunner("solver {params} {instance}")
+    assert runner.arguments(["-a", "-b=2"], "f.cnf", 1) == ["solver", "-a", "-b=2", "f.cnf"]
+    for refused in ("sh -c 'solver {params}'", "solver --p={params}", "solver -e {params}"):
+        with pytest.raises(DataError, match="shell_ok=True"):
+            ProcessRunner(refused)
+
+
+@pytest.mark.parametrize("instance", ["-rf", "--help", "a\nb", "a\rb", "a\u2028b", "a\x85b",
+                                      "a\0b", ""])
+def test_an_instance_must_be_a_plain_name(instance):
+    runner = ProcessRunner([PYTHON, "-S", "-c", "pass", "{instance}"])
+    with pytest.raises(DataError, match=r"`instance` of `ProcessRunner.arguments` must be text "
+                       r"without a NUL byte, a line break or a leading '-'"):
+        runner.arguments("c", instance, 1.0)
+    assert runner.arguments("c", "./" + instance.lstrip("-") if instance.startswith("-")
+                            else "x", 1.0)
+
+
+@pytest.mark.skipif(not LINUX, reason="the survivors are read from /proc")
+def test_an_interrupted_race_ends_every_process_it_started(tmp_path):
+    # a race of `sleep` runs on a thread pool, interrupted by SIGINT (Ctrl-C) while its runs
+    # are under way: no sleep outlives the race (without ending the runs under way, each one
+    # would be waited for until its captime)
+    seconds = f"{30 + os.getpid() % 1000 / 1000:.3f}"  # a duration no other sleep has
+    script = f"""
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from maxent_util.processes import ProcessRunner
+from maxent_util.racing import up
+with ThreadPoolExecutor(2) as pool:
+    runner = ProcessRunner(["sleep", "{{config}}"], configurations={{"a": ["{seconds}"],
+                           "b": ["{seconds}"]}}, executor=pool)
+    print("racing", flush=True)
+    up(runner, ["a", "b"], ["i", "j"], "exp(-t)", 0.5, k0=40, seed=0)
+"""
+    child = subprocess.Popen([PYTHON, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "racing"
+
+        def sleeps():
+            found = []
+            for name in os.listdir("/proc"):
+                try:
+                    argv = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
+                except OSError:
+                    continue
+                if argv[:2] == [b"sleep", seconds.encode()] and _alive(int(name)):
+                    found.append(int(name))
+            return found
+
+        for _ in range(1000):
+            if len(sleeps()) == 2:
+                break
+            time.sleep(0.01)
+        assert len(sleeps()) == 2, "the race's runs had not started"
+        running = sleeps()
+        child.send_signal(signal.SIGINT)  # the race stops ("interrupted") and returns its trace
+        # ended within moments, not at their captime 30 s later
+        assert all(_ended_soon(pid) for pid in running)
+        assert child.wait(timeout=60) == 0
+    finally:
+        child.kill()
+        child.wait()
+        for pid in sleeps() if "sleeps" in locals() else ():
+            os.kill(pid, signal.SIGKILL)

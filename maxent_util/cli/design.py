@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._output import file_group
 from .core import PROG, CommandLineError
 from .files import _file_flags, _target
 from .inputs import _small_file
@@ -85,14 +86,15 @@ def _command_design(arguments: argparse.Namespace, out: Any) -> int:
         result = interview(prompts.ask, prompts.say)
     print(file=out)
     print(result.summary(), file=out)
-    result.write_json(json_target, overwrite=arguments.force)
+    with file_group():  # the JSON and the figure, or neither (Ctrl-C between them)
+        result.write_json(json_target, overwrite=arguments.force)
+        drawn = plot_target is not None and result.plot(plot_target, overwrite=arguments.force)
     print(f"wrote {json_target}", file=out)
-    if plot_target is not None:
-        if result.plot(plot_target, overwrite=arguments.force):
-            print(f"wrote {plot_target}", file=out)
-        else:
-            print(f"{PROG}: note: no plot: matplotlib is not installed (pip install 'maxent_util[plot]')",
-                  file=sys.stderr)
+    if drawn:
+        print(f"wrote {plot_target}", file=out)
+    elif plot_target is not None:
+        print(f"{PROG}: note: no plot: matplotlib is not installed (pip install 'maxent_util[plot]')",
+              file=sys.stderr)
     print(f"Use it: {PROG} rank FILE --utility @{json_target}"
           + (f"   (or --utility '{result.spec}')" if result.spec and len(result.spec) <= 80 else ""),
           file=out)

@@ -3,43 +3,33 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import time
 from pathlib import Path
 from typing import Any
 
+from .._output import file_group
 from .core import CommandLineError, PROG, _PAPER_T_MAX, _formula
-from .files import _file_flags, _save, _target, _write_text
+from .files import _file_flags, _save, _target
 from .inputs import TOUR_UTILITIES
 from .rank import _ranking_text, _top_three
 
 
-#: The file in the tour's folder that lists the figures the tour wrote there, with their sha256:
-#: a second tour overwrites those (and only those, unchanged since) without --force.
-TOUR_RECORD = ".maxent-util-tour.json"
+#: the folder of the tour's figures when --out is not given
+DEFAULT_FOLDER = "maxent_util_tour"
 
 _FIGURES = ("utilities", "ranking")
 
 
-def _sha256(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
-def _previous_tour(folder: Path) -> tuple[set[str], bool]:
-    """The figures of ``folder`` an earlier tour wrote and nobody changed since, and whether
-    ``folder`` holds the tour's record (so that it may be replaced)."""
-    try:
-        files = json.loads((folder / TOUR_RECORD).read_text(encoding="utf-8"))["files"]
-        ours = {name: digest for name, digest in files.items()
-                if name in _FIGURES and isinstance(digest, str)}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return set(), False
-    return {name for name, digest in ours.items()
-            if _sha256(folder / f"{name}.png") == digest}, True
+def _fresh_folder(name: str) -> Path:
+    """``name``, or ``name-2``, ``name-3``, ... : the first that holds none of the figures
+    (the tour without --out never replaces an earlier tour's figures: it writes beside them)."""
+    for number in range(1, 10_000):
+        folder = Path(name if number == 1 else f"{name}-{number}")
+        if not (folder.exists() and (not folder.is_dir() or any(
+                (folder / f"{figure}.png").exists() for figure in _FIGURES))):
+            return folder
+    raise CommandLineError(f"argument --out: {name}, {name}-2, ... {name}-9999 all hold figures; "
+                           "give --out")
 
 
 def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
@@ -49,16 +39,16 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     from ..ranking import PAR, rank
 
     started = time.perf_counter()
-    folder = Path(arguments.out)
+    # without --out, a fresh folder: the tour runs again beside an earlier one (the README's
+    # first command, run twice); with --out, an existing figure needs --force
+    folder = (Path(arguments.out) if arguments.out is not None else Path(DEFAULT_FOLDER)
+              if arguments.force else _fresh_folder(DEFAULT_FOLDER))
     if folder.exists() and not folder.is_dir():
         raise CommandLineError(f"argument --out: {str(folder)!r} is a file, not a folder")
     # both figures are checked before any work: an existing one stops the tour at once; the
     # folder itself is made as asked, its missing parents only with --parents
     parents = arguments.parents or folder.parent.is_dir()
-    # a second tour replaces its own earlier figures (and nothing else) without --force
-    own, recorded = _previous_tour(folder)
-    force = {name: arguments.force or name in own for name in _FIGURES}
-    targets = {name: _target(folder / f"{name}.png", flag="--out", force=force[name],
+    targets = {name: _target(folder / f"{name}.png", flag="--out", force=arguments.force,
                              parents=parents) for name in _FIGURES}
     print("1. The paper's seven captime families (kappa0 = 24 s), each derived by maximum entropy "
           "from its constraints;\n   the utility of a run of length t is u(t) = 1 - F(t):", file=out)
@@ -87,20 +77,22 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     print(f"   {len(podiums)} different top-three rankings from {len(rules)} rules.", file=out)
 
     print("\n3. Figures:", file=out)
+    with file_group():  # both figures or neither (Ctrl-C between them)
+        utilities_png, ranking_png = _figures(plots, utilities, frame, targets, arguments.force)
+    for png in (utilities_png, ranking_png):
+        print(f"   {png}", file=out)
+    print(f"\nDone in {time.perf_counter() - started:.1f} s. Next: `{PROG} --help`.", file=out)
+    return 0
+
+
+def _figures(plots: Any, utilities: dict, frame: Any, targets: dict, force: bool) -> tuple:
     utilities_png = _save(plots.plot_utilities(utilities, t_max=_PAPER_T_MAX,
                                                title="Utilities of the seven captime families, "
                                                      "kappa0 = 24 s"),
-                          targets["utilities"], force=force["utilities"], flag="--out")
+                          targets["utilities"], force=force, flag="--out")
     ranking_png = _save(plots.plot_ranking(frame, title="SAT Competition 2021, parallel track"),
-                        targets["ranking"], force=force["ranking"], flag="--out")
-    record = {"files": {name: _sha256(targets[name]) for name in _FIGURES}}
-    _write_text(folder / TOUR_RECORD, json.dumps(record, indent=1) + "\n",
-                force=arguments.force or recorded, flag="--out")
-    for png, name in ((utilities_png, "utilities"), (ranking_png, "ranking")):
-        again = " (replacing the previous tour's)" if name in own else ""
-        print(f"   {png}{again}", file=out)
-    print(f"\nDone in {time.perf_counter() - started:.1f} s. Next: `{PROG} --help`.", file=out)
-    return 0
+                        targets["ranking"], force=force, flag="--out")
+    return utilities_png, ranking_png
 
 
 def add_parser(commands: Any) -> None:
@@ -109,7 +101,9 @@ def add_parser(commands: Any) -> None:
                                description="Derive the seven families, rank the SAT Competition 2021 "
                                            "parallel track under five utilities and PAR-2, and draw "
                                            "both figures.")
-    tour.add_argument("--out", default="maxent_util_tour", metavar="DIR",
-                      help="folder for the figures (default: maxent_util_tour)")
+    tour.add_argument("--out", default=None, metavar="DIR",
+                      help="folder for the figures; an existing figure there needs --force "
+                           "(default: maxent_util_tour, or maxent_util_tour-2, -3, ... when an "
+                           "earlier tour's figures are there)")
     _file_flags(tour)
     tour.set_defaults(handler=_command_tour)

@@ -134,8 +134,19 @@ def portable_stable(expr: sympy.Expr) -> sympy.Expr:
 
     expr = rewrite_log1p(expr)
     if expr.has(sympy.exp):
-        expr = optimize(expr, [expm1_opt])
+        # expm1_opt factors in exp(t/q) to a power p: exp(-10**300*t) (exponential(1e-300))
+        # would be a polynomial of degree 10**300. Large coefficients are hidden for it.
+        hidden = {number: sympy.Dummy() for power in expr.atoms(sympy.exp)
+                  for number in power.args[0].atoms(sympy.Rational)
+                  if max(abs(number.p), number.q) > _MOST_FACTORED}
+        expr = optimize(expr.xreplace(hidden), [expm1_opt])
+        expr = expr.xreplace({dummy: number for number, dummy in hidden.items()})
     return complement_erf(expr)
+
+
+#: the largest numerator or denominator of a coefficient in exp() that expm1's rewrite may
+#: factor over (the degree of the polynomial it builds)
+_MOST_FACTORED = 2**16
 
 
 def limits(expr: sympy.Expr) -> tuple[sympy.Expr | None, sympy.Expr | None]:
@@ -217,6 +228,9 @@ def writable(path: Any, owner: str, *, overwrite: bool = False, parents: bool = 
     target = Path(text)
     if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or target.is_dir():
         raise ExportError(argument_message("path", owner, "a file path, not a directory", text))
+    if target.exists() and not target.is_file():  # /dev/full, a FIFO: the write would be lost
+        raise ExportError(argument_message("path", owner, "a file path, not a device, FIFO or "
+                                           "socket", text))
     if target.exists() and not overwrite:
         raise ExportError(argument_message("path", owner, "a file that does not exist yet", text,
                                            "Pass overwrite=True to replace it."))

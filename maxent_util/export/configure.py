@@ -15,105 +15,20 @@ import math
 import os
 import stat
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple, Sequence
 
 from .._numbers import real
+from .._output import file_group
 from .._version import __version__
 from ..errors import ExportError, argument_message, short
-from ..processes import ProcessRunner
+from ..processes import _KINDS, Parameter, ProcessRunner, read_irace_parameters, space_words
 from . import _cost_core
 from .common import doc_safe, writable, write
 from .cost import cost_function, export_cost
 
-__all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "irace_parameters"]
-
-_KINDS = {"real": "r", "integer": "i", "categorical": "c"}
-
-
-def _irace_text(text: Any) -> bool:
-    """Text irace reads between double quotes: no quote, backslash or control character."""
-    return isinstance(text, str) and not any(c in '"\\' or c < " " or c == "\x7f" for c in text)
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One option of a solver, as every configurator is told about it.
-
-    Parameters
-    ----------
-    name : str
-        An identifier (letters, digits, ``_``): irace's and ConfigSpace's name of it.
-    kind : {"real", "integer", "categorical"}
-        Its domain's kind.
-    values : tuple
-        ``(low, high)`` for a number, the choices (strings) for a categorical option.
-    switch : str
-        The text before the value in the run's word, e.g. ``"-var-decay="`` gives
-        ``-var-decay=0.9``; ``""`` for choices that are whole words (``"-luby"``, ``"-no-luby"``).
-    log : bool
-        Sample a number on a log scale.
-
-    Raises
-    ------
-    ExportError
-        For a name that is not an identifier, an unknown kind, bounds that are not two
-        finite increasing numbers, or text irace could not read between quotes.
-
-    Examples
-    --------
-    >>> Parameter("var_decay", "real", (0.5, 0.99), "-var-decay=").word(0.9)
-    '-var-decay=0.9'
-    """
-
-    name: str
-    kind: str
-    values: tuple
-    switch: str = ""
-    log: bool = False
-
-    def __post_init__(self) -> None:
-        owner = "Parameter"
-        if not (isinstance(self.name, str) and self.name.isidentifier() and self.name.isascii()):
-            raise ExportError(argument_message("name", owner, "an ASCII identifier", short(self.name)))
-        if self.kind not in _KINDS:
-            raise ExportError(argument_message("kind", owner, "'real', 'integer' or 'categorical'",
-                                               short(self.kind)))
-        texts = [self.switch] + (list(self.values) if self.kind == "categorical" else [])
-        if not all(_irace_text(text) for text in texts):
-            raise ExportError(argument_message(
-                "switch" if self.kind != "categorical" else "values", owner,
-                "text without quotes, backslashes or control characters", short(texts)))
-        if self.kind == "categorical":
-            if not self.values or len(set(self.values)) != len(self.values):
-                raise ExportError(argument_message("values", owner, "distinct choices",
-                                                   short(self.values)))
-        else:
-            bounds = [real(v) for v in self.values] if isinstance(self.values, tuple) else []
-            if len(bounds) != 2 or not all(math.isfinite(b) for b in bounds) \
-                    or not bounds[0] < bounds[1] or (self.log and bounds[0] <= 0):
-                raise ExportError(argument_message(
-                    "values", owner, "(low, high), finite, low < high (and low > 0 on a log scale)",
-                    short(self.values)))
-
-    def word(self, value: Any) -> str:
-        """The run's argument for ``value``: the switch followed by the value.
-
-        Parameters
-        ----------
-        value : object
-            The option's value (an integer option's is cut to an ``int``).
-
-        Returns
-        -------
-        str
-            One word of the command line.
-        """
-        if self.kind == "integer":
-            value = int(value)
-        return f"{self.switch}{value}"
-
+__all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "irace_parameters",
+           "read_irace_parameters", "space_words"]  # the space's part lives in processes
 
 def irace_parameters(space: Sequence[Parameter]) -> str:
     """irace's parameter file for ``space``: one line per option (``name "switch" r (lo, hi)``).
@@ -238,10 +153,29 @@ class CostTarget:
         -------
         list of str
             The words that replace ``{config}``.
+
+        Raises
+        ------
+        ExportError
+            For an option or a value outside the declared space, or a mapping without a
+            space.
         """
         if isinstance(config, Mapping):
+            if self.space:
+                unknown = sorted(set(config) - {p.name for p in self.space}, key=str)
+                if unknown:
+                    raise ExportError(argument_message(
+                        "config", "CostTarget", "options of the declared space "
+                        f"({', '.join(p.name for p in self.space)})", short(unknown)))
+            elif config:
+                raise ExportError(argument_message(
+                    "config", "CostTarget", "words, or a mapping with a space to read it by",
+                    short(config), "Pass space=[Parameter(...), ...]."))
             return [p.word(config[p.name]) for p in self.space if p.name in config]
-        return [str(word) for word in config]
+        words = [str(word) for word in config]
+        if self.space:
+            space_words(self.space, words, "CostTarget")
+        return words
 
     def run(self, config: Any, instance: Any) -> RunCost:
         """Run ``config`` on ``instance`` once, stopped at the cutoff.
@@ -283,8 +217,10 @@ _RUNNER = '''#!{python}
 """irace target runner written by maxent_util {version}.
 
 irace calls: target-runner <configuration id> <instance id> <seed> <instance> <parameters...>
-It runs the command below with the parameters in place of {{config}} and the instance in
-place of {{instance}} (never through a shell), stops it at the cutoff and ends everything it
+It checks the parameters against parameters.txt and the instance (a plain name), runs the
+command below with the parameters in place of {{config}} and the instance in place of
+{{instance}} (never through a shell; a refused name is one line on standard error and exit
+status 2), stops it at the cutoff and ends everything it
 started (maxent_util's ProcessRunner, the runner of every route), and prints the run's cost
 1 - u (cost.py beside this file: the library's cost, numpy only) as its only line. With
 log = True each run is also appended to runs.jsonl beside it, one JSON object a line.
@@ -297,7 +233,9 @@ import os
 import sys
 import importlib.util
 
-from maxent_util.processes import ProcessRunner
+from maxent_util.errors import MaxEntError, argument_message
+from maxent_util.processes import (IRACE_SLACK, ProcessRunner, read_irace_parameters,
+                                   space_words)
 
 COMMAND = {command!r}
 CUTOFF = {cutoff!r}
@@ -318,9 +256,22 @@ def main(argv):
         print("usage: target-runner <configuration id> <instance id> <seed> <instance> "
               "<parameters...>", file=sys.stderr)
         return 1
-    configuration, instance_id, seed, instance, *parameters = argv
+    configuration, instance_id, seed, *_ = argv
     cost = _cost_module()
-    runtime = ProcessRunner(COMMAND, exit_codes=EXIT_CODES).run(parameters, instance, CUTOFF)
+    instance, parameters = argv[3], argv[4:]
+    try:  # the parameters come from parameters.txt, the instance is a plain name
+        path = os.path.join(HERE, "parameters.txt")
+        try:
+            with open(path, encoding="utf-8") as file:
+                space = read_irace_parameters(file.read(), path)
+        except (OSError, UnicodeDecodeError) as error:
+            raise MaxEntError(argument_message("parameters.txt", "target-runner", "a readable "
+                                               "irace parameter file", path, f"({{error}})"))
+        space_words(space, parameters, "target-runner", IRACE_SLACK)
+        runtime = ProcessRunner(COMMAND, exit_codes=EXIT_CODES).run(parameters, instance, CUTOFF)
+    except MaxEntError as error:
+        print(f"target-runner: {{error}}", file=sys.stderr)
+        return 2
     status = cost.status_of(runtime, CUTOFF)
     value = cost.cost(runtime, status, CUTOFF)
     if LOG:
@@ -426,6 +377,15 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     if any("\n" in line or "\r" in line or "\0" in line for line in instance_lines):
         raise ExportError(argument_message("instances", owner, "paths without line breaks",
                                            short(instance_lines)))
+    with file_group():  # the whole set-up or none of it (Ctrl-C between two files)
+        _write_irace(paths, utility, target, capped, log, budget, deterministic, space,
+                     instance_lines, overwrite, owner)
+    return root
+
+
+def _write_irace(paths: list[Path], utility: Any, target: CostTarget, capped: str, log: bool,
+                 budget: int, deterministic: bool, space: Sequence[Parameter],
+                 instance_lines: list[str], overwrite: bool, owner: str) -> None:
     export_cost(utility, paths[1], tool="irace", capped=capped, overwrite=overwrite)
     provenance = "\n".join(doc_safe(line) for line in (
         f"command: {' '.join(target.runner.words)}", f"cutoff: {target.cutoff!r} s",
@@ -440,4 +400,3 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
                                      deterministic=int(bool(deterministic))), owner, overwrite=overwrite)
     write(paths[3], irace_parameters(space) if space else "", owner, overwrite=overwrite)
     write(paths[4], "".join(line + "\n" for line in instance_lines), owner, overwrite=overwrite)
-    return root

@@ -174,7 +174,10 @@ def sniff_format(head: bytes) -> str:
     if text.startswith((b"@", b"%")):
         return "aslib"
     lines = text.decode("utf-8", errors="replace").split("\n")
-    header = [name.strip() for name in next(csv.reader(lines[:1]), [])]
+    try:
+        header = [name.strip() for name in next(csv.reader(lines[:1]), [])]
+    except csv.Error:  # not a CSV a person wrote (binary): the long reader says why
+        return "long"
     if set(header) & _SATCOMP_MARKERS:
         return "satcomp"
     return "satcomp" if _solver_columns_only(header, lines[1:-1]) else "long"
@@ -190,7 +193,10 @@ def _solver_columns_only(header: list[str], lines: list[str]) -> bool:
     complete lines read a number or a word for an unsolved run."""
     if not header or set(header) & {"algorithm", "instance", "runtime"}:
         return False
-    rows = [row for row in csv.reader(line for line in lines if line.strip())]
+    try:
+        rows = [row for row in csv.reader(line for line in lines if line.strip())]
+    except csv.Error:
+        return False
     if not rows:
         return False
     for row in rows:

@@ -60,21 +60,27 @@ def _split_arff_row(line: str) -> list[str | None] | None:
         position = match.end()
 
 
-def _description_fields(text: str) -> dict[str, list[str]]:
+def _description_fields(text: str, source: str) -> dict[str, list[str]]:
     """Top-level fields of an ASlib description.txt, each as a list of strings.
 
     The file is YAML; only the subset ASlib uses for its top-level fields is
     read here: ``key: value``, ``key: [a, b]`` and ``key:`` followed by
     indented ``- item`` lines. Nested mappings (``feature_steps``) are skipped.
+    A top-level line of another form is refused, naming it: read as a key, it
+    would leave the file's fields missing and the error would say so.
     """
     fields: dict[str, list[str]] = {}
     current: list[str] | None = None
-    for raw_line in text.split("\n"):
+    for number, raw_line in enumerate(text.split("\n"), 1):
         line = raw_line.rstrip()
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+        if not line.strip() or line.lstrip().startswith("#") or line in ("---", "..."):
+            continue  # YAML's document markers too
         if not line[0].isspace():
-            key, _, value = line.partition(":")
+            key, colon, value = line.partition(":")
+            if not colon or not key.strip() or (value and not value[0].isspace()):
+                raise DataError(argument_message(
+                    f"line {number}", source, "a 'key: value' line (description.txt is YAML)",
+                    short(line)))
             value = value.strip()
             if value.startswith("[") and value.endswith("]"):
                 items = [_yaml_scalar(v) for v in value[1:-1].split(",") if v.strip()]
@@ -132,7 +138,7 @@ def _read_description(arff_path: Path, limits: ReadLimits) -> _Description | Non
     source = os.fspath(description)
     text = _read_text(source, "read_aslib", limits,
                       "a readable UTF-8 description.txt next to the runs")
-    fields = _description_fields(text)
+    fields = _description_fields(text, source)
     cutoff = None
     stated = fields.get("algorithm_cutoff_time") or []
     if len(stated) == 1 and stated[0] not in ("?", "", "null", "None", "~"):

@@ -240,8 +240,8 @@ def _read_long_arrow(path: Any, limits: ReadLimits) -> pd.DataFrame | None:
                         names[name].add(column)
     except DataError:
         raise
-    except (pa.ArrowException, OSError, ValueError, UnicodeDecodeError):
-        return None
+    except (pa.ArrowException, OSError, ValueError, UnicodeDecodeError, csv.Error):
+        return None  # the exact route reads it again and says what is wrong
     finally:
         handle.close()
         pool.release_unused()  # the blocks' buffers go back to the system, not to a cache

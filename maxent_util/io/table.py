@@ -146,7 +146,7 @@ def _read_csv_cells(path: PathLike, owner: str, limits: ReadLimits | None = None
         raise DataError(argument_message(
             "path", owner, "a CSV file with a header row", label,
             "The file is empty.")) from None
-    except pd.errors.ParserError as exc:
+    except (pd.errors.ParserError, csv.Error) as exc:  # csv: a line break inside the header
         raise DataError(argument_message(
             "path", owner, "a well-formed CSV file", label,
             f"The CSV parser reported: {short_text(str(exc).strip())}")) from None
