@@ -60,6 +60,28 @@ ERROR_PREFIX = "maxent-util: error: "
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
+#: Debian's browser, which the report's browser tests drive through Playwright (none is downloaded)
+CHROMIUM = "/usr/bin/chromium"
+#: its flags there: headless, and no name resolved, so nothing the browser itself asks for leaves
+#: the machine
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--host-resolver-rules=MAP * ~NOTFOUND"]
+
+
+def irace_program() -> str | None:
+    """irace's command: on ``PATH``, else the one in R's library (Debian's r-cran-irace puts it
+    there); None when neither has it."""
+    import shutil
+    import subprocess
+
+    found = shutil.which("irace")
+    if found is None and shutil.which("Rscript"):
+        done = subprocess.run(["Rscript", "-e", 'cat(system.file("bin", "irace", package = "irace"))'],
+                              capture_output=True, text=True, timeout=60)
+        found = done.stdout.strip() or None
+    return found
+
+
 # ---------------------------------------------------------------------------
 # comparing expressions
 
