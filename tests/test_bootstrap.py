@@ -5,6 +5,7 @@ plain per-resample loop, rank(ci=...) and rank_stability."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -89,12 +90,55 @@ def test_resampled_means_are_the_means_of_resampled_rows():
 
 
 def test_chunks_do_not_change_the_resamples(monkeypatch):
+    # identical, not close: the sums are exact integers of slices (bootstrap's module notes),
+    # so neither the chunk's shape nor the CPU's SIMD width changes the order that matters
     values = skewed(37, 3, seed=5)
     whole = bootstrap_means(values, resamples=1001, seed=3)
     shares = rank_probabilities(values, resamples=1001, seed=3)
     monkeypatch.setattr(bootstrap, "_CHUNK_INDICES", 37 * 7 + 5)  # 7 resamples a chunk
     assert np.array_equal(whole, bootstrap_means(values, resamples=1001, seed=3))
     assert np.array_equal(shares, rank_probabilities(values, resamples=1001, seed=3))
+
+
+def exact_means(values: np.ndarray, counts: np.ndarray) -> list[list[Fraction]]:
+    """The resampled means in rational arithmetic: sum over instances of count * value / n."""
+    n = values.shape[0]
+    return [[sum((Fraction(int(c)) * Fraction(float(x)) for c, x in zip(row, column)),
+                 Fraction(0)) / n for column in values.T] for row in counts]
+
+
+# wide magnitudes and both signs: a plain BLAS product of these adds in an order that shows
+finite = st.floats(-1e12, 1e12, allow_nan=False).filter(lambda x: x == 0 or abs(x) > 1e-12)
+
+
+@SETTINGS
+@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 40), st.integers(1, 3)), elements=finite),
+       st.integers(0, 2**32))
+def test_resampled_sums_do_not_depend_on_the_order_of_the_instances(values, seed):
+    n = values.shape[0]
+    counts = next(bootstrap.resample_counts(n, 20, np.random.default_rng(seed)))
+    order = np.random.default_rng(seed + 1).permutation(n)
+    ours = bootstrap._ExactSums(values).means(counts)
+    # the same instances listed in another order: every sum is added in another order
+    assert np.array_equal(ours, bootstrap._ExactSums(values[order]).means(counts[:, order]))
+    # a chunk of one resample at a time (BLAS's one-row kernel) gives the same bits
+    assert np.array_equal(ours, np.vstack([bootstrap._ExactSums(values).means(row[None])
+                                           for row in counts]))
+
+
+@SETTINGS
+@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 40), st.integers(1, 3)),
+                  elements=st.floats(0, 1e6, allow_nan=False)), st.integers(0, 2**32))
+def test_resampled_means_of_nonnegative_values_are_rounded_exact_means(values, seed):
+    # the reference: the same resamples' means in rational arithmetic. Values from 1e-6 up
+    # fit the slices whole (53 + 40 bits); the slices' sums are exact, and adding up to three
+    # of them and dividing by n rounds at most three times
+    values = np.where(values < 1e-6, 0.0, values)
+    counts = next(bootstrap.resample_counts(values.shape[0], 10, np.random.default_rng(seed)))
+    ours = bootstrap._ExactSums(values).means(counts)
+    for row, exact_row in zip(ours, exact_means(values, counts)):
+        for mean, exact in zip(row, exact_row):
+            assert abs(Fraction(float(mean)) - exact) <= 3 * Fraction(2) ** -53 * exact
 
 
 def test_percentile_interval_is_numpys_quantile_of_the_resampled_means():
