@@ -9,6 +9,7 @@ gives the symbolic Pareto law.
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -443,8 +444,6 @@ def _parse_family(spec: Any, owner: str) -> CaptimeDistribution:
 
 def _nearest(name: str, names: list[str]) -> str | None:
     """'Did you mean ...?' for a misspelt preset (difflib's closest, if any is close)."""
-    import difflib
-
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
     return f"Did you mean {close[0]!r}?" if close else None
 
