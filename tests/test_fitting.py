@@ -410,6 +410,26 @@ def test_a_likelihood_without_a_maximum_is_refused(times, censored, options) -> 
         fit_captime(times, censored, **options)
 
 
+@pytest.mark.parametrize("kinds", [("log", "log2"), ("mean", "log"), ("log_below", "log_above")])
+def test_one_repeated_captime_without_a_censored_time_beyond_it_has_no_fit(kinds) -> None:
+    # a law ever more concentrated at the captime 1 gives it an unbounded density, and the censored
+    # time 0.5 below it costs nothing: no maximum (once a raw ValueError from the profile's brentq)
+    fit = fit_captime([0.5, 1.0, 1.0], [True, False, False], kinds=[kinds, ("mean",)])
+    assert fit.models[kinds].note.startswith("no fit: ") and not fit.models[kinds].fitted
+    assert fit.chosen == ("mean",)
+    # a censored time beyond the captime bounds the likelihood: by hand, the log-normal law's
+    # log-likelihood 2 log f(1) + log S(3) is maximal where scipy.optimize finds it
+    model = fit_captime([1.0, 1.0, 3.0], [False, False, True], kinds=("log", "log2")).models[("log", "log2")]
+
+    def negative(v):
+        return -(2 * stats.lognorm.logpdf(1.0, math.exp(v[1]), 0, math.exp(v[0]))
+                 + stats.lognorm.logsf(3.0, math.exp(v[1]), 0, math.exp(v[0])))
+
+    best = optimize.minimize(negative, [0.0, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12})
+    assert model.loglik == pytest.approx(-best.fun, abs=1e-8)
+    assert model.loglik >= -best.fun - 1e-10
+
+
 def test_one_captime_with_censored_records_has_a_fit() -> None:
     # by hand: the exponential's rate is d / (sum of all times) = 1/3; the Pareto law starts at the
     # one captime, 1, and its alpha is d / sum log(t / 1) = 1 / log 8
