@@ -320,19 +320,17 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
                         "likelihood grows without bound toward a point mass there")
     if kinds == LOG_LAPLACE:
         return _fit_log_laplace(data, n_parameters)
-    exact = None
-    if not data.censored.size:
-        with np.errstate(all="ignore"):
-            try:
-                exact = family.moment_parameters(data.events)
-            except ZeroDivisionError:  # every captime at the support's lower end
-                exact = None
-        if exact is not None and not all(math.isfinite(v) and v != 0 for v in exact.values()):
+    with np.errstate(all="ignore"):
+        try:
+            exact = family.exact_parameters(data.events, data.censored)
+        except ZeroDivisionError:  # every record at the support's lower end
             exact = None
+    if exact is not None and not all(math.isfinite(v) and v != 0 for v in exact.values()):
+        exact = None
     start = exact if exact is not None else family.start(np.concatenate([data.events, data.censored]))
     p, loglik = maximise(family, data, start)
     if exact is not None:
-        # the moment equations give the maximum exactly: keep it unless the optimiser beat it
+        # the likelihood equations give the maximum exactly: keep it unless the optimiser beat it
         at_exact = log_likelihood(family, data, exact)
         if at_exact >= loglik - 1e-9 * max(1.0, abs(loglik)):
             p, loglik = exact, at_exact
