@@ -630,8 +630,10 @@ def test_times_near_the_ends_of_a_double_fit_or_are_refused_by_name() -> None:
                                            "range of a double")
     assert tiny.chosen == ("log", "log2")
     with pytest.raises(DataError, match=r"`times\[0\]` of `fit_captime` must be within a factor of "
-                                        r"about 1e300 of the median time .*; got 1e-300\."):
+                                        r"1e289 of the median time .*; got 1e-300\."):
         fit_captime([1e-300, 1e300, 2e300])
+    with pytest.raises(DataError, match=r"`times\[1\]` .*; got 3e-301\."):  # a sum of times overflowed
+        fit_captime([1e-8, 3e-301, 3e-301, 7e299, 7e299], kinds="mean")
 
 
 def test_waiting_times_take_units_and_empty_flags_when_told(tmp_path) -> None:
