@@ -353,20 +353,21 @@ def _end_in_seconds(name: str, value: float, k: int) -> float:
 def _unit_exponent(values: np.ndarray, bounds: tuple[float, float] | None) -> int:
     """The k of the unit 2**k seconds the fit is made in: the median positive time's binary
     exponent (a power of two rescales a double without rounding). A time or support end more
-    than 2**960 (about 1e289) times the median or less than its 2**-960th is refused by name: in
-    that unit a sum of a few million times stays inside the range of a double."""
+    than 2**960 (about 1e289) times the median is refused by name (in that unit a sum of a few
+    million times stays inside the range of a double), and so is one that would be a subnormal
+    number in that unit (its digits lost)."""
     positive = values[values > 0]
     k = math.frexp(float(np.median(positive)))[1] - 1 if positive.size else 0
     ends = np.array([] if bounds is None else [end for end in bounds if math.isfinite(end)])
     for arg, numbers in (("times", values), ("support", ends)):
         with np.errstate(over="ignore"):  # beyond a double: refused below
             moved = np.ldexp(numbers, -k)
-        bad = first_bad(~(moved <= 2.0 ** 960) | ((numbers > 0) & (moved < 2.0 ** -960)))
+        bad = first_bad(~(moved <= 2.0 ** 960) | ((numbers > 0) & (moved < np.finfo(float).tiny)))
         if bad is not None:
             raise DataError(argument_message(
                 f"times[{bad}]" if arg == "times" else arg, OWNER,
-                f"within a factor of 1e289 of the median time ({2.0 ** k:.3g} s; a fit in double "
-                "precision cannot hold both)", float(numbers[bad])))
+                f"at most 1e289 times the median time ({2.0 ** k:.3g} s) and at least its 1e-308th "
+                "(a fit in double precision cannot hold both)", float(numbers[bad])))
     return k
 
 
