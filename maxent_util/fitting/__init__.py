@@ -336,6 +336,12 @@ def _check_support(support: Any) -> tuple[float, float] | None:
     return lower, upper
 
 
+def _no_fit(kinds: tuple[str, ...], bounds: tuple[float, float] | None, reason: str) -> ModelFit:
+    """The record of a kind set without a fit: in the table, never chosen."""
+    return ModelFit(kinds, KIND_SETS[kinds], bounds or (0.0, INF), {}, {}, -INF, 0, INF, INF, None,
+                    f"no fit: {reason}")
+
+
 def _end_in_seconds(name: str, value: float, k: int) -> float:
     """An interval's end in seconds: beyond a double it is the end of the parameter's range."""
     try:
@@ -346,19 +352,22 @@ def _end_in_seconds(name: str, value: float, k: int) -> float:
 
 def _unit_exponent(values: np.ndarray, bounds: tuple[float, float] | None) -> int:
     """The k of the unit 2**k seconds the fit is made in: the median positive time's binary
-    exponent (a power of two rescales a double without rounding). A time or support end that
-    would leave the range of normal doubles in that unit is refused by name."""
+    exponent (a power of two rescales a double without rounding). A time or support end more
+    than 2**960 (about 1e289) times the median is refused by name (in that unit a sum of a few
+    million times stays inside the range of a double), and so is one that would be a subnormal
+    number in that unit (its digits lost)."""
     positive = values[values > 0]
     k = math.frexp(float(np.median(positive)))[1] - 1 if positive.size else 0
     ends = np.array([] if bounds is None else [end for end in bounds if math.isfinite(end)])
     for arg, numbers in (("times", values), ("support", ends)):
-        moved = np.ldexp(numbers, -k)
-        bad = first_bad(~np.isfinite(moved) | ((numbers > 0) & (moved < np.finfo(float).tiny)))
+        with np.errstate(over="ignore"):  # beyond a double: refused below
+            moved = np.ldexp(numbers, -k)
+        bad = first_bad(~(moved <= 2.0 ** 960) | ((numbers > 0) & (moved < np.finfo(float).tiny)))
         if bad is not None:
             raise DataError(argument_message(
                 f"times[{bad}]" if arg == "times" else arg, OWNER,
-                f"within a factor of about 1e300 of the median time ({2.0 ** k:.3g} s; a fit "
-                "in double precision cannot hold both)", float(numbers[bad])))
+                f"at most 1e289 times the median time ({2.0 ** k:.3g} s) and at least its 1e-308th "
+                "(a fit in double precision cannot hold both)", float(numbers[bad])))
     return k
 
 
@@ -484,17 +493,19 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
         try:
             fit = fit_one(kind_set, bounds_in_units, data_in_units)
         except NoMaximum as reason:
-            family_name = KIND_SETS[kind_set]
-            models[kind_set] = ModelFit(kind_set, family_name, bounds or (0.0, INF), {}, {}, -INF, 0,
-                                        INF, INF, None, f"no fit: {reason}")
+            models[kind_set] = _no_fit(kind_set, bounds, str(reason))
             continue
         family, p = fit.family, fit.parameters
         u_hat = family.internal(p)
-        with np.errstate(all="ignore"):  # the root finders' probes may overflow: refused as 1e300
-            intervals = {name: profile_interval(family, data_in_units, u_hat, fit.loglik, index, level)
-                         for index, name in enumerate(family.parameter_names)}
-            if family.located():
-                intervals["kappa0"] = location_interval(data_in_units, family, p, fit.loglik, level)
+        try:
+            with np.errstate(all="ignore"):  # the root finders' probes may overflow: refused as 1e300
+                intervals = {name: profile_interval(family, data_in_units, u_hat, fit.loglik, index, level)
+                             for index, name in enumerate(family.parameter_names)}
+                if family.located():
+                    intervals["kappa0"] = location_interval(data_in_units, family, p, fit.loglik, level)
+        except NoMaximum as reason:
+            models[kind_set] = _no_fit(kind_set, bounds, str(reason))
+            continue
         p = {**family.located(), **p}
         cv = (cross_validated(kind_set, bounds_in_units, data_in_units, assignment) - log_unit
               if criterion == "cv" else None)
@@ -506,9 +517,8 @@ def fit_captime(times: Any, censored: Any = None, *, kinds: Any = None,
             family = family.in_seconds(k)
             p = {name: in_seconds(name, value, k) for name, value in p.items()}
         except OverflowError:
-            models[kind_set] = ModelFit(kind_set, KIND_SETS[kind_set], bounds or (0.0, INF), {}, {}, -INF,
-                                        0, INF, INF, None, "no fit: a fitted parameter in seconds lies "
-                                        "beyond the range of a double")
+            models[kind_set] = _no_fit(kind_set, bounds, "a fitted parameter in seconds lies beyond "
+                                       "the range of a double")
             continue
         intervals = {name: (_end_in_seconds(name, low, k), _end_in_seconds(name, high, k))
                      for name, (low, high) in intervals.items()}

@@ -154,6 +154,11 @@ class Family:
         """The maximum-likelihood parameters of uncensored data from its moments (None: none)."""
         return None
 
+    def exact_parameters(self, events: np.ndarray, censored: np.ndarray) -> dict[str, float] | None:
+        """The maximum-likelihood parameters in closed form, censored records included (None:
+        none); without censoring, those of :meth:`moment_parameters`."""
+        return None if censored.size else self.moment_parameters(events)
+
     def nested_starts(self, data: Any) -> tuple[dict[str, float], ...]:
         """The maxima of the families this one nests, as its own parameters: the fit is never
         below them (the optimiser starts again from one that is higher than its answer)."""
@@ -259,8 +264,12 @@ class Exponential(Family):
             return {"rate": 0.0}  # the uniform law
         return {"rate": _reciprocal(float(np.mean(times)) - self.lower)}
 
-    def moment_parameters(self, events: np.ndarray) -> dict[str, float] | None:
-        return {"rate": 1.0 / (float(np.mean(events)) - self.lower)} if self.upper == INF else None
+    def exact_parameters(self, events: np.ndarray, censored: np.ndarray) -> dict[str, float] | None:
+        # on [lower, oo): the number of captimes over the time every record spent above lower
+        if self.upper < INF:
+            return None
+        exposure = float(np.sum(events - self.lower)) + float(np.sum(np.maximum(censored, self.lower) - self.lower))
+        return {"rate": events.size / exposure}
 
     def mean(self, p: dict[str, float]) -> float:
         return _mean_of_exp(-p["rate"], self.lower, self.upper)
@@ -331,10 +340,14 @@ class Power(Family):
             return {"alpha": -1.0 if self.lower == 0 else 0.0}
         return {"alpha": _reciprocal(float(np.mean(np.log(times[times > 0]))) - self.log_lower)}
 
-    def moment_parameters(self, events: np.ndarray) -> dict[str, float] | None:
+    def exact_parameters(self, events: np.ndarray, censored: np.ndarray) -> dict[str, float] | None:
+        # on [lower, oo): the number of captimes over the sum of every record's log(t / lower)
+        # (a censored time below lower adds log 1)
         if self.upper < INF:
             return None
-        return {"alpha": 1.0 / (float(np.mean(np.log(events))) - self.log_lower)}
+        exposure = (float(np.sum(np.log(events))) - events.size * self.log_lower
+                    + float(np.sum(np.log(np.maximum(censored, self.lower)))) - censored.size * self.log_lower)
+        return {"alpha": events.size / exposure}
 
     def mean_log(self, p: dict[str, float]) -> float:
         return _mean_of_exp(-p["alpha"], self.log_lower, self.log_upper)

@@ -216,6 +216,15 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
             value_at = negative(u)
         return (value_at + loglik) - threshold  # >= 0 once outside the interval
 
+    memo: dict[float, float] = {}
+
+    def drop_once(value: float) -> float:
+        # the root finder sees the values the search saw (the inner maximum starts warm, so a
+        # second evaluation may differ in the last digits, and a bracket must keep its signs)
+        if value not in memo:
+            memo[value] = drop(value)
+        return memo[value]
+
     # the first step from the curvature along the coordinate (the others held): the profile is at
     # most as curved, so 1.5 times the step that would reach the threshold of that parabola
     h = 1e-4 * max(1.0, abs(u_hat[index]))
@@ -225,6 +234,7 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
     curvature = (negative(shifted[0]) + negative(shifted[1]) + 2 * loglik) / (h * h)
     first = 1.5 * math.sqrt(2 * threshold / curvature) if curvature > 0 and math.isfinite(curvature) \
         else 0.1 * max(1.0, abs(u_hat[index]))
+    first = max(first, 1e-9 * max(1.0, abs(u_hat[index])))  # a step the coordinate can resolve
     ends = []
     for direction in (-1.0, 1.0):
         step = first
@@ -233,9 +243,13 @@ def profile_interval(family: Family, data: Data, u_hat: np.ndarray, loglik: floa
         warm[:] = [float(u_hat[other]) for other in others[:1]]
         for _ in range(60):
             outside = u_hat[index] + direction * step
-            if drop(outside) >= 0:
-                end = optimize.brentq(drop, min(inside, outside), max(inside, outside),
-                                      xtol=1e-8 * max(1.0, abs(outside)))
+            if drop_once(outside) >= 0:
+                try:
+                    end = optimize.brentq(drop_once, min(inside, outside), max(inside, outside),
+                                          xtol=1e-8 * max(1.0, abs(outside)))
+                except ValueError:  # the profile is above the threshold at the estimate itself
+                    raise NoMaximum("the likelihood's profile is not continuous at the optimiser's "
+                                    "answer: it is no maximum") from None
                 break
             inside, step = outside, step * 2
             if abs(outside) > 700:
@@ -299,21 +313,24 @@ def fit_one(kinds: tuple[str, ...], support: tuple[float, float] | None, data: D
     n_parameters = len(family.parameter_names) + int(fitted_lower)
     if distinct < n_parameters:
         raise NoMaximum(f"{distinct} distinct time(s) cannot fix {n_parameters} parameter(s)")
+    if n_parameters > 1 and np.unique(data.events).size == 1 and not np.any(data.censored > data.events[0]):
+        # a law ever more concentrated at that captime: log f there grows without bound, and no
+        # censored record beyond it pays for the vanishing tail
+        raise NoMaximum("every captime is the same time and no censored record lies beyond it: the "
+                        "likelihood grows without bound toward a point mass there")
     if kinds == LOG_LAPLACE:
         return _fit_log_laplace(data, n_parameters)
-    exact = None
-    if not data.censored.size:
-        with np.errstate(all="ignore"):
-            try:
-                exact = family.moment_parameters(data.events)
-            except ZeroDivisionError:  # every captime at the support's lower end
-                exact = None
-        if exact is not None and not all(math.isfinite(v) and v != 0 for v in exact.values()):
+    with np.errstate(all="ignore"):
+        try:
+            exact = family.exact_parameters(data.events, data.censored)
+        except ZeroDivisionError:  # every record at the support's lower end
             exact = None
+    if exact is not None and not all(math.isfinite(v) and v != 0 for v in exact.values()):
+        exact = None
     start = exact if exact is not None else family.start(np.concatenate([data.events, data.censored]))
     p, loglik = maximise(family, data, start)
     if exact is not None:
-        # the moment equations give the maximum exactly: keep it unless the optimiser beat it
+        # the likelihood equations give the maximum exactly: keep it unless the optimiser beat it
         at_exact = log_likelihood(family, data, exact)
         if at_exact >= loglik - 1e-9 * max(1.0, abs(loglik)):
             p, loglik = exact, at_exact
