@@ -546,3 +546,20 @@ with ThreadPoolExecutor(2) as pool:
         child.wait()
         for pid in sleeps() if "sleeps" in locals() else ():
             os.kill(pid, signal.SIGKILL)
+
+
+WRAPPERS = [["env"], ["env", "-i", "A=1"], ["timeout", "5"], ["timeout", "-k", "1", "5"],
+            ["nice", "-n", "5"], ["nohup"], ["setsid"], ["sudo", "-u", "solver"], ["xargs"],
+            ["stdbuf", "-o", "0"], ["taskset", "0x1"], ["ionice", "-c", "3"], ["doas"],
+            ["strace", "-o", "log"], ["time"], ["npx"], ["/usr/bin/env"], ["busybox"]]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.sampled_from(WRAPPERS), min_size=1, max_size=4),
+       st.sampled_from(["{instance}", "{config}", "{captime}"]))
+def test_wrappers_compose_and_never_run_a_name(chain, placeholder):
+    prefix = [word for wrapper in chain for word in wrapper]
+    with pytest.raises(DataError, match="runs this word as a program"):
+        ProcessRunner([*prefix, placeholder, "x"])
+    # the same chain running a program of the template's own takes names as data
+    assert ProcessRunner([*prefix, "solver", "{config}", "{instance}"]).words
