@@ -5,123 +5,39 @@
 costs it ``1 - u`` (:func:`~maxent_util.export.cost_function`): SMAC3's target function,
 Optuna's objective and, through :func:`export_irace`, irace's target runner all call it, so
 every route, the built-in race included, measures and scores runs the same way.
-:class:`Parameter` describes one option of the solver once, for irace's parameter file and
-the command line of every run.
+:class:`~maxent_util.ParameterSpace` (of :class:`Parameter`) describes the solver's options
+once, for irace's parameter file and the command line of every run.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import shutil
 import stat
+import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from .._numbers import real
 from .._version import __version__
 from ..errors import ExportError, argument_message, short
 from ..processes import ProcessRunner
+from ..space import Parameter, ParameterSpace
 from . import _cost_core
 from .common import doc_safe, writable, write
 from .cost import cost_function, export_cost
 
-__all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "irace_parameters"]
+__all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "find_irace", "irace_parameters"]
 
-_KINDS = {"real": "r", "integer": "i", "categorical": "c"}
-
-
-def _irace_text(text: Any) -> bool:
-    """Text irace reads between double quotes: no quote, backslash or control character."""
-    return isinstance(text, str) and not any(c in '"\\' or c < " " or c == "\x7f" for c in text)
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One option of a solver, as every configurator is told about it.
-
-    Parameters
-    ----------
-    name : str
-        An identifier (letters, digits, ``_``): irace's and ConfigSpace's name of it.
-    kind : {"real", "integer", "categorical"}
-        Its domain's kind.
-    values : tuple
-        ``(low, high)`` for a number, the choices (strings) for a categorical option.
-    switch : str
-        The text before the value in the run's word, e.g. ``"-var-decay="`` gives
-        ``-var-decay=0.9``; ``""`` for choices that are whole words (``"-luby"``, ``"-no-luby"``).
-    log : bool
-        Sample a number on a log scale.
-
-    Raises
-    ------
-    ExportError
-        For a name that is not an identifier, an unknown kind, bounds that are not two
-        finite increasing numbers, or text irace could not read between quotes.
-
-    Examples
-    --------
-    >>> Parameter("var_decay", "real", (0.5, 0.99), "-var-decay=").word(0.9)
-    '-var-decay=0.9'
-    """
-
-    name: str
-    kind: str
-    values: tuple
-    switch: str = ""
-    log: bool = False
-
-    def __post_init__(self) -> None:
-        owner = "Parameter"
-        if not (isinstance(self.name, str) and self.name.isidentifier() and self.name.isascii()):
-            raise ExportError(argument_message("name", owner, "an ASCII identifier", short(self.name)))
-        if self.kind not in _KINDS:
-            raise ExportError(argument_message("kind", owner, "'real', 'integer' or 'categorical'",
-                                               short(self.kind)))
-        texts = [self.switch] + (list(self.values) if self.kind == "categorical" else [])
-        if not all(_irace_text(text) for text in texts):
-            raise ExportError(argument_message(
-                "switch" if self.kind != "categorical" else "values", owner,
-                "text without quotes, backslashes or control characters", short(texts)))
-        if self.kind == "categorical":
-            if not self.values or len(set(self.values)) != len(self.values):
-                raise ExportError(argument_message("values", owner, "distinct choices",
-                                                   short(self.values)))
-        else:
-            bounds = [real(v) for v in self.values] if isinstance(self.values, tuple) else []
-            if len(bounds) != 2 or not all(math.isfinite(b) for b in bounds) \
-                    or not bounds[0] < bounds[1] or (self.log and bounds[0] <= 0):
-                raise ExportError(argument_message(
-                    "values", owner, "(low, high), finite, low < high (and low > 0 on a log scale)",
-                    short(self.values)))
-
-    def word(self, value: Any) -> str:
-        """The run's argument for ``value``: the switch followed by the value.
-
-        Parameters
-        ----------
-        value : object
-            The option's value (an integer option's is cut to an ``int``).
-
-        Returns
-        -------
-        str
-            One word of the command line.
-        """
-        if self.kind == "integer":
-            value = int(value)
-        return f"{self.switch}{value}"
-
-
-def irace_parameters(space: Sequence[Parameter]) -> str:
+def irace_parameters(space: ParameterSpace | Sequence[Parameter]) -> str:
     """irace's parameter file for ``space``: one line per option (``name "switch" r (lo, hi)``).
 
     Parameters
     ----------
-    space : sequence of Parameter
-        The options.
+    space : ParameterSpace or sequence of Parameter
+        The options (see :meth:`~maxent_util.ParameterSpace.to_irace`).
 
     Returns
     -------
@@ -133,17 +49,7 @@ def irace_parameters(space: Sequence[Parameter]) -> str:
     >>> print(irace_parameters([Parameter("luby", "categorical", ("-luby", "-no-luby"))]), end="")
     luby "" c ("-luby", "-no-luby")
     """
-    lines = []
-    for parameter in space:
-        kind = _KINDS[parameter.kind] + (",log" if parameter.log else "")
-        if parameter.kind == "categorical":
-            domain = ", ".join(f'"{v}"' for v in parameter.values)
-        else:
-            low, high = parameter.values
-            domain = (f"{int(low)}, {int(high)}" if parameter.kind == "integer"
-                      else f"{float(low)!r}, {float(high)!r}")
-        lines.append(f'{parameter.name} "{parameter.switch}" {kind} ({domain})')
-    return "\n".join(lines) + "\n"
+    return ParameterSpace.of(space).to_irace()
 
 
 class RunCost(NamedTuple):
@@ -166,8 +72,9 @@ class CostTarget:
         As :func:`~maxent_util.export.cost_function` takes it (a spec such as ``"pareto(1, 1)"``).
     cutoff : float
         Seconds after which a run is stopped (and counted as capped).
-    space : sequence of Parameter, optional, keyword-only
-        Turns a configuration given as a mapping into words.
+    space : ParameterSpace or sequence of Parameter, optional, keyword-only
+        Turns a configuration given as a mapping into words (the options whose conditions
+        hold, each with its switch).
     capped : {"zero", "cutoff"}, keyword-only
         How a capped run counts (see :func:`~maxent_util.export.cost_function`).
     exit_codes, clock, cwd, shell_ok : keyword-only
@@ -188,14 +95,14 @@ class CostTarget:
                             exit_codes=(10, 20))
         def run(config, instance, seed=0):
             return target(dict(config), instance)
-        scenario = Scenario(configspace, instances=instances, instance_features=features,
+        scenario = Scenario(space.to_configspace(), instances=instances, instance_features=features,
                             n_trials=200, deterministic=True, crash_cost=1.0)
         incumbent = AlgorithmConfigurationFacade(scenario, run).optimize()
 
     Optuna::
 
         def objective(trial):
-            config = {p.name: trial.suggest_float(p.name, *p.values, log=p.log) for p in space}
+            config = space.suggest(trial)  # prunes a forbidden combination
             return sum(target(config, i) for i in instances) / len(instances)
         optuna.create_study(direction="minimize").optimize(objective, n_trials=50)
 
@@ -212,7 +119,7 @@ class CostTarget:
     """
 
     def __init__(self, command: Any, utility: Any, cutoff: Any, *,
-                 space: Sequence[Parameter] | None = None, capped: str = "zero",
+                 space: ParameterSpace | Sequence[Parameter] | None = None, capped: str = "zero",
                  exit_codes: Sequence[int] = (0,), clock: str = "wall", cwd: Any = None,
                  shell_ok: bool = False) -> None:
         limit = real(cutoff)
@@ -223,7 +130,7 @@ class CostTarget:
                                     shell_ok=shell_ok)
         self.cost = cost_function(utility, capped=capped)
         self.cutoff = limit
-        self.space = tuple(space or ())
+        self.space = ParameterSpace.of(space)
 
     def words(self, config: Any) -> list[str]:
         """A configuration's words on the command line.
@@ -232,16 +139,15 @@ class CostTarget:
         ----------
         config : mapping or sequence of str
             A mapping of option names to values, turned into words through ``space`` (its
-            options in order, those absent skipped), or the words themselves.
+            options in order, those absent or whose conditions fail skipped), or the words
+            themselves.
 
         Returns
         -------
         list of str
             The words that replace ``{config}``.
         """
-        if isinstance(config, Mapping):
-            return [p.word(config[p.name]) for p in self.space if p.name in config]
-        return [str(word) for word in config]
+        return self.space.words(config)
 
     def run(self, config: Any, instance: Any) -> RunCost:
         """Run ``config`` on ``instance`` once, stopped at the cutoff.
@@ -353,7 +259,7 @@ deterministic = {deterministic}
 
 
 def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
-                 space: Sequence[Parameter] = (), instances: Sequence[Any] = (),
+                 space: ParameterSpace | Sequence[Parameter] = (), instances: Sequence[Any] = (),
                  capped: str = "zero", exit_codes: Sequence[int] = (0,), budget: int = 1000,
                  deterministic: bool = False, log: bool = True, overwrite: bool = False,
                  parents: bool = False) -> Path:
@@ -362,8 +268,9 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     The folder gets ``target-runner`` (a Python script run by this interpreter: it calls
     :class:`~maxent_util.processes.ProcessRunner`, no shell, and prints the cost),
     ``cost.py`` (:func:`~maxent_util.export.export_cost` for irace), ``scenario.txt``,
-    ``parameters.txt`` (from ``space``, or empty to fill in) and ``instances.txt`` (one path
-    a line). Run ``irace`` in the folder.
+    ``parameters.txt`` (from ``space``, or empty to fill in), ``forbidden.txt`` (for a space
+    with forbidden combinations) and ``instances.txt`` (one path a line). Run ``irace`` in
+    the folder (:func:`find_irace` finds it).
 
     Parameters
     ----------
@@ -376,8 +283,9 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
         As :func:`~maxent_util.export.cost_function` takes it.
     cutoff : float
         Seconds after which a run is stopped.
-    space : sequence of Parameter, keyword-only
-        The options irace configures.
+    space : ParameterSpace or sequence of Parameter, keyword-only
+        The options irace configures (:meth:`~maxent_util.ParameterSpace.read` reads a PCS,
+        ConfigSpace or irace file), their conditions and forbidden combinations.
     instances : sequence, keyword-only
         The training instances (paths).
     capped : {"zero", "cutoff"}, keyword-only
@@ -414,7 +322,10 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     target = CostTarget(command, utility, cutoff, space=space, capped=capped, exit_codes=exit_codes)
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ExportError(argument_message("budget", owner, "a positive integer", short(budget)))
+    space = ParameterSpace.of(space)
     names = ["target-runner", "cost.py", "scenario.txt", "parameters.txt", "instances.txt"]
+    if space.forbidden:
+        names.append("forbidden.txt")
     root = Path(os.fspath(folder))
     if not root.is_dir():
         if not parents:
@@ -436,8 +347,57 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
                                    exit_codes=tuple(target.runner.exit_codes), log=bool(log)),
           owner, overwrite=overwrite)
     paths[0].chmod(paths[0].stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    write(paths[2], _SCENARIO.format(version=__version__, cutoff=target.cutoff, budget=budget,
-                                     deterministic=int(bool(deterministic))), owner, overwrite=overwrite)
-    write(paths[3], irace_parameters(space) if space else "", owner, overwrite=overwrite)
+    scenario = _SCENARIO.format(version=__version__, cutoff=target.cutoff, budget=budget,
+                                deterministic=int(bool(deterministic)))
+    if space.forbidden:
+        write(paths[5], space.to_irace_forbidden(), owner, overwrite=overwrite)
+        scenario += 'forbiddenFile = "./forbidden.txt"\n'
+    write(paths[2], scenario, owner, overwrite=overwrite)
+    write(paths[3], space.to_irace() if len(space) else "", owner, overwrite=overwrite)
     write(paths[4], "".join(line + "\n" for line in instance_lines), owner, overwrite=overwrite)
     return root
+
+
+#: how to install irace, said whenever it cannot be found
+IRACE_INSTALL = ("install it with Debian's package (apt-get install r-cran-irace) or from R "
+                 "(install.packages(\"irace\")), or put its bin/irace on PATH")
+
+
+def find_irace(*, timeout: float = 60.0) -> str:
+    """The path of irace's command: on PATH, else in R's library (through ``Rscript``).
+
+    Debian's r-cran-irace and R's ``install.packages("irace")`` put the command in the
+    package's ``bin`` folder, not on PATH; R says where
+    (``system.file("bin/irace", package = "irace")``).
+
+    Parameters
+    ----------
+    timeout : float, keyword-only
+        Seconds to wait for ``Rscript``.
+
+    Returns
+    -------
+    str
+        The command's path.
+
+    Raises
+    ------
+    ExportError
+        Where neither PATH nor R's library has it; the message says how to install it.
+    """
+    found = shutil.which("irace")
+    if found:
+        return found
+    rscript = shutil.which("Rscript")
+    if rscript:
+        try:
+            done = subprocess.run([rscript, "-e", 'cat(system.file("bin/irace", package = "irace"))'],
+                                  capture_output=True, text=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            done = None
+        path = done.stdout.strip() if done is not None and done.returncode == 0 else ""
+        if path and os.access(path, os.X_OK):
+            return path
+    where = "R has no irace package" if rscript else "R (Rscript) is not on PATH either"
+    raise ExportError(f"irace is not on PATH and {where}; {IRACE_INSTALL}.")
