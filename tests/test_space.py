@@ -317,6 +317,14 @@ def test_reading_is_bounded_and_needs_utf8(tmp_path):
         ParameterSpace.read(latin)
 
 
+def test_a_forbidden_line_cannot_ask_for_billions_of_combinations():
+    choices = ", ".join(f'"v{k}"' for k in range(400))
+    parameters = "".join(f'{name} "" c ({choices})\n' for name in "abcd")
+    line = " & ".join(f"{name} %in% c({choices})" for name in "abcd") + "\n"  # 400 ** 4
+    with pytest.raises(DataError, match=r"^`line 1` of `forbidden` must be at most 100,000 forbidden"):
+        ParameterSpace.parse(parameters, forbidden=(line, "forbidden"))
+
+
 def test_choices_a_pcs_file_cannot_hold_are_refused_not_mangled():
     space = ParameterSpace([Parameter("m", "categorical", ("one word", "two"))])
     with pytest.raises(ExportError, match=r"must be choices of letters.*got \['one word'\]"):

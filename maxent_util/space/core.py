@@ -128,6 +128,7 @@ class Parameter:
         Returns
         -------
         float, int, str or None
+            The value, or None if it is not one of the domain's.
         """
         if self.kind == "categorical":
             return value if isinstance(value, str) and value in self.values else None
@@ -294,10 +295,12 @@ class ParameterSpace:
         Parameters
         ----------
         space : ParameterSpace or sequence of Parameter or None
+            A space, or options without conditions (None: no options).
 
         Returns
         -------
         ParameterSpace
+            The space.
         """
         if isinstance(space, ParameterSpace):
             return space
@@ -341,6 +344,7 @@ class ParameterSpace:
         Returns
         -------
         ParameterSpace
+            The new space, checked as a new one is.
         """
         arguments = {"parameters": self.parameters, "conditions": self.conditions,
                      "forbidden": [dict(c) for c in self.forbidden], **changes}
@@ -364,6 +368,7 @@ class ParameterSpace:
         Returns
         -------
         list of str
+            The names of the active options.
         """
         kept: dict[str, Any] = {}
         for parameter in self._order:
@@ -377,10 +382,12 @@ class ParameterSpace:
         Parameters
         ----------
         config : mapping
+            Option names to values.
 
         Returns
         -------
         bool
+            True if the configuration may not be run.
         """
         active = set(self.active(config))
         return any(all(name in active and self._by_name[name].value(config[name]) == value
@@ -398,6 +405,7 @@ class ParameterSpace:
         Returns
         -------
         list of str
+            The words that go in place of ``{config}`` in a command.
         """
         if not isinstance(config, Mapping):
             return [str(word) for word in config]
@@ -409,6 +417,7 @@ class ParameterSpace:
         Returns
         -------
         dict
+            Option names to values.
         """
         config = {p.name: p.start for p in self.parameters}
         return {name: config[name] for name in self.active(config)}
@@ -429,6 +438,7 @@ class ParameterSpace:
         Returns
         -------
         dict
+            The active options' values, in the space's order.
 
         Raises
         ------
@@ -480,6 +490,8 @@ class ParameterSpace:
         Returns
         -------
         ConfigSpace.ConfigurationSpace
+            The options (each switch in its ``meta``), their conditions and the forbidden
+            combinations.
 
         Raises
         ------
@@ -520,6 +532,7 @@ class ParameterSpace:
         Parameters
         ----------
         trial : optuna.trial.Trial
+            The trial an Optuna objective is given.
 
         Returns
         -------
@@ -559,6 +572,7 @@ class ParameterSpace:
         Returns
         -------
         str
+            The file's text.
 
         Examples
         --------
@@ -596,10 +610,12 @@ class ParameterSpace:
         Parameters
         ----------
         format : {"pcs", "pcs-new", "json", "irace"}
+            The format (see the module's notes).
 
         Returns
         -------
         str
+            The file's text.
 
         Raises
         ------
@@ -744,6 +760,7 @@ class ParameterSpace:
         Returns
         -------
         ParameterSpace
+            The space the file describes.
 
         Raises
         ------
@@ -784,6 +801,12 @@ class ParameterSpace:
         Returns
         -------
         ParameterSpace
+            The space the text describes.
+
+        Raises
+        ------
+        DataError
+            For text that is not a space of the format (naming the line).
 
         Examples
         --------

@@ -23,6 +23,9 @@ MAX_SPACE_BYTES = 1_000_000
 # the characters of a choice every format reads unquoted (ConfigSpace's PCS names, less
 # those this grammar uses: & ! < > % and quotes)
 WORD = re.compile(r"[A-Za-z0-9_.@:;/?$*+\-]+")
+#: the most forbidden combinations a file may spell out (``p %in% c(...) & q %in% c(...)``
+#: multiplies: a short line could otherwise ask for billions)
+MAX_COMBINATIONS = 100_000
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -407,6 +410,8 @@ class Reader:
             names = [name for name, _ in options]
             if len(set(names)) != len(names):
                 raise self.fail(number, "a combination naming each option once")
+            if len(combos) + math.prod(len(v) for _, v in options) > MAX_COMBINATIONS:
+                raise self.fail(number, f"at most {MAX_COMBINATIONS:,} forbidden combinations in all")
             for values in itertools.product(*(v for _, v in options)):
                 combos.append(dict(zip(names, values)))
         return combos
@@ -472,6 +477,9 @@ class Reader:
             if not options or None in options:
                 raise fail(f"forbiddens[{k}]", "an EQUALS or IN clause (or an AND of them)", item)
             names = [name for name, _ in options]
+            if len(combos) + math.prod(len(v) for _, v in options) > MAX_COMBINATIONS:
+                raise fail(f"forbiddens[{k}]", f"at most {MAX_COMBINATIONS:,} forbidden combinations "
+                           "in all", short(item))
             combos.extend(dict(zip(names, values)) for values in itertools.product(*(v for _, v in options)))
         return parameters, conditions, combos
 
