@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ERROR_PREFIX
+from conftest import ERROR_PREFIX, checkout_env
 from hypothesis import given, settings, strategies as st
 
 from maxent_util import Condition, Parameter, ParameterSpace
@@ -372,3 +372,50 @@ def test_space_files_hold_no_code(tmp_path):
     with pytest.raises(DataError, match=r"forbidden.txt` must be a forbidden combination"):
         ParameterSpace.read(folder / "parameters.txt")
     assert not (folder / "pwned").exists()
+
+
+_PIECES = st.sampled_from(['x', 'm', '"-x="', '"a b"', 'r', 'i', 'c', 'o', ',log', 'real', 'integer',
+                           'categorical', 'ordinal', '[', ']', '{', '}', '(', ')', ',', '|', '&&', '||',
+                           '&', '==', '!=', '=', 'in', '%in%', '0', '1', '-1', '1e999', '0.5', 'a', 'b',
+                           'il', 'log', 'Conditionals:', 'Forbidden:', '#', '\n', ' ', '\\', '\x00', 'é'])
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(st.lists(_PIECES, max_size=40).map(" ".join) | st.text(max_size=200),
+       st.sampled_from([None, *FORMATS]))
+def test_any_text_is_read_or_refused_with_a_data_error(text, kind):
+    try:
+        space = ParameterSpace.parse(text, format=kind, forbidden=text if kind == "irace" else None)
+    except DataError:
+        return
+    assert len(space) >= 0 and all(isinstance(p, Parameter) for p in space)
+
+
+def test_irace_s_own_sampler_draws_only_active_options_and_nothing_forbidden(tmp_path):
+    try:
+        find_irace()
+    except ExportError:
+        pytest.skip("irace is not installed")
+    space = ParameterSpace(
+        [Parameter("x", "real", (0.0, 1.0), "--x="),
+         Parameter("shape", "categorical", ("round", "flat", "odd"), "--shape="),
+         Parameter("y", "integer", (1, 9), "--y=")],
+        [Condition("y", "shape", ("flat",))], [{"shape": "odd"}])
+    space.write(tmp_path / "parameters.txt", "irace")
+    # irace's uniform sampler, the one its first iteration draws from, with the forbidden file
+    script = ('suppressMessages(library(irace)); set.seed(1); p <- readParameters("parameters.txt"); '
+              'f <- irace:::readForbiddenFile("forbidden.txt"); '
+              'c <- irace:::sampleUniform(p, 60, 4, forbidden = f); '
+              'write.csv(c[, p$names], stdout(), row.names = FALSE)')
+    done = subprocess.run(["Rscript", "-e", script], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(",") for line in done.stdout.splitlines()[1:]]
+    assert len(rows) == 60
+    shapes = set()
+    for x, shape, y in rows:
+        shape = shape.strip('"')
+        shapes.add(shape)
+        config = {"x": float(x), "shape": shape, **({} if y == "NA" else {"y": int(y)})}
+        assert ("y" in config) == (shape == "flat") and not space.is_forbidden(config), config
+    assert shapes == {"round", "flat"}  # the forbidden choice never drawn, the others were
