@@ -306,6 +306,24 @@ def test_hostile_or_broken_files_are_refused_naming_the_line(text, message):
         ParameterSpace.parse(text, name="f")
 
 
+def test_a_long_chain_of_conditions_or_many_combinations_cost_their_length():
+    # each option active only under the one before: a hostile file's worst case is linear
+    count = 5_000
+    lines = [f"p{k} {{a, b}} [a]" for k in range(count)]
+    lines += ["Conditionals:"] + [f"p{k} | p{k - 1} in {{a}}" for k in range(count - 1, 0, -1)]
+    lines += ["Forbidden:"] + [f"{{p{k}=b, p{k + 1}=b}}" for k in range(count - 1)]
+    space = ParameterSpace.parse("\n".join(lines))
+    assert len(space.conditions) == count - 1 and len(space.forbidden) == count - 1
+    assert len(space.default()) == count and space.words({"p0": "b", "p1": "a"}) == ["-p0=b"]
+
+
+def test_json_errors_name_the_place_in_the_document():
+    text = json.dumps({"hyperparameters": [{"name": "m", "type": "categorical", "choices": ["a"],
+                                             "default_value": "z"}]})
+    with pytest.raises(DataError, match=r"^f, hyperparameters\[0\]: `default` of `Parameter`"):
+        ParameterSpace.parse(text, name="f")
+
+
 def test_reading_is_bounded_and_needs_utf8(tmp_path):
     big = tmp_path / "big.pcs"
     big.write_text("x [0, 1] [0.5]\n" + "#" * 100)

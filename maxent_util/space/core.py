@@ -257,8 +257,11 @@ class ParameterSpace:
             kept[key] = Condition(condition.child, condition.parent,
                                   tuple(v for v in parent.values if v in values))
         self.conditions = tuple(sorted(kept.values(), key=lambda c: (index[c.child], index[c.parent])))
-        self._order = self._topological(index)
-        combinations = []
+        self._conditions_of: dict[str, list[Condition]] = {p.name: [] for p in parameters}
+        for condition in self.conditions:
+            self._conditions_of[condition.child].append(condition)
+        self._order = self._topological()
+        combinations: dict[tuple, None] = {}  # in the order given, each once
         for combination in forbidden:
             pairs = dict(combination) if isinstance(combination, Mapping) else None
             values = {name: self._by_name[name].value(value) if name in self._by_name else None
@@ -268,25 +271,30 @@ class ParameterSpace:
                                                    "of the space and values of their domains",
                                                    short(combination)))
             ordered = tuple(sorted(values.items(), key=lambda pair: index[pair[0]]))
-            if ordered not in combinations:
-                combinations.append(ordered)
+            combinations[ordered] = None
         self.forbidden = tuple(combinations)
 
-    def _topological(self, index: Mapping[str, int]) -> tuple[Parameter, ...]:
-        parents: dict[str, set[str]] = {p.name: set() for p in self.parameters}
+    def _topological(self) -> tuple[Parameter, ...]:
+        """The options, each after the parents of its conditions (Kahn's order: linear, so a
+        hostile file's long chain of conditions costs no more than its length)."""
+        waiting = {p.name: len({c.parent for c in self._conditions_of[p.name]}) for p in self.parameters}
+        children: dict[str, set[str]] = {p.name: set() for p in self.parameters}
         for condition in self.conditions:
-            parents[condition.child].add(condition.parent)
-        order: list[Parameter] = []
-        placed: set[str] = set()
-        while len(order) < len(self.parameters):
-            ready = [p for p in self.parameters if p.name not in placed and parents[p.name] <= placed]
-            if not ready:
-                circle = sorted(name for name in parents if name not in placed)
-                raise ExportError(argument_message("conditions", "ParameterSpace",
-                                                   "conditions without a circle", short(circle)))
-            order.extend(ready)
-            placed.update(p.name for p in ready)
-        return tuple(order)
+            children[condition.parent].add(condition.child)
+        ready = [p.name for p in self.parameters if waiting[p.name] == 0]
+        order: list[str] = []
+        while ready:
+            name = ready.pop()
+            order.append(name)
+            for child in children[name]:
+                waiting[child] -= 1
+                if waiting[child] == 0:
+                    ready.append(child)
+        if len(order) < len(self.parameters):
+            circle = sorted(name for name, count in waiting.items() if count > 0)
+            raise ExportError(argument_message("conditions", "ParameterSpace",
+                                               "conditions without a circle", short(circle)))
+        return tuple(self._by_name[name] for name in order)
 
     @classmethod
     def of(cls, space: Any) -> "ParameterSpace":
@@ -354,7 +362,7 @@ class ParameterSpace:
 
     def _active(self, parameter: Parameter, config: Mapping[str, Any]) -> bool:
         return all(c.parent in config and config[c.parent] in c.values
-                   for c in self.conditions if c.child == parameter.name)
+                   for c in self._conditions_of[parameter.name])
 
     def active(self, config: Mapping[str, Any]) -> list[str]:
         """The options of ``config`` whose conditions hold, in the space's order.
@@ -515,7 +523,7 @@ class ParameterSpace:
         space.add(list(made.values()))
         for child in dict.fromkeys(c.child for c in self.conditions):
             clauses = [cs.InCondition(made[child], made[c.parent], list(c.values))
-                       for c in self.conditions if c.child == child]
+                       for c in self._conditions_of[child]]
             space.add(clauses[0] if len(clauses) == 1 else cs.AndConjunction(*clauses))
         for combination in self.forbidden:
             clauses = [cs.ForbiddenEqualsClause(made[name], value) for name, value in combination]
@@ -589,7 +597,7 @@ class ParameterSpace:
                 domain = ", ".join(_number(p, v) for v in p.values)
             line = f'{p.name} "{p.switch}" {kind} ({domain})'
             clauses = [f"{c.parent} %in% c({', '.join(_irace_value(v) for v in c.values)})"
-                       for c in self.conditions if c.child == p.name]
+                       for c in self._conditions_of[p.name]]
             lines.append(line + (" | " + " && ".join(clauses) if clauses else ""))
         return "\n".join(lines) + "\n"
 
@@ -650,7 +658,7 @@ class ParameterSpace:
                 lines.append(f"{p.name} {domain}{flags}")
         conditions = []
         for child in dict.fromkeys(c.child for c in self.conditions):
-            clauses = [f"{c.parent} in {{{', '.join(c.values)}}}" for c in self.conditions if c.child == child]
+            clauses = [f"{c.parent} in {{{', '.join(c.values)}}}" for c in self._conditions_of[child]]
             if new:
                 conditions.append(f"{child} | " + " && ".join(clauses))
             else:  # AClib's classic PCS: one line per condition, all of them hold
@@ -680,7 +688,7 @@ class ParameterSpace:
         conditions = []
         for child in dict.fromkeys(c.child for c in self.conditions):
             clauses = [{"type": "IN", "child": child, "parent": c.parent, "values": list(c.values)}
-                       for c in self.conditions if c.child == child]
+                       for c in self._conditions_of[child]]
             conditions.append(clauses[0] if len(clauses) == 1 else {"type": "AND", "child": child,
                                                                          "conditions": clauses})
         forbiddens = []

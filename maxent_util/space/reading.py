@@ -175,8 +175,9 @@ class Reader:
         self.name = name
         self.lines: dict[int, str] = {}
 
-    def where(self, number: int) -> str:
-        return f"{self.name}, line {number}"
+    def where(self, place: int | str) -> str:
+        """Where an option was read: a line, or a place in a JSON document."""
+        return f"{self.name}, line {place}" if isinstance(place, int) else f"{self.name}, {place}"
 
     def fail(self, number: int, requirement: str) -> DataError:
         return DataError(argument_message(f"line {number}", self.name, requirement,
@@ -437,7 +438,7 @@ class Reader:
             kind = item.get("type")
             meta = item.get("meta")
             switch = meta.get("switch") if isinstance(meta, dict) else None
-            entry: dict[str, Any] = {"line": 0, "name": item["name"], "default": item.get("default_value"),
+            entry: dict[str, Any] = {"line": where, "name": item["name"], "default": item.get("default_value"),
                                      "switch": switch if isinstance(switch, str) else None}
             if kind in ("uniform_float", "uniform_int"):
                 bounds = (item.get("lower"), item.get("upper"))
