@@ -1,15 +1,19 @@
-"""A race of real commands on a Dask cluster whose workers are processes.
+"""A race of real commands on a Dask cluster whose workers are processes, one of them killed.
 
 The commands sleep for their configuration's seconds, far enough apart (0, 0.2, and 3 stopped
-at the limit) that every decision of the race is the same whatever the machine's load: the
-cluster's race must then take the serial race's decisions, round by round. The runtimes
-themselves are measured, so they are compared only through those decisions.
+at the limit of 1 s) that every decision of the race is the same whatever the machine's load:
+the cluster's race must then take the serial race's decisions, round by round, and so must a
+race during which a worker process is killed (Dask runs the lost runs again on a worker that
+lives; the nanny starts a new one). The runtimes themselves are measured, so they are compared
+only through those decisions.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 
 import pytest
 
@@ -21,6 +25,7 @@ CONFIGS = ["0", "0.2", "3"]
 INSTANCES = ["i", "j", "k"]
 #: the columns of UP's trace that follow from its decisions alone (total_time is measured)
 DECISIONS = ["m", "incumbent", "epsilon", "survivors", "captime_min", "captime_max"]
+PER_CONFIGURATION = ["completed", "alive", "dropped", "captime"]
 
 
 def _race(executor=None):
@@ -28,16 +33,54 @@ def _race(executor=None):
     return up(runner, CONFIGS, INSTANCES, "exp(-t)", 0.5, k0=1.0, seed=0)
 
 
-def test_a_race_on_worker_processes_takes_the_serial_race_s_decisions():
+@pytest.fixture(scope="module")
+def client():
     distributed = pytest.importorskip("distributed")
-    serial = _race()
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0", silence_logs=50) as cluster, \
             distributed.Client(cluster) as client:
-        pids = set(client.run(os.getpid).values())
-        clustered = _race(client)
-    assert len(pids) == 2 and os.getpid() not in pids  # two worker processes
-    assert clustered[DECISIONS].equals(serial[DECISIONS])
-    assert clustered.attrs["incumbent"] == serial.attrs["incumbent"] == "0"
-    completed = ["completed", "alive", "dropped", "captime"]
-    assert clustered.attrs["configurations"][completed].equals(serial.attrs["configurations"][completed])
+        yield client
+
+
+@pytest.fixture(scope="module")
+def serial():
+    return _race()
+
+
+def _same_decisions(race, serial):
+    assert race[DECISIONS].equals(serial[DECISIONS])
+    assert race.attrs["incumbent"] == serial.attrs["incumbent"] == "0"
+    assert race.attrs["configurations"][PER_CONFIGURATION].equals(
+        serial.attrs["configurations"][PER_CONFIGURATION])
+
+
+def test_a_race_on_worker_processes_takes_the_serial_race_s_decisions(client, serial):
+    pids = set(client.run(os.getpid).values())
+    assert len(pids) == 2 and os.getpid() not in pids  # two processes apart from this one
+    _same_decisions(_race(client), serial)
+
+
+def test_a_worker_killed_in_the_middle_of_a_race_loses_no_run(client, serial):
+    before = client.run(os.getpid)
+    victim = next(iter(before.values()))
+    killed = threading.Event()
+
+    def kill_when_busy():
+        # once the worker holds a run, not before: its run is the one lost and run again
+        while not killed.is_set():
+            if any(client.processing().values()):
+                os.kill(victim, signal.SIGKILL)
+                killed.set()
+                return
+            threading.Event().wait(0.05)
+
+    thread = threading.Thread(target=kill_when_busy, daemon=True)
+    thread.start()
+    try:
+        race = _race(client)
+    finally:
+        killed.set()
+        thread.join(10)
+    client.wait_for_workers(2, timeout=60)
+    assert victim not in client.run(os.getpid).values()  # it died, and the nanny replaced it
+    _same_decisions(race, serial)
