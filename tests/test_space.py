@@ -22,11 +22,11 @@ import pytest
 from conftest import ERROR_PREFIX, checkout_env
 from hypothesis import given, settings, strategies as st
 
-from maxent_util import Condition, Parameter, ParameterSpace
+from maxent_util import ParameterSpace
 from maxent_util.cli import main
 from maxent_util.errors import DataError, ExportError, MissingExtraError
 from maxent_util.export import CostTarget, export_irace, find_irace
-from maxent_util.space import FORMATS
+from maxent_util.space import FORMATS, Condition, Parameter
 
 ROOT = Path(__file__).resolve().parents[1]
 MINISAT = ROOT / "examples" / "minisat.pcs"
