@@ -217,10 +217,15 @@ def test_irace_s_own_reader_reads_the_parameter_and_forbidden_files(tmp_path):
     path = SMALL.write(tmp_path / "parameters.txt", "irace")
     assert (tmp_path / "forbidden.txt").read_text() == ('(mode == "slow") & (depth == 2)\n'
                                                        '(mode == "off") & (level == 0.0)\n')
+    # rate is inactive under mode "slow"; depth is log-uniform's middle of [1, 64]
+    (tmp_path / "configurations.txt").write_text(SMALL.to_irace_configurations())
+    assert SMALL.to_irace_configurations() == 'mode depth rate level\n"slow" 8 NA 0.0\n'
     script = ('suppressMessages(library(irace)); p <- readParameters("parameters.txt"); '
               'cat(p$names, "\\n"); cat(p$types, "\\n"); cat(p$transform == "log", "\\n"); '
               'for (n in p$names) cat(n, paste(deparse(p$conditions[[n]]), collapse = ""), "\\n"); '
-              'f <- irace:::readForbiddenFile("forbidden.txt"); cat(length(f), "\\n")')
+              'f <- irace:::readForbiddenFile("forbidden.txt"); cat(length(f), "\\n"); '
+              'c <- irace:::readConfigurationsFile("configurations.txt", p); '
+              'cat(as.character(c$mode), c$depth, c$rate, c$level, "\\n")')
     done = subprocess.run(["Rscript", "-e", script], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
@@ -232,6 +237,7 @@ def test_irace_s_own_reader_reads_the_parameter_and_forbidden_files(tmp_path):
         "mode TRUE", 'depth expression(mode %in% c("fast", "slow"))', 'rate expression(mode %in% c("fast"))',
         "level TRUE"]
     assert lines[7].strip() == "2"
+    assert lines[-1].split() == ["slow", "8", "NA", "0"]  # irace checked it against the file
     assert _settled(ParameterSpace.read(path), defaults=True) == _settled(SMALL, defaults=False)
 
 
@@ -356,7 +362,20 @@ def test_cost_target_and_export_irace_take_a_space(tmp_path):
     folder = export_irace(tmp_path, ["solver", "{params}", "{instance}"], "pareto(1, 1)", 1.0, space=SMALL)
     assert (folder / "parameters.txt").read_text() == SMALL.to_irace()
     assert (folder / "forbidden.txt").read_text() == SMALL.to_irace_forbidden()
-    assert 'forbiddenFile = "./forbidden.txt"' in (folder / "scenario.txt").read_text()
+    assert (folder / "configurations.txt").read_text() == SMALL.to_irace_configurations()
+    scenario = (folder / "scenario.txt").read_text()
+    assert 'forbiddenFile = "./forbidden.txt"' in scenario
+    assert 'configurationsFile = "./configurations.txt"' in scenario
+    # without stated defaults irace draws its first candidates itself
+    plain = export_irace(tmp_path / "plain", ["solver", "{params}", "{instance}"], "pareto(1, 1)", 1.0,
+                         space=[Parameter("x", "real", (0, 1))], parents=True)
+    assert not (plain / "configurations.txt").exists()
+    forbidden_default = SMALL.replace(forbidden=[{"mode": "slow"}])
+    with pytest.raises(ExportError, match=r"^`default` of `ParameterSpace` must be a configuration "
+                                          r"that is not forbidden"):
+        export_irace(tmp_path / "bad", ["solver", "{params}", "{instance}"], "pareto(1, 1)", 1.0,
+                     space=forbidden_default, parents=True)
+    assert not (tmp_path / "bad").exists()  # refused before anything was written
 
 
 def test_the_command_line_converts_a_space_and_fills_irace_s_files(tmp_path, capsys, monkeypatch):

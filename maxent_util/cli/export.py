@@ -45,6 +45,7 @@ def _export_irace(export: Any, utility: Any, arguments: argparse.Namespace, out:
                         budget=arguments.max_experiments or 1000, overwrite=arguments.force,
                         parents=arguments.parents or _inside_current_folder(folder.parent))
     parameters = (f"parameters.txt ({len(space)} options)" + (", forbidden.txt" if space.forbidden else "")
+                  + (", configurations.txt (the defaults)" if any(p.default is not None for p in space) else "")
                   if space else "parameters.txt (empty: describe the parameters irace sets, or pass "
                                 "--space FILE)")
     print(f"wrote {folder}: target-runner, cost.py, scenario.txt, {parameters}, instances.txt; run "

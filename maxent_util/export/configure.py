@@ -269,7 +269,8 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     :class:`~maxent_util.processes.ProcessRunner`, no shell, and prints the cost),
     ``cost.py`` (:func:`~maxent_util.export.export_cost` for irace), ``scenario.txt``,
     ``parameters.txt`` (from ``space``, or empty to fill in), ``forbidden.txt`` (for a space
-    with forbidden combinations) and ``instances.txt`` (one path a line). Run ``irace`` in
+    with forbidden combinations), ``configurations.txt`` (the default configuration, irace's
+    first candidate, for a space that states defaults) and ``instances.txt`` (one path a line). Run ``irace`` in
     the folder (:func:`find_irace` finds it).
 
     Parameters
@@ -309,8 +310,8 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     Raises
     ------
     ExportError
-        For a bad cutoff or budget, an existing file without ``overwrite``, or a utility
-        that cannot be exported.
+        For a bad cutoff or budget, an existing file without ``overwrite``, a utility that
+        cannot be exported, or a space whose default configuration is forbidden.
     DataError
         For a command the runner refuses (a placeholder a shell would read as code).
     """
@@ -326,6 +327,10 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     names = ["target-runner", "cost.py", "scenario.txt", "parameters.txt", "instances.txt"]
     if space.forbidden:
         names.append("forbidden.txt")
+    # irace starts from the solver's defaults when the space states them
+    starts = space.to_irace_configurations() if any(p.default is not None for p in space) else None
+    if starts is not None:
+        names.append("configurations.txt")
     root = Path(os.fspath(folder))
     if not root.is_dir():
         if not parents:
@@ -350,8 +355,11 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     scenario = _SCENARIO.format(version=__version__, cutoff=target.cutoff, budget=budget,
                                 deterministic=int(bool(deterministic)))
     if space.forbidden:
-        write(paths[5], space.to_irace_forbidden(), owner, overwrite=overwrite)
+        write(paths[names.index("forbidden.txt")], space.to_irace_forbidden(), owner, overwrite=overwrite)
         scenario += 'forbiddenFile = "./forbidden.txt"\n'
+    if starts is not None:
+        write(paths[names.index("configurations.txt")], starts, owner, overwrite=overwrite)
+        scenario += 'configurationsFile = "./configurations.txt"\n'
     write(paths[2], scenario, owner, overwrite=overwrite)
     write(paths[3], space.to_irace() if len(space) else "", owner, overwrite=overwrite)
     write(paths[4], "".join(line + "\n" for line in instance_lines), owner, overwrite=overwrite)

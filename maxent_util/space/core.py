@@ -612,6 +612,39 @@ class ParameterSpace:
         return "".join(" & ".join(f"({name} == {_irace_value(value)})" for name, value in combination)
                        + "\n" for combination in self.forbidden)
 
+    def to_irace_configurations(self) -> str:
+        """irace's configurations file holding the default configuration, irace's first candidate.
+
+        One header line of names, one line of values (``NA`` for an option whose conditions
+        fail), as irace's ``configurationsFile`` reads it.
+
+        Returns
+        -------
+        str
+            The file's text.
+
+        Raises
+        ------
+        ExportError
+            If the default configuration holds a forbidden combination (irace refuses it).
+
+        Examples
+        --------
+        >>> space = ParameterSpace([Parameter("pre", "categorical", ("-pre", "-no-pre"), default="-no-pre"),
+        ...                         Parameter("grow", "integer", (0, 10), "-grow=")],
+        ...                        [Condition("grow", "pre", ("-pre",))])
+        >>> print(space.to_irace_configurations(), end="")
+        pre grow
+        "-no-pre" NA
+        """
+        default = self.default()
+        if self.is_forbidden(default):
+            raise ExportError(argument_message("default", "ParameterSpace", "a configuration that "
+                                               "is not forbidden", short(default)))
+        values = ["NA" if p.name not in default else f'"{default[p.name]}"' if p.kind == "categorical"
+                  else _number(p, default[p.name]) for p in self.parameters]
+        return " ".join(p.name for p in self.parameters) + "\n" + " ".join(values) + "\n"
+
     def text(self, format: str) -> str:
         """The space as a file of ``format`` holds it (for irace, the parameter file).
 
