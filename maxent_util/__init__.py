@@ -45,6 +45,7 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["to_latex", "derivation", "export_python", "export_c", "to_json", "from_json",
                      "cost_function"], "export"),
     **dict.fromkeys(["cap_runs"], "runs"),
+    **dict.fromkeys(["ParameterSpace"], "space"),
     **dict.fromkeys(["fit_captime", "CaptimeFit"], "fitting"),
     **dict.fromkeys(["read_runs", "read_satcomp", "read_long", "read_aslib", "read_benchexec",
                      "validate_table"], "io"),
@@ -103,6 +104,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
                           tidy_ranking)
     from .report import report_html, write_report
     from .runs import cap_runs
+    from .space import ParameterSpace
     from .sampling import Plan, plan, simulate_plan
     from .scorer import CompiledScorer, Scorer, compile_scorer
     from .sweeps import crossovers, ranking_changes, sweep

@@ -25,7 +25,8 @@ import pytest
 from conftest import checkout_env
 
 from maxent_util.errors import DataError, ExportError
-from maxent_util.export import CostTarget, Parameter, cost_function, export_irace, irace_parameters
+from maxent_util.export import (CostTarget, Parameter, cost_function, export_irace, find_irace,
+                                irace_parameters)
 
 SPEC = "exponential(0.2)"
 CUTOFF = 0.3
@@ -53,12 +54,10 @@ def problem(tmp_path):
 
 
 def _irace() -> str | None:
-    found = shutil.which("irace")
-    if found is None and shutil.which("Rscript"):
-        done = subprocess.run(["Rscript", "-e", 'cat(system.file("bin", "irace", package = "irace"))'],
-                              capture_output=True, text=True, timeout=60)
-        found = done.stdout.strip() or None
-    return found
+    try:
+        return find_irace()
+    except ExportError:
+        return None
 
 
 def test_irace_configures_a_real_command_with_the_library_s_cost(tmp_path, problem):

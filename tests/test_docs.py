@@ -24,7 +24,7 @@ DOCS = ROOT / "docs"
 
 # Modules whose API page the site must carry (each skipped while it does not exist).
 API_MODULES = ["maxent", "problem", "scorer", "distribution", "families", "utility", "runs", "estimate", "ranking",
-               "bootstrap", "fitting", "comparison", "sweeps", "racing", "sampling", "io",
+               "bootstrap", "fitting", "comparison", "sweeps", "racing", "space", "sampling", "io",
                "datasets", "errors", "export", "plots", "report", "designer"]
 
 

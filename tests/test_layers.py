@@ -24,6 +24,8 @@ LATE_IMPORTS_ALLOWED = {
     "plots.py": {"matplotlib"},
     "long.py": {"pyarrow"},
     "_dask.py": {"dask", "distributed"},
+    # the [configure] extra: only to_configspace and suggest need them
+    "space/": {"ConfigSpace", "optuna"},
     # sympy.codegen.rewriting loads sympy's tensor and combinatorics modules (0.15 s): only when
     # a scorer is compiled, not with the first derive
     "scorer.py": {"jax", "torch", "sympy.printing.pytorch", "sympy.printing.numpy", "sympy.codegen.rewriting"},

@@ -14,7 +14,8 @@ from .files import _file_flags, _inside_current_folder, _target, _write_text
 #: options that only one target reads, and that target
 _ONLY_WITH = {"tool": ("--for", "--cost"), "run_command": ("--command", "--irace"),
               "cutoff": ("--cutoff", "--irace"), "instances": ("--instance", "--irace"),
-              "exit_codes": ("--exit-code", "--irace"), "max_experiments": ("--max-experiments", "--irace")}
+              "exit_codes": ("--exit-code", "--irace"), "max_experiments": ("--max-experiments", "--irace"),
+              "space": ("--space", "--irace")}
 
 
 def _check_combinations(arguments: argparse.Namespace, flag: str) -> None:
@@ -33,13 +34,22 @@ def _export_irace(export: Any, utility: Any, arguments: argparse.Namespace, out:
     folder = Path(arguments.irace)
     if folder.exists() and not folder.is_dir():
         raise CommandLineError(f"argument --irace: {arguments.irace!r} is not a directory")
-    export.export_irace(folder, arguments.run_command, utility, arguments.cutoff,
+    space = ()
+    if arguments.space is not None:
+        from ..space import ParameterSpace
+
+        space = ParameterSpace.read(arguments.space)
+    export.export_irace(folder, arguments.run_command, utility, arguments.cutoff, space=space,
                         instances=arguments.instances or (), capped=arguments.capped or "zero",
                         exit_codes=tuple(arguments.exit_codes or (0,)),
                         budget=arguments.max_experiments or 1000, overwrite=arguments.force,
                         parents=arguments.parents or _inside_current_folder(folder.parent))
-    print(f"wrote {folder}: target-runner, cost.py, scenario.txt, parameters.txt (empty: describe "
-          f"the parameters irace sets), instances.txt; run irace there", file=out)
+    parameters = (f"parameters.txt ({len(space)} options)" + (", forbidden.txt" if space.forbidden else "")
+                  + (", configurations.txt (the defaults)" if any(p.default is not None for p in space) else "")
+                  if space else "parameters.txt (empty: describe the parameters irace sets, or pass "
+                                "--space FILE)")
+    print(f"wrote {folder}: target-runner, cost.py, scenario.txt, {parameters}, instances.txt; run "
+          f"irace there", file=out)
     return 0
 
 
@@ -114,6 +124,10 @@ def add_parser(commands: Any) -> None:
     export.add_argument("--exit-code", dest="exit_codes", type=int, action="append", metavar="N",
                         help="with --irace: an exit status of a run that finished (repeat; default "
                              "0; SAT solvers 10 and 20)")
+    export.add_argument("--space", metavar="FILE",
+                        help="with --irace: the solver's parameter space (classic PCS, ConfigSpace's "
+                             "PCS or JSON, irace's parameter file) for parameters.txt and irace's "
+                             "forbidden.txt")
     export.add_argument("--max-experiments", type=_positive_int, metavar="N",
                         help="with --irace: the scenario's budget of runs (default 1000)")
     _file_flags(export)

@@ -40,7 +40,7 @@ their closed forms in it.
 from __future__ import annotations
 
 from .c import export_c
-from .configure import CostTarget, Parameter, RunCost, export_irace, irace_parameters
+from .configure import CostTarget, Parameter, RunCost, export_irace, find_irace, irace_parameters
 from .cost import cost_c, cost_function, export_cost
 from ..documents import JSON_FORMAT, JSON_VERSION, from_json, to_json
 from ..documents import MAX_JSON_LENGTH  # noqa: F401  (importable from here as before; not in __all__)
@@ -61,6 +61,7 @@ __all__ = [
     "Parameter",
     "RunCost",
     "export_irace",
+    "find_irace",
     "irace_parameters",
     "JSON_FORMAT",
     "JSON_VERSION",

@@ -5,38 +5,41 @@
 costs it ``1 - u`` (:func:`~maxent_util.export.cost_function`): SMAC3's target function,
 Optuna's objective and, through :func:`export_irace`, irace's target runner all call it, so
 every route, the built-in race included, measures and scores runs the same way.
-:class:`Parameter` describes one option of the solver once, for irace's parameter file and
-the command line of every run.
+:class:`~maxent_util.ParameterSpace` (of :class:`Parameter`) describes the solver's options
+once, for irace's parameter file and the command line of every run.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import shutil
 import stat
+import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from .._numbers import real
 from .._output import file_group
 from .._version import __version__
 from ..errors import ExportError, argument_message, short
-from ..processes import _KINDS, Parameter, ProcessRunner, read_irace_parameters, space_words
+from ..processes import ProcessRunner
+from ..space import Parameter, ParameterSpace, space_words
 from . import _cost_core
 from .common import doc_safe, writable, write
 from .cost import cost_function, export_cost
 
-__all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "irace_parameters",
-           "read_irace_parameters", "space_words"]  # the space's part lives in processes
+__all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "find_irace", "irace_parameters",
+           "space_words"]
 
-def irace_parameters(space: Sequence[Parameter]) -> str:
+def irace_parameters(space: ParameterSpace | Sequence[Parameter]) -> str:
     """irace's parameter file for ``space``: one line per option (``name "switch" r (lo, hi)``).
 
     Parameters
     ----------
-    space : sequence of Parameter
-        The options.
+    space : ParameterSpace or sequence of Parameter
+        The options (see :meth:`~maxent_util.ParameterSpace.to_irace`).
 
     Returns
     -------
@@ -48,17 +51,7 @@ def irace_parameters(space: Sequence[Parameter]) -> str:
     >>> print(irace_parameters([Parameter("luby", "categorical", ("-luby", "-no-luby"))]), end="")
     luby "" c ("-luby", "-no-luby")
     """
-    lines = []
-    for parameter in space:
-        kind = _KINDS[parameter.kind] + (",log" if parameter.log else "")
-        if parameter.kind == "categorical":
-            domain = ", ".join(f'"{v}"' for v in parameter.values)
-        else:
-            low, high = parameter.values
-            domain = (f"{int(low)}, {int(high)}" if parameter.kind == "integer"
-                      else f"{float(low)!r}, {float(high)!r}")
-        lines.append(f'{parameter.name} "{parameter.switch}" {kind} ({domain})')
-    return "\n".join(lines) + "\n"
+    return ParameterSpace.of(space).to_irace()
 
 
 class RunCost(NamedTuple):
@@ -81,8 +74,9 @@ class CostTarget:
         As :func:`~maxent_util.export.cost_function` takes it (a spec such as ``"pareto(1, 1)"``).
     cutoff : float
         Seconds after which a run is stopped (and counted as capped).
-    space : sequence of Parameter, optional, keyword-only
-        Turns a configuration given as a mapping into words.
+    space : ParameterSpace or sequence of Parameter, optional, keyword-only
+        Turns a configuration given as a mapping into words (the options whose conditions
+        hold, each with its switch).
     capped : {"zero", "cutoff"}, keyword-only
         How a capped run counts (see :func:`~maxent_util.export.cost_function`).
     exit_codes, clock, cwd, shell_ok : keyword-only
@@ -103,14 +97,14 @@ class CostTarget:
                             exit_codes=(10, 20))
         def run(config, instance, seed=0):
             return target(dict(config), instance)
-        scenario = Scenario(configspace, instances=instances, instance_features=features,
+        scenario = Scenario(space.to_configspace(), instances=instances, instance_features=features,
                             n_trials=200, deterministic=True, crash_cost=1.0)
         incumbent = AlgorithmConfigurationFacade(scenario, run).optimize()
 
     Optuna::
 
         def objective(trial):
-            config = {p.name: trial.suggest_float(p.name, *p.values, log=p.log) for p in space}
+            config = space.suggest(trial)  # prunes a forbidden combination
             return sum(target(config, i) for i in instances) / len(instances)
         optuna.create_study(direction="minimize").optimize(objective, n_trials=50)
 
@@ -127,7 +121,7 @@ class CostTarget:
     """
 
     def __init__(self, command: Any, utility: Any, cutoff: Any, *,
-                 space: Sequence[Parameter] | None = None, capped: str = "zero",
+                 space: ParameterSpace | Sequence[Parameter] | None = None, capped: str = "zero",
                  exit_codes: Sequence[int] = (0,), clock: str = "wall", cwd: Any = None,
                  shell_ok: bool = False) -> None:
         limit = real(cutoff)
@@ -138,7 +132,7 @@ class CostTarget:
                                     shell_ok=shell_ok)
         self.cost = cost_function(utility, capped=capped)
         self.cutoff = limit
-        self.space = tuple(space or ())
+        self.space = ParameterSpace.of(space)
 
     def words(self, config: Any) -> list[str]:
         """A configuration's words on the command line.
@@ -147,7 +141,8 @@ class CostTarget:
         ----------
         config : mapping or sequence of str
             A mapping of option names to values, turned into words through ``space`` (its
-            options in order, those absent skipped), or the words themselves.
+            options in order, those absent or whose conditions fail skipped), or the words
+            themselves.
 
         Returns
         -------
@@ -160,22 +155,7 @@ class CostTarget:
             For an option or a value outside the declared space, or a mapping without a
             space.
         """
-        if isinstance(config, Mapping):
-            if self.space:
-                unknown = sorted(set(config) - {p.name for p in self.space}, key=str)
-                if unknown:
-                    raise ExportError(argument_message(
-                        "config", "CostTarget", "options of the declared space "
-                        f"({', '.join(p.name for p in self.space)})", short(unknown)))
-            elif config:
-                raise ExportError(argument_message(
-                    "config", "CostTarget", "words, or a mapping with a space to read it by",
-                    short(config), "Pass space=[Parameter(...), ...]."))
-            return [p.word(config[p.name]) for p in self.space if p.name in config]
-        words = [str(word) for word in config]
-        if self.space:
-            space_words(self.space, words, "CostTarget")
-        return words
+        return self.space.words(config)
 
     def run(self, config: Any, instance: Any) -> RunCost:
         """Run ``config`` on ``instance`` once, stopped at the cutoff.
@@ -234,8 +214,8 @@ import sys
 import importlib.util
 
 from maxent_util.errors import MaxEntError, argument_message
-from maxent_util.processes import (IRACE_SLACK, ProcessRunner, read_irace_parameters,
-                                   space_words)
+from maxent_util.processes import ProcessRunner
+from maxent_util.space import IRACE_SLACK, ParameterSpace, space_words
 
 COMMAND = {command!r}
 CUTOFF = {cutoff!r}
@@ -263,7 +243,7 @@ def main(argv):
         path = os.path.join(HERE, "parameters.txt")
         try:
             with open(path, encoding="utf-8") as file:
-                space = read_irace_parameters(file.read(), path)
+                space = ParameterSpace.parse(file.read(), format="irace", name=path)
         except (OSError, UnicodeDecodeError) as error:
             raise MaxEntError(argument_message("parameters.txt", "target-runner", "a readable "
                                                "irace parameter file", path, f"({{error}})"))
@@ -304,7 +284,7 @@ deterministic = {deterministic}
 
 
 def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
-                 space: Sequence[Parameter] = (), instances: Sequence[Any] = (),
+                 space: ParameterSpace | Sequence[Parameter] = (), instances: Sequence[Any] = (),
                  capped: str = "zero", exit_codes: Sequence[int] = (0,), budget: int = 1000,
                  deterministic: bool = False, log: bool = True, overwrite: bool = False,
                  parents: bool = False) -> Path:
@@ -313,8 +293,10 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     The folder gets ``target-runner`` (a Python script run by this interpreter: it calls
     :class:`~maxent_util.processes.ProcessRunner`, no shell, and prints the cost),
     ``cost.py`` (:func:`~maxent_util.export.export_cost` for irace), ``scenario.txt``,
-    ``parameters.txt`` (from ``space``, or empty to fill in) and ``instances.txt`` (one path
-    a line). Run ``irace`` in the folder.
+    ``parameters.txt`` (from ``space``, or empty to fill in), ``forbidden.txt`` (for a space
+    with forbidden combinations), ``configurations.txt`` (the default configuration, irace's
+    first candidate, for a space that states defaults) and ``instances.txt`` (one path a line). Run ``irace`` in
+    the folder (:func:`find_irace` finds it).
 
     Parameters
     ----------
@@ -327,8 +309,9 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
         As :func:`~maxent_util.export.cost_function` takes it.
     cutoff : float
         Seconds after which a run is stopped.
-    space : sequence of Parameter, keyword-only
-        The options irace configures.
+    space : ParameterSpace or sequence of Parameter, keyword-only
+        The options irace configures (:meth:`~maxent_util.ParameterSpace.read` reads a PCS,
+        ConfigSpace or irace file), their conditions and forbidden combinations.
     instances : sequence, keyword-only
         The training instances (paths).
     capped : {"zero", "cutoff"}, keyword-only
@@ -352,8 +335,8 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     Raises
     ------
     ExportError
-        For a bad cutoff or budget, an existing file without ``overwrite``, or a utility
-        that cannot be exported.
+        For a bad cutoff or budget, an existing file without ``overwrite``, a utility that
+        cannot be exported, or a space whose default configuration is forbidden.
     DataError
         For a command the runner refuses (a placeholder a shell would read as code).
     """
@@ -365,7 +348,14 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     target = CostTarget(command, utility, cutoff, space=space, capped=capped, exit_codes=exit_codes)
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ExportError(argument_message("budget", owner, "a positive integer", short(budget)))
+    space = ParameterSpace.of(space)
     names = ["target-runner", "cost.py", "scenario.txt", "parameters.txt", "instances.txt"]
+    if space.forbidden:
+        names.append("forbidden.txt")
+    # irace starts from the solver's defaults when the space states them
+    starts = space.to_irace_configurations() if any(p.default is not None for p in space) else None
+    if starts is not None:
+        names.append("configurations.txt")
     root = Path(os.fspath(folder))
     if not root.is_dir():
         if not parents:
@@ -396,7 +386,60 @@ def _write_irace(paths: list[Path], utility: Any, target: CostTarget, capped: st
                                    exit_codes=tuple(target.runner.exit_codes), log=bool(log)),
           owner, overwrite=overwrite)
     paths[0].chmod(paths[0].stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    write(paths[2], _SCENARIO.format(version=__version__, cutoff=target.cutoff, budget=budget,
-                                     deterministic=int(bool(deterministic))), owner, overwrite=overwrite)
-    write(paths[3], irace_parameters(space) if space else "", owner, overwrite=overwrite)
+    scenario = _SCENARIO.format(version=__version__, cutoff=target.cutoff, budget=budget,
+                                deterministic=int(bool(deterministic)))
+    if space.forbidden:
+        write(paths[names.index("forbidden.txt")], space.to_irace_forbidden(), owner, overwrite=overwrite)
+        scenario += 'forbiddenFile = "./forbidden.txt"\n'
+    if starts is not None:
+        write(paths[names.index("configurations.txt")], starts, owner, overwrite=overwrite)
+        scenario += 'configurationsFile = "./configurations.txt"\n'
+    write(paths[2], scenario, owner, overwrite=overwrite)
+    write(paths[3], space.to_irace() if len(space) else "", owner, overwrite=overwrite)
     write(paths[4], "".join(line + "\n" for line in instance_lines), owner, overwrite=overwrite)
+    return root
+
+
+#: how to install irace, said whenever it cannot be found
+IRACE_INSTALL = ("install it with Debian's package (apt-get install r-cran-irace) or from R "
+                 "(install.packages(\"irace\")), or put its bin/irace on PATH")
+
+
+def find_irace(*, timeout: float = 60.0) -> str:
+    """The path of irace's command: on PATH, else in R's library (through ``Rscript``).
+
+    Debian's r-cran-irace and R's ``install.packages("irace")`` put the command in the
+    package's ``bin`` folder, not on PATH; R says where
+    (``system.file("bin/irace", package = "irace")``).
+
+    Parameters
+    ----------
+    timeout : float, keyword-only
+        Seconds to wait for ``Rscript``.
+
+    Returns
+    -------
+    str
+        The command's path.
+
+    Raises
+    ------
+    ExportError
+        Where neither PATH nor R's library has it; the message says how to install it.
+    """
+    found = shutil.which("irace")
+    if found:
+        return found
+    rscript = shutil.which("Rscript")
+    if rscript:
+        try:
+            done = subprocess.run([rscript, "-e", 'cat(system.file("bin/irace", package = "irace"))'],
+                                  capture_output=True, text=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            done = None
+        path = done.stdout.strip() if done is not None and done.returncode == 0 else ""
+        if path and os.access(path, os.X_OK):
+            return path
+    where = "R has no irace package" if rscript else "R (Rscript) is not on PATH either"
+    raise ExportError(f"irace is not on PATH and {where}; {IRACE_INSTALL}.")
