@@ -155,7 +155,7 @@ class CostTarget:
             For an option or a value outside the declared space, or a mapping without a
             space.
         """
-        return self.space.words(config)
+        return self.space.words(config, owner="CostTarget")
 
     def run(self, config: Any, instance: Any) -> RunCost:
         """Run ``config`` on ``instance`` once, stopped at the cutoff.
@@ -368,14 +368,15 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
         raise ExportError(argument_message("instances", owner, "paths without line breaks",
                                            short(instance_lines)))
     with file_group():  # the whole set-up or none of it (Ctrl-C between two files)
-        _write_irace(paths, utility, target, capped, log, budget, deterministic, space,
-                     instance_lines, overwrite, owner)
+        _write_irace(paths, names, utility, target, capped, log, budget, deterministic, space,
+                     starts, instance_lines, overwrite, owner)
     return root
 
 
-def _write_irace(paths: list[Path], utility: Any, target: CostTarget, capped: str, log: bool,
-                 budget: int, deterministic: bool, space: Sequence[Parameter],
-                 instance_lines: list[str], overwrite: bool, owner: str) -> None:
+def _write_irace(paths: list[Path], names: list[str], utility: Any, target: CostTarget,
+                 capped: str, log: bool, budget: int, deterministic: bool, space: ParameterSpace,
+                 starts: str | None, instance_lines: list[str], overwrite: bool,
+                 owner: str) -> None:
     export_cost(utility, paths[1], tool="irace", capped=capped, overwrite=overwrite)
     provenance = "\n".join(doc_safe(line) for line in (
         f"command: {' '.join(target.runner.words)}", f"cutoff: {target.cutoff!r} s",
@@ -397,7 +398,6 @@ def _write_irace(paths: list[Path], utility: Any, target: CostTarget, capped: st
     write(paths[2], scenario, owner, overwrite=overwrite)
     write(paths[3], space.to_irace() if len(space) else "", owner, overwrite=overwrite)
     write(paths[4], "".join(line + "\n" for line in instance_lines), owner, overwrite=overwrite)
-    return root
 
 
 #: how to install irace, said whenever it cannot be found

@@ -518,7 +518,7 @@ class ParameterSpace:
         return any(all(name in active and self._by_name[name].value(config[name]) == value
                        for name, value in combination) for combination in self.forbidden)
 
-    def words(self, config: Any) -> list[str]:
+    def words(self, config: Any, *, owner: str = "ParameterSpace.words") -> list[str]:
         """A configuration's words on the command line, each active option's switch and value.
 
         Parameters
@@ -535,16 +535,16 @@ class ParameterSpace:
         if not isinstance(config, Mapping):
             words = [str(word) for word in config]
             if len(self):  # words are data too: each must be a word of the declared space
-                space_words(self, words, "ParameterSpace.words")
+                space_words(self, words, owner)
             return words
         if not len(self) and config:
             raise ExportError(argument_message(
-                "config", "ParameterSpace.words", "words, or a mapping with a space to read it by",
+                "config", owner, "words, or a mapping with a space to read it by",
                 short(config), "Declare the space: ParameterSpace([Parameter(...), ...])."))
         unknown = sorted(set(config) - set(self._by_name), key=str)
         if unknown:
             raise ExportError(argument_message(
-                "config", "ParameterSpace.words", "options of the declared space "
+                "config", owner, "options of the declared space "
                 f"({', '.join(self._by_name)})", short(unknown)))
         return [self._by_name[name].word(config[name]) for name in self.active(config)]
 
