@@ -263,8 +263,8 @@ def test_the_target_runner_reads_the_space_of_its_parameters_file(capsys, tmp_pa
     assert _target_runner(capsys, folder, "i", "-rinc=4.01")[0] == 2
     (folder / "parameters.txt").write_text('rinc "-rinc=" r (1.1, "max")\n')
     status, _, err = _target_runner(capsys, folder, "i")
-    assert status == 2 and re.search(r"`line 1` of `.*parameters.txt` must be an irace "
-                                     r"parameter", err), err
+    assert status == 2 and re.search(r"`line 1` of `.*parameters.txt` must be a parameter "
+                                     r"\(name \"switch\" r\|i\|c\|o", err), err
 
 
 def test_a_configuration_comes_from_the_declared_space(problem):
