@@ -643,19 +643,21 @@ class FastProblem:
             if moments is None or steps < 0:
                 return None  # failed, or stuck at the edge of the dual's domain
             # settled where the rule was built: nothing left to check against a newer rule
-            if (fresh and steps == 0 and self._settled(rule, lam, moments, scale)
-                    or self._still_holds(rule, lam, moments, scale)):
+            if fresh and steps == 0 and self._settled(rule, lam, moments, scale):
+                return self._answer(lam, rule_at, scale, rule)
+            if self._still_holds(rule, lam, moments, scale):
                 return self._answer(lam, rule_at, scale)
             rule = None  # build one at the multipliers reached
         return None
 
-    def _answer(self, lam: np.ndarray, rule_at: Callable, scale: np.ndarray) -> "NumericLaw | None":
+    def _answer(self, lam: np.ndarray, rule_at: Callable, scale: np.ndarray,
+                rule: _Rule | None = None) -> "NumericLaw | None":
         """The law at the multipliers Newton settled on: two more Newton steps under a rule built
         at that very point (every start, a neighbour's or the cold one, ends on the same point
         to rounding), then every constraint checked by that rule (equalities to 1e-13 of their
         scale, inequalities inside their bounds, multipliers of the right signs, every
-        expectation resolved, the density integrable)."""
-        rule = rule_at(lam)
+        expectation resolved, the density integrable).  ``rule``: one already built at ``lam``."""
+        rule = rule_at(lam) if rule is None else rule
         if rule is None:
             return None
         for _ in range(2):
