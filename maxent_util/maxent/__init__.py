@@ -150,9 +150,8 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
         15 (the default): a set of numbers of the common kinds (Support, Mean, LogMoment,
         SquaredLogDeviation, TailProbability, Moment; equalities and bounds) is solved at
         once in double precision (milliseconds; :attr:`CaptimeDistribution.numeric`), and
-        its closed form
-        (sympy pdf, CDF, survival function, exact or 30-digit multipliers, derivation) is
-        built when one of them is first read, under the same ``timeout``
+        its closed form (sympy pdf, CDF, survival function, exact or 30-digit multipliers,
+        derivation) is built when one of them is first read, under the same ``timeout``
         (:attr:`CaptimeDistribution.forms` says what is built).  Other sets, and ``digits``
         above 15 (up to ``MAX_DIGITS``), take the full route at once: multipliers solved
         exactly or to ``max(digits, 30)`` digits.
