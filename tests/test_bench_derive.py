@@ -15,14 +15,18 @@ def test_random_sets_mode_prints_routes_ratios_and_agreement(capsys, monkeypatch
     assert out.startswith("2 random equality sets (seed 0) with a law by the dual")
     routes = [line.split("  ")[0] for line in out.splitlines()
               if line.startswith(("derive (", "dual.solve"))]
+    # the equality sets, the sets with inequalities, then the two named cases
+    assert out.count("random inequality sets (seed 0) with a law by the dual") == 1
     assert routes == ["derive (default route)", 'derive (method="numeric")', "dual.solve (tests/dual.py)",
+                      "derive (default route)", 'derive (method="numeric")', "dual.solve (tests/dual.py)",
                       "derive (default route)", 'derive (method="numeric")', "dual.solve (tests/dual.py)",
                       "derive (default route)", 'derive (method="numeric")']
     rows = [line.split() for line in out.splitlines() if line.startswith(("derive (", "dual.solve"))]
-    dual_row = rows[2]
-    assert dual_row[-1] == "1.00" and dual_row[-3] == "-"  # the dual is the reference; no time limit
-    # seed 0's first sets (a mean on the half-line, a squared log deviation): derive agrees with
-    # the dual on every law, and nothing waits out its limit
-    assert "every law agrees with the dual, no call spent its time limit" in out
-    for row in rows[:6]:
+    for dual_row in (rows[2], rows[5]):
+        assert dual_row[-1] == "1.00" and dual_row[-3] == "-"  # the dual is the reference; no time limit
+    # seed 0's first sets (a mean on the half-line, a squared log deviation; with inequalities,
+    # two bounds on log moments and one on a mean): derive agrees with the dual on every law,
+    # and nothing waits out its limit
+    assert out.count("every law agrees with the dual, no call spent its time limit") == 2
+    for row in rows[:9]:
         assert row[-2] == "0"  # disagreements

@@ -19,7 +19,7 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from maxent_util import Mean, Support, TailProbability, derive, kappa
+from maxent_util import LogMoment, Mean, Support, TailProbability, derive, kappa
 from maxent_util.cli import main
 from maxent_util.documents import from_json, to_json
 from maxent_util.errors import ConstraintError, InfeasibleError
@@ -183,3 +183,37 @@ def test_random_bounds_meet_every_constraint_and_match_the_bounded_dual(mean, me
     expected = _dual_multipliers(mean, mean_rel, cut, tail, tail_rel)
     got = [float(law.multipliers[sympy.Symbol(f"lambda_{i}", real=True)]) for i in (1, 2)]
     assert got == pytest.approx(list(expected), abs=1e-5)
+
+
+@pytest.mark.parametrize("value, binds", [(3, True), (7, False), (sympy.Rational(41, 10), True)])
+def test_a_bound_of_numbers_is_solved_at_once_with_the_active_set_the_kkt_check_confirms(value, binds):
+    bound = Mean(value, relation="<=")
+    derive.cache_clear()  # a law another test read would come back built
+    law = derive(Support(0, 10), bound)
+    assert law.numeric is not None and not law.built  # the dual's active set, no sympy yet
+    assert law.numeric.active == ((0,) if binds else ())
+    # the full route's active-set search and KKT record (built on first read) agree with it
+    assert law.active == ((bound,) if binds else ())
+    lam = float(law.numeric.multipliers[0])
+    if not binds:
+        assert lam == 0.0  # the uniform law: the bound holds with room to spare
+        return
+    # reference: the truncated exponential's rate, by brentq on its mean 1/l - 10/(e^(10 l) - 1)
+    rate = scipy.optimize.brentq(lambda l: 1 / l - 10 / math.expm1(10 * l) - float(value), 1e-9, 50)
+    assert lam == pytest.approx(rate, rel=1e-11)
+    assert float(law.multipliers[sympy.Symbol("lambda_1", real=True)]) == pytest.approx(lam, rel=1e-12)
+
+
+def test_an_upper_bound_beside_an_equality_takes_the_fast_route():
+    # it took the full route (1 to 4 s each); on the half-line the bound always binds (v > e:
+    # by Jensen, E[log kappa] = 1 needs E[kappa] >= e)
+    for v in ("3", "4.2", "10"):
+        law = derive(Support(0, "oo"), Mean(v, relation="<="), LogMoment(1, 1))
+        assert law.numeric is not None
+        # the gamma law k**(a-1) exp(-b k) when the bound binds: a/b = v, digamma(a) - log(b) = 1
+        with mpmath.workdps(30):
+            # (bracketed: digamma(a) - log(a) rises from -oo to 0, and must reach 1 - log(v))
+            a = mpmath.findroot(lambda a: mpmath.digamma(a) - mpmath.log(a / mpmath.mpf(v)) - 1, (0.01, 1e4),
+                                solver="anderson")
+        assert law.numeric.active == (0,)
+        np.testing.assert_allclose(law.numeric.multipliers, [float(a / mpmath.mpf(v)), float(1 - a)], rtol=1e-11)

@@ -149,10 +149,10 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
         and non-numbers are refused.
     digits : int, keyword-only
         15 (the default): a set of numbers of the common kinds (Support, Mean, LogMoment,
-        SquaredLogDeviation, TailProbability, Moment; equalities) is solved at once in double
-        precision (milliseconds; :attr:`CaptimeDistribution.numeric`), and its closed form
-        (sympy pdf, CDF, survival function, exact or 30-digit multipliers, derivation) is
-        built when one of them is first read, under the same ``timeout``
+        SquaredLogDeviation, TailProbability, Moment; equalities and bounds) is solved at
+        once in double precision (milliseconds; :attr:`CaptimeDistribution.numeric`), and
+        its closed form (sympy pdf, CDF, survival function, exact or 30-digit multipliers,
+        derivation) is built when one of them is first read, under the same ``timeout``
         (:attr:`CaptimeDistribution.forms` says what is built).  Other sets, and ``digits``
         above 15 (up to ``MAX_DIGITS``), take the full route at once: multipliers solved
         exactly or to ``max(digits, 30)`` digits.

@@ -6,16 +6,23 @@ is v - E[g], its Hessian Cov[g]).  This module reads the constraints of the comm
 from their values (no sympy), minimises D by Newton's method with a backtracking line search, and
 integrates with Gauss-Legendre panels that are bisected until two rules agree to 1e-15 of Z.
 
+An inequality (E[g] <= v or >= v) gives its multiplier a sign (lambda >= 0 or <= 0): Newton runs
+on the dual with the bounds that do not bind held at 0 (an active set) and every step projected
+onto the signs.  The dual's domain (where Z is finite) is read exactly from the exponent's leading
+terms at 0 and infinity, and no step leaves it.
+
 Each piece between breakpoints is integrated in kappa when it is a short finite interval and in
 z = log(kappa) when it reaches 0 or infinity or spans a wide range: power laws, log-normals and
 exponential tails are all smooth in z, and a tail is cut where its density falls below
-e**-120 of the peak (further out it cannot change a double).
+e**-120 of the peak (further out it cannot change a double), provided every feature's integrand
+g f is negligible there too (else the law's expectations are not the quadrature's).
 
-Anything this route cannot settle (a symbolic value, an inequality, a continuity condition, a
-constraint at a point outside the support, a set whose Newton iteration does not converge to the
-constraints, a density that cannot be normalised) returns None, and :func:`~maxent_util.derive`
-takes its full route, which raises the errors that explain why.  So this route only ever hands
-out a law that meets every constraint to double precision.
+Anything this route cannot settle (a symbolic value, a continuity condition, a constraint at a
+point outside the support, a set whose Newton iteration does not converge to the constraints, a
+density that cannot be normalised) returns None, and :func:`~maxent_util.derive` takes its full
+route, which raises the errors that explain why.  A law handed out has been checked by a rule
+built at its own multipliers: every equality to 1e-13 of its scale, every bound met, the
+multipliers of the right signs, every expectation resolved.
 """
 
 from __future__ import annotations
@@ -628,24 +635,29 @@ class FastProblem:
         built where it stopped.  The answer is polished and checked under a rule built there."""
         scale = np.maximum(np.abs(self.values), 1.0)
         for _ in range(_MAX_ITERATIONS):
+            fresh = rule is None
             rule = rule_at(lam) if rule is None else rule
             if rule is None:
                 return None
             lam, steps, moments = self._newton_on(rule, lam, scale)
             if moments is None or steps < 0:
                 return None  # failed, or stuck at the edge of the dual's domain
+            # settled where the rule was built: nothing left to check against a newer rule
+            if fresh and steps == 0 and self._settled(rule, lam, moments, scale):
+                return self._answer(lam, rule_at, scale, rule)
             if self._still_holds(rule, lam, moments, scale):
                 return self._answer(lam, rule_at, scale)
             rule = None  # build one at the multipliers reached
         return None
 
-    def _answer(self, lam: np.ndarray, rule_at: Callable, scale: np.ndarray) -> "NumericLaw | None":
+    def _answer(self, lam: np.ndarray, rule_at: Callable, scale: np.ndarray,
+                rule: _Rule | None = None) -> "NumericLaw | None":
         """The law at the multipliers Newton settled on: two more Newton steps under a rule built
         at that very point (every start, a neighbour's or the cold one, ends on the same point
         to rounding), then every constraint checked by that rule (equalities to 1e-13 of their
         scale, inequalities inside their bounds, multipliers of the right signs, every
-        expectation resolved, the density integrable)."""
-        rule = rule_at(lam)
+        expectation resolved, the density integrable).  ``rule``: one already built at ``lam``."""
+        rule = rule_at(lam) if rule is None else rule
         if rule is None:
             return None
         for _ in range(2):
@@ -890,3 +902,10 @@ class NumericLaw:
     def mean(self) -> float:
         """E[kappa]."""
         return self.expectation(lambda k: k)
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """The positions (among the constraints after the support) of the inequalities that
+        bind: their multipliers are not 0, and E[g] meets their bound.  The others hold with
+        room to spare, multiplier 0."""
+        return tuple(int(i) for i in np.nonzero((self.problem.signs != 0) & (self.multipliers != 0))[0])
