@@ -621,6 +621,7 @@ def test_tour_in_process(capsys, tmp_path, parallel_reference):
         assert spec in out
     assert "u(t) = 1 - t/24 if t < 24; 0 otherwise" in out  # hand: uniform on [0, 24]
     assert "u(t) = 1 if t < 24; 24/t otherwise" in out      # hand: Pareto(24, 1)
+    assert "6 different top-three rankings" in out
     # the top three per rule, as the library ranks them
     for rule in list(TOUR_UTILITIES) + ["PAR-2"]:
         order = parallel_reference[f"{rule} rank"].sort_values(kind="stable").index[:3]
@@ -656,10 +657,25 @@ def run_process(*command: str, cwd: Path | None = None) -> subprocess.CompletedP
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd, env=env)
 
 
-def test_entry_point_tour(tmp_path):
-    done = run_process(entry_point(), "tour", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert "6 different top-three rankings" in done.stdout
+def test_entry_point_tour_when_the_reader_leaves_early(tmp_path):
+    # the README's first command as typed, `maxent-util tour`, read as `| head -1` reads it:
+    # unbuffered, so the second line already meets the closed pipe, long before the figures
+    # are drawn; they are written all the same, into the default folder, and quietly. (What
+    # the tour prints is checked in process, test_tour_in_process: one real tour is enough.)
+    env = checkout_env(MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    env.pop("MAXENT_UTIL_TRACEBACK", None)
+    child = subprocess.Popen([entry_point(), "tour"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, cwd=tmp_path, env=env)
+    try:
+        assert child.stdout.readline().startswith(b"1. The paper's seven captime families")
+        child.stdout.close()  # `head -1` has its line and leaves
+        err = child.stderr.read()
+        child.wait(timeout=300)
+    finally:
+        child.kill()
+        child.wait()
+    assert child.returncode == 0, err
+    assert err == b""  # no traceback, no "Exception ignored"
     assert_png(tmp_path / "maxent_util_tour" / "utilities.png")
     assert_png(tmp_path / "maxent_util_tour" / "ranking.png")
 

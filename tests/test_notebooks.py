@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import importlib.util
 
 import pytest
 from conftest import ROOT, checkout_env
 
-nbformat = pytest.importorskip("nbformat")
+if TYPE_CHECKING:
+    import nbformat
+
+# nbformat (and jsonschema under it) is imported by the tests that read a notebook, not at
+# collection: every pytest-xdist worker collects this module, and the import costs 0.4 s each
+if importlib.util.find_spec("nbformat") is None:
+    pytest.skip("nbformat is not installed (the test extra)", allow_module_level=True)
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
@@ -24,6 +32,8 @@ def test_the_notebooks_exist() -> None:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_stored_without_outputs(path: Path) -> None:
+    import nbformat
+
     notebook = nbformat.read(path, as_version=4)
     nbformat.validate(notebook)
     for cell in notebook.cells:
@@ -34,7 +44,7 @@ def test_stored_without_outputs(path: Path) -> None:
 
 def test_stored_notebooks_match_their_generator(tmp_path: Path) -> None:
     # notebooks/make_notebooks.py is the source; the .ipynb files must be its output
-    import importlib.util
+    import nbformat
 
     spec = importlib.util.spec_from_file_location("make_notebooks", NOTEBOOK_DIR / "make_notebooks.py")
     module = importlib.util.module_from_spec(spec)
@@ -79,6 +89,7 @@ def kernel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs(path: Path, tmp_path: Path, kernel: Any) -> None:
+    import nbformat
     from nbclient import NotebookClient
 
     if not kernel.is_alive():
