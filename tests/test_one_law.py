@@ -199,6 +199,15 @@ def test_a_utility_keeps_working_after_its_law_builds_an_integral(cdf_left_as_in
     np.testing.assert_array_equal(compile_scorer(law.utility())(x), before)
 
 
+def test_a_law_whose_cdf_is_an_integral_goes_through_json(cdf_left_as_integral):
+    law = derive(Support(0, oo), Mean(4), LogMoment(1, 1), digits=30)  # the full route: no numbers
+    assert law.numeric is None and law.cdf.has(sympy.Integral)
+    copy = from_json(to_json(law.utility()))
+    x = np.array([0.5, 1.0, 4.0, 20.0])
+    assert type(copy) is Utility and copy.distribution.cdf.has(sympy.Integral)
+    np.testing.assert_allclose(copy(x), law.utility()(x), rtol=0, atol=SAME)
+
+
 def test_forms_calls_numeric_a_closed_form_that_is_not_the_law():
     law = derive(Support(0, 10), Mean(R(33, 10)))
     law.pdf
