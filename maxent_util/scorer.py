@@ -1166,8 +1166,8 @@ class _LawScorer:
         return f"Scorer(u(t) = S(t) of {self._utility.name or 'a derived law'}; parameters ())"
 
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
-        owner = "scorer of a derived law's utility"
-        _bind((), owner, args, kwargs)
+        owner = f"utility of {self._utility.name}" if self._utility.name else "utility of a derived law"
+        _bind((), owner, args, kwargs)  # the law has no parameters
         return self._values(_as_float(t, "t", owner))
 
     def with_threads(self, threads: int) -> "_LawScorer":
