@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import pickle
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -147,6 +148,18 @@ def test_a_laws_numbers_are_its_utility_built_or_not(constraints):
     if not law.forms["cdf"].startswith("numeric"):
         # called a closed form: it evaluates to the numbers
         np.testing.assert_allclose(compile_scorer(law._survival_expr())(x), before, rtol=0, atol=1e-8)
+
+
+def test_threads_reading_a_fresh_law_build_its_closed_form_once():
+    _forget_laws()
+    law = derive(Support(0, 10), Mean(R(33, 10)))
+    utility = law.utility()
+    assert not law.built
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda i: utility.expr if i % 2 else law.sf, range(8)))
+    survival = law.sf.subs(sympy.Symbol("kappa", positive=True), mu.t)
+    assert all(expr is found[1] for expr in found[1::2]) and found[1] == survival
+    assert all(expr == law.sf for expr in found[::2])
 
 
 # ---------------------------------------------------------------------------
