@@ -212,11 +212,7 @@ def _distribution_payload(dist: Any) -> dict:
                       "value": None if value is sympy.nan else _tree(value, f"{where}.value"),
                       "constraint": _encode_constraint(constraint, f"{where}.constraint")})
     return {
-        "name": getattr(dist, "name", None),
-        "preset": None if dist.preset is None else {
-            "family": dist.preset[0], "arguments": _trees(dist.preset[1], "preset.arguments")},
-        "constraints": [_encode_constraint(c, f"constraints[{i}]") for i, c in enumerate(dist.constraints)],
-        "support": _trees(dist.support, "support"),
+        **_identity_payload(dist),
         "breakpoints": _trees(dist.breakpoints, "breakpoints"),
         "pdf_pieces": _trees(dist._pdf_pieces, "pdf_pieces"),
         "cdf_pieces": _trees(dist._cdf_pieces, "cdf_pieces"),
@@ -244,16 +240,23 @@ def _distribution_payload(dist: Any) -> dict:
     }
 
 
-def _numbers_payload(dist: Any) -> dict:
-    """A law of the double-precision route: what it is derived from and its numbers, no closed form
-    (which may take seconds to build, or not exist): :func:`from_json` solves it again."""
-    numbers = dist.numeric
+def _identity_payload(dist: Any) -> dict:
+    """What every law's document holds: its name, preset, constraints and support."""
     return {
         "name": getattr(dist, "name", None),
         "preset": None if dist.preset is None else {
             "family": dist.preset[0], "arguments": _trees(dist.preset[1], "preset.arguments")},
         "constraints": [_encode_constraint(c, f"constraints[{i}]") for i, c in enumerate(dist.constraints)],
         "support": _trees(dist.support, "support"),
+    }
+
+
+def _numbers_payload(dist: Any) -> dict:
+    """A law of the double-precision route: what it is derived from and its numbers, no closed form
+    (which may take seconds to build, or not exist): :func:`from_json` solves it again."""
+    numbers = dist.numeric
+    return {
+        **_identity_payload(dist),
         "timeout": float(dist._timeout),
         "numbers": {"multipliers": [float(value) for value in numbers.multipliers],
                     "log_z": float(numbers.log_z)},
@@ -363,12 +366,16 @@ def _load_distribution(reader: _Document, data: Any, where: str) -> Any:
         pdf_pieces=pdf, cdf_pieces=cdf, sf_pieces=sf, breakpoints=breakpoints,
         multipliers=multipliers, closed_form=reader.flag(data, "closed_form", where),
         derivation=record, timeout=reader.number(data, "timeout", where), scales=scales)
+    return _named(reader, dist, data, where)
+
+
+def _named(reader: _Document, dist: CaptimeDistribution, data: dict, where: str) -> CaptimeDistribution:
+    """The law under the document's name and preset (a copy: a law of numbers is shared)."""
     name = reader.text(data, "name", where, optional=True)
     if name is not None:
-        dist.name = name
-    preset = data.get("preset") if isinstance(data, dict) else None
+        dist = dist.with_name(name)
+    preset = data.get("preset")
     if preset is not None:
-        # the family is checked against the catalogue by whoever uses it (export's preset form)
         path = _join(where, "preset")
         family = reader.text(preset, "family", path)
         arguments = tuple(reader.exprs(preset, "arguments", path))
@@ -414,18 +421,7 @@ def _load_numbers(reader: _Document, data: dict, where: str) -> Any:
             found, [float(v) for v in stored] + [float(log_z)], rtol=_NUMBERS_TOLERANCE, atol=_NUMBERS_TOLERANCE):
         raise reader.fail(path, "the law of its constraints", numbers,
                           f"Solved again they give multipliers {found[:-1]} and log_z {found[-1]}.")
-    law = law._with_timeout(timeout)
-    name = reader.text(data, "name", where, optional=True)
-    if name is not None:
-        law = law.with_name(name)
-    preset = data.get("preset")
-    if preset is not None:
-        preset_path = _join(where, "preset")
-        family = reader.text(preset, "family", preset_path)
-        arguments = tuple(reader.exprs(preset, "arguments", preset_path))
-        _check_preset(reader, law, family, arguments, preset_path)
-        law = law.with_preset(family, arguments)
-    return law
+    return _named(reader, law._with_timeout(timeout), data, where)
 
 
 def _finite(value: Any) -> bool:

@@ -797,18 +797,15 @@ class Scorer:
     def _check_range(self, runtimes: np.ndarray, values: np.ndarray, key: Any) -> None:
         """A utility's values lie in [0, 1]: refuse the parameter values (by name) for which they
         do not, once at the door (a negative scale made exp(-t/c) 2.72 and every run 'better
-        than solved')."""
-        if not self._bounded:
+        than solved').  A utility without parameters is what it is: score, rank, race and
+        from_json say where it leaves [0, 1], on the runs they are given."""
+        if not self._bounded or not self.parameters:
             return
         outside = ~((values >= -_RANGE_SLACK) & (values <= 1 + _RANGE_SLACK)) & ~np.isnan(values)
         if not outside.any():
             return
         i = int(np.flatnonzero(outside)[0])
         found = f"u = {float(values[i])!r} at t = {float(np.ravel(runtimes)[i])!r}"
-        if not self.parameters:
-            raise UtilityError(argument_message(
-                "utility", "compile_scorer", "a utility with values in [0, 1]", short(self.expr),
-                f"It gives {found}."))
         shown = {name: float(np.ravel(v)[i]) if np.ndim(v) else float(v)
                  for name, v in zip(self.parameters, key)}
         arg = next(iter(shown)) if len(shown) == 1 else ", ".join(shown)
@@ -1166,8 +1163,8 @@ class _LawScorer:
         return f"Scorer(u(t) = S(t) of {self._utility.name or 'a derived law'}; parameters ())"
 
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
-        owner = "scorer of a derived law's utility"
-        _bind((), owner, args, kwargs)
+        owner = f"utility of {self._utility.name}" if self._utility.name else "utility of a derived law"
+        _bind((), owner, args, kwargs)  # the law has no parameters
         return self._values(_as_float(t, "t", owner))
 
     def with_threads(self, threads: int) -> "_LawScorer":

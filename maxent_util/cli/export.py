@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .inputs import _read_rule
+from .inputs import _read_rule, _is_classic
 from .core import CommandLineError, _positive_int, _seconds
 from .files import _file_flags, _inside_current_folder, _target, _write_text
 
@@ -63,7 +63,7 @@ def _command_export(arguments: argparse.Namespace, out: Any) -> int:
                                           ("--irace", arguments.irace)) if p is not None)
     _check_combinations(arguments, flag)
     utility = _read_rule(arguments.utility)
-    if not hasattr(utility, "expr"):
+    if _is_classic(utility):
         raise CommandLineError(f"argument --utility: export needs a utility, not the classic rule "
                                f"{arguments.utility!r}")
     if flag == "--irace":

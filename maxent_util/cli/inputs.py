@@ -54,6 +54,12 @@ def _read_rule(spec: str) -> Any:
     return parse_rule(spec)
 
 
+def _is_classic(rule: Any) -> bool:
+    """Whether a rule read by :func:`_read_rule` is a classic one (PAR-k, solved), not a utility:
+    asked without reading a utility's expression (a derived law's is written on first read)."""
+    return hasattr(rule, "per_run")
+
+
 def _utility_file(path: str) -> Any:
     """The utility of the JSON document at ``path``, read as data (bounded, never evaluated)."""
     from ..distribution import CaptimeDistribution

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..durations import readable_duration
-from .inputs import _read_rule
+from .inputs import _read_rule, _is_classic
 from .core import CommandLineError, _formula, _number
 
 
@@ -15,7 +15,7 @@ def _command_plan(arguments: argparse.Namespace, out: Any) -> int:
     from ..sampling import plan
 
     utility = _read_rule(arguments.utility)
-    if not hasattr(utility, "expr"):
+    if _is_classic(utility):
         raise CommandLineError(f"argument --utility: a sampling plan needs a utility, not the "
                                f"classic rule {arguments.utility!r}")
     result = plan(arguments.epsilon, arguments.delta, utility)

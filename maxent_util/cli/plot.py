@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from .core import CommandLineError, _PAPER_T_MAX, _progress, _seconds, _show_progress
 from .files import _figure_target, _file_flags, _save
-from .inputs import _add_ranking_inputs, _runtime_table, _read_rule
+from .inputs import _add_ranking_inputs, _runtime_table, _read_rule, _is_classic
 from .rank import _ranking
 from .sweep import _add_sweep_flags, _plot_sweep
 from .race import _add_race_flags, _plot_race
@@ -57,7 +57,7 @@ def _overlay_utilities(specs: Sequence[str], progress: bool | None) -> dict[str,
     for index, spec in enumerate(specs, start=1):
         _progress(show, f"[{index}/{len(specs)}] deriving {spec.strip()}")
         rule = _read_rule(spec)
-        if not hasattr(rule, "expr"):
+        if _is_classic(rule):
             raise CommandLineError(f"argument --utility: cannot draw the classic rule {spec!r}")
         utilities[spec.strip()] = rule
     return utilities

@@ -11,7 +11,8 @@ from ..durations import readable_duration
 from .core import (CommandLineError, _DeprecatedAlias, _nonnegative_int, _positive_float,
                    _probability_value, _seconds, _write_csv)
 from .files import _figure_target, _save
-from .inputs import DATASETS, _fix_greedy_file, _read_limit_flag, _runtime_table, _read_rule
+from .inputs import (DATASETS, _fix_greedy_file, _is_classic, _read_limit_flag, _read_rule,
+                     _runtime_table)
 
 
 def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, Any, Any]:
@@ -20,7 +21,7 @@ def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, An
 
     table, label = _runtime_table(arguments)
     utility = _read_rule(spec)
-    if not hasattr(utility, "expr"):
+    if _is_classic(utility):
         raise CommandLineError(f"argument --utility: a race needs a utility, not the classic "
                                f"rule {spec!r}")
     runner = TableRunner(table, duplicates=arguments.duplicates, missing=arguments.missing)

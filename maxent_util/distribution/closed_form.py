@@ -24,6 +24,10 @@ from ..symbols import kappa
 
 oo = sympy.oo
 
+#: the variable of a CDF left as an integral, int_lower^kappa f(kappa') dkappa': a named symbol
+#: (bound, so never a parameter), which the JSON format writes as it writes any symbol
+INTEGRATION_VARIABLE = sympy.Symbol("kappa_prime", positive=True)
+
 
 def _simplify(expr: sympy.Expr, timeout: Any) -> sympy.Expr:
     if expr.has(sympy.Integral) or integer_bits(expr) > _PRINTABLE_BITS:
@@ -172,7 +176,7 @@ def closed_form_parts(constraints: tuple, pieces: list, terms: list, solution: d
         except Exception:  # sympy could not integrate: keep the integral unevaluated
             partial = None
         if partial is None:
-            dummy = sympy.Dummy("s", positive=True)
+            dummy = INTEGRATION_VARIABLE
             partial = sympy.Integral(density.subs(kappa, dummy), (dummy, piece.lower, kappa))
         tail = None
         if density.has(sympy.Float):

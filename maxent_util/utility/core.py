@@ -26,7 +26,7 @@ from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
 from ..expressions import as_expression
 from ..problem import kept_by_srepr, number_stand_ins
-from ..scorer import as_float, compile_scorer
+from ..scorer import compile_scorer
 from ..symbols import kappa, q, t
 from .checks import UtilityCheck, check_utility
 from .pieces import SOLVE_SECONDS, breakpoints, end_limit, pieces_of, try_symbolic
@@ -388,14 +388,8 @@ class Utility(Immutable):
         NoClosedFormError
             If the expression holds an unevaluated integral.
         """
-        survival = self._values_of_law()
-        if survival is not None:
-            owner = f"utility of {self.name}" if self.name else "utility"
-            if args or params:
-                raise UtilityError(argument_message(
-                    "values", owner, "none: the law has no parameters", args or params))
-            return survival(as_float(runtimes, "t", owner))
         if self._scorer is None:
+            # a derived law's utility gets the law's own survival function (see compile_scorer)
             self._scorer = compile_scorer(self)
         return self._scorer(runtimes, *args, **params)
 
