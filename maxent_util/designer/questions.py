@@ -23,9 +23,11 @@ CAPTIME_KINDS = ("known", "distribution", "facts")
 VALUE_KINDS = ("constant", "money")
 #: the facts a person may state about an unknown captime, in the order they are asked
 FACT_KEYS = ("longest", "shortest", "typical", "median", "magnitude", "spread", "tail")
-#: seconds the symbolic integral of a money utility over an uncertain captime may take before
-#: quadrature is used instead (a log-normal's has no closed form and would take the default 5 s)
-MONEY_SYMBOLIC_SECONDS = 2.0
+#: seconds the symbolic integral of a money utility over an uncertain captime may take. Which
+#: route a design takes is decided by the law's form (see result._closed_form_expected), not by
+#: how fast the machine is: this limit is far above what the forms tried need on a quiet
+#: machine (under 1 s), so a loaded one gives the same design
+MONEY_SYMBOLIC_SECONDS = 60.0
 #: runtimes the worth of a run is told at, when the utility changes there: round durations
 NICE_TIMES = (1, 5, 10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 4 * 3600, 8 * 3600,
               12 * 3600, 86400, 2 * 86400, 7 * 86400, 30 * 86400)

@@ -453,13 +453,33 @@ def finish(read: Mapping[str, Fact]) -> Design:
             utility = linear_compute(read["known"].value, per_second, worth)
         else:
             per_captime = (worth + per_second * (kappa - t)) / (worth + per_second * kappa)
-            utility = expected_utility(per_captime, law, timeout=MONEY_SYMBOLIC_SECONDS)
+            utility = expected_utility(per_captime, law, timeout=MONEY_SYMBOLIC_SECONDS,
+                                       method="auto" if _closed_form_expected(law) else "numerical")
         spec = None
     utility = utility.with_name(spec or _described(read, ("captime", "value")))
     if spec is None:
         spec = _round_trip_spec(utility)
     return Design(tuple(read.values()), SCENARIOS[captime, value], constraints, law, utility, spec,
                   tuple(notes))
+
+
+def _closed_form_expected(law: Any) -> bool:
+    """Whether the money utility's integral over ``law`` is tried in closed form: a density
+    whose exponent is at most linear in kappa and in log(kappa) (uniform, exponential, Pareto
+    and log-Laplace pieces, the laws of bounds, means and tail chances) integrates at once;
+    a log-normal's (log(kappa) squared) has no elementary integral, so it goes to quadrature
+    at once rather than after a time limit that a loaded machine would reach sooner."""
+    log_kappa = sympy.Dummy("log_kappa")
+    for piece in sympy.preorder_traversal(law.pdf):
+        if isinstance(piece, sympy.exp):
+            exponent = piece.args[0].subs(sympy.log(kappa), log_kappa)
+            try:
+                polynomial = sympy.Poly(exponent, kappa, log_kappa)
+            except sympy.PolynomialError:
+                return False
+            if polynomial.total_degree() > 1:
+                return False
+    return True
 
 
 def _described(read: Mapping[str, Fact], left_out: tuple[str, ...]) -> str:

@@ -9,6 +9,7 @@ otherwise integrates numerically at each call, recording the route taken in
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -128,10 +129,53 @@ class ExpectedUtility(Utility):
                 return np.where(np.isfinite(values), values, 0.0)
 
             end = 1.0 if np.isfinite(upper) else np.inf
-            values, _ = scipy.integrate.quad_vec(integrand, 0.0, end, epsabs=1e-12, epsrel=1e-10,
-                                                 norm="max", limit=2000)
+            values, error, info = scipy.integrate.quad_vec(
+                integrand, 0.0, end, epsabs=1e-12, epsrel=1e-10, norm="max", limit=2000,
+                full_output=True)
+            if not info.success or not np.all(np.isfinite(values)):
+                # one rule for every runtime did not converge (the density's breakpoints fall at
+                # another x for each runtime): each runtime alone, with its breakpoints given
+                values = np.array([self._one_runtime(time, lower, upper, per_captime, pdf)
+                                   for time in unique])
             result[inside] = np.clip(values, 0.0, 1.0)[index]
         return float(result) if result.ndim == 0 else result
+
+    def _one_runtime(self, time: float, lower: float, upper: float, per_captime: Any,
+                     pdf: Any) -> float:
+        """u_K(time) by adaptive quadrature over kappa from max(time, lower), split at the
+        density's breakpoints; an error naming the runtime when it does not reach 1e-9."""
+        start = max(time, lower)
+        points = sorted(float(point) for point in self._breakpoints()
+                        if start < float(point) < upper)
+
+        def integrand(captime: float) -> float:
+            with np.errstate(all="ignore"):
+                value = float(per_captime(time, captime) * pdf(captime))
+            return value if math.isfinite(value) else 0.0
+
+        edges = [start, *points, upper]
+        total, error = 0.0, 0.0
+        for left, right in zip(edges[:-1], edges[1:]):
+            part, part_error = scipy.integrate.quad(integrand, left, right, epsabs=1e-13,
+                                                    epsrel=1e-11, limit=500)
+            total, error = total + part, error + part_error
+        if not error <= 1e-9:
+            raise UtilityError(argument_message(
+                "runtimes", "ExpectedUtility", "runtimes whose expected utility quadrature "
+                "resolves to 1e-9", time, f"The estimated error is {error:.2g}."))
+        return total
+
+    def _breakpoints(self) -> list:
+        """Where the captime's density changes form: its pieces' ends."""
+        points = set()
+        for piece in sympy.preorder_traversal(self.captime_pdf):
+            if isinstance(piece, sympy.Piecewise):
+                for _, condition in piece.args:
+                    for relation in condition.atoms(sympy.Rel):
+                        for side in (relation.lhs, relation.rhs):
+                            if side.is_number and side.is_finite:
+                                points.add(side)
+        return list(points)
 
     def __repr__(self) -> str:
         label = f"{self.name}: " if self.name else ""
