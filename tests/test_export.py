@@ -790,3 +790,38 @@ def test_constraint_latex_is_to_latex():
         assert constraint.latex() == to_latex(constraint)
         assert constraint._repr_latex_() == f"${to_latex(constraint)}$"
     assert "True" not in Support(0, "oo").latex()
+
+
+def test_a_money_design_with_min_and_max_exports_and_checks_itself(tmp_path):
+    # the money design over piecewise patience clips the captime with Min and Max; numpy's
+    # printer writes them with functools.reduce, which the module must import
+    import runpy
+
+    from maxent_util.designer import design
+
+    result = design({"captime": "facts", "longest": "1h", "median": "10 min",
+                     "tail": "1 in 10 after 50 min", "value": "money", "cost_per_hour": 12.5,
+                     "solution_value": 200})
+    assert result.utility.expr.has(sympy.Min)
+    path = export_python(result.utility, tmp_path / "design.py")
+    module = runpy.run_path(str(path))
+    times = np.array([0.0, 30.0, 600.0, 2999.0, 3599.0, 7200.0])
+    # near the support's end u is a difference of nearly equal terms: both routes lose the same
+    # few digits there (about 4e-10 relative at 3599 s), so the comparison allows 1e-9
+    assert np.allclose(module["utility"](times), result.utility(times), rtol=1e-9, atol=1e-13)
+
+
+def test_a_written_module_that_disagrees_with_mpmath_is_refused(tmp_path, monkeypatch):
+    import maxent_util.export.python as python_export
+    from maxent_util import exponential
+
+    honest = python_export._python_source
+
+    def off_by_a_little(*args, **kwargs):  # the module's formula, one term changed
+        return honest(*args, **kwargs).replace("numpy.exp(-1/24*t)", "numpy.exp(-1/25*t)")
+
+    monkeypatch.setattr(python_export, "_python_source", off_by_a_little)
+    with pytest.raises(ExportError, match=r"a utility its written module evaluates right; .*"
+                                          r"\(at t = .* the module gives"):
+        export_python(exponential(24).utility(), tmp_path / "u.py")
+    assert not (tmp_path / "u.py").exists()

@@ -61,7 +61,9 @@ def utility_of(utility: Any, owner: str) -> Any:
 
 _EXPORTABLE_NODES = (sympy.Number, sympy.NumberSymbol, sympy.logic.boolalg.BooleanAtom, sympy.Add,
                      sympy.Mul, sympy.Pow, sympy.Piecewise, sympy.core.relational.Relational,
-                     sympy.And, sympy.Or, sympy.Not, sympy.functions.elementary.piecewise.ExprCondPair)
+                     sympy.And, sympy.Or, sympy.Not, sympy.functions.elementary.piecewise.ExprCondPair,
+                     # a money design's utility clips the captime to the density's pieces
+                     sympy.Min, sympy.Max)
 
 
 def check_exportable(expr: sympy.Basic, owner: str) -> None:

@@ -8,6 +8,12 @@ from typing import Any, Mapping
 import sympy
 from sympy.printing.numpy import SciPyPrinter
 
+import importlib.util
+import tempfile
+
+import numpy as np
+
+from .._reference import agree, check_points, reference_values
 from .._version import __version__
 from ..errors import ExportError, MaxEntError, argument_message, short
 from ..symbols import t
@@ -216,7 +222,9 @@ def _python_source(utility: Any, defaults: Mapping[str, Any] | None, owner: str,
                      "u(0+),\nt = inf the exact limit at infinity, NaN gives NaN; no warnings are raised.\n")
     parts = [
         f'"""{docstring}"""\n\n',
-        "import numpy\n" + ("import scipy.special\n" if needs_scipy else ""),
+        # numpy's printer writes Min and Max as functools.reduce(numpy.minimum, [...])
+        ("import functools\n" if "functools." in code_text else "")
+        + "import numpy\n" + ("import scipy.special\n" if needs_scipy else ""),
         "\n__all__ = [" + "".join(f"{name!r}, " for name in exports) + "\"utility\""
         + (", \"inverse\"" if inverse_expr is not None else "")
         + ", \"PARAMETERS\", \"FORMULA\", \"FORMULA_LATEX\"]\n\n",
@@ -312,8 +320,43 @@ def export_python(utility: Any, path: Any, *, defaults: Mapping[str, Any] | None
     if keep_parameters:
         utility = utility_of(utility, owner)
         symbolic, preset_defaults, inverse = preset_form(utility, owner)
-        source = _python_source(symbolic, {**preset_defaults, **dict(defaults or {})}, owner, inverse)
+        defaults = {**preset_defaults, **dict(defaults or {})}
+        source = _python_source(symbolic, defaults, owner, inverse)
+        expr, parameters = bind_defaults(symbolic, defaults, owner, required=True)
     else:
         source = _python_source(utility, defaults, owner)
+        expr, parameters = bind_defaults(utility_of(utility, owner), defaults, owner, required=True)
+    # the module's utility at its default parameters, against mpmath at the same numbers
+    checked_module(source, expr.xreplace({symbol: sympy.Float(float(value), 30)
+                                          for symbol, value in parameters}), owner)
     write(target, source, owner, overwrite=overwrite)
     return target
+
+
+def checked_module(source: str, expr: sympy.Expr, owner: str) -> Any:
+    """The written module, imported from a temporary file, after its ``utility`` (at its
+    default parameters) agreed with an mpmath evaluation of ``expr`` at the scorer's check
+    points; an error naming the first runtime where it does not, or why it does not import."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "exported_utility.py"
+        path.write_text(source, encoding="utf-8")
+        spec = importlib.util.spec_from_file_location("exported_utility", path)
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as error:  # noqa: BLE001 - any failure of the module is the export's
+            raise ExportError(argument_message(
+                "utility", owner, "a utility whose written module imports", short(expr),
+                f"(importing it failed: {type(error).__name__}: {error})")) from None
+    points = check_points(expr, t, {})
+    with np.errstate(all="ignore"):
+        found = np.asarray(module.utility(points), dtype=float)
+    reference = reference_values(expr, [t], points, [])
+    wrong = ~agree(found, reference)
+    if wrong.any():
+        at = float(points[wrong][0])
+        raise ExportError(argument_message(
+            "utility", owner, "a utility its written module evaluates right", short(expr),
+            f"(at t = {at!r} the module gives {float(found[wrong][0])!r}, mpmath "
+            f"{float(reference[wrong][0])!r})"))
+    return module

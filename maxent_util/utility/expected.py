@@ -145,8 +145,7 @@ class ExpectedUtility(Utility):
         """u_K(time) by adaptive quadrature over kappa from max(time, lower), split at the
         density's breakpoints; an error naming the runtime when it does not reach 1e-9."""
         start = max(time, lower)
-        points = sorted(float(point) for point in self._breakpoints()
-                        if start < float(point) < upper)
+        points = sorted(point for point in self._density_breakpoints() if start < point < upper)
 
         def integrand(captime: float) -> float:
             with np.errstate(all="ignore"):
@@ -165,8 +164,8 @@ class ExpectedUtility(Utility):
                 "resolves to 1e-9", time, f"The estimated error is {error:.2g}."))
         return total
 
-    def _breakpoints(self) -> list:
-        """Where the captime's density changes form: its pieces' ends."""
+    def _density_breakpoints(self) -> list[float]:
+        """Where the captime's density changes form: its pieces' ends, in seconds."""
         points = set()
         for piece in sympy.preorder_traversal(self.captime_pdf):
             if isinstance(piece, sympy.Piecewise):
@@ -174,8 +173,8 @@ class ExpectedUtility(Utility):
                     for relation in condition.atoms(sympy.Rel):
                         for side in (relation.lhs, relation.rhs):
                             if side.is_number and side.is_finite:
-                                points.add(side)
-        return list(points)
+                                points.add(float(side))
+        return sorted(points)
 
     def __repr__(self) -> str:
         label = f"{self.name}: " if self.name else ""
