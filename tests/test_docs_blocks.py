@@ -346,3 +346,18 @@ def test_a_block_that_reads_a_file_made_above_runs_again_alone_and_fails(tmp_pat
     # a block that reads only the samples is not run again: its chain run was its alone run
     samples_only = _python(2, "import pandas as pd\npd.read_csv('results.csv')\n")
     assert run_page(page, [make, samples_only], tmp_path / "samples") == ([], 0)
+
+
+#: fences whose blocks are data or output, never run
+NOT_CODE = ("", "text", "json", "toml", "csv", "yaml", "c", "latex", "html")
+
+
+def test_no_code_escapes_through_another_fence_name():
+    # a block fenced as `pycon`, `python3` or `shell` would be neither run nor counted
+    fences = {(page.name, match["lang"]) for page in PAGES
+              for match in FENCE.finditer(page.read_text(encoding="utf-8"))}
+    assert {fence for fence in fences if fence[1] not in (*SHELL, *PYTHON, *NOT_CODE)} == set()
+
+
+def test_the_docs_state_the_continuation_marker():
+    assert CONTINUES in (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
