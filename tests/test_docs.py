@@ -32,10 +32,6 @@ def _module_exists(name: str) -> bool:
     return importlib.util.find_spec(f"maxent_util.{name}") is not None
 
 
-def _python_blocks(page: Path) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
-
-
 def _build_site_once(folder: Path) -> tuple[int, str]:
     """Build the site into ``folder/site`` unless a build there is recorded; (status, log).
 
