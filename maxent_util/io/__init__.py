@@ -56,9 +56,9 @@ from .aslib import read_aslib
 from .benchexec import BENCHEXEC_SUFFIXES, read_benchexec
 from .limits import ReadLimits, open_regular, read_limits, read_stream, set_read_limits
 from .long import read_long
-from .satcomp import read_satcomp
+from .satcomp import INSTANCE_ROW_NAMES, read_satcomp
 from .table import (FAILURE_STATUSES, LONG_COLUMNS, STATUSES, NamedBytes, PathLike, _check_path,
-                    _is_stream, _label, validate_table)
+                    _is_stream, _label, solver_rows, validate_table)
 
 __all__ = [
     "STATUSES",
@@ -146,8 +146,11 @@ def sniff_format(head: bytes) -> str:
     ``filename``, ``cnf``, ``verified-result`` or ``claimed-result`` is a SAT
     Competition table, and so is a CSV of solver columns only (every cell a
     number or a word such as ``timeout``, no column named ``algorithm``,
-    ``instance`` or ``runtime``: 2023's special-track file); anything else is
-    read as a long CSV, whose reader then reports what is missing.
+    ``instance`` or ``runtime``: 2023's special-track file), a CSV of one
+    row per solver (a first column ``solver`` or ``algorithm``, the others
+    instances, none a ranking's ``<rule> rank``: 2020's ``par2scores.csv``)
+    and one of one column per solver beside a first column ``instance``;
+    anything else is read as a long CSV, whose reader then reports what is missing.
 
     Parameters
     ----------
@@ -175,8 +178,11 @@ def sniff_format(head: bytes) -> str:
         return "aslib"
     lines = text.decode("utf-8", errors="replace").split("\n")
     header = [name.strip() for name in next(csv.reader(lines[:1]), [])]
-    if set(header) & _SATCOMP_MARKERS:
+    if set(header) & _SATCOMP_MARKERS or solver_rows(header):
         return "satcomp"
+    if header and header[0].lower() in INSTANCE_ROW_NAMES \
+            and not set(header) & {"algorithm", "runtime"}:
+        return "satcomp"  # one column per solver beside an instance column
     return "satcomp" if _solver_columns_only(header, lines[1:-1]) else "long"
 
 
