@@ -141,8 +141,9 @@ def test_the_published_2023_archive_of_six_csvs_is_refused_naming_them(tmp_path,
                   {name: MAIN_2023 for name in SC2023_MEMBERS})
     message = (r"^`path` of `read_satcomp` must be a zip archive holding one CSV file; got "
                r"'.*sc2023-detailed-results\.zip'\. It holds 6 members: 'bench_meta\.csv', "
-               r"'results_cloud_detailed\.csv', .*'results_special_detailed\.csv'; unpack the "
-               r"one to read, or zip it alone\.$")
+               r"'results_cloud_detailed\.csv', .*'results_special_detailed\.csv'; name the one "
+               r"to read as FILE\.zip:MEMBER, such as '.*sc2023-detailed-results\.zip:"
+               r"results_cloud_detailed\.csv'\.$")
     with pytest.raises(DataError, match=message):
         read_runs(path)
     status, _, err = run_cli(capsys, ["rank", str(path), "--par", "2"])

@@ -121,7 +121,9 @@ def _runtime_source(arguments: argparse.Namespace) -> tuple[Any, str, str | None
             raise CommandLineError(f"standard input (FILE -) is read as {guessed} data; "
                                    f"only {', '.join(STREAM_FORMATS)} data can come from it "
                                    "(give an ASlib scenario as a path)")
-        return NamedBytes(data, "<stdin>"), "<stdin>", guessed
+        # kept, so that a report measures and hashes what was read, as it does a file
+        arguments.stdin_bytes = NamedBytes(data, "<stdin>")
+        return arguments.stdin_bytes, "<stdin>", guessed
     path = Path(arguments.file)
     if fmt is None and path.exists():
         fmt = guess_format(path)

@@ -54,7 +54,8 @@ import pandas as pd
 from ..errors import DataError, argument_message
 from .aslib import read_aslib
 from .benchexec import BENCHEXEC_SUFFIXES, read_benchexec
-from .limits import ReadLimits, open_regular, read_limits, read_stream, set_read_limits
+from .limits import (ReadLimits, open_bounded, open_regular, read_limits, read_stream,
+                     set_read_limits, split_member)
 from .long import read_long
 from .satcomp import INSTANCE_ROW_NAMES, read_satcomp
 from .table import (FAILURE_STATUSES, LONG_COLUMNS, STATUSES, NamedBytes, PathLike, _check_path,
@@ -233,6 +234,12 @@ def guess_format(path: Path) -> str:
         return "aslib" if (path / "algorithm_runs.arff").is_file() else "benchexec"
     if path.suffix.lower() == ".arff":
         return "aslib"
+    if split_member(os.fspath(path)) is not None:
+        try:
+            with open_bounded(os.fspath(path), os.fspath(path), "guess_format") as handle:
+                return sniff_format(handle.read(_SNIFF_BYTES))
+        except DataError:
+            return "long"  # the reader then reports the problem in full
     try:
         with open_regular(os.fspath(path), "guess_format") as handle:
             head = handle.read(_SNIFF_BYTES)
@@ -259,7 +266,10 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
         ``filename`` or ``cnf`` are SAT Competition tables, and so are CSV
         files of solver columns only (numbers and words such as ``timeout``),
         anything else is a long CSV. A ``.zip`` holding one CSV is read as
-        the CSV.
+        the CSV; ``ARCHIVE:MEMBER`` reads one member of a zip or tar archive
+        (``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``), such as
+        ``sc2023-detailed-results.zip:results_main_detailed.csv``, within the
+        same limits.
     limits : ReadLimits, optional, keyword-only
         Bounds on the bytes (as stored and unpacked), columns and cell
         lengths read, enforced while reading; by default the process's
@@ -312,8 +322,16 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
                 "format", "read_runs", "a format read from a stream "
                 f"({', '.join(map(repr, STREAM_FORMATS))}); an ASlib scenario is read from its "
                 "folder", chosen))
+    elif split_member(_check_path(path, "read_runs")) is not None:
+        # ARCHIVE:MEMBER, such as sc2023-detailed-results.zip:results_main_detailed.csv
+        source = os.fspath(path)
+        chosen = format if format is not None else guess_format(Path(source))
+        if chosen not in STREAM_FORMATS:
+            raise DataError(argument_message(
+                "format", "read_runs", "a format read from a member of an archive "
+                f"({', '.join(map(repr, STREAM_FORMATS))}); an ASlib scenario is read from its "
+                "folder", chosen))
     else:
-        _check_path(path, "read_runs")
         location = Path(path)
         if location.is_dir() and (location / "algorithm_runs.arff").is_file():
             location = location / "algorithm_runs.arff"

@@ -25,6 +25,7 @@ time limit (the column's mean is the solver's published score).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,6 +86,42 @@ _OVERSHOOT = 1.1
 INSTANCE_ROW_NAMES = ("instance", "instances", "benchmark", "benchmarks")
 
 
+# the published limits in seconds, and the tracks run with each (the same sources)
+_PUBLISHED_SECONDS = {
+    "2020": {5000.0: "main and parallel tracks", 1000.0: "cloud track"},
+    "2021": {5000.0: "main and parallel tracks", 1000.0: "cloud track"},
+    "2022": {5000.0: "main tracks", 1000.0: "cloud track"},
+    "2023/2024": {5000.0: "main tracks", 1000.0: "cloud tracks"},
+}
+# a published file's name, per layout: its year and track, for a title ("SAT Competition
+# 2021, parallel track"); the names are those of the files of docs/formats.md
+_TRACK_FILES = (
+    ("2020", re.compile(r"(parallel|cloud)"), "2020"),
+    ("2020", re.compile(r"(results)"), "2020"),
+    ("solver rows", re.compile(r"(par2scores)"), "2020"),
+    ("2021", re.compile(r"r_([a-z]+)"), "2021"),
+    ("2022", re.compile(r"(main-seq|main-par|main-clo|nolimits|anni)(?:-.*)?"), "2022"),
+    ("2023/2024", re.compile(r"results_([a-z]+)_detailed"), "2023"),
+    ("2023/2024", re.compile(r"detailed_([a-z]+)"), "2024"),
+)
+_TRACK_WORDS = {"results": "main", "par2scores": "NoLimits", "main-seq": "main",
+                "main-par": "parallel", "main-clo": "cloud", "nolimits": "no-limits",
+                "nolimit": "no-limits", "anni": "anniversary", "crypto": "cryptography"}
+
+
+def track_title(layout_year: str, name: str) -> str | None:
+    """The competition, year and track a published file's name and layout say, as a title
+    ("SAT Competition 2021, parallel track"); None for a name of no published file."""
+    stem = name.replace("\\", "/").rsplit("/", 1)[-1].split(":")[-1].lower()
+    stem = re.sub(r"\.(csv)(\.(gz|bz2|xz|zip))?$", "", stem)
+    for year, pattern, shown in _TRACK_FILES:
+        match = pattern.fullmatch(stem)
+        if year == layout_year and match:
+            track = _TRACK_WORDS.get(match.group(1), match.group(1))
+            return f"SAT Competition {shown}, {track} track"
+    return None
+
+
 @dataclass(frozen=True)
 class _Layout:
     year: str
@@ -117,6 +154,19 @@ def _layout(path: PathLike, header: list[str]) -> _Layout:
         return _Layout("2023/2024", "", _WORDS_2021, True)
     raise _missing_columns(path, header, "the instance column of a SAT Competition layout: "
                            "'cnf' (2020), 'filename' (2021) or 'hash' (2021 to 2024)")
+
+
+def _given_note(path: PathLike, layout: _Layout, limit: float) -> str:
+    """Where a cutoff that was given comes from, in words: a track's published limit, or the
+    user's alone."""
+    tracks = _PUBLISHED_SECONDS.get(layout.year, {})
+    if limit in tracks:
+        return (f"cutoff {limit:g} s, given: the competition's published limit, {limit:g} s, "
+                f"of the {layout.year.replace('/', ' and ')} {tracks[limit]}")
+    if layout.year == "solver rows" and limit == 5000 and "par2scores" in _label(path):
+        return ("cutoff 5000 s, given: the competition's published limit, 5000 s, of 2020's "
+                "NoLimits track")
+    return f"cutoff {limit:g} s, given (the file states none)"
 
 
 def _published(layout: _Layout) -> str:
@@ -288,9 +338,10 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None,
     numeric = ~np.isnan(seconds)
     lowered = lower_cells(cells)
     is_word = ~numeric & np.isin(lowered, list(layout.words))
-    if cells.size and not (numeric | np.isin(lowered, _ANY_YEARS_WORDS)).any():
-        # no cell a time or a word of the layout: a table about the instances (2023's
-        # bench_meta.csv: hash,author,family,filename), not of results
+    runs_like = numeric | np.isin(lowered, _ANY_YEARS_WORDS)
+    if cells.size and runs_like.sum() * 2 < cells.size:
+        # most cells neither a time nor a word for a run: a table about the instances (2023's
+        # bench_meta.csv: hash,author,family,filename, where a family may be 'unknown')
         meta = [name for name in header if name in SATCOMP_META_COLUMNS]
         raise DataError(argument_message(
             "path", owner, RESULTS_TABLE, _label(path),
@@ -371,4 +422,10 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None,
         cutoff=np.full(n_instances * n_solvers, limit),
     )
     table.attrs["notes"] = notes
+    if cutoff is not None and penalty is None:
+        # for a page that says where its cutoff comes from (rank's notes stay as they were)
+        table.attrs["cutoff_source"] = _given_note(path, layout, limit)
+    title = track_title(layout.year, _label(path))
+    if title is not None:
+        table.attrs["track"] = title
     return table
