@@ -75,8 +75,9 @@ _RULE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("", "score"), (" lower", "lower"), (" upper", "upper"), (" ci low", "CI low"),
     (" ci high", "CI high"), (" rank", "rank"))
 
-# Numeric multipliers carry 30+ digits; a dozen is plenty to read (the LaTeX keeps them all).
-_DIGITS = 12
+# Numeric multipliers and fitted parameters carry 15 to 30 digits; a formula shows 4
+# significant ones, and its LaTeX, one click away, keeps them all.
+_DIGITS = 4
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
@@ -173,6 +174,8 @@ class ReportData:
         the default (see :func:`report_html`), None for no explorer.
     command : str or None
         The command that made the page (shown folded), if known.
+    designs : dict
+        Per rule name, the answers and constraints a designed utility was made from.
     """
 
     table: pd.DataFrame
@@ -185,6 +188,7 @@ class ReportData:
     sweep: Mapping[str, Any] | None = None
     explore: Mapping[str, Any] | bool | None = None
     command: str | None = None
+    designs: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     @property
     def utilities(self) -> list[tuple[str, Utility]]:
@@ -274,6 +278,48 @@ def _short(expr: Any) -> Any:
     return expr.xreplace({f: sympy.Float(f, _DIGITS) for f in floats}) if floats else expr
 
 
+def _inline_fractions(node: Any, exponent: bool = False) -> None:
+    """Fractions in an exponent written inline, ``e^{-t/500}`` rather than a fraction two
+    script levels down, which browsers draw too small to read."""
+    children = list(node.childNodes)
+    for index, child in enumerate(children):
+        if child.nodeType != child.ELEMENT_NODE:
+            continue
+        # the exponent of msup is its second child, of msubsup its third
+        script = node.tagName in ("msup", "msubsup") and index == len(children) - 1
+        inner = exponent or script
+        _inline_fractions(child, inner)
+        if inner and child.tagName == "mfrac":
+            parts = [part for part in child.childNodes if part.nodeType == part.ELEMENT_NODE]
+            row = node.ownerDocument.createElement("mrow")
+            for at, part in enumerate(parts):
+                if at:
+                    slash = node.ownerDocument.createElement("mo")
+                    slash.appendChild(node.ownerDocument.createTextNode("/"))
+                    row.appendChild(slash)
+                row.appendChild(_grouped(part))
+            node.replaceChild(row, child)
+
+
+def _grouped(part: Any) -> Any:
+    """A fraction's numerator or denominator, in parentheses when it is more than one atom."""
+    simple = part.tagName in ("mi", "mn") or (
+        part.tagName == "mrow" and len([c for c in part.childNodes
+                                        if c.nodeType == c.ELEMENT_NODE]) <= 1)
+    if simple:
+        return part
+    document = part.ownerDocument
+    row = document.createElement("mrow")
+    for text, inner in (("(", None), (None, part), (")", None)):
+        if inner is not None:
+            row.appendChild(inner)
+        else:
+            bracket = document.createElement("mo")
+            bracket.appendChild(document.createTextNode(text))
+            row.appendChild(bracket)
+    return row
+
+
 class _MathMLPrinter(MathMLPresentationPrinter):
     """sympy's presentation MathML printer, with the two forms it lacks: a case-by-case
     definition as a brace, and our undefined functions (E and P of the constraints, u, f, F)
@@ -338,9 +384,15 @@ def _formula(expr: Any, name: str | None = None, variable: Any = None) -> str:
         shown = sympy.Eq(head, shown, evaluate=False)
         source = sympy.Eq(head, source, evaluate=False)
     element = _MathMLPrinter({"ln_notation": False})._print(shown)
+    holder = element.ownerDocument.createElement("math")
+    holder.appendChild(element)
+    _inline_fractions(holder)
+    element = holder.firstChild
+    # where numbers were shortened, the LaTeX is where their full values are
+    summary = "LaTeX, full values" if shown != source else "LaTeX"
     return (f'<div class="formula"><math displaystyle="true">{_markup(element)}</math>'
-            f"<details><summary>LaTeX</summary><pre><code>{_e(sympy.latex(source))}</code></pre>"
-            "</details></div>")
+            f"<details><summary>{summary}</summary><pre><code>{_e(sympy.latex(source))}</code>"
+            "</pre></details></div>")
 
 
 def _number(value: Any, rule: Any, suffix: str) -> str:
@@ -761,8 +813,27 @@ def _uncertainty_section(data: ReportData) -> str:
     return "".join(parts)
 
 
-def _origin(utility: Utility) -> str:
+def _designs(designs: Any, owner: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    if designs is None:
+        return {}
+    try:
+        return {str(name): tuple((_shown(says), _shown(constraint))
+                                 for says, constraint in facts)
+                for name, facts in dict(designs).items()}
+    except (TypeError, ValueError):
+        raise UtilityError(argument_message(
+            "designs", owner, "a mapping from rule names to (answer, constraint) pairs",
+            short(designs))) from None
+
+
+def _origin(utility: Utility, design: Sequence[tuple[str, str]] = ()) -> str:
     distribution = getattr(utility, "distribution", None)
+    if design:
+        items = "".join(f"<li>{_e(says)}: <code>{_e(constraint)}</code></li>"
+                        for says, constraint in design)
+        return (f"<p>Designed from answers about the captime (the time one has), each the "
+                f"constraint on it that it became ({len(design)} constraint"
+                f"{'s' if len(design) != 1 else ''}):</p><ul>{items}</ul>")
     if not isinstance(distribution, CaptimeDistribution):
         return ("<p>Given as a formula in the runtime t; no constraints on the captime are "
                 "recorded with it.</p>")
@@ -817,7 +888,7 @@ def _utilities_section(data: ReportData) -> str:
         utility = rule if isinstance(rule, Utility) else Utility(rule, name=name)
         parts.append(_formula(utility.expr, "u", sympy.Symbol("t")))
         parts.append(_at_cutoff(data, utility))
-        parts.append(_origin(utility))
+        parts.append(_origin(utility, data.designs.get(name, ())))
     return "".join(parts)
 
 
@@ -1064,7 +1135,8 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
                 date: datetime.datetime | str | None = None, ci: float | None = 0.95,
                 resamples: int = 2000, seed: Any = 0, sweep: Mapping[str, Any] | None = None,
                 explore: Mapping[str, Any] | bool | None = True, duplicates: str = "raise", missing: str = "raise",
-                sections: Sequence[str] | None = None, command: str | None = None) -> str:
+                sections: Sequence[str] | None = None, command: str | None = None,
+                designs: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> str:
     """A self-contained HTML report on a runtime table.
 
     The page holds, in :data:`SECTIONS` order: the data's provenance (file,
@@ -1105,6 +1177,10 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         in the file's name, ``table.attrs["track"]``, such as "SAT
         Competition 2021, parallel track"; else "Runtime report: " and the
         label).
+    designs : mapping of str to sequence of (str, str), optional, keyword-only
+        Per rule name, what a designed utility was made from: each answer
+        with the constraint it became (``maxent-util design`` records them
+        in its document); listed in the rule's section.
     command : str, optional, keyword-only
         The command that made the page, shown folded under "How this page
         was made" in the Data section (the command line passes its own,
@@ -1193,6 +1269,7 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         table=table, rules=named, ranking=_ranking(table, named, options),
         label=str(label), provenance=_provenance(table, str(label), given, format, when),
         command=None if command is None else _shown(command),
+        designs=_designs(designs, owner),
         notes=_notes(table, format, notes, owner), options=options,
         sweep=None if sweep is None else dict(sweep),
         explore=_explore_option(explore, sweep, owner))

@@ -138,3 +138,69 @@ def test_bench_meta_with_an_unknown_family_is_not_a_results_table(tmp_path):
                                         r"'filename', its columns \(\['author', 'family'\]\) "
                                         r"hold no time"):
         read_runs(path)
+
+
+# ---------------------------------------------------------------------------
+# legible mathematics
+
+
+def exponent_of(markup: str) -> str:
+    """The exponent of the first msup: its second child."""
+    from xml.dom import minidom
+
+    document = minidom.parseString(markup)
+    power = document.getElementsByTagName("msup")[0]
+    return [node for node in power.childNodes if node.nodeType == node.ELEMENT_NODE][1].toxml()
+
+
+def math_of(block: str) -> str:
+    return re.search(r"<math[^>]*>.*?</math>", block, re.S).group(0)
+
+
+def test_a_fraction_in_an_exponent_is_written_inline():
+    import sympy
+
+    from maxent_util.report import _formula
+
+    t = sympy.Symbol("t", positive=True)
+    block = _formula(sympy.exp(-t / 500), "u", sympy.Symbol("t"))
+    exponent = exponent_of(math_of(block))
+    assert "mfrac" not in exponent
+    assert exponent == ("<mrow><mo>-</mo><mrow><mi>t</mi><mo>/</mo><mn>500</mn></mrow></mrow>")
+    assert r"e^{- \frac{t}{500}}" in block  # the LaTeX source is sympy's, unchanged
+    # a compound numerator and denominator keep their parentheses
+    block = _formula(sympy.exp((t + 1) / (2 * t + 3)), "u", sympy.Symbol("t"))
+    text = re.sub(r"<[^>]+>", "", exponent_of(math_of(block)))
+    assert text.replace("\u2062", "") == "(t+1)/(2t+3)"
+    # a fraction outside an exponent stays a fraction
+    assert "<mfrac>" in _formula(t / 500 + 1, "u", sympy.Symbol("t"))
+
+
+def test_numbers_are_shown_to_4_digits_with_the_full_values_one_click_away():
+    import sympy
+
+    from maxent_util.report import _formula
+
+    t = sympy.Symbol("t", positive=True)
+    value = sympy.Float("0.123456789012345", 15)
+    block = _formula(sympy.exp(-value * t), "u", sympy.Symbol("t"))
+    assert "<mn>0.1235</mn>" in math_of(block)
+    assert "<summary>LaTeX, full values</summary>" in block
+    assert "0.123456789012345" in block.split("<details>")[1]
+
+
+def test_a_designed_utility_lists_its_constraints(tmp_path, monkeypatch):
+    examples = Path(__file__).parent.parent / "examples"
+    monkeypatch.chdir(tmp_path)
+    assert main(["design", "--answers", str(examples / "answers.toml"), "--json",
+                 "design.json"]) == 0
+    assert main(["report", str(examples / "results.csv"), "--utility", "@design.json",
+                 "--par", "2", "-o", "page.html", "--resamples", "20"]) == 0
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    text = prose(page)
+    assert "no constraints on the captime are recorded" not in text
+    # the answers of examples/answers.toml, each with the constraint the designer made of it
+    assert re.search(r"never wait longer than 1h: +Support\(0, 3600\)", text)
+    assert re.search(r"half the time you would stop before 10min: +"
+                     r"TailProbability\(600, 1/2\)", text)
+    assert "(3 constraints)" in text

@@ -102,7 +102,7 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
     write_report(table, target, rules=rules, overwrite=arguments.force, source=source,
                  label=label, format=fmt, notes=notes, title=arguments.title,
                  duplicates=arguments.duplicates, missing=arguments.missing, sweep=sweep,
-                 command=_command(arguments),
+                 command=_command(arguments), designs=getattr(arguments, "designs", None),
                  **_bootstrap_options(arguments))
     print(f"wrote {target}", file=out)
     return 0
