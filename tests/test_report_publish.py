@@ -204,3 +204,15 @@ def test_a_designed_utility_lists_its_constraints(tmp_path, monkeypatch):
     assert re.search(r"half the time you would stop before 10min: +"
                      r"TailProbability\(600, 1/2\)", text)
     assert "(3 constraints)" in text
+
+
+def test_the_command_names_no_folder(tmp_path, monkeypatch):
+    from maxent_util.cli.report import _without_folders
+
+    (tmp_path / "design.json").write_text("{}")
+    assert _without_folders(f"@{tmp_path / 'design.json'}") == "@design.json"
+    assert _without_folders(f"--output={tmp_path / 'new' / 'page.html'}") == "--output=page.html"
+    assert _without_folders(str(BUNDLED / "r_main.csv")) == "r_main.csv"
+    # expressions and numbers are kept as typed
+    for word in ("exp(-t/10)", "pareto(60, 1)", "5000", "--cutoff", "t/2"):
+        assert _without_folders(word) == word

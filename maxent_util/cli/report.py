@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
 from pathlib import Path
@@ -60,21 +61,27 @@ def _prose(note: str) -> str:
 
 
 def _command(arguments: argparse.Namespace) -> str | None:
-    """The command as typed, FILE and the output named without their folders."""
+    """The command as typed, every path in it (FILE, the output, ``@design.json``,
+    ``--flag=PATH``) named without its folders: the page shows no path of this machine."""
     words = getattr(arguments, "words", None)
     if words is None:
         return None
-    shown = []
-    for word in words:
-        if arguments.file not in (None, "-") and word == arguments.file:
-            from ..io.limits import split_member
+    return shlex.join(["maxent-util", *map(_without_folders, words)])
 
-            split = split_member(word)
-            word = f"{Path(split[0]).name}:{split[1]}" if split else Path(word).name
-        elif arguments.output is not None and word == str(arguments.output):
-            word = Path(word).name
-        shown.append(word)
-    return shlex.join(["maxent-util", *shown])
+
+def _without_folders(word: str) -> str:
+    from ..io.limits import split_member
+
+    flag, equals, value = word.partition("=") if word.startswith("--") else ("", "", word)
+    at = "@" if value.startswith("@") else ""
+    value = value[len(at):]
+    if "/" in value or "\\" in value:
+        split = split_member(value)
+        if split is not None:
+            value = f"{Path(split[0]).name}:{split[1]}"
+        elif os.path.isabs(value) or Path(value).exists():
+            value = Path(value).name
+    return f"{flag}{equals}{at}{value}"
 
 
 def _command_report(arguments: argparse.Namespace, out: Any) -> int:
