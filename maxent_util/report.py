@@ -29,6 +29,7 @@ import html
 import json
 import os
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -46,6 +47,8 @@ from .errors import DataError, ExportError, UtilityError, argument_message, shor
 from .export.common import writable, write
 from .families import FAMILIES
 from .io import FAILURE_STATUSES, validate_table
+from .io.limits import compression_of, split_member
+from .io.table import NamedBytes
 from .comparison import pairwise
 from .ranking import PAR, Solved, parse_rule, rank
 from . import sweeps
@@ -72,8 +75,9 @@ _RULE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("", "score"), (" lower", "lower"), (" upper", "upper"), (" ci low", "CI low"),
     (" ci high", "CI high"), (" rank", "rank"))
 
-# Numeric multipliers carry 30+ digits; a dozen is plenty to read (the LaTeX keeps them all).
-_DIGITS = 12
+# Numeric multipliers and fitted parameters carry 15 to 30 digits; a formula shows 4
+# significant ones, and its LaTeX, one click away, keeps them all.
+_DIGITS = 4
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
@@ -168,6 +172,10 @@ class ReportData:
     explore : dict, True or None
         The explorer's family, parameter, bounds and fixed parameters; True for
         the default (see :func:`report_html`), None for no explorer.
+    command : str or None
+        The command that made the page (shown folded), if known.
+    designs : dict
+        Per rule name, the answers and constraints a designed utility was made from.
     """
 
     table: pd.DataFrame
@@ -179,6 +187,8 @@ class ReportData:
     options: Mapping[str, Any] = field(default_factory=dict)
     sweep: Mapping[str, Any] | None = None
     explore: Mapping[str, Any] | bool | None = None
+    command: str | None = None
+    designs: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     @property
     def utilities(self) -> list[tuple[str, Utility]]:
@@ -268,6 +278,48 @@ def _short(expr: Any) -> Any:
     return expr.xreplace({f: sympy.Float(f, _DIGITS) for f in floats}) if floats else expr
 
 
+def _inline_fractions(node: Any, exponent: bool = False) -> None:
+    """Fractions in an exponent written inline, ``e^{-t/500}`` rather than a fraction two
+    script levels down, which browsers draw too small to read."""
+    children = list(node.childNodes)
+    for index, child in enumerate(children):
+        if child.nodeType != child.ELEMENT_NODE:
+            continue
+        # the exponent of msup is its second child, of msubsup its third
+        script = node.tagName in ("msup", "msubsup") and index == len(children) - 1
+        inner = exponent or script
+        _inline_fractions(child, inner)
+        if inner and child.tagName == "mfrac":
+            parts = [part for part in child.childNodes if part.nodeType == part.ELEMENT_NODE]
+            row = node.ownerDocument.createElement("mrow")
+            for at, part in enumerate(parts):
+                if at:
+                    slash = node.ownerDocument.createElement("mo")
+                    slash.appendChild(node.ownerDocument.createTextNode("/"))
+                    row.appendChild(slash)
+                row.appendChild(_grouped(part))
+            node.replaceChild(row, child)
+
+
+def _grouped(part: Any) -> Any:
+    """A fraction's numerator or denominator, in parentheses when it is more than one atom."""
+    simple = part.tagName in ("mi", "mn") or (
+        part.tagName == "mrow" and len([c for c in part.childNodes
+                                        if c.nodeType == c.ELEMENT_NODE]) <= 1)
+    if simple:
+        return part
+    document = part.ownerDocument
+    row = document.createElement("mrow")
+    for text, inner in (("(", None), (None, part), (")", None)):
+        if inner is not None:
+            row.appendChild(inner)
+        else:
+            bracket = document.createElement("mo")
+            bracket.appendChild(document.createTextNode(text))
+            row.appendChild(bracket)
+    return row
+
+
 class _MathMLPrinter(MathMLPresentationPrinter):
     """sympy's presentation MathML printer, with the two forms it lacks: a case-by-case
     definition as a brace, and our undefined functions (E and P of the constraints, u, f, F)
@@ -332,9 +384,15 @@ def _formula(expr: Any, name: str | None = None, variable: Any = None) -> str:
         shown = sympy.Eq(head, shown, evaluate=False)
         source = sympy.Eq(head, source, evaluate=False)
     element = _MathMLPrinter({"ln_notation": False})._print(shown)
+    holder = element.ownerDocument.createElement("math")
+    holder.appendChild(element)
+    _inline_fractions(holder)
+    element = holder.firstChild
+    # where numbers were shortened, the LaTeX is where their full values are
+    summary = "LaTeX, full values" if shown != source else "LaTeX"
     return (f'<div class="formula"><math displaystyle="true">{_markup(element)}</math>'
-            f"<details><summary>LaTeX</summary><pre><code>{_e(sympy.latex(source))}</code></pre>"
-            "</details></div>")
+            f"<details><summary>{summary}</summary><pre><code>{_e(sympy.latex(source))}</code>"
+            "</pre></details></div>")
 
 
 def _number(value: Any, rule: Any, suffix: str) -> str:
@@ -362,7 +420,13 @@ def _facts(items: Sequence[tuple[str, str]]) -> str:
 @section("data", "Data")
 def _data_section(data: ReportData) -> str:
     notes = "".join(f"<li>{_e(note)}</li>" for note in data.notes)
-    return _facts(data.provenance) + (f"<h3>Notes</h3><ul>{notes}</ul>" if notes else "")
+    made = ""
+    if data.command:
+        made = (f'<details class="made"><summary>How this page was made</summary><p>With '
+                f'maxent_util {_e(__version__)}, by the command</p><pre><code>'
+                f'{_e(data.command)}</code></pre></details>')
+    return (_facts(data.provenance) + (f"<h3>Notes</h3><ul>{notes}</ul>" if notes else "")
+            + made)
 
 
 def _ranking_columns(data: ReportData) -> tuple[list[tuple[str, Any, list[tuple[str, str]]]],
@@ -749,8 +813,27 @@ def _uncertainty_section(data: ReportData) -> str:
     return "".join(parts)
 
 
-def _origin(utility: Utility) -> str:
+def _designs(designs: Any, owner: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    if designs is None:
+        return {}
+    try:
+        return {str(name): tuple((_shown(says), _shown(constraint))
+                                 for says, constraint in facts)
+                for name, facts in dict(designs).items()}
+    except (TypeError, ValueError):
+        raise UtilityError(argument_message(
+            "designs", owner, "a mapping from rule names to (answer, constraint) pairs",
+            short(designs))) from None
+
+
+def _origin(utility: Utility, design: Sequence[tuple[str, str]] = ()) -> str:
     distribution = getattr(utility, "distribution", None)
+    if design:
+        items = "".join(f"<li>{_e(says)}: <code>{_e(constraint)}</code></li>"
+                        for says, constraint in design)
+        return (f"<p>Designed from answers about the captime (the time one has), each the "
+                f"constraint on it that it became ({len(design)} constraint"
+                f"{'s' if len(design) != 1 else ''}):</p><ul>{items}</ul>")
     if not isinstance(distribution, CaptimeDistribution):
         return ("<p>Given as a formula in the runtime t; no constraints on the captime are "
                 "recorded with it.</p>")
@@ -805,7 +888,7 @@ def _utilities_section(data: ReportData) -> str:
         utility = rule if isinstance(rule, Utility) else Utility(rule, name=name)
         parts.append(_formula(utility.expr, "u", sympy.Symbol("t")))
         parts.append(_at_cutoff(data, utility))
-        parts.append(_origin(utility))
+        parts.append(_origin(utility, data.designs.get(name, ())))
     return "".join(parts)
 
 
@@ -870,12 +953,26 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class _Input:
+    """What the page says of the data's input: the file's name (or how the input is named),
+    the member read from an archive, its size and sha256."""
+
+    name: str
+    member: str | None
+    size: int
+    sha256: str
+
+
 def _source_file(source: Any, owner: str) -> Path | None:
-    if source is None:
+    if source is None or isinstance(source, NamedBytes):
         return None
     if not isinstance(source, (str, os.PathLike)):
-        raise DataError(argument_message("source", owner, "a file path (str or os.PathLike)",
-                                         source))
+        raise DataError(argument_message("source", owner, "a file path (str or os.PathLike), "
+                                         "or the bytes read (NamedBytes)", source))
+    split = split_member(os.fspath(source)) if isinstance(os.fspath(source), str) else None
+    if split is not None:  # ARCHIVE:MEMBER: the archive is the file hashed
+        return Path(split[0])
     path = Path(source)
     if path.is_dir() and (path / "algorithm_runs.arff").is_file():
         path = path / "algorithm_runs.arff"  # an ASlib scenario folder, as read_runs reads it
@@ -889,7 +986,14 @@ def _label(label: Any, source: Any, path: Path | None) -> str:
     """How the data are named: the label given, but never a path of this machine. A label
     that names the source file or folder (as the command line's FILE does, absolute or not)
     is shortened to its last part."""
+    split = split_member(os.fspath(source)) if isinstance(source, (str, os.PathLike)) \
+        and isinstance(os.fspath(source), str) else None
+    if split is not None and path is not None and (label is None or str(label) == os.fspath(
+            source)):
+        return f"{path.name}:{split[1]}"  # ARCHIVE:MEMBER without the archive's folder
     if label is None:
+        if isinstance(source, NamedBytes):
+            return source.name
         return path.name if path is not None else "runtime table"
     label = str(label)
     if path is not None:
@@ -922,15 +1026,52 @@ def _cutoff_fact(table: pd.DataFrame) -> str:
     return f"from {cutoffs[0]:g} s to {cutoffs[-1]:g} s ({cutoffs.size} values)"
 
 
-def _provenance(table: pd.DataFrame, label: str, path: Path | None, format: str | None,
+def _input(source: Any, path: Path | None) -> _Input | None:
+    """The input's name, member, size and sha256: of the file, or of the bytes read (standard
+    input, measured and hashed as a file is)."""
+    if isinstance(source, NamedBytes):
+        data = source.getvalue()
+        name = "standard input" if source.name == "<stdin>" else _shown(source.name)
+        return _Input(name, None, len(data), hashlib.sha256(data).hexdigest())
+    if path is None:
+        return None
+    split = split_member(os.fspath(source))
+    member = _shown(split[1]) if split is not None else _zip_member_name(path)
+    return _Input(_shown(path.name), member, path.stat().st_size, _sha256(path))
+
+
+def _zip_member_name(path: Path) -> str | None:
+    """The name of the one member a zip archive was read through, else None."""
+    try:
+        with open(path, "rb") as handle:
+            if compression_of(handle.read(6)) != "zip":
+                return None
+        with zipfile.ZipFile(path) as archive:
+            members = [info.filename for info in archive.infolist()
+                       if not info.is_dir() and not info.filename.startswith("__MACOSX/")]
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+        return None
+    return _shown(members[0]) if len(members) == 1 else None
+
+
+def _provenance(table: pd.DataFrame, label: str, given: _Input | None, format: str | None,
                 date: str) -> tuple[tuple[str, str], ...]:
     statuses = table["status"].value_counts()
     counts = ", ".join(f"{int(statuses[s])} {s}" for s in ("solved", "capped", *FAILURE_STATUSES)
                        if s in statuses.index)
-    facts = [("data", label)]
-    if path is not None:
-        facts += [("file", _shown(path.name)), ("size", f"{path.stat().st_size:,} bytes"),
-                  ("sha256", _sha256(path))]
+    facts = []
+    if given is None:
+        facts.append(("data", label))
+    else:
+        # one row for the file, and the label beside it only when it says more than the name
+        named = {given.name, f"{given.name}:{given.member}" if given.member else given.name}
+        stream = given.name == "standard input"
+        if label not in named and not (stream and label == "<stdin>"):
+            facts.append(("data", label))
+        facts.append(("input" if stream else "file", given.name))
+        if given.member is not None:
+            facts.append(("member", given.member))
+        facts += [("size", f"{given.size:,} bytes"), ("sha256", given.sha256)]
     facts += [
         ("format", format if format is not None else "a table given in Python"),
         ("algorithms", str(table["algorithm"].nunique())),
@@ -953,6 +1094,9 @@ def _notes(table: pd.DataFrame, format: str | None, notes: Any, owner: str) -> t
     attached = table.attrs.get("notes", ())
     attached = [attached] if isinstance(attached, str) else list(attached)
     found = [FORMAT_NOTES[format]] if format in FORMAT_NOTES else []
+    source = table.attrs.get("cutoff_source")
+    if isinstance(source, str) and source:  # where a given cutoff comes from, in words
+        attached.append(source)
     return tuple(dict.fromkeys(_shown(note) for note in found + attached + given))
 
 
@@ -991,7 +1135,8 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
                 date: datetime.datetime | str | None = None, ci: float | None = 0.95,
                 resamples: int = 2000, seed: Any = 0, sweep: Mapping[str, Any] | None = None,
                 explore: Mapping[str, Any] | bool | None = True, duplicates: str = "raise", missing: str = "raise",
-                sections: Sequence[str] | None = None) -> str:
+                sections: Sequence[str] | None = None, command: str | None = None,
+                designs: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> str:
     """A self-contained HTML report on a runtime table.
 
     The page holds, in :data:`SECTIONS` order: the data's provenance (file,
@@ -1028,7 +1173,18 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         More notes on the data (e.g. how it was re-capped); notes in
         ``table.attrs["notes"]`` are shown too.
     title : str, optional, keyword-only
-        The page's title (default: "Runtime report: " and the label).
+        The page's title (default: the competition and track the reader found
+        in the file's name, ``table.attrs["track"]``, such as "SAT
+        Competition 2021, parallel track"; else "Runtime report: " and the
+        label).
+    designs : mapping of str to sequence of (str, str), optional, keyword-only
+        Per rule name, what a designed utility was made from: each answer
+        with the constraint it became (``maxent-util design`` records them
+        in its document); listed in the rule's section.
+    command : str, optional, keyword-only
+        The command that made the page, shown folded under "How this page
+        was made" in the Data section (the command line passes its own,
+        paths shortened to their names).
     date : datetime or str, optional, keyword-only
         The date shown (default: now, in UTC); fix it for a reproducible page.
     ci : float or None, keyword-only
@@ -1104,17 +1260,22 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     path = _source_file(source, owner)
     heading = _title(title, owner)
     label = _shown(_label(label, source, path))
+    given = _input(source, path)
     when = _when(date, owner)
     options: dict[str, Any] = {"duplicates": duplicates, "missing": missing}
     if ci is not None:
         options.update(ci=ci, resamples=resamples, seed=seed)
     data = ReportData(
         table=table, rules=named, ranking=_ranking(table, named, options),
-        label=str(label), provenance=_provenance(table, str(label), path, format, when),
+        label=str(label), provenance=_provenance(table, str(label), given, format, when),
+        command=None if command is None else _shown(command),
+        designs=_designs(designs, owner),
         notes=_notes(table, format, notes, owner), options=options,
         sweep=None if sweep is None else dict(sweep),
         explore=_explore_option(explore, sweep, owner))
-    heading = heading if heading is not None else f"Runtime report: {label}"
+    track = table.attrs.get("track")
+    if heading is None:
+        heading = _shown(track) if isinstance(track, str) and track else f"Runtime report: {label}"
     bodies = []
     for part in chosen:
         body = part.render(data)

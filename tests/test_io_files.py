@@ -11,9 +11,9 @@ The fixtures follow the published headers, column for column:
   only);
 - ``downloads/meta.csv`` of github.com/satcompetition/2024 is separated by spaces:
   ``hash filename family author``;
-- ``paper/stability/benchfeatures/par2scores.csv`` of github.com/satcompetition/2020 (written
-  by ``par2_generator.py`` there from the 2018 main track) has a header ``solver,<instance>,...``
-  and one row per solver of PAR-2 scores (10000 for an unsolved run);
+- ``paper/stability/benchfeatures/par2scores.csv`` of github.com/satcompetition/2020 (the
+  NoLimits track's runs) has a header ``solver,<instance>,...`` and one row per solver, each
+  cell a run's PAR-2 seconds (10000 for a run unsolved at the 5000 s limit);
 - ASlib scenarios: ``description.txt`` and ``algorithm_runs.arff`` as in tests/data.
 
 The names are a few of each file's; the cells are made up in the file's conventions.
@@ -141,8 +141,9 @@ def test_the_published_2023_archive_of_six_csvs_is_refused_naming_them(tmp_path,
                   {name: MAIN_2023 for name in SC2023_MEMBERS})
     message = (r"^`path` of `read_satcomp` must be a zip archive holding one CSV file; got "
                r"'.*sc2023-detailed-results\.zip'\. It holds 6 members: 'bench_meta\.csv', "
-               r"'results_cloud_detailed\.csv', .*'results_special_detailed\.csv'; unpack the "
-               r"one to read, or zip it alone\.$")
+               r"'results_cloud_detailed\.csv', .*'results_special_detailed\.csv'; name the one "
+               r"to read as FILE\.zip:MEMBER, such as '.*sc2023-detailed-results\.zip:"
+               r"results_cloud_detailed\.csv'\.$")
     with pytest.raises(DataError, match=message):
         read_runs(path)
     status, _, err = run_cli(capsys, ["rank", str(path), "--par", "2"])
@@ -289,16 +290,15 @@ def test_meta_separated_by_spaces_is_not_a_results_table(tmp_path):
         read_runs(path)
 
 
-def test_par2scores_is_a_summary_that_holds_no_runs(tmp_path, capsys):
+def test_par2scores_is_a_table_of_runs_read_with_its_published_limit(tmp_path, capsys):
+    # one row per solver, one run per cell (tests/test_io_wide.py reads it in full)
     path = tmp_path / "par2scores.csv"
     path.write_text(PAR2SCORES_2020)
-    message = (r"^`path` of `read_long` must be a table of runs; got '.*par2scores\.csv'\. It "
-               r"is a summary \(its columns: .*\): one row per solver, named in its 'solver' "
-               r"column, and a score in each other column, which holds no runs")
-    with pytest.raises(DataError, match=message):
+    with pytest.raises(DataError, match=r"^`cutoff` of `read_satcomp` must be the time limit "
+                                        r".*published limit, 5000 s"):
         read_runs(path)
-    status, _, err = run_cli(capsys, ["rank", str(path), "--par", "2"])
-    assert status == 2 and "It is a summary" in err
+    status, out, _ = run_cli(capsys, ["rank", str(path), "--par", "2", "--cutoff", "5000"])
+    assert status == 0 and "cadical-alluip-default" in out
 
 
 def test_rank_csv_output_read_back_is_a_summary(tmp_path, capsys):

@@ -522,7 +522,7 @@ def test_cli_report(capsys, tmp_path, runs):
     text = "".join(parsed.text)
     assert f"sha256{hashlib.sha256(data.read_bytes()).hexdigest()}" in text
     assert "fileruns.csv" in text and "formatlong" in text and "cutoff50 s" in text
-    assert "re-capped at 50 s (--cutoff)" in text and "Mine" in parsed.text
+    assert "re-capped at 50 s, the cutoff given" in text and "Mine" in parsed.text
     # the numbers are the library's on the re-capped table (runs past 50 s count as capped)
     capped = runs.copy()
     over = capped["runtime"] >= 50

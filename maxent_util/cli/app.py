@@ -204,6 +204,7 @@ def _run(argv: Sequence[str] | None, out: _Output) -> int:
         words = list(sys.argv[1:] if argv is None else argv)
         parser = _parser_for(words)
         arguments = parser.parse_args(words)
+        arguments.words = words  # as typed, for a page that says how it was made
         if arguments.command is None:
             parser.print_help(out)
             return 2

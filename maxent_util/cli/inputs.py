@@ -127,7 +127,9 @@ def _runtime_source(arguments: argparse.Namespace) -> tuple[Any, str, str | None
             raise CommandLineError(f"standard input (FILE -) is read as {guessed} data; "
                                    f"only {', '.join(STREAM_FORMATS)} data can come from it "
                                    "(give an ASlib scenario as a path)")
-        return NamedBytes(data, "<stdin>"), "<stdin>", guessed
+        # kept, so that a report measures and hashes what was read, as it does a file
+        arguments.stdin_bytes = NamedBytes(data, "<stdin>")
+        return arguments.stdin_bytes, "<stdin>", guessed
     path = Path(arguments.file)
     if fmt is None and path.exists():
         fmt = guess_format(path)
@@ -226,7 +228,38 @@ def _table_and_rules(arguments: argparse.Namespace) -> tuple[Any, str, dict[str,
     _fix_greedy_file(arguments)
     table, label = _runtime_table(arguments)
     specs, pars, arguments.rules_note = _rule_specs(arguments, table)
-    return table, label, _rules(specs, pars, arguments.solved, arguments.progress)
+    rules = _rules(specs, pars, arguments.solved, arguments.progress)
+    # what each @FILE utility was designed from, for a page that lists its constraints
+    names = list(rules)[:len(specs)]
+    arguments.designs = {name: _design_facts(spec[1:]) for spec, name in zip(specs, names)
+                         if spec.startswith("@") and len(names) == len(specs)}
+    return table, label, rules
+
+
+def _design_facts(path: str) -> list[tuple[str, str]]:
+    """The answers a ``maxent-util design`` document records, each with the constraints it
+    became (``("half the time you would stop before 10min", "TailProbability(600, 1/2)")``);
+    empty for a document of no design. Read as data: strings only, anything else skipped."""
+    import json
+
+    from ..documents import MAX_JSON_LENGTH
+
+    try:
+        document = json.loads(_small_file(path, flag="--utility", what="a utility's JSON "
+                                          "document", most=MAX_JSON_LENGTH))
+    except (ValueError, RecursionError):
+        return []
+    design = document.get("design") if isinstance(document, dict) else None
+    facts = design.get("facts") if isinstance(design, dict) else None
+    found = []
+    for fact in facts if isinstance(facts, list) else []:
+        if not isinstance(fact, dict) or not isinstance(fact.get("says"), str):
+            continue
+        constraints = fact.get("constraints")
+        for constraint in constraints if isinstance(constraints, list) else []:
+            if isinstance(constraint, str):
+                found.append((fact["says"], constraint))
+    return found
 
 
 def _rule_specs(arguments: argparse.Namespace, table: Any = None

@@ -125,6 +125,10 @@ def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
     elif arguments.json:
         json.dump(_records(frame), out, indent=2)
         out.write("\n")
+    elif arguments.latex or arguments.markdown:
+        from .tables import latex_table, markdown_table
+
+        print((latex_table if arguments.latex else markdown_table)(frame), file=out)
     else:
         print(f"ranking of {label}: score (rank) per rule; utilities count unsolved runs as 0, "
               f"PAR-k is the mean penalised runtime (lower is better); {order}", file=out)
@@ -160,6 +164,12 @@ def add_parser(commands: Any) -> None:
     formats = ranking.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true", help="print the full table as CSV")
     formats.add_argument("--json", action="store_true", help="print the full table as JSON records")
+    formats.add_argument("--latex", action="store_true",
+                         help="print a LaTeX table for a paper (booktabs; the best per rule in "
+                              "bold; with --ci, intervals as 0.452 [0.431, 0.470])")
+    formats.add_argument("--markdown", action="store_true",
+                         help="print a Markdown table (the best per rule in bold; with --ci, "
+                              "intervals)")
     formats.add_argument("--tidy", action="store_true",
                          help="print a long CSV: one row per algorithm and rule (algorithm, rule, "
                               "score, rank, and lower, upper with --bounds)")

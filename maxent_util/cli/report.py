@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +31,12 @@ def _data_source(arguments: argparse.Namespace) -> tuple[Any, str | None, list[s
                      f"{track} track, read with a {datasets.SATCOMP2021_CUTOFF:g} s cutoff "
                      "(see maxent_util/datasets/data/SOURCE.md for the source and citation).")
     elif arguments.file == "-":
-        source, fmt = None, arguments.format
-        notes.append("Read from standard input (no file to name or hash).")
+        # the bytes read, measured and hashed on the page as a file's are
+        source, fmt = getattr(arguments, "stdin_bytes", None), arguments.format
+        if fmt is None and source is not None:
+            from ..io import sniff_format
+
+            fmt = sniff_format(source.getvalue()[:1 << 16])
     else:
         from ..io import guess_format
 
@@ -37,10 +44,44 @@ def _data_source(arguments: argparse.Namespace) -> tuple[Any, str | None, list[s
         fmt = arguments.format
         if fmt is None:
             fmt = "aslib" if source.is_dir() else guess_format(source)
-    if arguments.cutoff is not None:
-        notes.append(f"Every run re-capped at {arguments.cutoff:g} s (--cutoff): runs at or past "
-                     "it count as capped.")
+    if arguments.cutoff is not None and fmt not in ("satcomp", "aslib", "benchexec"):
+        # (those readers take the cutoff themselves, and their note says where it comes from)
+        notes.append(f"Every run re-capped at {arguments.cutoff:g} s, the cutoff given: runs at "
+                     "or past it count as capped.")
     return source, fmt, notes
+
+
+# a parenthesis that gives command-line advice, "(--rules paper: the paper's figure)"
+_FLAG_ADVICE = re.compile(r"\s*\([^()]*--[a-z][^()]*\)")
+
+
+def _prose(note: str) -> str:
+    """A note for the page: the command line's advice left out (the page shows its command)."""
+    return _FLAG_ADVICE.sub("", note)
+
+
+def _command(arguments: argparse.Namespace) -> str | None:
+    """The command as typed, every path in it (FILE, the output, ``@design.json``,
+    ``--flag=PATH``) named without its folders: the page shows no path of this machine."""
+    words = getattr(arguments, "words", None)
+    if words is None:
+        return None
+    return shlex.join(["maxent-util", *map(_without_folders, words)])
+
+
+def _without_folders(word: str) -> str:
+    from ..io.limits import split_member
+
+    flag, equals, value = word.partition("=") if word.startswith("--") else ("", "", word)
+    at = "@" if value.startswith("@") else ""
+    value = value[len(at):]
+    if "/" in value or "\\" in value:
+        split = split_member(value)
+        if split is not None:
+            value = f"{Path(split[0]).name}:{split[1]}"
+        elif os.path.isabs(value) or Path(value).exists():
+            value = Path(value).name
+    return f"{flag}{equals}{at}{value}"
 
 
 def _command_report(arguments: argparse.Namespace, out: Any) -> int:
@@ -54,13 +95,13 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
     table, label, rules = _table_and_rules(arguments)
     source, fmt, notes = _data_source(arguments)
     if arguments.rules_note:
-        notes.append(arguments.rules_note[0].upper() + arguments.rules_note[1:] + ".")
+        notes.append(_prose(arguments.rules_note[0].upper() + arguments.rules_note[1:]) + ".")
     if arguments.sort_by is not None:
         # the page orders the algorithms by its first rule: --sort-by puts RULE first
         first = _rule_named(arguments.sort_by, list(rules))
         rules = {first: rules[first], **{name: rule for name, rule in rules.items()
                                          if name != first}}
-        notes.append(f"Algorithms in the order of {first} (--sort-by).")
+        notes.append(f"Algorithms in the order of {first}.")
     sweep = None
     if arguments.family is not None:
         sweep = dict(_sweep_keywords(arguments, "report's sweep section"),
@@ -68,6 +109,7 @@ def _command_report(arguments: argparse.Namespace, out: Any) -> int:
     write_report(table, target, rules=rules, overwrite=arguments.force, source=source,
                  label=label, format=fmt, notes=notes, title=arguments.title,
                  duplicates=arguments.duplicates, missing=arguments.missing, sweep=sweep,
+                 command=_command(arguments), designs=getattr(arguments, "designs", None),
                  **_bootstrap_options(arguments))
     print(f"wrote {target}", file=out)
     return 0

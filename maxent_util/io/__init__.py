@@ -54,11 +54,12 @@ import pandas as pd
 from ..errors import DataError, argument_message
 from .aslib import read_aslib
 from .benchexec import BENCHEXEC_SUFFIXES, read_benchexec
-from .limits import ReadLimits, open_regular, read_limits, read_stream, set_read_limits
+from .limits import (ReadLimits, open_bounded, open_regular, read_limits, read_stream,
+                     set_read_limits, split_member)
 from .long import read_long
-from .satcomp import read_satcomp
+from .satcomp import INSTANCE_ROW_NAMES, read_satcomp
 from .table import (FAILURE_STATUSES, LONG_COLUMNS, STATUSES, NamedBytes, PathLike, _check_path,
-                    _is_stream, _label, validate_table)
+                    _is_stream, _label, solver_rows, validate_table)
 
 __all__ = [
     "STATUSES",
@@ -146,8 +147,11 @@ def sniff_format(head: bytes) -> str:
     ``filename``, ``cnf``, ``verified-result`` or ``claimed-result`` is a SAT
     Competition table, and so is a CSV of solver columns only (every cell a
     number or a word such as ``timeout``, no column named ``algorithm``,
-    ``instance`` or ``runtime``: 2023's special-track file); anything else is
-    read as a long CSV, whose reader then reports what is missing.
+    ``instance`` or ``runtime``: 2023's special-track file), a CSV of one
+    row per solver (a first column ``solver`` or ``algorithm``, the others
+    instances, none a ranking's ``<rule> rank``: 2020's ``par2scores.csv``)
+    and one of one column per solver beside a first column ``instance``;
+    anything else is read as a long CSV, whose reader then reports what is missing.
 
     Parameters
     ----------
@@ -178,8 +182,11 @@ def sniff_format(head: bytes) -> str:
         header = [name.strip() for name in next(csv.reader(lines[:1]), [])]
     except csv.Error:  # not a CSV a person wrote (binary): the long reader says why
         return "long"
-    if set(header) & _SATCOMP_MARKERS:
+    if set(header) & _SATCOMP_MARKERS or solver_rows(header):
         return "satcomp"
+    if header and header[0].lower() in INSTANCE_ROW_NAMES \
+            and not set(header) & {"algorithm", "runtime"}:
+        return "satcomp"  # one column per solver beside an instance column
     return "satcomp" if _solver_columns_only(header, lines[1:-1]) else "long"
 
 
@@ -233,6 +240,12 @@ def guess_format(path: Path) -> str:
         return "aslib" if (path / "algorithm_runs.arff").is_file() else "benchexec"
     if path.suffix.lower() == ".arff":
         return "aslib"
+    if split_member(os.fspath(path)) is not None:
+        try:
+            with open_bounded(os.fspath(path), os.fspath(path), "guess_format") as handle:
+                return sniff_format(handle.read(_SNIFF_BYTES))
+        except DataError:
+            return "long"  # the reader then reports the problem in full
     try:
         with open_regular(os.fspath(path), "guess_format") as handle:
             head = handle.read(_SNIFF_BYTES)
@@ -259,7 +272,10 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
         ``filename`` or ``cnf`` are SAT Competition tables, and so are CSV
         files of solver columns only (numbers and words such as ``timeout``),
         anything else is a long CSV. A ``.zip`` holding one CSV is read as
-        the CSV.
+        the CSV; ``ARCHIVE:MEMBER`` reads one member of a zip or tar archive
+        (``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``), such as
+        ``sc2023-detailed-results.zip:results_main_detailed.csv``, within the
+        same limits.
     limits : ReadLimits, optional, keyword-only
         Bounds on the bytes (as stored and unpacked), columns and cell
         lengths read, enforced while reading; by default the process's
@@ -312,8 +328,16 @@ def read_runs(path: PathLike | IO[Any], *, format: str | None = None,
                 "format", "read_runs", "a format read from a stream "
                 f"({', '.join(map(repr, STREAM_FORMATS))}); an ASlib scenario is read from its "
                 "folder", chosen))
+    elif split_member(_check_path(path, "read_runs")) is not None:
+        # ARCHIVE:MEMBER, such as sc2023-detailed-results.zip:results_main_detailed.csv
+        source = os.fspath(path)
+        chosen = format if format is not None else guess_format(Path(source))
+        if chosen not in STREAM_FORMATS:
+            raise DataError(argument_message(
+                "format", "read_runs", "a format read from a member of an archive "
+                f"({', '.join(map(repr, STREAM_FORMATS))}); an ASlib scenario is read from its "
+                "folder", chosen))
     else:
-        _check_path(path, "read_runs")
         location = Path(path)
         if location.is_dir() and (location / "algorithm_runs.arff").is_file():
             location = location / "algorithm_runs.arff"

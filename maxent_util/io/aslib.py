@@ -448,8 +448,11 @@ def _measure_note(name: str, performance: str | None, description: _Description 
         source = "named by performance="
     elif description is not None and description.measures:
         source = f"the runtime measure of {os.path.basename(description.path)}"
+    elif description is not None:  # there, but naming no measure: its cutoff may still be read
+        source = (f"the attribute named runtime, as {os.path.basename(description.path)} lists "
+                  "no performance_measures")
     else:
-        source = "the attribute named runtime (no description.txt)"
+        source = "the attribute named runtime, as there is no description.txt"
     note = f"measure: {name!r} ({source}), read as seconds"
     if limit is None:
         return note + "; no cutoff known"

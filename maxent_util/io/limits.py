@@ -35,6 +35,7 @@ import math
 import os
 import stat
 import struct
+import tarfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from typing import IO, Any, Callable
 
 from ..errors import DataError, argument_message, short
 
-__all__ = ["ReadLimits", "read_limits", "set_read_limits"]
+__all__ = ["ReadLimits", "read_limits", "set_read_limits", "split_member", "ARCHIVE_SUFFIXES"]
 
 _MIB = 1 << 20
 # unpacked bytes the ratio is not checked below: a small file of repeated rows may unpack a
@@ -343,16 +344,28 @@ def open_bounded(source: Any, label: str, owner: str, limits: ReadLimits | None 
     """
     chosen = read_limits(limits)
     opened = None  # a file opened here is closed with the stream returned; a caller's is not
+    wanted = None  # the member named as ARCHIVE:MEMBER
     if callable(getattr(source, "read", None)) and not isinstance(source, (str, os.PathLike)):
         read = source.read
     else:
-        opened = open_regular(os.fspath(source), owner)
+        path = os.fspath(source)
+        split = split_member(path)
+        if split is not None:
+            path, wanted = split
+            if compression_of(_first_bytes(path, owner)) != "zip":
+                return _tar_member(path, wanted, label, owner, chosen, watch)
+        opened = open_regular(path, owner)
         read = opened.read
     stored = _Source(read, counter(label, owner, chosen.max_bytes, "max_bytes",
                                     "a file of at most {limit} bytes"), label, owner)
     if opened is not None:
         stored.closes.append(opened.close)
     kind = compression_of(stored.head(6))
+    if wanted is not None and kind != "zip":  # the file changed since split_member looked
+        stored.close()
+        raise DataError(argument_message(
+            "path", owner, "an archive (zip, tar, tar.gz) holding the member named after ':'",
+            label))
     if kind is None:
         content: _Source = stored
         if watch is not None:
@@ -362,7 +375,7 @@ def open_bounded(source: Any, label: str, owner: str, limits: ReadLimits | None 
     if kind == "zip":
         try:
             unpacker, close_archive, packed_size = _zip_member(
-                opened, stored, label, owner, chosen, zip_suffixes)
+                opened, stored, label, owner, chosen, zip_suffixes, wanted)
         except BaseException:
             stored.close()
             raise
@@ -422,13 +435,13 @@ def _quoted(name: str) -> str:
 
 
 def _zip_member(opened: IO[bytes] | None, stored: _Source, label: str, owner: str,
-                limits: ReadLimits, suffixes: tuple[str, ...]
+                limits: ReadLimits, suffixes: tuple[str, ...], wanted: str | None = None
                 ) -> tuple[IO[bytes], Callable[[], None], Callable[[], int]]:
-    """The one member of the zip archive in ``stored`` (a file opened here, else a stream,
-    read whole within ``max_bytes``) opened for reading, what closes the archive, and the
-    member's packed size."""
+    """The member of the zip archive in ``stored`` (a file opened here, else a stream, read
+    whole within ``max_bytes``) opened for reading, what closes the archive, and the member's
+    packed size: the one named ``wanted``, or else its only member."""
     kinds = " or ".join(suffix.lstrip(".").upper() for suffix in suffixes)
-    if not suffixes:
+    if not suffixes and wanted is None:
         raise DataError(argument_message(
             "path", owner, "plain, gzip, bzip2 or xz content", label,
             "It is a zip archive, which this reader does not open; unpack it first."))
@@ -466,15 +479,18 @@ def _zip_member(opened: IO[bytes] | None, stored: _Source, label: str, owner: st
     # folders, and the resource forks macOS adds when it zips a file, are not members
     members = [info for info in archive.infolist()
                if not info.is_dir() and not info.filename.startswith("__MACOSX/")]
-    if len(members) != 1 or not members[0].filename.lower().endswith(suffixes):
-        shown = ", ".join(_quoted(info.filename) for info in members[:8])
-        more = f" and {len(members) - 8} more" if len(members) > 8 else ""
+    if wanted is not None:
+        named = [info for info in members if info.filename == wanted]
+        if not named:
+            archive.close()
+            raise _no_member(label, owner, wanted, [info.filename for info in members])
+        members = named
+    elif len(members) != 1 or not members[0].filename.lower().endswith(suffixes):
         archive.close()
         raise DataError(argument_message(
             "path", owner, f"a zip archive holding one {kinds} file", label,
-            f"It holds {len(members)} member{'s' if len(members) != 1 else ''}"
-            f"{': ' + shown + more if members else ''}; unpack the one to read, or zip it "
-            "alone."))
+            f"It holds {_listed([info.filename for info in members])}; name the one to read "
+            f"as FILE.zip:MEMBER{_example(label, members)}."))
     member = members[0]
     if member.file_size > limits.max_decompressed_bytes:
         archive.close()
@@ -489,6 +505,97 @@ def _zip_member(opened: IO[bytes] | None, stored: _Source, label: str, owner: st
             from None
     packed = max(member.compress_size, 1)
     return handle, archive.close, lambda: packed
+
+
+# the archives a member is named in, as ARCHIVE:MEMBER
+ARCHIVE_SUFFIXES: tuple[str, ...] = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+# a tar has no directory: the entries read before the one named are bounded, as a zip's are
+_TAR_ENTRIES = 4096
+
+
+def split_member(path: str) -> tuple[str, str] | None:
+    """``ARCHIVE:MEMBER`` split into the archive and the member's name, when ``path`` itself is
+    no file but the part before a ``:`` is an existing file whose name ends as an archive's
+    (``.zip``, ``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``); else None.
+
+    Examples
+    --------
+    >>> split_member("no-such-file.csv") is None
+    True
+    """
+    if not isinstance(path, str) or ":" not in path or os.path.lexists(path):
+        return None
+    lowered = path.lower()
+    for suffix in ARCHIVE_SUFFIXES:
+        at = lowered.find(suffix + ":")
+        while at >= 0:
+            archive, member = path[:at + len(suffix)], path[at + len(suffix) + 1:]
+            if member and is_regular(archive):
+                return archive, member
+            at = lowered.find(suffix + ":", at + 1)
+    return None
+
+
+def _first_bytes(path: str, owner: str) -> bytes:
+    with open_regular(path, owner) as handle:
+        return handle.read(6)
+
+
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(_quoted(name) for name in names[:8])
+    more = f" and {len(names) - 8} more" if len(names) > 8 else ""
+    return f"{len(names)} member{'s' if len(names) != 1 else ''}{': ' + shown + more if names else ''}"
+
+
+def _example(label: str, members: list[Any]) -> str:
+    csvs = [info.filename for info in members if info.filename.lower().endswith(".csv")]
+    # a file of runs rather than of the instances (bench_meta.csv) makes the better example
+    csvs.sort(key=lambda name: "meta" in name.lower())
+    # the archive by its name only: a long folder would push the member out of the message
+    return f", such as {os.path.basename(label) + ':' + csvs[0]!r}" if csvs else ""
+
+
+def _no_member(label: str, owner: str, wanted: str, names: list[str]) -> DataError:
+    return DataError(argument_message(
+        "path", owner, "ARCHIVE:MEMBER naming a file the archive holds", f"{label}",
+        f"It holds no member {_quoted(wanted)}; it holds {_listed(names)}."))
+
+
+def _tar_member(path: str, wanted: str, label: str, owner: str, limits: ReadLimits,
+                watch: Callable[[bytes], None] | None) -> IO[bytes]:
+    """The member ``wanted`` of a tar archive (plain, gzip, bzip2 or xz), read as a stream
+    within the limits: its unpacked bytes, up to the member's end, count against
+    ``max_decompressed_bytes`` and ``max_ratio`` as a compressed file's do."""
+    content = open_bounded(path, label, owner, limits)
+    names: list[str] = []
+    try:
+        archive = tarfile.open(fileobj=content, mode="r|")
+        for info in archive:
+            if len(names) >= _TAR_ENTRIES:
+                raise DataError(argument_message(
+                    "path", owner, f"a tar archive of at most {_TAR_ENTRIES} entries before "
+                    "the member named", label, "It was not read further."))
+            if info.name == wanted or info.name == "./" + wanted:
+                if not info.isreg():
+                    break
+                handle = archive.extractfile(info)
+                assert handle is not None  # a regular member always has its bytes
+                member = _Source(handle.read, watch or (lambda chunk: None), label, owner)
+                member.closes.extend([archive.close, content.close])
+                return io.BufferedReader(member, _CHUNK)
+            if info.isreg():
+                names.append(info.name)
+        archive.close()
+    except DataError:
+        content.close()
+        raise
+    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
+        content.close()
+        raise DataError(argument_message(
+            "path", owner, "a readable tar archive", label,
+            f"The tar reader reported: {exc}.")) from None
+    content.close()
+    raise _no_member(label, owner, wanted, names)
 
 
 def _both(first: Callable[[bytes], None], second: Callable[[bytes], None]

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, argument_message, short
-from .limits import ReadLimits, _Source, compression_of, counter, open_regular, read_limits
+from .limits import (ReadLimits, _Source, compression_of, counter, open_regular, read_limits,
+                     split_member)
 from .table import lowered
 from .table import (LONG_COLUMNS, STATUSES, PathLike, _check_names, _first, _is_stream,
                     _long_frame, _missing_columns, _parse_numbers, _read_csv_cells, _where, not_runs,
@@ -193,8 +194,8 @@ def _read_long_arrow(path: Any, limits: ReadLimits) -> pd.DataFrame | None:
     except ImportError:  # the [arrow] extra is not installed: the exact route reads the file
         return None
     label = os.fspath(path)
-    if not isinstance(label, str):
-        return None
+    if not isinstance(label, str) or split_member(label) is not None:
+        return None  # ARCHIVE:MEMBER: the exact route unpacks it, within the limits
     handle = open_regular(label, "read_long")
     stored = _Source(handle.read, counter(label, "read_long", limits.max_bytes, "max_bytes",
                                           "a file of at most {limit} bytes"), label, "read_long")

@@ -207,8 +207,20 @@ RESULTS_TABLE = ("a results table: a long table's columns 'algorithm', 'instance
                  "('cnf', 'filename' or 'hash') and one column of times per solver")
 """The columns a results table has, as the refusal of a file that is not one names them."""
 
-# the first column of a summary: one row per solver, scores in the other columns
-_SUMMARY_NAMES = ("solver", "solvers", "algorithm", "algorithms")
+# the first column of a table of one row per solver: runs (2020's par2scores.csv) or a
+# summary (scores, as `maxent-util rank --csv` writes)
+SOLVER_ROW_NAMES: tuple[str, ...] = ("solver", "solvers", "algorithm", "algorithms")
+
+
+def solver_rows(header: list[str]) -> bool:
+    """Whether a header is that of a table of one row per solver and one column per instance
+    (2020's par2scores.csv: ``solver,<instance>,...``): its first column names the solvers, no
+    other column is the long table's, and none is a ranking's (``maxent-util rank --csv``
+    writes ``algorithm,<rule>,<rule> rank,...``: scores, not runs)."""
+    names = [name.strip().lower() for name in header]
+    return (len(names) > 1 and names[0] in SOLVER_ROW_NAMES
+            and not set(names[1:]) & {"algorithm", "instance", "runtime", "status", "cutoff"}
+            and not any(name.endswith(" rank") or name == "rank" for name in names[1:]))
 
 
 def _is_number(cell: Any) -> bool:
@@ -236,7 +248,13 @@ def not_runs(path: PathLike, header: list[str], body: np.ndarray, owner: str
     columns = f"its columns: {short(header)}"
     rows = body[:50]
     numbers = np.vectorize(_is_number, otypes=[bool])(rows) if rows.size else rows.astype(bool)
-    if header and header[0].strip().lower() in _SUMMARY_NAMES and len(header) > 1 \
+    if solver_rows(header):
+        return DataError(argument_message(
+            "path", owner, "a long table of runs", label,
+            f"It has one row per solver and one column per instance ({columns}), as 2020's "
+            "par2scores.csv: read it with --format satcomp (format='satcomp' in Python) and "
+            "the cutoff."))
+    if header and header[0].strip().lower() in SOLVER_ROW_NAMES and len(header) > 1 \
             and "instance" not in header and rows.size and numbers[:, 1:].all():
         return DataError(argument_message(
             "path", owner, "a table of runs", label,
