@@ -32,7 +32,7 @@ def test_export_cost_writes_a_module_in_the_tool_s_convention(capsys, tmp_path):
 def test_export_irace_writes_a_set_up(capsys, tmp_path):
     folder = tmp_path / "irace"
     status, out, err = run(capsys, "export", "--utility", "pareto(0.02, 1)", "--irace", str(folder),
-                           "--command", "minisat -verb=0 {params} {instance}", "--cutoff", "1min",
+                           "--command", "minisat -verb=0 {params} {instance}", "--run-limit", "1min",
                            "--instance", "a.cnf", "--instance", "b c.cnf", "--exit-code", "10",
                            "--exit-code", "20", "--max-experiments", "300", "--parents")
     assert (status, err) == (0, "") and out.startswith(f"wrote {folder}: target-runner, cost.py")
@@ -44,23 +44,35 @@ def test_export_irace_writes_a_set_up(capsys, tmp_path):
     assert "maxExperiments = 300" in (folder / "scenario.txt").read_text()
     assert runpy.run_path(str(folder / "cost.py"))["TOOL"] == "irace"
     assert_usage_error(*run(capsys, "export", "--utility", "pareto(0.02, 1)", "--irace", str(folder),
-                            "--command", "minisat {params} {instance}", "--cutoff", "5"),
+                            "--command", "minisat {params} {instance}", "--run-limit", "5"),
                        "must be a file that does not exist yet")
 
 
 @pytest.mark.parametrize("argv, pattern", [
     (["--cost", "c.py", "--command", "x {instance}"], "argument --command: only with --irace"),
     (["--python", "c.py", "--for", "smac"], "argument --for: only with --cost"),
-    (["--irace", "d", "--for", "smac", "--command", "x", "--cutoff", "1"], "argument --for: only with --cost"),
+    (["--irace", "d", "--for", "smac", "--command", "x", "--run-limit", "1"], "argument --for: only with --cost"),
     (["--latex", "c.tex", "--capped", "zero"], "argument --capped: only with --cost or --irace"),
-    (["--irace", "d", "--cutoff", "5"], "argument --irace: needs --command"),
-    (["--irace", "d", "--command", "x {instance}"], "argument --irace: needs --cutoff"),
-    (["--irace", "d", "--command", "x {instance}", "--cutoff", "0"], "expected a positive finite duration"),
+    (["--irace", "d", "--run-limit", "5"], "argument --irace: needs --command"),
+    (["--irace", "d", "--command", "x {instance}"], "argument --irace: needs --run-limit"),
+    (["--irace", "d", "--command", "x {instance}", "--run-limit", "0"], "expected a positive finite duration"),
     (["--cost", "c.py", "--for", "hyperopt"], "invalid choice: 'hyperopt'"),
-    (["--irace", "d", "--command", "sh -c 'solver {instance}'", "--cutoff", "5"],
+    (["--irace", "d", "--command", "sh -c 'solver {instance}'", "--run-limit", "5"],
      "`command` of `ProcessRunner` must be a command whose program, options, script and code hold no placeholder"),
 ])
 def test_export_configurator_options_are_checked(capsys, tmp_path, monkeypatch, argv, pattern):
     monkeypatch.chdir(tmp_path)
     assert_usage_error(*run(capsys, "export", "--utility", "pareto(10, 1)", *argv), pattern)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_export_irace_names_its_limit_a_run_limit_and_the_old_flag_warns(capsys, tmp_path):
+    common = ["export", "--utility", "pareto(1, 1)", "--command", "solver {params} {instance}",
+              "--instance", "a.cnf"]
+    status, out, err = run(capsys, *common, "--irace", str(tmp_path / "new"), "--run-limit", "5",
+                           "--parents")
+    assert (status, err) == (0, "")
+    status, out, err = run(capsys, *common, "--irace", str(tmp_path / "old"), "--cutoff", "5",
+                           "--parents")
+    assert status == 0 and "--cutoff is deprecated" in err and "use --run-limit" in err
+    assert (tmp_path / "new" / "scenario.txt").read_text() == (tmp_path / "old" / "scenario.txt").read_text()

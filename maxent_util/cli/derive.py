@@ -57,6 +57,9 @@ def _add_constraint_flags(parser: argparse.ArgumentParser) -> None:
         "order; NAME=VALUE gives any argument by name; a comma makes a pair (e.g. WHERE=0,10). "
         "A moment's value may state a bound: --mean '<=3600' is E[kappa] <= 3600, "
         "--tail-probability 60 '<=0.1' is P(kappa < 60) <= 0.1 (or relation=<= / relation=>=). "
+        "--tail-probability T P states the chance P that the captime is below T (the lower "
+        "tail): 'one time in 10 I would still be waiting after 2h', as the designer asks it, "
+        "is --tail-probability 2h 0.9. "
         "Without --support the support is [0, oo), said in the output.")
     for name, cls in constraint_kinds().items():
         required = len(cls.argument_names)

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from .inputs import _read_rule, _is_classic
-from .core import CommandLineError, _positive_int, _seconds
+from .core import CommandLineError, _DeprecatedAlias, _positive_int, _seconds
 from .files import _file_flags, _inside_current_folder, _target, _write_text
 
 #: options that only one target reads, and that target
 _ONLY_WITH = {"tool": ("--for", "--cost"), "run_command": ("--command", "--irace"),
-              "cutoff": ("--cutoff", "--irace"), "instances": ("--instance", "--irace"),
+              "cutoff": ("--run-limit", "--irace"), "instances": ("--instance", "--irace"),
               "exit_codes": ("--exit-code", "--irace"), "max_experiments": ("--max-experiments", "--irace"),
               "space": ("--space", "--irace")}
 
@@ -25,7 +25,7 @@ def _check_combinations(arguments: argparse.Namespace, flag: str) -> None:
     if arguments.capped is not None and flag not in ("--cost", "--irace"):
         raise CommandLineError("argument --capped: only with --cost or --irace")
     if flag == "--irace":
-        for dest, option in (("run_command", "--command"), ("cutoff", "--cutoff")):
+        for dest, option in (("run_command", "--command"), ("cutoff", "--run-limit")):
             if getattr(arguments, dest) is None:
                 raise CommandLineError(f"argument --irace: needs {option}")
 
@@ -117,8 +117,12 @@ def add_parser(commands: Any) -> None:
     export.add_argument("--command", dest="run_command", metavar="CMD",
                         help='with --irace: the run\'s command, with {params} and {instance}, e.g. '
                              '"minisat {params} {instance}"')
-    export.add_argument("--cutoff", type=_seconds, metavar="SECONDS",
-                        help="with --irace: each run is stopped after this long")
+    # where the runner stops a run: a run limit (the data's cutoff and the user's captime are
+    # other ideas); --cutoff, its name before 0.4, still works and warns
+    export.add_argument("--run-limit", dest="cutoff", type=_seconds, metavar="SECONDS",
+                        help="with --irace: each run is stopped after this long (its run limit)")
+    export.add_argument("--cutoff", dest="cutoff", type=_seconds, action=_DeprecatedAlias,
+                        new="--run-limit", help=argparse.SUPPRESS)
     export.add_argument("--instance", dest="instances", action="append", metavar="PATH",
                         help="with --irace: a training instance (repeat)")
     export.add_argument("--exit-code", dest="exit_codes", type=int, action="append", metavar="N",
