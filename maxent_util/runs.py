@@ -334,6 +334,15 @@ def _sorted_codes(series: pd.Series) -> tuple[np.ndarray, Any]:
     not category order (unused categories dropped): no pass over the rows but a count and a
     lookup (the column is validated: no missing values)."""
     if not isinstance(series.dtype, pd.CategoricalDtype):
+        values = series.to_numpy()
+        if values.dtype == object and values.size > 1:
+            # runs of one value (each algorithm's rows together): factorise the first row of
+            # each run, found by comparing neighbours, not hashing every row
+            starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+            if starts.size * 4 <= values.size:
+                codes, names = pd.factorize(pd.Index(values[starts], dtype=object), sort=True)
+                lengths = np.diff(np.append(starts, values.size))
+                return np.repeat(codes.astype(np.int64), lengths), names
         codes, names = pd.factorize(series, sort=True)
         return codes.astype(np.int64, copy=False), names
     codes = series.cat.codes.to_numpy()
