@@ -478,7 +478,47 @@ def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
     stable = _stable(expr, deadline)
     if in_log_space:
         stable = log_space(stable, args[0])
+    outer = _outer_ufunc(stable, runtime_symbols)
+    if outer is not None:
+        return _OuterUfunc(outer, _lambdify(args, stable.args[0], runtime_symbols))
     return _lambdify(args, stable, runtime_symbols)
+
+
+def _outer_ufunc(expr: sympy.Basic, runtime_symbols: frozenset[sympy.Symbol]) -> np.ufunc | None:
+    """The numpy or scipy ufunc that the printed code of ``expr`` calls last, when ``expr`` is
+    one function of one argument that involves the runtime (``exp(-t/24)``, ``erfc(...)``);
+    else None. Looked up where the printed code would find it: the same function."""
+    if not (isinstance(expr, sympy.Function) and len(expr.args) == 1
+            and expr.args[0].free_symbols & runtime_symbols):
+        return None
+    stand_in = sympy.Symbol("_y")
+    try:
+        probe = sympy.lambdify([stand_in], expr.func(stand_in), modules=numpy_modules(expr),
+                               printer=_ScorerPrinter(runtime_symbols), dummify=False)
+    except Exception:  # sympy printers raise a zoo of types: print the whole instead
+        return None
+    name, _, rest = _ScorerPrinter(runtime_symbols).doprint(expr.func(stand_in)).partition("(")
+    function = probe.__globals__.get(name) if rest == "_y)" else None
+    return function if isinstance(function, np.ufunc) and function.nin == function.nout == 1 \
+        else None
+
+
+class _OuterUfunc:
+    """``f(g(t))`` for a ufunc ``f``: ``g`` is evaluated into a temporary, ``f`` straight into
+    the scorer's output block (``out=``), which saves a copy of every block. The ufunc is the
+    one the printer names, applied to the same printed argument: the same numbers."""
+
+    def __init__(self, ufunc: np.ufunc, inner: Callable[..., Any]) -> None:
+        self.ufunc, self.inner = ufunc, inner
+
+    def __call__(self, *values: Any) -> np.ndarray:
+        out = np.empty(np.shape(values[0])[0])
+        self.into(out, *values)
+        return out
+
+    def into(self, out: np.ndarray, *values: Any) -> None:
+        """Evaluate on the flat block ``values[0]`` into ``out`` (of the same length)."""
+        self.ufunc(self.inner(*values), out=out)
 
 
 # ---------------------------------------------------------------------------
@@ -744,7 +784,7 @@ class Scorer:
     # -- the second route (see maxent_util._reference)
     def _use(self, root: Callable[..., Any], route: str) -> None:
         self._root = root
-        self._into = root.into if isinstance(root, _PiecewiseNode) else None
+        self._into = root.into if isinstance(root, (_PiecewiseNode, _OuterUfunc)) else None
         #: how values are computed: "compiled" (numpy), "log space" (numpy, products of powers
         #: as exponentials of sums of logs) or "mpmath" (30 digits, slow), after a failed check
         self.route = route
@@ -904,19 +944,27 @@ class Scorer:
                 else:
                     oc[...] = self._root(tc, *pc)
                 # Cheap in-cache checks; the repairs run only when something is off.
-                if not (tc.min() > 0.0 and tc.max() < math.inf):
-                    self._repair_ends(tc, pc, oc)
+                low = tc.min()  # NaN if any runtime is NaN
+                high = tc.max()
+                if not (low > 0.0 and high < math.inf):
+                    self._repair_ends(tc, pc, oc, low > 0.0)
                 if not math.isfinite(np.add.reduce(oc)):
                     self._repair_breakdowns(tc, pc, oc)
 
-    def _repair_ends(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray) -> None:
-        at_zero = tc <= 0.0
-        if at_zero.any():
-            oc[at_zero] = self._limit_values("zero", pc, at_zero)
-        at_inf = tc == math.inf
-        if at_inf.any():
+    def _repair_ends(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray,
+                     only_infinite: bool) -> None:
+        """Limits at runtimes at or below 0 and at infinity, NaN at NaN runtimes. Infinite
+        runtimes alone (capped runs written as inf, the common case) cost one comparison and
+        the writes at their positions, not three masks of the block."""
+        if not only_infinite:
+            at_zero = np.flatnonzero(tc <= 0.0)
+            if at_zero.size:
+                oc[at_zero] = self._limit_values("zero", pc, at_zero)
+        at_inf = np.flatnonzero(tc == math.inf)
+        if at_inf.size:
             oc[at_inf] = self._limit_values("inf", pc, at_inf)
-        oc[np.isnan(tc)] = np.nan
+        if not only_infinite:
+            oc[np.isnan(tc)] = np.nan
 
     def _repair_breakdowns(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray) -> None:
         broken = np.isnan(oc) & (tc > 0.0) & (tc < math.inf)
@@ -935,7 +983,9 @@ class Scorer:
             with _LIMITS_LOCK:
                 if end not in self._limits:
                     self._limits[end] = self._limit_function(end)
-        placeholder = np.zeros(int(np.count_nonzero(mask)))  # stands for t, of the right length
+        # the runs' positions (an index, or a mask of the block)
+        count = int(np.count_nonzero(mask)) if mask.dtype == bool else mask.size
+        placeholder = np.zeros(count)  # stands for t, of the right length
         return self._limits[end](
             placeholder, *[v[mask] if isinstance(v, np.ndarray) else v for v in pc])
 
