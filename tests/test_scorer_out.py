@@ -26,6 +26,9 @@ FORMULAS = {
     "exp(-t/kappa0)": (sympy.exp(-t / KAPPA0), lambda x: math.exp(-x / 24), 1.0, 0.0),
     "erfc(log(t/24))": (sympy.erfc(sympy.log(t / 24)),
                         lambda x: math.erfc(math.log(x) - math.log(24)), 2.0, 0.0),
+    # inf * 0 at t = inf: the formula gives NaN there, the repair the limit 0
+    "(1 + t/24) exp(-t/24)": ((1 + t / 24) * sympy.exp(-t / 24),
+                              lambda x: (1 + x / 24) * math.exp(-x / 24), 1.0, 0.0),
     "erfc(log(t/24))/2": (sympy.erfc(sympy.log(t / 24)) / 2,
                           lambda x: math.erfc(math.log(x) - math.log(24)) / 2, 1.0, 0.0),
 }
