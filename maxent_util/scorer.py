@@ -381,16 +381,37 @@ def _select(holds: np.ndarray, value: Any, out: np.ndarray, bits: np.ndarray) ->
     under half a nanosecond each and copies every bit of the chosen value
     (NaN payloads and signed zeros included).
     """
-    bits[...] = holds
-    np.negative(bits, out=bits)  # True -> -1: all 64 bits set
+    _mask(holds, bits)
     out_bits = out.view(np.int64)
-    if isinstance(value, np.ndarray):
-        chosen = value.view(np.int64) if value.dtype == np.float64 else \
-            np.asarray(value, dtype=np.float64).view(np.int64)
-    else:
-        chosen = np.float64(value).view(np.int64)
-    bits &= chosen ^ out_bits
+    bits &= _bits(value) ^ out_bits
     out_bits ^= bits
+
+
+def _mask(holds: np.ndarray, bits: np.ndarray) -> None:
+    """``bits`` = all 64 bits set where ``holds``, else 0: True (1) negated as int8 is -1,
+    widened in one pass (not a copy and then a negation)."""
+    np.negative(holds.view(np.int8), out=bits, casting="unsafe")
+
+
+def _bits(value: Any) -> Any:
+    """The bit pattern of ``value`` (an array or a number) as float64, viewed as int64."""
+    if isinstance(value, np.ndarray):
+        return value.view(np.int64) if value.dtype == np.float64 else \
+            np.asarray(value, dtype=np.float64).view(np.int64)
+    return np.float64(value).view(np.int64)
+
+
+def _select_over(holds: np.ndarray, value: Any, other: Any, out: np.ndarray,
+                 bits: np.ndarray) -> None:
+    """``out = np.where(holds, value, other)`` for a number ``other``, exactly as filling
+    ``out`` with ``other`` and then :func:`_select` would, with one pass fewer: written as
+    ``other ^ ((value ^ other) & mask)``."""
+    _mask(holds, bits)
+    out_bits = out.view(np.int64)
+    fill = np.float64(other).view(np.int64)
+    np.bitwise_xor(_bits(value), fill, out=out_bits)
+    out_bits &= bits
+    out_bits ^= fill
 
 
 class _PiecewiseNode:
@@ -422,14 +443,23 @@ class _PiecewiseNode:
                  else np.broadcast_to(np.asarray(h, dtype=bool), (n,)) for h in holds]
         bits = np.empty(n, np.int64)
         last = len(self.pieces) - 1
+        pending = None  # the number a last piece gives everywhere, not yet written to out
         for i in range(last, -1, -1):
             _, branch, cheap = self.pieces[i]
             if cheap:
                 value = branch(*values)
                 if i == last:
+                    if (holds[i] is None and not isinstance(value, np.ndarray) and i > 0
+                            and self.pieces[i - 1][2]):
+                        pending = value  # selected against in the next (cheap) piece's pass
+                        continue
                     out[...] = value if holds[i] is None else np.nan
                     if holds[i] is None:
                         continue
+                if pending is not None:
+                    _select_over(holds[i], value, pending, out, bits)
+                    pending = None
+                    continue
                 _select(holds[i], value, out, bits)
                 continue
             takes = np.ones(n, bool) if holds[i] is None else holds[i].copy()

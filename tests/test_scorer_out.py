@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import maxent_util.scorer as scorer_module
-from maxent_util.scorer import _OuterUfunc, compile_scorer
+from maxent_util.scorer import _OuterUfunc, _select, _select_over, compile_scorer
 from maxent_util.symbols import t
 
 KAPPA0 = sympy.Symbol("kappa0", positive=True)
@@ -29,6 +29,11 @@ FORMULAS = {
     # inf * 0 at t = inf: the formula gives NaN there, the repair the limit 0
     "(1 + t/24) exp(-t/24)": ((1 + t / 24) * sympy.exp(-t / 24),
                               lambda x: (1 + x / 24) * math.exp(-x / 24), 1.0, 0.0),
+    # a last piece that is a number: selected against in one pass, out never filled with it
+    "uniform(24)": (sympy.Piecewise((1 - t / 24, t < 24), (0, True)),
+                    lambda x: 1 - x / 24 if x < 24 else 0.0, 1.0, 0.0),
+    "steps": (sympy.Piecewise((1, t < 5), (sympy.Rational(1, 2), True)),
+              lambda x: 1.0 if x < 5 else 0.5, 1.0, 0.5),
     "erfc(log(t/24))/2": (sympy.erfc(sympy.log(t / 24)) / 2,
                           lambda x: math.erfc(math.log(x) - math.log(24)) / 2, 1.0, 0.0),
 }
@@ -86,3 +91,23 @@ def test_ends_repaired_in_any_mix(name, runtimes, every_7th_infinite):
     assert np.all(values[x <= 0] == at_zero)
     assert np.all(values[x == math.inf] == at_infinity)
     assert np.all(np.isnan(values[np.isnan(x)]))
+
+
+@given(st.lists(st.sampled_from(EDGES) | st.floats(allow_nan=True, allow_infinity=True),
+                min_size=1, max_size=200),
+       st.lists(st.booleans(), min_size=1, max_size=200),
+       st.sampled_from(EDGES) | st.floats(allow_nan=True, allow_infinity=True))
+@settings(max_examples=60, deadline=None)
+def test_select_over_a_number_copies_the_chosen_bits_exactly(values, choices, other):
+    n = min(len(values), len(choices))
+    chosen = np.array(values[:n])
+    holds = np.array(choices[:n])
+    out = np.empty(n)
+    _select_over(holds, chosen, other, out, np.empty(n, np.int64))
+    # reference: np.where, bit for bit (NaN payloads and signed zeros included), and the
+    # route it replaces (fill, then select)
+    expected = np.where(holds, chosen, np.float64(other))
+    assert out.view(np.int64).tolist() == expected.view(np.int64).tolist()
+    filled = np.full(n, np.float64(other))
+    _select(holds, chosen, filled, np.empty(n, np.int64))
+    assert filled.view(np.int64).tolist() == expected.view(np.int64).tolist()
