@@ -403,12 +403,12 @@ def _bits(value: Any) -> Any:
 
 def _select_over(holds: np.ndarray, value: Any, other: Any, out: np.ndarray,
                  bits: np.ndarray) -> None:
-    """``out = np.where(holds, value, other)`` for a number ``other``, exactly as filling
-    ``out`` with ``other`` and then :func:`_select` would, with one pass fewer: written as
-    ``other ^ ((value ^ other) & mask)``."""
+    """``out = np.where(holds, value, other)`` (``other`` a number or an array), exactly as
+    writing ``other`` into ``out`` and then :func:`_select` would, with a pass and a
+    temporary fewer: written as ``other ^ ((value ^ other) & mask)``."""
     _mask(holds, bits)
     out_bits = out.view(np.int64)
-    fill = np.float64(other).view(np.int64)
+    fill = _bits(other)
     np.bitwise_xor(_bits(value), fill, out=out_bits)
     out_bits &= bits
     out_bits ^= fill
@@ -443,14 +443,13 @@ class _PiecewiseNode:
                  else np.broadcast_to(np.asarray(h, dtype=bool), (n,)) for h in holds]
         bits = np.empty(n, np.int64)
         last = len(self.pieces) - 1
-        pending = None  # the number a last piece gives everywhere, not yet written to out
+        pending = None  # what a last piece gives everywhere, not yet written to out
         for i in range(last, -1, -1):
             _, branch, cheap = self.pieces[i]
             if cheap:
                 value = branch(*values)
                 if i == last:
-                    if (holds[i] is None and not isinstance(value, np.ndarray) and i > 0
-                            and self.pieces[i - 1][2]):
+                    if holds[i] is None and i > 0 and self.pieces[i - 1][2]:
                         pending = value  # selected against in the next (cheap) piece's pass
                         continue
                     out[...] = value if holds[i] is None else np.nan

@@ -29,9 +29,11 @@ FORMULAS = {
     # inf * 0 at t = inf: the formula gives NaN there, the repair the limit 0
     "(1 + t/24) exp(-t/24)": ((1 + t / 24) * sympy.exp(-t / 24),
                               lambda x: (1 + x / 24) * math.exp(-x / 24), 1.0, 0.0),
-    # a last piece that is a number: selected against in one pass, out never filled with it
+    # a last piece selected against in one pass, out never filled with it
     "uniform(24)": (sympy.Piecewise((1 - t / 24, t < 24), (0, True)),
                     lambda x: 1 - x / 24 if x < 24 else 0.0, 1.0, 0.0),
+    "pareto(24, 2)": (sympy.Piecewise((1, t < 24), (576 / t ** 2, True)),
+                      lambda x: 1.0 if x < 24 else 576 / (x * x), 1.0, 0.0),
     "steps": (sympy.Piecewise((1, t < 5), (sympy.Rational(1, 2), True)),
               lambda x: 1.0 if x < 5 else 0.5, 1.0, 0.5),
     "erfc(log(t/24))/2": (sympy.erfc(sympy.log(t / 24)) / 2,
@@ -96,18 +98,22 @@ def test_ends_repaired_in_any_mix(name, runtimes, every_7th_infinite):
 @given(st.lists(st.sampled_from(EDGES) | st.floats(allow_nan=True, allow_infinity=True),
                 min_size=1, max_size=200),
        st.lists(st.booleans(), min_size=1, max_size=200),
-       st.sampled_from(EDGES) | st.floats(allow_nan=True, allow_infinity=True))
+       st.sampled_from(EDGES) | st.floats(allow_nan=True, allow_infinity=True),
+       st.booleans())
 @settings(max_examples=60, deadline=None)
-def test_select_over_a_number_copies_the_chosen_bits_exactly(values, choices, other):
+def test_select_over_copies_the_chosen_bits_exactly(values, choices, other, array):
     n = min(len(values), len(choices))
     chosen = np.array(values[:n])
     holds = np.array(choices[:n])
+    if array:  # the other value an array (a last piece in t), not a number
+        other = np.array(values[::-1][:n])
     out = np.empty(n)
     _select_over(holds, chosen, other, out, np.empty(n, np.int64))
     # reference: np.where, bit for bit (NaN payloads and signed zeros included), and the
     # route it replaces (fill, then select)
-    expected = np.where(holds, chosen, np.float64(other))
+    expected = np.where(holds, chosen, np.asarray(other, dtype=np.float64))
     assert out.view(np.int64).tolist() == expected.view(np.int64).tolist()
-    filled = np.full(n, np.float64(other))
+    filled = np.empty(n)
+    filled[...] = other
     _select(holds, chosen, filled, np.empty(n, np.int64))
     assert filled.view(np.int64).tolist() == expected.view(np.int64).tolist()
