@@ -363,6 +363,9 @@ def _exact_in_any_order(values: np.ndarray) -> bool:
     values whose absolute total stays below 2**53), so that the order of adding cannot matter."""
     if not values.size:
         return True
+    head = values[:1024]  # a fraction among the first values settles it without a full pass
+    if not np.all(head == np.trunc(head)):
+        return False
     total = float(np.abs(values).sum())
     return total < 2.0 ** 53 and bool(np.all(values == np.trunc(values)))
 

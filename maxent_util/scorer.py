@@ -381,16 +381,37 @@ def _select(holds: np.ndarray, value: Any, out: np.ndarray, bits: np.ndarray) ->
     under half a nanosecond each and copies every bit of the chosen value
     (NaN payloads and signed zeros included).
     """
-    bits[...] = holds
-    np.negative(bits, out=bits)  # True -> -1: all 64 bits set
+    _mask(holds, bits)
     out_bits = out.view(np.int64)
-    if isinstance(value, np.ndarray):
-        chosen = value.view(np.int64) if value.dtype == np.float64 else \
-            np.asarray(value, dtype=np.float64).view(np.int64)
-    else:
-        chosen = np.float64(value).view(np.int64)
-    bits &= chosen ^ out_bits
+    bits &= _bits(value) ^ out_bits
     out_bits ^= bits
+
+
+def _mask(holds: np.ndarray, bits: np.ndarray) -> None:
+    """``bits`` = all 64 bits set where ``holds``, else 0: True (1) negated as int8 is -1,
+    widened in one pass (not a copy and then a negation)."""
+    np.negative(holds.view(np.int8), out=bits, casting="unsafe")
+
+
+def _bits(value: Any) -> Any:
+    """The bit pattern of ``value`` (an array or a number) as float64, viewed as int64."""
+    if isinstance(value, np.ndarray):
+        return value.view(np.int64) if value.dtype == np.float64 else \
+            np.asarray(value, dtype=np.float64).view(np.int64)
+    return np.float64(value).view(np.int64)
+
+
+def _select_over(holds: np.ndarray, value: Any, other: Any, out: np.ndarray,
+                 bits: np.ndarray) -> None:
+    """``out = np.where(holds, value, other)`` (``other`` a number or an array), exactly as
+    writing ``other`` into ``out`` and then :func:`_select` would, with a pass and a
+    temporary fewer: written as ``other ^ ((value ^ other) & mask)``."""
+    _mask(holds, bits)
+    out_bits = out.view(np.int64)
+    fill = _bits(other)
+    np.bitwise_xor(_bits(value), fill, out=out_bits)
+    out_bits &= bits
+    out_bits ^= fill
 
 
 class _PiecewiseNode:
@@ -422,14 +443,22 @@ class _PiecewiseNode:
                  else np.broadcast_to(np.asarray(h, dtype=bool), (n,)) for h in holds]
         bits = np.empty(n, np.int64)
         last = len(self.pieces) - 1
+        pending = None  # what a last piece gives everywhere, not yet written to out
         for i in range(last, -1, -1):
             _, branch, cheap = self.pieces[i]
             if cheap:
                 value = branch(*values)
                 if i == last:
+                    if holds[i] is None and i > 0 and self.pieces[i - 1][2]:
+                        pending = value  # selected against in the next (cheap) piece's pass
+                        continue
                     out[...] = value if holds[i] is None else np.nan
                     if holds[i] is None:
                         continue
+                if pending is not None:
+                    _select_over(holds[i], value, pending, out, bits)
+                    pending = None
+                    continue
                 _select(holds[i], value, out, bits)
                 continue
             takes = np.ones(n, bool) if holds[i] is None else holds[i].copy()
@@ -478,7 +507,47 @@ def _compile(expr: sympy.Basic, args: Sequence[sympy.Symbol],
     stable = _stable(expr, deadline)
     if in_log_space:
         stable = log_space(stable, args[0])
+    outer = _outer_ufunc(stable, runtime_symbols)
+    if outer is not None:
+        return _OuterUfunc(outer, _lambdify(args, stable.args[0], runtime_symbols))
     return _lambdify(args, stable, runtime_symbols)
+
+
+def _outer_ufunc(expr: sympy.Basic, runtime_symbols: frozenset[sympy.Symbol]) -> np.ufunc | None:
+    """The numpy or scipy ufunc that the printed code of ``expr`` calls last, when ``expr`` is
+    one function of one argument that involves the runtime (``exp(-t/24)``, ``erfc(...)``);
+    else None. Looked up where the printed code would find it: the same function."""
+    if not (isinstance(expr, sympy.Function) and len(expr.args) == 1
+            and expr.args[0].free_symbols & runtime_symbols):
+        return None
+    stand_in = sympy.Symbol("_y")
+    try:
+        probe = sympy.lambdify([stand_in], expr.func(stand_in), modules=numpy_modules(expr),
+                               printer=_ScorerPrinter(runtime_symbols), dummify=False)
+    except Exception:  # sympy printers raise a zoo of types: print the whole instead
+        return None
+    name, _, rest = _ScorerPrinter(runtime_symbols).doprint(expr.func(stand_in)).partition("(")
+    function = probe.__globals__.get(name) if rest == "_y)" else None
+    return function if isinstance(function, np.ufunc) and function.nin == function.nout == 1 \
+        else None
+
+
+class _OuterUfunc:
+    """``f(g(t))`` for a ufunc ``f``: ``g`` is evaluated into a temporary, ``f`` straight into
+    the scorer's output block (``out=``), which saves a copy of every block. The ufunc is the
+    one the printer names, applied to the same printed argument: the same numbers."""
+
+    def __init__(self, ufunc: np.ufunc, inner: Callable[..., Any]) -> None:
+        self.ufunc, self.inner = ufunc, inner
+
+    def __call__(self, *values: Any) -> np.ndarray:
+        out = np.empty(np.shape(values[0])[0])
+        self.into(out, *values)
+        return out
+
+    def into(self, out: np.ndarray, *values: Any) -> None:
+        """Evaluate on the flat block ``values[0]`` into ``out`` (of the same length)."""
+        self.ufunc(self.inner(*values), out=out)
 
 
 # ---------------------------------------------------------------------------
@@ -749,7 +818,7 @@ class Scorer:
     # -- the second route (see maxent_util._reference)
     def _use(self, root: Callable[..., Any], route: str) -> None:
         self._root = root
-        self._into = root.into if isinstance(root, _PiecewiseNode) else None
+        self._into = root.into if isinstance(root, (_PiecewiseNode, _OuterUfunc)) else None
         #: how values are computed: "compiled" (numpy), "log space" (numpy, products of powers
         #: as exponentials of sums of logs) or "mpmath" (30 digits, slow), after a failed check
         self.route = route
@@ -922,6 +991,10 @@ class Scorer:
 
     def _evaluate_range(self, flat_t: np.ndarray, flat_p: list[Any], out: np.ndarray,
                         begin: int, end: int) -> None:
+        # whether the formula itself gives the limit at t = inf (exp(-t/24) gives 0): settled
+        # at the first infinite runtime, after which infinite runtimes need neither a search
+        # for them nor a repair, and blocks no maximum
+        infinite_exact = False
         with np.errstate(all="ignore"):
             for start in range(begin, end, CHUNK_SIZE):
                 stop = min(start + CHUNK_SIZE, end)
@@ -933,19 +1006,46 @@ class Scorer:
                 else:
                     oc[...] = self._root(tc, *pc)
                 # Cheap in-cache checks; the repairs run only when something is off.
-                if not (tc.min() > 0.0 and tc.max() < math.inf):
-                    self._repair_ends(tc, pc, oc)
+                low = tc.min()  # NaN if any runtime is NaN
+                if not (low > 0.0 and (infinite_exact or tc.max() < math.inf)):
+                    if low > 0.0 and not infinite_exact:  # infinite runtimes, nothing else
+                        infinite_exact = self._formula_gives_limit_at_infinity(pc)
+                    if not infinite_exact or not low > 0.0:
+                        self._repair_ends(tc, pc, oc, low > 0.0)
                 if not math.isfinite(np.add.reduce(oc)):
                     self._repair_breakdowns(tc, pc, oc)
 
-    def _repair_ends(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray) -> None:
-        at_zero = tc <= 0.0
-        if at_zero.any():
-            oc[at_zero] = self._limit_values("zero", pc, at_zero)
-        at_inf = tc == math.inf
-        if at_inf.any():
+    def _formula_gives_limit_at_infinity(self, pc: list[Any]) -> bool:
+        """Whether the compiled formula at t = inf gives, bit for bit, the limit that
+        :meth:`_repair_ends` would write there (parameters that are numbers only): then
+        infinite runtimes can be left as the formula made them, with the same result. Checked
+        on a few dozen runtimes, so that numpy's vector loops and their scalar tail both answer."""
+        if any(isinstance(v, np.ndarray) for v in pc):
+            return False
+        probe = np.full(67, math.inf)
+        formula = np.empty(probe.size)
+        if self._into is not None:
+            self._into(formula, probe, *pc)
+        else:
+            formula[...] = self._root(probe, *pc)
+        limit = np.empty(probe.size)
+        limit[...] = self._limit_values("inf", pc, np.arange(probe.size))
+        return bool(np.all(formula.view(np.int64) == limit.view(np.int64)))
+
+    def _repair_ends(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray,
+                     only_infinite: bool) -> None:
+        """Limits at runtimes at or below 0 and at infinity, NaN at NaN runtimes. Infinite
+        runtimes alone (capped runs written as inf, the common case) cost one comparison and
+        the writes at their positions, not three masks of the block."""
+        if not only_infinite:
+            at_zero = np.flatnonzero(tc <= 0.0)
+            if at_zero.size:
+                oc[at_zero] = self._limit_values("zero", pc, at_zero)
+        at_inf = np.flatnonzero(tc == math.inf)
+        if at_inf.size:
             oc[at_inf] = self._limit_values("inf", pc, at_inf)
-        oc[np.isnan(tc)] = np.nan
+        if not only_infinite:
+            oc[np.isnan(tc)] = np.nan
 
     def _repair_breakdowns(self, tc: np.ndarray, pc: list[Any], oc: np.ndarray) -> None:
         broken = np.isnan(oc) & (tc > 0.0) & (tc < math.inf)
@@ -964,7 +1064,9 @@ class Scorer:
             with _LIMITS_LOCK:
                 if end not in self._limits:
                     self._limits[end] = self._limit_function(end)
-        placeholder = np.zeros(int(np.count_nonzero(mask)))  # stands for t, of the right length
+        # the runs' positions (an index, or a mask of the block)
+        count = int(np.count_nonzero(mask)) if mask.dtype == bool else mask.size
+        placeholder = np.zeros(count)  # stands for t, of the right length
         return self._limits[end](
             placeholder, *[v[mask] if isinstance(v, np.ndarray) else v for v in pc])
 

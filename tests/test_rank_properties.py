@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from maxent_util.errors import MaxEntError
 from maxent_util.io import STATUSES
 from maxent_util.estimate import score
-from maxent_util.ranking import PAR, Solved, rank
+from maxent_util.ranking import PAR, Solved, per_instance, rank
 from maxent_util.symbols import t
 
 CUTOFF = 100.0
@@ -130,3 +130,27 @@ def test_score_is_a_unit_interval_or_a_library_error(runtimes, utility):
     for field, value in dataclasses.asdict(result).items():
         expected = None if value is None else pytest.approx(value, rel=1e-12, abs=1e-15)
         assert reversed_result[field] == expected, field
+
+
+@SETTINGS
+@given(tables(), st.randoms(use_true_random=False))
+def test_column_types_and_layouts_rank_alike(table, random):
+    """String columns whose instances repeat in one order per algorithm (compared block by
+    block), the same runs with one algorithm's instances reordered (hashed row by row), and
+    categorical columns with unused categories out of name order all give one ranking."""
+    ranking = rank(table, RULES, bounds=True)
+    reordered = table.copy()
+    last = np.flatnonzero(table["algorithm"] == table["algorithm"].iloc[-1])
+    shuffled = list(last)
+    random.shuffle(shuffled)
+    reordered.iloc[last] = table.iloc[shuffled].to_numpy()
+    pd.testing.assert_frame_equal(rank(reordered, RULES, bounds=True).sort_index(),
+                                  ranking.sort_index(), check_exact=True)
+    # the values land on their own instances (scores alone would not tell)
+    pd.testing.assert_frame_equal(per_instance(reordered, PAR(2)).sort_index(),
+                                  per_instance(table, PAR(2)).sort_index(), check_exact=True)
+    categorical = table.astype({
+        column: pd.CategoricalDtype(["unused"] + sorted(set(table[column]), reverse=True))
+        for column in ("algorithm", "instance", "status")})
+    pd.testing.assert_frame_equal(rank(categorical, RULES, bounds=True), ranking,
+                                  check_exact=True)

@@ -340,8 +340,11 @@ def _names_ok(series: pd.Series) -> np.ndarray:
     if isinstance(series.dtype, pd.CategoricalDtype):
         ok = _names_ok(pd.Series(series.cat.categories, dtype=series.cat.categories.dtype))
         return np.append(ok, False)[series.cat.codes.to_numpy()]
-    if isinstance(series.dtype, pd.StringDtype) or (
-            series.dtype == object and pd.api.types.infer_dtype(series, skipna=False) == "string"):
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=False) == "string":
+        # every value is a str (skipna=False: a missing value would make it "mixed"), so only
+        # "" can fail: one hash lookup per row, cached in each str, not a comparison per row
+        return ~series.isin(("",)).to_numpy(dtype=bool)
+    if isinstance(series.dtype, pd.StringDtype):
         return (series.notna() & (series != "")).to_numpy(dtype=bool)
     values = series.to_numpy(dtype=object)
     return np.fromiter((isinstance(v, str) and v != "" for v in values), bool, len(values))

@@ -1,0 +1,71 @@
+"""Benchmark of ``rank`` against pandas' groupby written by hand, string and categorical columns.
+
+Run ``python benchmarks/bench_rank.py`` (about a minute on two cores at the default 10^6
+runs). It builds a synthetic long table (algorithm-major, 1% crashes, runtimes capped at
+5000 s) twice: with categorical ``algorithm``/``instance``/``status`` columns (as
+:func:`maxent_util.io.read_long` returns them) and with the same columns as Python strings
+(``object`` dtype, as a table built in Python holds them). On each it times ``rank`` under
+five rules (two presets' utilities, PAR-2, PAR-10, solved) against the baseline of
+``bench_scale.py`` (each rule's formula in numpy by hand, then
+``groupby("algorithm").mean()``, no validation), interleaved over ``--repeat`` rounds, and
+prints the medians and their ratio rank / baseline. Nothing is asserted about speed: the
+machine's load moves single timings a lot, the ratio of interleaved medians much less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the checkout this file is in, not an installed copy
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_scale import FIVE, baseline, largest_difference, rules, runs_table  # noqa: E402
+
+from maxent_util.ranking import rank  # noqa: E402
+
+
+def interleaved(contenders: dict, repeat: int) -> dict[str, float]:
+    """Median seconds of each contender, the contenders taking turns round by round."""
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeat):
+        for name, call in contenders.items():
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def main(argv: list[str] | tuple[str, ...] = ()) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=1_000_000,
+                        help="runs in the table (default 10^6; the issue's 10^7 needs an "
+                             "idle machine)")
+    parser.add_argument("--repeat", type=int, default=7, help="rounds (default 7)")
+    arguments = parser.parse_args(list(argv))
+    n_instances = min(100_000, arguments.runs)
+    n_algorithms = max(1, arguments.runs // n_instances)
+    categorical = runs_table(n_algorithms, n_instances)
+    strings = categorical.astype({"algorithm": object, "instance": object, "status": object})
+    five = rules(FIVE)
+    rank(categorical.iloc[:2000], five)  # compile the rules once, outside the timing
+    print(f"rank() of {len(categorical):,} runs ({n_algorithms} algorithms x {n_instances:,} "
+          f"instances) under 5 rules ({', '.join(FIVE)}); medians of {arguments.repeat} "
+          f"interleaved rounds; load average {os.getloadavg()[0]:.1f}")
+    for kind, table in (("categorical", categorical), ("strings", strings)):
+        ranked = rank(table, five)
+        worst = largest_difference(ranked, baseline(table, FIVE), FIVE)
+        medians = interleaved({"rank": lambda: rank(table, five),
+                               "baseline": lambda: baseline(table, FIVE)}, arguments.repeat)
+        print(f"  {kind:11s}: rank {medians['rank']:6.3f} s, pandas groupby by hand "
+              f"{medians['baseline']:6.3f} s, ratio {medians['rank'] / medians['baseline']:.2f}; "
+              f"largest relative score difference {worst:.1e}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
