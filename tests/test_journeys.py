@@ -470,7 +470,7 @@ def test_researcher_designs_a_utility_and_uses_it_in_every_command(tmp_path):
         assert plan["runs"] == math.ceil(math.log(2 / 0.05) / 2 * (1.95 / 0.05) ** 2)
         inverse = {level: optimize.brentq(lambda t: designed_utility(t) - level, 0.0, 3600.0, xtol=1e-12)
                    for level in (0.025, 0.1)}
-        assert plan["captime"] == pytest.approx(inverse[0.025], rel=1e-9)
+        assert plan["run_limit"] == pytest.approx(inverse[0.025], rel=1e-9)
         assert plan["min_total_time"] == pytest.approx(plan["runs"] * inverse[0.1], rel=1e-9)
     session.end()
 

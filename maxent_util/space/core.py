@@ -214,9 +214,21 @@ class Parameter:
         return int(number) if self.kind == "integer" else value
 
     def read(self, word: str) -> Any:
-        """The value of this option in a command-line word (as irace writes it), not yet
-        checked against the bounds; None if the word is not this option's.
+        """The value of this option in a command-line word (as irace writes it).
 
+        Parameters
+        ----------
+        word : str
+            One word of a configuration, e.g. ``-rinc=2.5``.
+
+        Returns
+        -------
+        object or None
+            The value, not yet checked against the bounds; None if the word is not this
+            option's.
+
+        Examples
+        --------
         >>> Parameter("rinc", "real", (1.1, 4.0), "-rinc=").read("-rinc=2.5")
         2.5
         """
@@ -525,12 +537,20 @@ class ParameterSpace:
         ----------
         config : mapping or sequence of str
             Option names to values (the options whose conditions fail are left out), or the
-            words themselves.
+            words themselves (checked against the space when it declares options).
+        owner : str, keyword-only
+            Who asks, as an error names it.
 
         Returns
         -------
         list of str
             The words that go in place of ``{config}`` in a command.
+
+        Raises
+        ------
+        ExportError
+            For an option or a value outside the declared space (a configuration is data),
+            or a mapping when no space is declared.
         """
         if not isinstance(config, Mapping):
             words = [str(word) for word in config]
