@@ -280,7 +280,10 @@ def test_every_block_runs_alone_and_in_order_or_is_marked_as_an_illustration(tmp
     for seconds, what in sorted(SLOWEST, reverse=True)[:25]:
         print(f"{seconds:6.1f} s  {what}")
     assert not failures, "\n".join(failures)
-    assert counted >= 40 and len(illustrations) <= 15
+    # each illustration is listed above with its reason; the cap keeps code from hiding there
+    # (the pages name 17 today: published files not shipped, benchmarks of minutes, real
+    # configurator runs of hundreds of solver calls)
+    assert counted >= 40 and len(illustrations) <= 18
 
 
 def test_the_markers_are_found_and_counted(tmp_path):
