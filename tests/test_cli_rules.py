@@ -103,7 +103,9 @@ def test_report_takes_sort_by_and_states_the_rules(capsys, runs, tmp_path, monke
     assert (status, err) == (0, "")
     assert seen["rules"][0] == "PAR-2" and seen["rules"][1] == "uniform(600)"
     assert any(note.startswith("Rules: uniform(600)") for note in seen["notes"])
-    assert "Algorithms in the order of PAR-2 (--sort-by)." in seen["notes"]
+    # the page gives no command-line advice in its prose (the command is under "How this page
+    # was made")
+    assert "Algorithms in the order of PAR-2." in seen["notes"]
 
 
 def test_sweep_refuses_rules(capsys, runs):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from maxent_util.cli import main
@@ -77,6 +77,7 @@ names = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_siz
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(names, min_size=1, max_size=4, unique=True))
+@example(["\x85", "a\u2028b", "c\u2029"])  # line breaks for str.splitlines, not control <" "
 def test_no_name_breaks_a_table(algorithms):
     frame = pd.DataFrame({"PAR-2": [float(i) for i in range(len(algorithms))],
                           "PAR-2 rank": list(range(1, len(algorithms) + 1))},

@@ -9,6 +9,7 @@ cannot break the table.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Callable
 
 import numpy as np
@@ -20,15 +21,20 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
 _MARKDOWN = set("\\`*_{}[]()<>#+-.!|~")
 
 
+def _breaks_a_line(char: str) -> bool:
+    """Control characters and Unicode's line and paragraph separators: U+0085, U+2028 and
+    U+2029 end a line for str.splitlines and for many editors, as a newline does."""
+    return unicodedata.category(char) in ("Cc", "Zl", "Zp")
+
+
 def latex_text(text: str) -> str:
     """``text`` as LaTeX text: special characters escaped, control characters dropped."""
-    return "".join(_LATEX.get(char, char) for char in str(text)
-                   if char >= " " and char != "\x7f")
+    return "".join(_LATEX.get(char, char) for char in str(text) if not _breaks_a_line(char))
 
 
 def markdown_text(text: str) -> str:
     """``text`` as one Markdown table cell: punctuation backslash-escaped, lines joined."""
-    return "".join("\\" + char if char in _MARKDOWN else (" " if char < " " else char)
+    return "".join("\\" + char if char in _MARKDOWN else (" " if _breaks_a_line(char) else char)
                    for char in str(text))
 
 
