@@ -23,7 +23,7 @@ from maxent_util._timing import Deadline, SymbolicTimeout, check_timeout, rings,
 from maxent_util.distribution.closed_form import _polar_power, _tail_integral, _unusable
 from maxent_util.families import family_constraints
 from maxent_util.maxent import _forget_laws, _solutions
-from maxent_util.maxent.numeric import NumericProblem, _weighted_sums, _zoom_grid
+from maxent_util.maxent.numeric import NumericProblem, _weighted_sums
 from maxent_util.maxent.symbolic import _mixed_transcendental
 from maxent_util.problem import (Piece, _exponential_integral, _log_power_form, _sympy_integral, build_pieces,
                                  integrate_piece, keep, make_terms, support_of)
@@ -443,18 +443,6 @@ def test_the_tail_of_a_gamma_like_piece_is_the_floats_own():
     with mpmath.workdps(30):
         reference = mpmath.quad(lambda k: mpmath.mpf("0.25") * k ** 1.5 * mpmath.exp(-mpmath.mpf("0.4") * k), [3, 75])
         assert abs(mpmath.mpf(str(sympy.N(tail.subs(kappa, 3), 30))) / reference - 1) < 1e-25
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.floats(-800, 800), st.floats(0, 50), st.integers(-12, 2), st.booleans())
-def test_the_zoom_grid_is_numpys_linspace(start, width, scale, backwards):
-    # reference: numpy's own linspace, number for number (signs of zeros included)
-    stop = start + width * 10.0 ** scale
-    if backwards:
-        start, stop = stop, start
-    ours, reference = _zoom_grid(start, stop), np.linspace(start, stop, 33)
-    assert np.array_equal(ours, reference)
-    assert np.array_equal(np.signbit(ours), np.signbit(reference))
 
 
 def _refuse_solve(self, digits, partition=None):

@@ -765,6 +765,105 @@ class FastProblem:
         return lam, _MAX_ITERATIONS, None
 
 
+    # -- Newton's method on the multiplier equations (the full route's search) -------------
+    def at(self, lam: np.ndarray):
+        """(rule, moments) of the density at ``lam``: a rule built there and (log Z, E[g], Cov[g],
+        E[|g|]) under it; None where ``lam`` is outside the dual's domain or the rule fails."""
+        if not np.all(np.isfinite(lam)) or self.integrable(lam) is False:
+            return None
+        rule = self.rule(lam)
+        if rule is None or not self._admissible(rule, lam):
+            return None
+        moments = self._moments(rule, lam)
+        return None if moments is None else (rule, moments)
+
+    def equations_root(self, mu: np.ndarray, basis: np.ndarray, rows: np.ndarray, scale: np.ndarray, *,
+                       tolerance: float = 1e-11, iterations: int = 80) -> tuple[np.ndarray, float, bool]:
+        """Newton's method on E[g_rows] = values[rows] over multipliers lam = basis @ mu: a
+        continuity condition (the density equal on both sides of a point) is a linear relation
+        between the multipliers of the pieces meeting there, and ``basis`` spans the multipliers
+        that meet every one.  Without a relation (``basis`` the identity, every row an equation)
+        the merit is the convex dual, whose Newton step always descends; with one the equations
+        are not a gradient and the merit is the residual norm (scaled by ``scale``).  Returns
+        (mu, scaled residual norm, whether a step was refused at the edge of the dual's domain)."""
+        dual = basis.shape[0] == basis.shape[1] and len(rows) == basis.shape[0]
+        values = self.values[rows]
+
+        def merit(point: np.ndarray, rule: _Rule | None = None):
+            # a trial of the line search is judged under the rule of the point it steps from
+            # (one rule built per step, not per trial); the point reached gets a rule of its own
+            lam = basis @ point
+            if rule is None:
+                found = self.at(lam)
+                if found is None:
+                    return None
+                rule, moments = found
+            else:
+                if not np.all(np.isfinite(lam)) or self.integrable(lam) is False or not self._admissible(rule, lam):
+                    return None
+                moments = self._moments(rule, lam)
+                if moments is None:
+                    return None
+            norm = float(np.linalg.norm((moments[1][rows] - values) / scale))
+            return (moments[0] + lam @ self.values if dual else norm), norm, moments, rule
+
+        mu = np.asarray(mu, dtype=float)
+        current = merit(mu)
+        if current is None:
+            raise ZeroDivisionError("the density cannot be normalised at the start")
+        value, norm, moments, rule = current
+        blocked, short, fresh_rule = False, 0, True
+        for _ in range(iterations):
+            if norm < tolerance:
+                if fresh_rule:
+                    break
+                # converged under a rule built elsewhere: judged again under one built here
+                again = merit(mu)
+                if again is None:
+                    break
+                value, norm, moments, rule = again
+                fresh_rule = True
+                continue
+            jacobian = -(moments[2][rows] @ basis)
+            residual = moments[1][rows] - values
+            try:
+                step = np.linalg.solve(jacobian, -residual)
+            except np.linalg.LinAlgError:
+                step = np.linalg.lstsq(jacobian, -residual, rcond=None)[0]
+            if not np.all(np.isfinite(step)):
+                break
+            t = 1.0
+            for _ in range(40):
+                trial = merit(mu + t * step, rule)
+                if trial is None:
+                    blocked = True
+                elif trial[0] < value or (trial[1] < norm and trial[0] <= value):
+                    mu = mu + t * step
+                    value, norm, moments = trial[:3]
+                    fresh_rule = False
+                    # the mass moved to where the rule's tails were cut: a rule built here
+                    if self._tail_reached(rule, basis @ mu, _TAIL / 2):
+                        again = merit(mu)
+                        if again is None:
+                            return mu, math.inf, True
+                        value, norm, moments, rule = again
+                        fresh_rule = True
+                    break
+                t /= 2
+            else:
+                break
+            # steps cut a thousandfold, again and again: the root lies past the edge of the domain
+            short = short + 1 if t < 1e-3 else 0
+            if short >= 4:
+                break
+        if not fresh_rule:
+            again = merit(mu)
+            if again is None:
+                return mu, math.inf, True
+            norm = again[1]
+        return mu, norm, blocked
+
+
 # ---------------------------------------------------------------------------
 # the law
 

@@ -22,10 +22,10 @@ from ...symbols import kappa
 # command line start without paying for scipy.optimize until it is used
 import scipy
 from ..symbolic import continuity_gap
-from .double import DoublePrecision, Unsolved, _zoom_grid
+from .double import DoublePrecision, Unsolved
 from .precise import HighPrecision, _integrability_tests, _weighted_sums
 
-__all__ = ["NumericProblem", "Unsolved", "moments_reachable", "_weighted_sums", "_zoom_grid"]
+__all__ = ["NumericProblem", "Unsolved", "moments_reachable", "_weighted_sums"]
 
 oo = sympy.oo
 
@@ -47,14 +47,11 @@ class NumericProblem(DoublePrecision, HighPrecision):
     Other continuity conditions are linear in the multipliers and eliminate
     one multiplier each (``substitution``).
 
-    Two quadratures: a vectorised Gauss-Legendre rule in double precision
-    (the search for the root) and mpmath's tanh-sinh (the polish to
-    ``digits``).  Both integrate pieces that reach 0 or infinity, or span
-    more than a factor ``_WIDE``, in y = log(kappa), where power laws and
-    exponentials decay alike, and both cut each piece where the density has
-    dropped below what the precision can see.  The double-precision density
-    is scaled by exp(-its largest log-value), so exp(-lambda kappa) with
-    lambda = -100 on [0, 10] does not overflow.
+    Two quadratures: the fast solver's Gauss-Legendre panels in double precision (the search
+    for the root, :mod:`.double`) and mpmath's tanh-sinh (the polish to ``digits``).  Both
+    integrate pieces that reach 0 or infinity, or span a wide range, in y = log(kappa), where
+    power laws and exponentials decay alike, and both cut each piece where the density has
+    dropped below what the precision can see.
     """
 
     def __init__(self, pieces: list[Piece], terms: list[Term], fixed: dict | None = None):
@@ -90,18 +87,17 @@ class NumericProblem(DoublePrecision, HighPrecision):
         self.compiled = {}
         #: the grid of starting points with each point's log Z and moments (see starts)
         self._grid_moments: list | None = None
-        #: the double-precision rules of the last point asked for (see float_moments) and the
-        #: mpmath windows and node values of the last point (see moments): Newton's methods judge a
-        #: trial point by its moments and then take the next step from it, at the same point
-        self._last_rules: tuple | None = None
+        #: the mpmath windows and node values of the last point (see moments): Newton's method
+        #: judges a trial point by its moments and then takes the next step from it, at the same point
         self._last_nodes: tuple | None = None
         #: the moment values as floats and the feature sizes, for the values they were computed
         #: from (the scan of _continuity_roots changes one value)
         self._float_sizes: tuple | None = None
-        #: per piece, the ends where integrability is in question (see _open_ends), and the grid
-        #: of the double-precision rule (see _float_rule), which depends on the piece alone
+        #: the fast solver's problem of the terms, the map from the free multipliers to all and
+        #: the terms that are moment conditions (see _fast_problem)
+        self._fast: tuple | None = None
+        #: per piece, the ends where integrability is in question (see _open_ends)
         self._open = [_open_ends(piece) for piece in self.pieces]
-        self._float_grids: dict[int, np.ndarray] = {}
         for backend in ("mpmath", "numpy"):
             exponents, features, directions = [], [], []
             for piece in self.pieces:
@@ -124,7 +120,8 @@ class NumericProblem(DoublePrecision, HighPrecision):
         1/kappa towards infinity and grow slower than 1/kappa towards 0, judged from its log at
         kappa = 10**(+-20), 10**(+-40) and 10**(+-80)."""
         if not any(isinstance(v, mpmath.mpf) for v in multipliers):
-            decided = self._float_integrable([float(v) for v in multipliers])
+            # the fast solver's exact reading of the exponent's leading terms, where it has one
+            decided = self._fast_problem().integrable(self.full_multipliers(multipliers))
             if decided is not None:
                 return decided
         exponents = self.compiled["mpmath"][0]
