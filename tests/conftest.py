@@ -182,3 +182,29 @@ def no_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         yield
+
+
+def as_from_a_terminal() -> None:
+    """Ctrl-C as a shell leaves it to a program it starts: SIGINT unblocked and handled by
+    default. A test process may hold it otherwise (a library may block or ignore it for a
+    while), and a child inherits an ignored or blocked signal across exec."""
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture()
+def default_sigint():
+    """This process handles Ctrl-C as Python does by default for the test, as it would when
+    started from a terminal; the previous handling is put back after."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler if handler is not None else signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)

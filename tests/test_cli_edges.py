@@ -164,7 +164,8 @@ def test_warnings_from_a_child_process_are_one_line(tmp_path):
 
 @pytest.mark.skipif(not hasattr(signal, "raise_signal"), reason="no signal.raise_signal")
 def test_an_interrupt_swallowed_on_the_way_still_exits_130_and_writes_no_file(capsys, monkeypatch,
-                                                                              tmp_path):
+                                                                              tmp_path,
+                                                                              default_sigint):
     original = maxent_util.ranking.parse_rule
 
     def parse_rule(spec):

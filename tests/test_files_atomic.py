@@ -17,7 +17,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import PNG_SIGNATURE, checkout_env, run
+from conftest import PNG_SIGNATURE, as_from_a_terminal, checkout_env, run
 
 from maxent_util import _output, families
 from maxent_util.errors import ExportError
@@ -164,10 +164,11 @@ _SLOW_SAVEFIG = textwrap.dedent("""
 def test_a_real_sigint_while_a_figure_is_written_exits_130_and_keeps_the_previous_file(tmp_path):
     target = tmp_path / "figure.png"
     target.write_bytes(PREVIOUS)
-    child = subprocess.Popen(
+    child = subprocess.Popen(  # started as from a terminal, whatever this worker holds
         [sys.executable, "-c", _SLOW_SAVEFIG, "plot", "--utility", "exponential(24)", "--force",
          "-o", str(target)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=checkout_env(MPLBACKEND="Agg"))
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal,
+        env=checkout_env(MPLBACKEND="Agg"))
     try:
         assert child.stdout.readline() == "writing\n"
         assert any(name.endswith(".tmp") for name in os.listdir(tmp_path))  # half of it is written
