@@ -22,7 +22,7 @@ import numpy as np
 import sympy
 
 from .._printing import latex
-from .._reference import agree, check_points, reference_values
+from .._reference import check_points
 from .._version import __version__
 from ..errors import DataError, ExportError, argument_message, short
 from ..families import parse_utility
@@ -32,7 +32,7 @@ from ..symbols import t
 from . import _cost_core
 from .c import _usable_c_name, export_c
 from .common import bind_defaults, c_comment, doc_safe, utility_of, writable, write
-from .python import _python_source
+from .python import _python_source, refuse_disagreement
 
 
 #: names configurators use for a run's outcome -> the library's status
@@ -259,21 +259,13 @@ def _check_against_reference(source: str, expr: sympy.Expr, owner: str) -> None:
             "utility", owner, "a utility whose module imports without maxent_util", short(expr),
             f"(importing it failed: {done.stderr.strip().splitlines()[-1:] or done.returncode})"))
     found = json.loads(done.stdout)
-    fast = np.asarray(found["utility"], dtype=float)
-    reference = reference_values(expr, [t], points, [])
-    wrong = ~agree(fast, reference)
     back, levels = np.asarray(found["back"], dtype=float), np.asarray(found["levels"])
     # u(inverse(u)) = u where the utility is continuous and strictly falling
     if not np.all(np.isnan(back) | (np.abs(back - levels) <= 1e-9)):
         raise ExportError(argument_message(
             "utility", owner, "a utility whose exported inverse inverts it", short(expr),
             f"(u(inverse(u)) at u = {levels.tolist()} gave {back.tolist()})"))
-    if wrong.any():
-        at = float(points[wrong][0])
-        raise ExportError(argument_message(
-            "utility", owner, "a utility its exported module evaluates right", short(expr),
-            f"(at t = {at!r} the module gives {float(fast[wrong][0])!r}, mpmath "
-            f"{float(reference[wrong][0])!r})"))
+    refuse_disagreement(np.asarray(found["utility"], dtype=float), points, expr, owner, "exported")
 
 
 def export_cost(utility: Any, path: Any, *, tool: str = "generic", capped: str = "zero",

@@ -351,12 +351,20 @@ def checked_module(source: str, expr: sympy.Expr, owner: str) -> Any:
     points = check_points(expr, t, {})
     with np.errstate(all="ignore"):
         found = np.asarray(module.utility(points), dtype=float)
+    refuse_disagreement(found, points, expr, owner, "written")
+    return module
+
+
+def refuse_disagreement(found: np.ndarray, points: np.ndarray, expr: sympy.Expr, owner: str,
+                        module: str) -> None:
+    """Refuse a module whose utility ``found`` at ``points`` disagrees with an mpmath
+    evaluation of ``expr``, naming the first runtime where it does (``module`` says which:
+    "written" here, "exported" for a cost module checked in a fresh interpreter)."""
     reference = reference_values(expr, [t], points, [])
     wrong = ~agree(found, reference)
     if wrong.any():
         at = float(points[wrong][0])
         raise ExportError(argument_message(
-            "utility", owner, "a utility its written module evaluates right", short(expr),
+            "utility", owner, f"a utility its {module} module evaluates right", short(expr),
             f"(at t = {at!r} the module gives {float(found[wrong][0])!r}, mpmath "
             f"{float(reference[wrong][0])!r})"))
-    return module
