@@ -580,6 +580,19 @@ class FastProblem:
         return (((self.signs > 0) & (lam <= 0) & (gradient > 0))
                 | ((self.signs < 0) & (lam >= 0) & (gradient < 0)))
 
+    def _newton_step(self, lam: np.ndarray, mean: np.ndarray,
+                     cov: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The dual's gradient and Newton's step on the multipliers the active set leaves free
+        (a held inequality's stays at 0); None where the free features' covariance is singular."""
+        gradient = self.values - mean
+        free = ~self._held(lam, gradient)
+        step = np.zeros_like(lam)
+        try:
+            step[free] = np.linalg.solve(cov[np.ix_(free, free)], -gradient[free])
+        except np.linalg.LinAlgError:
+            return None
+        return gradient, step
+
     def _settled(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether the constraints hold at ``lam`` under ``rule``: each binding one to 1e-13 of its
         scale (or of E[|g|] when larger), each one not binding strictly inside its bound."""
@@ -664,15 +677,10 @@ class FastProblem:
             moments = self._moments(rule, lam)
             if moments is None:
                 return None
-            mean, cov = moments[1], moments[2]
-            gradient = self.values - mean
-            free = ~self._held(lam, gradient)
-            step = np.zeros_like(lam)
-            try:
-                step[free] = np.linalg.solve(cov[np.ix_(free, free)], -gradient[free])
-            except np.linalg.LinAlgError:
+            newton = self._newton_step(lam, moments[1], moments[2])
+            if newton is None:
                 break
-            trial = self.project(lam + step)
+            trial = self.project(lam + newton[1])
             if not (np.all(np.isfinite(trial)) and self._admissible(rule, trial)):
                 break
             trial_moments = self._moments(rule, trial)
@@ -728,13 +736,10 @@ class FastProblem:
                 return lam, steps, moments
             if steps and self._tail_reached(rule, lam, _TAIL / 2):
                 return lam, steps, moments  # the mass moved to where this rule was cut
-            gradient = self.values - mean
-            free = ~self._held(lam, gradient)
-            step = np.zeros_like(lam)
-            try:
-                step[free] = np.linalg.solve(cov[np.ix_(free, free)], -gradient[free])
-            except np.linalg.LinAlgError:
+            newton = self._newton_step(lam, mean, cov)
+            if newton is None:
                 return lam, steps, None
+            gradient, step = newton
             if not np.all(np.isfinite(step)):
                 return lam, steps, None
             dual = log_z + lam @ self.values
