@@ -49,7 +49,8 @@ import pandas as pd
 
 from maxent_util import __version__, parse_utility
 from maxent_util._output import atomic_file
-from maxent_util.export import CostTarget, Parameter, cost_function, export_irace
+from maxent_util.errors import ExportError
+from maxent_util.export import CostTarget, Parameter, cost_function, export_irace, find_irace
 from maxent_util.racing import TableRunner, naive_curve, up
 from maxent_util.ranking import cross_utility
 
@@ -249,13 +250,10 @@ def irace_minimum_budget(parameters: int, iterations: int, first_test: int) -> i
 
 def run_irace(target_spec: str, cutoff: float, train: list[str], folder: Path, budget: int,
               seed: int) -> dict:
-    irace = shutil.which("irace")
-    if irace is None and shutil.which("Rscript"):
-        done = subprocess.run(["Rscript", "-e", 'cat(system.file("bin", "irace", package = "irace"))'],
-                              capture_output=True, text=True, timeout=60)
-        irace = done.stdout.strip() or None
-    if irace is None:
-        raise PartFailed("not installed (Debian: r-cran-irace)")
+    try:
+        irace = find_irace()
+    except ExportError as error:
+        raise PartFailed(f"not installed ({error})") from None
     # irace races a deterministic scenario on at most as many instances as it has, and
     # refuses a budget below what its iterations need: it gets at least that
     first_test = min(5, len(train))

@@ -69,17 +69,15 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 
 def irace_program() -> str | None:
-    """irace's command: on ``PATH``, else the one in R's library (Debian's r-cran-irace puts it
-    there); None when neither has it."""
-    import shutil
-    import subprocess
+    """irace's command as the library finds it (:func:`maxent_util.export.find_irace`: PATH,
+    else R's library); None when neither has it, so that its tests skip."""
+    from maxent_util.errors import ExportError
+    from maxent_util.export import find_irace
 
-    found = shutil.which("irace")
-    if found is None and shutil.which("Rscript"):
-        done = subprocess.run(["Rscript", "-e", 'cat(system.file("bin", "irace", package = "irace"))'],
-                              capture_output=True, text=True, timeout=60)
-        found = done.stdout.strip() or None
-    return found
+    try:
+        return find_irace()
+    except ExportError:
+        return None
 
 
 # ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import checkout_env
+from conftest import checkout_env, irace_program
 
 from maxent_util.errors import DataError, ExportError
 from maxent_util.export import (CostTarget, Parameter, cost_function, export_irace, find_irace,
@@ -53,15 +53,8 @@ def problem(tmp_path):
     return [sys.executable, str(solver), "{config}", "{instance}"], instances
 
 
-def _irace() -> str | None:
-    try:
-        return find_irace()
-    except ExportError:
-        return None
-
-
 def test_irace_configures_a_real_command_with_the_library_s_cost(tmp_path, problem):
-    irace = _irace()
+    irace = irace_program()
     if irace is None:
         pytest.skip("irace is not installed (Debian: r-cran-irace)")
     command, instances = problem

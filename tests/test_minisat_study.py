@@ -14,7 +14,7 @@ import subprocess
 
 import pandas as pd
 import pytest
-from conftest import PNG_SIGNATURE, ROOT
+from conftest import PNG_SIGNATURE, ROOT, irace_program
 
 from maxent_util.export import cost_function, export_irace
 
@@ -88,19 +88,10 @@ def test_the_quick_study_writes_every_table_from_real_runs(tmp_path, capsys, mon
     assert "pass --force" in capsys.readouterr().err
 
 
-def _irace():
-    found = shutil.which("irace")
-    if found is None and shutil.which("Rscript"):
-        done = subprocess.run(["Rscript", "-e", 'cat(system.file("bin", "irace", package = "irace"))'],
-                              capture_output=True, text=True, timeout=60)
-        found = done.stdout.strip() or None
-    return found
-
-
 @pytest.mark.parametrize("iterations, first_test", [(2, 3), (7, 5)])
 def test_irace_gets_the_budget_it_needs(tmp_path, iterations, first_test):
     # the study's minimum budget against irace's own refusal of a budget of one run
-    irace = _irace()
+    irace = irace_program()
     if irace is None:
         pytest.skip("irace is not installed (Debian: r-cran-irace)")
     study_script = _study()
