@@ -14,13 +14,9 @@ import pytest
 from maxent_util import PAR, Solved, sweep
 from maxent_util.report import report_html
 
+from conftest import CHROMIUM
+from conftest import CHROMIUM_ARGS as ARGS
 from synthetic_runs import competition
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run",
-        # no name is resolved, so nothing the browser itself asks for leaves the machine
-        "--host-resolver-rules=MAP * ~NOTFOUND"]
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).is_file() or shutil.which(CHROMIUM) is None,
