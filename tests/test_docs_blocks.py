@@ -44,9 +44,9 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
 
 EXAMPLES = ROOT / "examples"
@@ -54,7 +54,7 @@ EXAMPLES = ROOT / "examples"
 MARK = "@@docs-blocks@@"
 #: a block's first line starts with this when it needs the block above it
 CONTINUES = "# continues the block above"
-SLOWEST: list = []  # (seconds, block or line) of the slowest of each page, printed with -s
+SLOWEST: dict = {}  # page -> its slowest blocks or lines, (seconds, where), printed with -s
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELL = ("bash", "sh", "console")
 PYTHON = ("python", "py")
@@ -253,33 +253,32 @@ def run_page(page: Path, page_blocks: list[dict], folder: Path) -> tuple[list[st
     if done.returncode != 0:
         return [f"{label}: the runner failed: {done.stderr[-2000:]}"], 0
     found = json.loads([line for line in done.stdout.splitlines() if line.startswith(MARK)][-1][len(MARK):])
-    SLOWEST.extend(found["slowest"])
+    SLOWEST[page] = found["slowest"]
     return found["failures"], found["alone"]
 
 
-def test_every_block_runs_alone_and_in_order_or_is_marked_as_an_illustration(tmp_path):
-    runnable, illustrations = {}, []
-    for page in PAGES:
-        found = blocks(page)
-        illustrations += [f"{page.name}:{block['line']} ({block['why']})" for block in found
-                          if block["why"]]
-        run = [block for block in found if not block["why"]]
-        if run:
-            runnable[page] = run
-    # two pages at a time: the machine has two cores
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda item: run_page(item[0], item[1], tmp_path / str(id(item[0]))),
-                                runnable.items()))
-    failures = [failure for found, _ in results for failure in found]
-    counted = sum(len(run) for run in runnable.values())
-    continuations = sum(block["continues"] for run in runnable.values() for block in run)
-    alone = sum(count for _, count in results)
-    print(f"{counted} blocks run in order, {continuations} of them continuations; the others "
-          f"alone: {alone} run again in a forked child (they read a file a block above made); "
-          f"{len(illustrations)} illustrations: " + "; ".join(illustrations))
-    for seconds, what in sorted(SLOWEST, reverse=True)[:25]:
+#: each page's blocks that run (the others illustrate), read at collection: one test per page,
+#: so that the pages spread over the suite's workers
+RUNNABLE = {page: run for page in PAGES if (run := [block for block in blocks(page) if not block["why"]])}
+
+
+@pytest.mark.parametrize("page", list(RUNNABLE), ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_every_block_of_the_page_runs_alone_and_in_order(page, tmp_path):
+    failures, alone = run_page(page, RUNNABLE[page], tmp_path)
+    run = RUNNABLE[page]
+    print(f"{len(run)} blocks run in order, {sum(block['continues'] for block in run)} of them "
+          f"continuations; the others alone: {alone} run again in a forked child (they read a "
+          "file a block above made)")
+    for seconds, what in SLOWEST[page]:
         print(f"{seconds:6.1f} s  {what}")
     assert not failures, "\n".join(failures)
+
+
+def test_every_block_runs_or_is_marked_as_an_illustration():
+    illustrations = [f"{page.name}:{block['line']} ({block['why']})" for page in PAGES
+                     for block in blocks(page) if block["why"]]
+    counted = sum(len(run) for run in RUNNABLE.values())
+    print(f"{counted} blocks run; {len(illustrations)} illustrations: " + "; ".join(illustrations))
     # each illustration is listed above with its reason; the cap keeps code from hiding there
     # (the pages name 17 today: published files not shipped, benchmarks of minutes, real
     # configurator runs of hundreds of solver calls)
