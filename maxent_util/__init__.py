@@ -33,8 +33,8 @@ _LOCATIONS: dict[str, str] = {
     **dict.fromkeys(["PAR", "Solved", "parse_rule", "rank", "tidy_ranking", "cross_utility", "per_instance",
                      "rank_stability"], "ranking"),
     **dict.fromkeys(["bootstrap_means", "bootstrap_intervals", "rank_probabilities"], "bootstrap"),
-    **dict.fromkeys(["Comparison", "compare", "pairwise", "holm_adjusted", "virtual_best",
-                     "single_best", "gap_closed"], "comparison"),
+    **dict.fromkeys(["Comparison", "compare", "pairwise", "compare_with_best", "holm_adjusted",
+                     "virtual_best", "single_best", "gap_closed"], "comparison"),
     **dict.fromkeys(["plan", "Plan", "simulate_plan"], "sampling"),
     **dict.fromkeys(["sweep", "crossovers", "ranking_changes"], "sweeps"),
     **dict.fromkeys(["Runner", "TableRunner", "ProcessRunner", "NaiveResult", "naive", "naive_curve",
@@ -94,8 +94,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from .io import read_aslib, read_benchexec, read_long, read_runs, read_satcomp, validate_table
     from .maxent import derive, derive_many
     from .bootstrap import bootstrap_intervals, bootstrap_means, rank_probabilities
-    from .comparison import (Comparison, compare, gap_closed, holm_adjusted, pairwise, single_best,
-                             virtual_best)
+    from .comparison import (Comparison, compare, compare_with_best, gap_closed, holm_adjusted,
+                             pairwise, single_best, virtual_best)
     from .plots import (plot_cactus, plot_race, plot_ranking, plot_survival, plot_sweep,
                         plot_utilities)
     from .racing import (NaiveResult, ProcessRunner, Runner, TableRunner, naive, naive_curve,

@@ -123,9 +123,14 @@ figure svg * { stroke-linejoin: round; stroke-linecap: butt; }
 figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
 .note { color: #444; font-size: 0.9rem; }
 .explorer input[type=range] { width: min(40rem, 90%); vertical-align: middle; }
-.explorer ol { columns: 4 14rem; font-size: 0.85rem; background: #fafafa; border: 1px solid #ddd;
-               padding: 0.4rem 0.4rem 0.4rem 2.6rem; }
-.explorer li .score { color: #555; font-variant-numeric: tabular-nums; }
+.explorer ol { columns: 4 16rem; column-gap: 1.5rem; font-size: 0.85rem; background: #fafafa;
+               border: 1px solid #ddd; padding: 0.4rem 0.6rem; list-style-position: inside; }
+/* the rank inside each item (an outside marker sits in the column to the left), the name's
+   later lines hung under it, and a long name broken anywhere rather than run into the next
+   column */
+.explorer li { break-inside: avoid; padding-left: 2.4em; text-indent: -2.4em;
+               overflow-wrap: anywhere; }
+.explorer li .score { color: #555; font-variant-numeric: tabular-nums; white-space: nowrap; }
 """
 
 # The page loads nothing: no script, no font, no image, no connection.

@@ -18,8 +18,8 @@ from scipy import stats
 
 from maxent_util import pareto
 from maxent_util.cli import main
-from maxent_util.comparison import (_sign_test, _wilcoxon, compare, gap_closed, holm_adjusted,
-                                    pairwise, single_best, virtual_best)
+from maxent_util.comparison import (_sign_test, _wilcoxon, compare, compare_with_best, gap_closed,
+                                    holm_adjusted, pairwise, single_best, virtual_best)
 from maxent_util.datasets import satcomp2021
 from maxent_util.errors import DataError, UtilityError
 from maxent_util.ranking import PAR, Solved, per_instance, rank
@@ -386,6 +386,35 @@ def test_pairwise_property(table, which):
     better = frame["difference"] >= -1e-12 if which != "PAR" else frame["difference"] <= 1e-12
     assert better.all()
     assert (frame["ci low"] <= frame["ci high"]).all()
+
+
+@SETTINGS
+@given(small_tables(), st.sampled_from(["PAR", "solved", "exp"]))
+def test_compare_with_best_is_pairwise_against_the_first(table, which):
+    rule = {"PAR": PAR(2), "solved": Solved(), "exp": sympy.exp(-t / 10)}[which]
+    found = compare_with_best(table, rule, ci=0.9)
+    pairs = pairwise(table, rule, resamples=20, seed=0)
+    best = pairs.index[0][0]
+    assert found.attrs["best"] == best and best not in found.index
+    assert sorted(found.index) == sorted(set(table["algorithm"]) - {best})
+    for name, row in found.iterrows():
+        pair = pairs.loc[(best, name)]
+        # the same tests as pairwise's, on the same pair; the difference seen from the other side
+        assert row["wilcoxon p"] == pair["wilcoxon p"] and row["sign p"] == pair["sign p"]
+        assert row["difference"] == pytest.approx(-pair["difference"], abs=1e-12)
+    # Holm over the k - 1 comparisons with the best alone
+    assert found["wilcoxon p holm"].tolist() == holm_adjusted(found["wilcoxon p"]).tolist()
+    assert found["significant"].tolist() == (found["wilcoxon p holm"] < 0.1).tolist()
+
+
+def test_compare_with_best_refuses():
+    one = pd.DataFrame({"algorithm": ["a"], "instance": ["i"], "runtime": [1.0],
+                        "status": ["solved"]})
+    with pytest.raises(DataError, match="`table` of `compare_with_best` must be runs of at least"):
+        compare_with_best(one, PAR(2))
+    two = pd.concat([one, one.assign(algorithm="b")])
+    with pytest.raises(DataError, match="`ci` of `compare_with_best`"):
+        compare_with_best(two, PAR(2), ci=1.5)
 
 
 @SETTINGS

@@ -51,7 +51,9 @@ def test_latex_intervals_and_bold(capsys):
     for row in rows:
         cells = [cell.strip() for cell in row[:-2].split(" & ")]
         for cell in cells[1:]:
-            assert re.fullmatch(r"(\\textbf\{)?\d+(\.\d+)?\}? \[\d+(\.\d+)?, \d+(\.\d+)?\]", cell)
+            # the dagger: not significantly different from the best (tests/test_paper_tables.py)
+            assert re.fullmatch(r"(\\textbf\{)?\d+(\.\d+)?\}?(\\textsuperscript\{\\dag\})? "
+                                r"\[\d+(\.\d+)?, \d+(\.\d+)?\]", cell)
     bold_par = [row.split(" & ")[0] for row in rows if r"\textbf" in row.split(" & ")[2]]
     assert bold_par == best["PAR-2"]
 

@@ -156,3 +156,74 @@ def test_explorer_slider_shows_the_ranking_of_sweep(browser, page_of_14, table_o
     assert tab.dialogs == [] and tab.console_messages == []
     assert tab.requested == [page_of_14.resolve().as_uri()]
     tab.close()
+
+
+# Published solver names run long; some have no space or hyphen to break at.
+LONG_NAMES = ("SeqFROST-NoExtend-sc2021-SLS_Improved_version", "Kissat_MAB_ESA-sc2023-hybrid-walk",
+              "CaDiCaL vivinst sc2023 with extended resolution", "x" * 44, HOSTILE)
+
+
+@pytest.fixture(scope="module")
+def page_of_48(tmp_path_factory) -> Path:
+    """The data, rankings and explorer of a report on 48 solvers with long names."""
+    table = competition(48, instances=10)
+    names = sorted(table["algorithm"].unique())
+    table["algorithm"] = table["algorithm"].map(
+        {name: f"{LONG_NAMES[i % len(LONG_NAMES)]}-{i:02d}" for i, name in enumerate(names)})
+    path = tmp_path_factory.mktemp("report") / "report48.html"
+    path.write_text(report_html(table, rules={"uniform(500)": "uniform(500)", "PAR-2": PAR(2)},
+                                date="fixed", resamples=50,
+                                sections=["data", "rankings", "explore"]), encoding="utf-8")
+    return path
+
+
+# Per item of the explorer's list: its box, the boxes of its text's lines, and the width its
+# rank ("48. ") takes in its font, measured on a scratch element.
+_LIST_BOXES = """(() => {
+  const edges = r => [r.left, r.top, r.right, r.bottom];
+  return Array.from(document.querySelectorAll('#explore-ranking li'), li => {
+    const range = document.createRange();
+    range.selectNodeContents(li);
+    const scratch = document.createElement('span');
+    scratch.style.cssText = 'position: absolute; visibility: hidden; white-space: pre; text-indent: 0';
+    scratch.textContent = li.value + '. ';
+    li.append(scratch);
+    const marker = scratch.getBoundingClientRect().width;
+    scratch.remove();
+    return {box: edges(li.getBoundingClientRect()), marker,
+            lines: Array.from(range.getClientRects(), edges).filter(r => r[2] > r[0])};
+  });
+})()"""
+
+
+def _overlap(a, b) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+
+@pytest.mark.parametrize("width", [1400, 1000])
+def test_the_explorer_s_columns_do_not_overlap_at_48_solvers(browser, page_of_48, width):
+    tab = open_page(browser, page_of_48, width=width)
+    items = tab.evaluate(_LIST_BOXES)
+    assert len(items) == 48
+    columns = sorted({round(item["box"][0]) for item in items})
+    assert len(columns) >= 3  # a list in columns, so each has a next one to run into
+    for item in items:
+        box = item["box"]
+        # every line of the name and score inside the item's own box, right of its rank
+        for line in item["lines"]:
+            assert box[0] - 0.5 <= line[0] and line[2] <= box[2] + 0.5, (item, line)
+        assert item["lines"][0][0] - box[0] >= item["marker"] - 1, item
+    for i, one in enumerate(items):
+        for other in items[i + 1:]:
+            assert not _overlap(one["box"], other["box"]), (one, other)
+    # the list inside the page: nothing scrolls sideways, nothing spills out of its box
+    spilled = tab.evaluate("""Array.from(document.body.querySelectorAll('*'), el => [el,
+        getComputedStyle(el)]).filter(([el, s]) => s.overflowX === 'visible' && el.clientWidth
+        && !el.closest('svg, math') && el.scrollWidth > el.clientWidth + 1)
+        .map(([el]) => el.outerHTML.slice(0, 80))""")
+    assert spilled == []
+    page = tab.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert page[0] <= page[1], page
+    assert tab.console_messages == [] and tab.dialogs == []
+    assert tab.requested == [page_of_48.resolve().as_uri()]
+    tab.close()

@@ -65,6 +65,28 @@ def _pairwise_text(frame: Any) -> str:
     return view.to_string()
 
 
+def _all_pairs_table(table: Any, rules: dict[str, Any], frames: dict[str, Any],
+                     options: dict[str, Any], *, latex: bool) -> str:
+    """``compare --all --latex/--markdown``: the ranking with its intervals, each score marked
+    where the pair it makes with the best is not significant (pairwise's own decision)."""
+    from ..ranking import rank
+    from .tables import ranking_table
+
+    level = options.get("ci", 0.95)
+    ranking = rank(table, rules, **options)
+    marks = {}
+    for name, frame in frames.items():
+        pairs = frame.index.to_frame(index=False)
+        with_best = (pairs["a"] == pairs["a"].iloc[0]).to_numpy()
+        marks[name] = set(pairs["b"][with_best & ~frame["significant"].to_numpy()])
+    pairs = len(next(iter(frames.values())))
+    note = ("not significantly different from the best under the rule: two-sided Wilcoxon "
+            f"signed-rank test paired by instance, p of at least {1 - level:.10g} after Holm's "
+            f"adjustment over all {pairs} pairs; intervals: {_percent(level)} paired bootstrap "
+            "percentile intervals of the scores, resampling instances")
+    return ranking_table(ranking, latex=latex, marks=marks, note=note)
+
+
 def _command_compare(arguments: argparse.Namespace, out: Any) -> int:
     from ..comparison import compare, pairwise
 
@@ -74,7 +96,10 @@ def _command_compare(arguments: argparse.Namespace, out: Any) -> int:
     level = options.get("ci", 0.95)
     if arguments.all:
         frames = {name: pairwise(table, {name: rule}, **options) for name, rule in rules.items()}
-        if arguments.json:
+        if arguments.latex or arguments.markdown:
+            print(_all_pairs_table(table, rules, frames, options, latex=arguments.latex),
+                  file=out)
+        elif arguments.json:
             records = []
             for name, frame in frames.items():
                 for (a, b), row in frame.iterrows():
@@ -100,7 +125,11 @@ def _command_compare(arguments: argparse.Namespace, out: Any) -> int:
     first, second = arguments.solvers
     results = [compare(table, first, second, {name: rule}, **options)
                for name, rule in rules.items()]
-    if arguments.json:
+    if arguments.latex or arguments.markdown:
+        from .tables import comparison_table
+
+        print(comparison_table(results, latex=arguments.latex), file=out)
+    elif arguments.json:
         json.dump([result.to_dict() for result in results], out, indent=2)
         out.write("\n")
     elif arguments.csv:
@@ -133,4 +162,12 @@ def add_parser(commands: Any) -> None:
     formats = comparing.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true", help="print the results as CSV")
     formats.add_argument("--json", action="store_true", help="print the results as JSON records")
+    formats.add_argument("--latex", action="store_true",
+                         help="print a LaTeX table for a paper (booktabs): per rule both means, "
+                              "the better in bold, the other marked with a dagger when the "
+                              "Wilcoxon test cannot tell them apart, the difference with its "
+                              "interval; with --all, the ranking with intervals, a dagger on "
+                              "scores not significantly different from the best's")
+    formats.add_argument("--markdown", action="store_true",
+                         help="print the table of --latex in Markdown")
     comparing.set_defaults(handler=_command_compare)

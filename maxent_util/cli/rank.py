@@ -16,8 +16,14 @@ LOCAL_CLUSTER = "local"
 
 
 def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
+    frame, label, _, _ = _ranking_and_inputs(arguments)
+    return frame, label
+
+
+def _ranking_and_inputs(arguments: argparse.Namespace) -> tuple[Any, str, Any, dict[str, Any]]:
+    """The ranking, its label, and the table and rules it came from (None, {} from Dask)."""
     if getattr(arguments, "dask", None) is not None:
-        return _dask_ranking(arguments)
+        return (*_dask_ranking(arguments), None, {})
     table, label, rules = _table_and_rules(arguments)
     ci = getattr(arguments, "ci", None)
     if ci is None and (getattr(arguments, "resamples", None) is not None
@@ -28,7 +34,7 @@ def _ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
 
     return rank(table, rules, bounds=getattr(arguments, "bounds", False),
                 duplicates=arguments.duplicates, missing=arguments.missing,
-                **_bootstrap_options(arguments)), label
+                **_bootstrap_options(arguments)), label, table, rules
 
 
 def _dask_ranking(arguments: argparse.Namespace) -> tuple[Any, str]:
@@ -113,8 +119,27 @@ def _sorted(frame: Any, arguments: argparse.Namespace) -> tuple[Any, str]:
             f"rows in the order of {rule} (--sort-by)")
 
 
+def _not_real(table: Any, rules: dict[str, Any], arguments: argparse.Namespace
+              ) -> tuple[dict[str, set[str]], str]:
+    """Per rule the algorithms the paired test cannot tell from the best, and the table's
+    note saying so (for --latex and --markdown with --ci)."""
+    from ..comparison import compare_with_best
+
+    marks = {}
+    for name, rule in rules.items():
+        found = compare_with_best(table, {name: rule}, ci=arguments.ci,
+                                  duplicates=arguments.duplicates, missing=arguments.missing)
+        marks[name] = set(found.index[~found["significant"].to_numpy()])
+    note = ("not significantly different from the best under the rule: two-sided Wilcoxon "
+            "signed-rank test paired by instance, p of at least "
+            f"{1 - arguments.ci:.10g} after Holm's adjustment over the comparisons with the "
+            f"best; intervals: {_percent(arguments.ci)} paired bootstrap percentile intervals "
+            "of the scores, resampling instances")
+    return marks, note
+
+
 def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
-    frame, label = _ranking(arguments)
+    frame, label, table, rules = _ranking_and_inputs(arguments)
     frame, order = _sorted(frame, arguments)
     if arguments.tidy:
         from ..ranking import tidy_ranking
@@ -126,9 +151,11 @@ def _command_rank(arguments: argparse.Namespace, out: Any) -> int:
         json.dump(_records(frame), out, indent=2)
         out.write("\n")
     elif arguments.latex or arguments.markdown:
-        from .tables import latex_table, markdown_table
+        from .tables import ranking_table
 
-        print((latex_table if arguments.latex else markdown_table)(frame), file=out)
+        marks, note = (_not_real(table, rules, arguments)
+                       if arguments.ci is not None and len(frame) > 1 else ({}, None))
+        print(ranking_table(frame, latex=arguments.latex, marks=marks, note=note), file=out)
     else:
         print(f"ranking of {label}: score (rank) per rule; utilities count unsolved runs as 0, "
               f"PAR-k is the mean penalised runtime (lower is better); {order}", file=out)
@@ -166,10 +193,11 @@ def add_parser(commands: Any) -> None:
     formats.add_argument("--json", action="store_true", help="print the full table as JSON records")
     formats.add_argument("--latex", action="store_true",
                          help="print a LaTeX table for a paper (booktabs; the best per rule in "
-                              "bold; with --ci, intervals as 0.452 [0.431, 0.470])")
+                              "bold; with --ci, intervals as 0.452 [0.431, 0.470] and a dagger "
+                              "on scores the Wilcoxon test cannot tell from the best's)")
     formats.add_argument("--markdown", action="store_true",
                          help="print a Markdown table (the best per rule in bold; with --ci, "
-                              "intervals)")
+                              "intervals and the dagger, as --latex)")
     formats.add_argument("--tidy", action="store_true",
                          help="print a long CSV: one row per algorithm and rule (algorithm, rule, "
                               "score, rank, and lower, upper with --bounds)")

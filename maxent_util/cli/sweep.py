@@ -10,7 +10,8 @@ import re
 from typing import Any
 
 from .._limits import MAX_POINTS
-from .core import CommandLineError, _count, _number, _positive_int, _seconds, _write_csv
+from .core import (CommandLineError, _count, _level, _number, _positive_int, _seconds,
+                   _write_csv)
 from .files import _figure_target, _save
 from .inputs import _add_ranking_inputs, _fix_greedy_file, _runtime_table
 
@@ -86,6 +87,18 @@ def _command_sweep(arguments: argparse.Namespace, out: Any) -> int:
                               "order": [";".join(r["order"]) for r in records],
                               "ranks": [";".join(map(str, r["ranks"])) for r in records]})
         _write_csv(frame, out, index=False)
+    elif arguments.latex or arguments.markdown:
+        from .tables import sweep_table
+
+        records = _interval_records(changes, arguments.top)
+        marks = _leader_ties(table, records, arguments, options)
+        note = (f"not significantly different from the leader at the interval's middle value "
+                f"of {parameter} ({'geometric' if arguments.log else 'arithmetic'} mean of its "
+                "ends): two-sided Wilcoxon signed-rank test paired by instance, p of at least "
+                f"{1 - arguments.ci:.10g} after Holm's adjustment over the comparisons with the "
+                "leader; bold: ranked first on the interval")
+        print(sweep_table(records, parameter, latex=arguments.latex, marks=marks, note=note),
+              file=out)
     elif arguments.json:
         json.dump({"data": label, "family": changes.attrs["family"], "parameter": parameter,
                    "top": arguments.top,
@@ -103,6 +116,30 @@ def _command_sweep(arguments: argparse.Namespace, out: Any) -> int:
             print(f"  {parameter} in [{record['start']:.6g}, {record['end']:.6g}]: {podium}",
                   file=out)
     return 0
+
+
+def _leader_ties(table: Any, records: list[dict[str, Any]], arguments: argparse.Namespace,
+                 options: dict[str, Any]) -> list[set[str]]:
+    """Per interval, the algorithms shown that the paired test cannot tell from the leader at
+    the interval's middle value (the preset derived there, compared as compare_with_best)."""
+    import math
+
+    from .. import families
+    from ..comparison import compare_with_best
+
+    preset = getattr(families, options["family"].strip().lower())
+    fixed = {name: value for name, value in arguments.fixed or []}
+    marks = []
+    for record in records:
+        start, end = record["start"], record["end"]
+        middle = math.sqrt(start * end) if arguments.log else (start + end) / 2
+        law = preset(**fixed, **{arguments.parameter: middle})
+        found = compare_with_best(table, {"u": law.utility()}, ci=arguments.ci,
+                                  duplicates=options["duplicates"], missing=options["missing"])
+        shown = set(record["order"])
+        marks.append({name for name in found.index[~found["significant"].to_numpy()]
+                      if name in shown})
+    return marks
 
 
 def _plot_sweep(arguments: argparse.Namespace, out: Any) -> int:
@@ -170,4 +207,13 @@ def add_parser(commands: Any) -> None:
     formats.add_argument("--csv", action="store_true",
                          help="print the intervals as CSV (start, end, leader, order, ranks)")
     formats.add_argument("--json", action="store_true", help="print the intervals as JSON")
+    formats.add_argument("--latex", action="store_true",
+                         help="print the intervals as a LaTeX table for a paper (booktabs): the "
+                              "leader in bold, a dagger on those the Wilcoxon test cannot tell "
+                              "from it at the interval's middle value (level: --ci)")
+    formats.add_argument("--markdown", action="store_true",
+                         help="print the table of --latex in Markdown")
+    sweeping.add_argument("--ci", type=_level, default=0.95, metavar="LEVEL",
+                          help="level of the tests behind --latex and --markdown's dagger "
+                               "(default 0.95)")
     sweeping.set_defaults(handler=_command_sweep)
