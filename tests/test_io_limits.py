@@ -259,6 +259,22 @@ def test_a_long_cell_is_refused_and_not_echoed(tmp_path):
     assert len(read_long(path, limits=ReadLimits(max_cell_chars=200_000))) == 1
 
 
+@pytest.mark.parametrize("where", ["runtime", "name"])
+@pytest.mark.parametrize("reader", [read_long, read_runs, read_satcomp])
+def test_a_nul_byte_is_refused_not_read_as_the_end_of_a_cell(tmp_path, reader, where):
+    """pandas' CSV parser ends a cell at a NUL byte: ``5\\x00`` was read as 5 seconds."""
+    path = tmp_path / "runs.csv"
+    if reader is read_satcomp:  # the published SAT Competition layout: a solver per column
+        row = "i1,5\x00" if where == "runtime" else "i\x001,5"
+        path.write_bytes(f"benchmark,kissat\n{row}\ni2,7\n".encode())
+    else:
+        row = "a,i1,5\x00" if where == "runtime" else "a,i\x001,5"
+        path.write_bytes(f"algorithm,instance,runtime\n{row}\na,i2,7\n".encode())
+    with pytest.raises(DataError, match=r"^`path` of `read_\w+` must be a text file \(it holds a NUL "
+                                        r"byte, as a binary file does\); got "):
+        reader(path)
+
+
 def test_bad_cells_are_quoted_in_short(tmp_path):
     path = tmp_path / "runs.csv"
     path.write_text("algorithm,instance,runtime\na,x," + "9" * 5000 + "x\n")

@@ -316,6 +316,17 @@ def counter(label: str, owner: str, limit: int, name: str, what: str) -> Callabl
     return watch
 
 
+def text_only(label: str, owner: str) -> Callable[[bytes], None]:
+    """A watch that refuses a NUL byte: a CSV parser would end the cell there and read
+    ``5\\x00`` as 5, so a file holding one is binary, not a table of text."""
+    def watch(chunk: bytes) -> None:
+        at = chunk.find(b"\x00")
+        if at >= 0:
+            raise DataError(argument_message(
+                "path", owner, "a text file (it holds a NUL byte, as a binary file does)", label))
+    return watch
+
+
 def over(label: str, owner: str, name: str, limit: float, requirement: str) -> DataError:
     """The error for content past the read limit ``name``: what it allows, and how to raise it."""
     # 268435456, not 2.68435e+08

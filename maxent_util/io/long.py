@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, argument_message, short
-from .limits import (ReadLimits, _Source, compression_of, counter, open_regular, read_limits,
+from .limits import (ReadLimits, _Source, compression_of, counter, open_regular, read_limits, text_only,
                      split_member)
 from .table import lowered
 from .table import (LONG_COLUMNS, STATUSES, PathLike, _check_names, _first, _is_stream,
@@ -227,7 +227,7 @@ def _read_long_arrow(path: Any, limits: ReadLimits) -> pd.DataFrame | None:
         values: dict[str, list[np.ndarray]] = {name: [] for name in header if name in numbers}
         # read through Python in blocks (a memory map would count the whole file as resident,
         # and would not count the bytes against the limit)
-        whole = io.BufferedReader(_Source(again, lambda chunk: None, label, "read_long"))
+        whole = io.BufferedReader(_Source(again, text_only(label, "read_long"), label, "read_long"))
         with pa.PythonFile(whole, mode="r") as raw, pa_csv.open_csv(
                 raw, convert_options=convert, memory_pool=pool,
                 read_options=pa_csv.ReadOptions(block_size=_BLOCK_SIZE)) as reader:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, argument_message, short
-from .limits import ReadLimits, _Source, open_bounded, over, read_limits, remedy
+from .limits import ReadLimits, _Source, open_bounded, over, read_limits, remedy, text_only
 
 __all__ = [
     "STATUSES",
@@ -140,7 +140,7 @@ def _read_csv_cells(path: PathLike, owner: str, limits: ReadLimits | None = None
         def again(size: int) -> bytes:
             return pending.pop() if pending else handle.read(size)
 
-        whole = io.BufferedReader(_Source(again, lambda chunk: None, label, owner))
+        whole = io.BufferedReader(_Source(again, text_only(label, owner), label, owner))
         raw = pd.read_csv(whole, header=None, dtype=str, na_filter=False, encoding="utf-8")
     except pd.errors.EmptyDataError:
         raise DataError(argument_message(
