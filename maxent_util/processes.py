@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - Windows
 from .errors import DataError, ExportError, argument_message, short
 from ._numbers import real
 
-__all__ = ["ProcessRunner", "plain_name"]
+__all__ = ["ProcessRunner", "plain_name", "refuse_old_placeholder"]
 
 
 _CLOCKS = ("wall", "cpu")
@@ -192,8 +192,7 @@ class ProcessRunner:
                                              short(command)))
         if not isinstance(shell_ok, bool):
             raise DataError(argument_message("shell_ok", owner, "True or False", short(shell_ok)))
-        # irace's name of the configuration's place (export_irace) is the same placeholder
-        words = [word.replace("{params}", "{config}") for word in words]
+        refuse_old_placeholder(words, "command", owner)
         reason = None if shell_ok else _reads_code(words)
         if reason is not None:
             raise DataError(argument_message(
@@ -491,6 +490,27 @@ class ProcessRunner:
 
     def __repr__(self) -> str:
         return f"ProcessRunner({shlex.join(self.words)!r}, clock={self.clock!r})"
+
+
+def refuse_old_placeholder(command: Any, arg: str, owner: str) -> None:
+    """Refuse a command template that names the configuration's place ``{params}``.
+
+    ``{config}`` is the one name, in :class:`ProcessRunner`, ``CostTarget``, ``export_irace``
+    and on the command line; ``{params}`` (once irace's name in ``export_irace``) would
+    otherwise reach the command as text.
+
+    >>> try:
+    ...     refuse_old_placeholder(["solver", "{params}"], "command", "CostTarget")
+    ... except DataError as error:
+    ...     print(str(error).split("; got ")[1])
+    ['solver', '{params}']. Write {config} instead of {params} (one name on every route).
+    """
+    words = [command] if isinstance(command, str) else command
+    if isinstance(words, Sequence) and any(isinstance(word, str) and "{params}" in word
+                                           for word in words):
+        raise DataError(argument_message(
+            arg, owner, "a command with {config} where the configuration goes", short(command),
+            "Write {config} instead of {params} (one name on every route)."))
 
 
 def plain_name(text: str) -> bool:

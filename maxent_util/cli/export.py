@@ -31,6 +31,9 @@ def _check_combinations(arguments: argparse.Namespace, flag: str) -> None:
 
 
 def _export_irace(export: Any, utility: Any, arguments: argparse.Namespace, out: Any) -> int:
+    from ..processes import refuse_old_placeholder
+
+    refuse_old_placeholder(arguments.run_command, "--command", "maxent-util export")
     folder = Path(arguments.irace)
     if folder.exists() and not folder.is_dir():
         raise CommandLineError(f"argument --irace: {arguments.irace!r} is not a directory")
@@ -115,8 +118,8 @@ def add_parser(commands: Any) -> None:
                              "1 - u(cutoff)")
     # not dest "command": the top parser keeps the subcommand's name there
     export.add_argument("--command", dest="run_command", metavar="CMD",
-                        help='with --irace: the run\'s command, with {params} and {instance}, e.g. '
-                             '"minisat {params} {instance}"')
+                        help='with --irace: the run\'s command, with {config} and {instance}, e.g. '
+                             '"minisat {config} {instance}"')
     # where the runner stops a run: a run limit (the data's cutoff and the user's captime are
     # other ideas); --cutoff, its name before 0.4, still works and warns
     export.add_argument("--run-limit", dest="cutoff", type=_seconds, metavar="SECONDS",

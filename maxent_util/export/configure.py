@@ -24,7 +24,7 @@ from .._numbers import real
 from .._output import file_group
 from .._version import __version__
 from ..errors import ExportError, argument_message, short
-from ..processes import ProcessRunner
+from ..processes import ProcessRunner, refuse_old_placeholder
 from ..space import Parameter, ParameterSpace, space_words
 from . import _cost_core
 from .common import doc_safe, writable, write
@@ -124,6 +124,7 @@ class CostTarget:
                  space: ParameterSpace | Sequence[Parameter] | None = None, capped: str = "zero",
                  exit_codes: Sequence[int] = (0,), clock: str = "wall", cwd: Any = None,
                  shell_ok: bool = False) -> None:
+        refuse_old_placeholder(command, "command", "CostTarget")
         limit = real(cutoff)
         if not (math.isfinite(limit) and limit > 0):
             raise ExportError(argument_message("cutoff", "CostTarget", "a positive finite number "
@@ -303,8 +304,8 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     folder : str or os.PathLike
         Where to write; it must exist (see ``parents``).
     command : str or sequence of str
-        The run's command, with ``{config}`` (or ``{params}``) and ``{instance}``:
-        ``"minisat {params} {instance}"``.
+        The run's command, with ``{config}`` and ``{instance}``:
+        ``"minisat {config} {instance}"`` (``{params}`` is refused: one name on every route).
     utility : str, Utility, CaptimeDistribution or sympy.Expr
         As :func:`~maxent_util.export.cost_function` takes it.
     cutoff : float
@@ -341,10 +342,7 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
         For a command the runner refuses (a placeholder a shell would read as code).
     """
     owner = "export_irace"
-    if isinstance(command, str):
-        command = command.replace("{params}", "{config}")
-    else:
-        command = [str(word).replace("{params}", "{config}") for word in command]
+    refuse_old_placeholder(command, "command", owner)
     target = CostTarget(command, utility, cutoff, space=space, capped=capped, exit_codes=exit_codes)
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ExportError(argument_message("budget", owner, "a positive integer", short(budget)))
