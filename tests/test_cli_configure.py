@@ -34,10 +34,12 @@ def test_export_irace_writes_a_set_up(capsys, tmp_path):
     status, out, err = run(capsys, "export", "--utility", "pareto(0.02, 1)", "--irace", str(folder),
                            "--command", "minisat -verb=0 {config} {instance}", "--run-limit", "1min",
                            "--instance", "a.cnf", "--instance", "b c.cnf", "--exit-code", "10",
-                           "--exit-code", "20", "--max-experiments", "300", "--parents")
+                           "--exit-code", "20", "--max-experiments", "300", "--clock", "cpu",
+                           "--parents")
     assert (status, err) == (0, "") and out.startswith(f"wrote {folder}: target-runner, cost.py")
     runner = (folder / "target-runner").read_text()
     assert "COMMAND = ['minisat', '-verb=0', '{config}', '{instance}']" in runner
+    assert "CLOCK = 'cpu'" in runner
     assert "CUTOFF = 60.0" in runner and "EXIT_CODES = (10, 20)" in runner
     assert runner.startswith(f"#!{sys.executable}\n")
     assert (folder / "instances.txt").read_text() == "a.cnf\nb c.cnf\n"
@@ -53,6 +55,9 @@ def test_export_irace_writes_a_set_up(capsys, tmp_path):
     (["--python", "c.py", "--for", "smac"], "argument --for: only with --cost"),
     (["--irace", "d", "--for", "smac", "--command", "x", "--run-limit", "1"], "argument --for: only with --cost"),
     (["--latex", "c.tex", "--capped", "zero"], "argument --capped: only with --cost or --irace"),
+    (["--cost", "c.py", "--clock", "cpu"], "argument --clock: only with --irace"),
+    (["--irace", "d", "--command", "x {instance}", "--run-limit", "1", "--clock", "user"],
+     "argument --clock: invalid choice: 'user'"),
     (["--irace", "d", "--run-limit", "5"], "argument --irace: needs --command"),
     (["--irace", "d", "--command", "x {instance}"], "argument --irace: needs --run-limit"),
     (["--irace", "d", "--command", "x {instance}", "--run-limit", "0"], "expected a positive finite duration"),

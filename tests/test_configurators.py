@@ -277,3 +277,28 @@ def test_a_configuration_comes_from_the_declared_space(problem):
     assert integer.word(3.0) == "-n=3"
     with pytest.raises(ExportError, match=r"an integer in \[1, 10\]; got 2.5"):
         integer.word(2.5)
+
+
+@pytest.mark.parametrize("clock", ["wall", "cpu"])
+def test_the_target_runner_measures_the_clock_it_was_written_with(capsys, tmp_path, clock):
+    # a command that sleeps 0.6 s: 0.6 s or more of elapsed time, a few hundredths of CPU time
+    # (the interpreter's start); irace then sees the clock SMAC3's and Optuna's CostTarget see
+    sleep = [sys.executable, "-S", "-c", "import sys, time; time.sleep(0.6)", "{config}",
+             "{instance}"]
+    folder = export_irace(tmp_path, sleep, SPEC, 5.0, space=SPACE, clock=clock)
+    assert f"CLOCK = {clock!r}" in (folder / "target-runner").read_text()
+    status, out, err = _target_runner(capsys, folder, "i", "--x=0.5")
+    assert status == 0, err
+    run = json.loads((folder / "runs.jsonl").read_text())
+    assert run["status"] == "solved" and float(out) == run["cost"]
+    if clock == "wall":
+        assert run["runtime"] >= 0.6
+    else:
+        assert run["runtime"] < 0.3
+
+
+def test_export_irace_refuses_an_unknown_clock(tmp_path):
+    with pytest.raises(DataError, match=r"`clock` of `ProcessRunner` must be 'wall' or 'cpu'; "
+                                        r"got 'user'"):
+        export_irace(tmp_path, ["solver", "{config}", "{instance}"], SPEC, 1.0, clock="user")
+    assert not any(tmp_path.iterdir())

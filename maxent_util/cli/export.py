@@ -15,7 +15,7 @@ from .files import _file_flags, _inside_current_folder, _target, _write_text
 _ONLY_WITH = {"tool": ("--for", "--cost"), "run_command": ("--command", "--irace"),
               "cutoff": ("--run-limit", "--irace"), "instances": ("--instance", "--irace"),
               "exit_codes": ("--exit-code", "--irace"), "max_experiments": ("--max-experiments", "--irace"),
-              "space": ("--space", "--irace")}
+              "space": ("--space", "--irace"), "clock": ("--clock", "--irace")}
 
 
 def _check_combinations(arguments: argparse.Namespace, flag: str) -> None:
@@ -45,6 +45,7 @@ def _export_irace(export: Any, utility: Any, arguments: argparse.Namespace, out:
     export.export_irace(folder, arguments.run_command, utility, arguments.cutoff, space=space,
                         instances=arguments.instances or (), capped=arguments.capped or "zero",
                         exit_codes=tuple(arguments.exit_codes or (0,)),
+                        clock=arguments.clock or "wall",
                         budget=arguments.max_experiments or 1000, overwrite=arguments.force,
                         parents=arguments.parents or _inside_current_folder(folder.parent))
     parameters = (f"parameters.txt ({len(space)} options)" + (", forbidden.txt" if space.forbidden else "")
@@ -135,6 +136,9 @@ def add_parser(commands: Any) -> None:
                         help="with --irace: the solver's parameter space (classic PCS, ConfigSpace's "
                              "PCS or JSON, irace's parameter file) for parameters.txt and irace's "
                              "forbidden.txt")
+    export.add_argument("--clock", choices=("wall", "cpu"), default=None,
+                        help="with --irace: what the runner measures and stops at --run-limit: "
+                             "elapsed time (wall, the default) or the command's CPU time (cpu)")
     export.add_argument("--max-experiments", type=_positive_int, metavar="N",
                         help="with --irace: the scenario's budget of runs (default 1000)")
     _file_flags(export)

@@ -202,7 +202,8 @@ It checks the parameters against parameters.txt and the instance (a plain name),
 command below with the parameters in place of {{config}} and the instance in place of
 {{instance}} (never through a shell; a refused name is one line on standard error and exit
 status 2), stops it at the cutoff and ends everything it
-started (maxent_util's ProcessRunner, the runner of every route), and prints the run's cost
+started (maxent_util's ProcessRunner, the runner of every route; the runtime is the
+CLOCK below: "wall" elapsed time, "cpu" the command's CPU time), and prints the run's cost
 1 - u (cost.py beside this file: the library's cost, numpy only) as its only line. With
 log = True each run is also appended to runs.jsonl beside it, one JSON object a line.
 
@@ -221,6 +222,7 @@ from maxent_util.space import IRACE_SLACK, ParameterSpace, space_words
 COMMAND = {command!r}
 CUTOFF = {cutoff!r}
 EXIT_CODES = {exit_codes!r}
+CLOCK = {clock!r}
 LOG = {log!r}
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -249,7 +251,7 @@ def main(argv):
             raise MaxEntError(argument_message("parameters.txt", "target-runner", "a readable "
                                                "irace parameter file", path, f"({{error}})"))
         space_words(space, parameters, "target-runner", IRACE_SLACK)
-        runtime = ProcessRunner(COMMAND, exit_codes=EXIT_CODES).run(parameters, instance, CUTOFF)
+        runtime = ProcessRunner(COMMAND, exit_codes=EXIT_CODES, clock=CLOCK).run(parameters, instance, CUTOFF)
     except MaxEntError as error:
         print(f"target-runner: {{error}}", file=sys.stderr)
         return 2
@@ -286,8 +288,8 @@ deterministic = {deterministic}
 
 def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
                  space: ParameterSpace | Sequence[Parameter] = (), instances: Sequence[Any] = (),
-                 capped: str = "zero", exit_codes: Sequence[int] = (0,), budget: int = 1000,
-                 deterministic: bool = False, log: bool = True, overwrite: bool = False,
+                 capped: str = "zero", exit_codes: Sequence[int] = (0,), clock: str = "wall",
+                 budget: int = 1000, deterministic: bool = False, log: bool = True, overwrite: bool = False,
                  parents: bool = False) -> Path:
     """Write an irace set-up: target runner, cost module, scenario, parameters, instances.
 
@@ -319,6 +321,11 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
         How a capped run counts.
     exit_codes : sequence of int, keyword-only
         The statuses of a run that finished (SAT solvers: ``(10, 20)``).
+    clock : {"wall", "cpu"}, keyword-only
+        What the runner measures and stops at the cutoff (see
+        :class:`~maxent_util.processes.ProcessRunner`): elapsed time (default) or the
+        command's CPU time, which a busy machine disturbs less (SMAC3's and Optuna's
+        ``CostTarget(clock="cpu")`` measure the same).
     budget : int, keyword-only
         ``maxExperiments`` of the scenario.
     deterministic : bool, keyword-only
@@ -343,7 +350,8 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     """
     owner = "export_irace"
     refuse_old_placeholder(command, "command", owner)
-    target = CostTarget(command, utility, cutoff, space=space, capped=capped, exit_codes=exit_codes)
+    target = CostTarget(command, utility, cutoff, space=space, capped=capped, exit_codes=exit_codes,
+                        clock=clock)
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ExportError(argument_message("budget", owner, "a positive integer", short(budget)))
     space = ParameterSpace.of(space)
@@ -379,10 +387,11 @@ def _write_irace(paths: list[Path], names: list[str], utility: Any, target: Cost
     provenance = "\n".join(doc_safe(line) for line in (
         f"command: {' '.join(target.runner.words)}", f"cutoff: {target.cutoff!r} s",
         f"utility: {utility if isinstance(utility, str) else getattr(utility, 'name', None)}",
-        f"capped runs: {capped}"))
+        f"capped runs: {capped}", f"clock: {target.runner.clock}"))
     write(paths[0], _RUNNER.format(python=sys.executable, version=__version__, provenance=provenance,
                                    command=list(target.runner.words), cutoff=target.cutoff,
-                                   exit_codes=tuple(target.runner.exit_codes), log=bool(log)),
+                                   exit_codes=tuple(target.runner.exit_codes), clock=target.runner.clock,
+                                   log=bool(log)),
           owner, overwrite=overwrite)
     paths[0].chmod(paths[0].stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     scenario = _SCENARIO.format(version=__version__, cutoff=target.cutoff, budget=budget,
