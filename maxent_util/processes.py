@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import queue
 import re
 import secrets
 import shlex
@@ -20,7 +21,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -455,7 +456,8 @@ class ProcessRunner:
         return runtime
 
     def run_many(self, configs: Sequence[Any], instances: Sequence[Any],
-                 captimes: Any) -> np.ndarray:
+                 captimes: Any, *, done: Callable[[int, float], None] | None = None
+                 ) -> np.ndarray:
         """Run many commands, on the executor when there is one.
 
         Parameters
@@ -464,6 +466,10 @@ class ProcessRunner:
             One configuration and one instance per run.
         captimes : float or array_like of float
             The time limit of each run.
+        done : callable, optional, keyword-only
+            Called as ``done(index, runtime)`` in the calling thread as each run ends, in the
+            order they end (a record of the runs keeps every finished one, whatever happens
+            to the others).
 
         Returns
         -------
@@ -477,11 +483,25 @@ class ProcessRunner:
         """
         limits = np.broadcast_to(np.asarray(captimes, dtype=float), (len(configs),))
         requests = list(zip(configs, instances, limits.tolist()))
+        runtimes = np.empty(len(requests))
         if self.executor is None:
-            return np.array([self.run(*request) for request in requests], dtype=float)
+            for index, request in enumerate(requests):
+                runtimes[index] = self.run(*request)
+                if done is not None:
+                    done(index, float(runtimes[index]))
+            return runtimes
         futures = [self.executor.submit(self.run, *request) for request in requests]
+        ended: queue.SimpleQueue = queue.SimpleQueue()
         try:
-            return np.array([future.result() for future in futures], dtype=float)
+            # concurrent.futures' and Dask's futures both call back when they end
+            for index, future in enumerate(futures):
+                future.add_done_callback(lambda future, index=index: ended.put((index, future)))
+            for _ in futures:
+                index, future = ended.get()
+                runtimes[index] = future.result()
+                if done is not None:
+                    done(index, float(runtimes[index]))
+            return runtimes
         except BaseException:  # interrupted or failed: what has not started need not start,
             for future in futures:  # and what runs ends now, not at its captime
                 future.cancel()
