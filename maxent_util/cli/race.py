@@ -118,7 +118,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
 #: the options of a race of real runs, and their destinations
 _COMMAND_OPTIONS = {"--space": "space", "--instances": "instances", "--configs": "configs",
                     "--jobs": "jobs", "--dask": "dask", "--clock": "clock", "--runs": "runs",
-                    "--exit-code": "exit_codes"}
+                    "--exit-code": "exit_codes", "--worthless": "worthless"}
 
 
 def _races_commands(arguments: argparse.Namespace) -> bool:
@@ -188,21 +188,23 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
                   "space": digest(space.text("json")), "instances": instances,
                   "utility": spec, "seed": arguments.seed, "configurations": words}
         log = stack.enter_context(RunLog(runner, runs_path, header))
+        level = 0.0 if arguments.worthless is None else arguments.worthless
         if arguments.naive:
             found = naive(log, names, instances, utility, arguments.epsilon, arguments.delta,
-                          arguments.run_limit, seed=arguments.seed)
+                          arguments.run_limit, seed=arguments.seed, worthless=level)
         else:
             show = arguments.progress if arguments.progress is not None else sys.stderr.isatty()
             trace = up(log, names, instances, utility, arguments.delta, k0=arguments.k0,
                        max_captime=arguments.run_limit, epsilon_min=arguments.epsilon or 0.0,
                        budget=arguments.budget, seed=arguments.seed,
-                       progress=_race_progress(show))
+                       progress=_race_progress(show), worthless=level)
             if show:
                 print(file=sys.stderr)
     if arguments.naive:
         best, mean = found.configuration, float(found.means[found.configuration])
         record = {"procedure": "naive", "epsilon": found.epsilon, "m": found.m,
-                  "total_time": found.total_time}
+                  "total_time": found.total_time, "worthless_from": found.worthless_from,
+                  "saved": found.saved}
     else:
         best = trace.attrs["incumbent"]
         mean = float(trace.attrs["configurations"].loc[best, "mean_utility"]) if best else None
@@ -210,14 +212,16 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
         record = {"procedure": "up", "k0": arguments.k0, "stopped": trace.attrs["stopped"],
                   "m": int(last["m"]) if last is not None else 0,
                   "epsilon": float(trace.attrs["epsilon"]),
-                  "total_time": float(last["total_time"]) if last is not None else 0.0}
+                  "total_time": float(last["total_time"]) if last is not None else 0.0,
+                  "worthless_from": trace.attrs["worthless_from"], "saved": trace.attrs["saved"]}
     record.update({"command": " ".join(runner.words), "utility": spec, "delta": arguments.delta,
                    "run_limit": arguments.run_limit, "clock": clock, "seed": arguments.seed,
                    "configurations": len(names), "instances": len(instances),
                    "incumbent": best, "words": words.get(best), "mean_utility": mean,
                    "runs": runs_path, "ran": log.ran, "replayed": log.replayed})
     if arguments.json:
-        json.dump(record, out, indent=2)
+        json.dump({**record, "worthless_from": _json_number(record["worthless_from"])}, out,
+                  indent=2)
         out.write("\n")
         return 0
     if arguments.csv:
@@ -245,7 +249,16 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
     print(f"  its words: {' '.join(words[best]) or '(none: the defaults)'}", file=out)
     print(f"total time of runs: {readable_duration(record['total_time'])}; {log.ran} runs made, "
           f"{log.replayed} replayed from {runs_path}", file=out)
+    if record["worthless_from"] < arguments.run_limit:
+        print(f"runs stopped at {record['worthless_from']:.4g} s, where {spec} is "
+              f"{'0' if level == 0 else f'at most {level:g}'} for good: at most "
+              f"{readable_duration(record['saved'])} of runs saved", file=out)
     return 0
+
+
+def _json_number(value: float) -> float | None:
+    """A number for strict JSON: infinity as null."""
+    return value if value < float("inf") else None
 
 
 def _plot_race(arguments: argparse.Namespace, out: Any) -> int:
@@ -342,6 +355,18 @@ def add_parser(commands: Any) -> None:
     racing.set_defaults(handler=_command_race)
 
 
+def _unit_interval_value(text: str) -> float:
+    """An argparse type: a level of utility in [0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a level of utility in [0, 1) such as 0.01; "
+                                         f"got {text!r}")
+    return value
+
+
 def _add_command_flags(parser: argparse.ArgumentParser) -> None:
     """The options of a race of real runs (``race --command``)."""
     # not dest "command": the top parser keeps the subcommand's name there
@@ -371,6 +396,10 @@ def _add_command_flags(parser: argparse.ArgumentParser) -> None:
                         default=None, metavar="N",
                         help="with --command: an exit status of a run that finished (repeat; "
                              "default 0; SAT solvers 10 and 20)")
+    parser.add_argument("--worthless", type=_unit_interval_value, default=None, metavar="U",
+                        help="with --command: stop every run, at the latest, where the utility "
+                             "falls to U for good (default 0: where it is 0, as uniform(60) is "
+                             "from 60 s on); such a run scores what it scores at the run limit")
     parser.add_argument("--runs", default=None, metavar="FILE",
                         help="with --command: record every run as it ends in FILE (default "
                              "runs.jsonl), and replay the runs recorded there when the same race "

@@ -28,7 +28,9 @@ from ..processes import ProcessRunner, refuse_old_placeholder
 from ..space import Parameter, ParameterSpace, space_words
 from . import _cost_core
 from .common import doc_safe, writable, write
-from .cost import cost_function, export_cost
+from ..racing.checks import worthless_level
+from ..racing.worthless import worthless_from
+from .cost import _as_utility, cost_function, export_cost
 
 __all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "find_irace", "irace_parameters",
            "space_words"]
@@ -81,6 +83,19 @@ class CostTarget:
         How a capped run counts (see :func:`~maxent_util.export.cost_function`).
     exit_codes, clock, cwd, shell_ok : keyword-only
         Passed to the runner (a SAT solver exits 10 or 20: ``exit_codes=(10, 20)``).
+    worthless : float or None, keyword-only
+        Stop a run before the cutoff where the utility falls to this level for good
+        (:func:`~maxent_util.racing.worthless_from`; default 0: where ``u`` is 0, as
+        ``uniform(k0)`` is from ``k0`` on); such a run is ``"capped"`` and costs what it would
+        have cost at the cutoff. None: only the cutoff stops runs.
+
+    Attributes
+    ----------
+    limit : float
+        Where runs are stopped: the cutoff, or where the utility is worth nothing if earlier.
+    saved : float
+        Seconds of runs saved so far by stopping at :attr:`limit`, at most: for each run
+        stopped there, the cutoff minus :attr:`limit`.
 
     Raises
     ------
@@ -123,7 +138,7 @@ class CostTarget:
     def __init__(self, command: Any, utility: Any, cutoff: Any, *,
                  space: ParameterSpace | Sequence[Parameter] | None = None, capped: str = "zero",
                  exit_codes: Sequence[int] = (0,), clock: str = "wall", cwd: Any = None,
-                 shell_ok: bool = False) -> None:
+                 shell_ok: bool = False, worthless: float | None = 0.0) -> None:
         refuse_old_placeholder(command, "command", "CostTarget")
         limit = real(cutoff)
         if not (math.isfinite(limit) and limit > 0):
@@ -134,6 +149,10 @@ class CostTarget:
         self.cost = cost_function(utility, capped=capped)
         self.cutoff = limit
         self.space = ParameterSpace.of(space)
+        level = worthless_level(worthless, "CostTarget")
+        self.limit = limit if level is None else min(
+            limit, worthless_from(_as_utility(utility, "CostTarget"), epsilon=level))
+        self.saved = 0.0
 
     def words(self, config: Any) -> list[str]:
         """A configuration's words on the command line.
@@ -172,10 +191,12 @@ class CostTarget:
         -------
         RunCost
             The measured runtime (``inf`` for a failure), the status (``"solved"``,
-            ``"capped"``, ``"crash"``) and the cost ``1 - u``.
+            ``"capped"`` at :attr:`limit`, ``"crash"``) and the cost ``1 - u``.
         """
-        runtime = self.runner.run(self.words(config), instance, self.cutoff)
-        status = _cost_core.status_of(runtime, self.cutoff)
+        runtime = self.runner.run(self.words(config), instance, self.limit)
+        status = _cost_core.status_of(runtime, self.limit)
+        if status == "capped" and self.limit < self.cutoff:
+            self.saved += self.cutoff - self.limit
         return RunCost(runtime, status, self.cost(runtime, status, self.cutoff))
 
     def __call__(self, config: Any, instance: Any) -> float:
@@ -201,7 +222,8 @@ irace calls: target-runner <configuration id> <instance id> <seed> <instance> <p
 It checks the parameters against parameters.txt and the instance (a plain name), runs the
 command below with the parameters in place of {{config}} and the instance in place of
 {{instance}} (never through a shell; a refused name is one line on standard error and exit
-status 2), stops it at the cutoff and ends everything it
+status 2), stops it at the cutoff (at STOP, where the utility is worth nothing, if that is
+earlier: such a run costs what it would have cost at the cutoff) and ends everything it
 started (maxent_util's ProcessRunner, the runner of every route; the runtime is the
 CLOCK below: "wall" elapsed time, "cpu" the command's CPU time), and prints the run's cost
 1 - u (cost.py beside this file: the library's cost, numpy only) as its only line. With
@@ -221,6 +243,7 @@ from maxent_util.space import IRACE_SLACK, ParameterSpace, space_words
 
 COMMAND = {command!r}
 CUTOFF = {cutoff!r}
+STOP = {stop!r}
 EXIT_CODES = {exit_codes!r}
 CLOCK = {clock!r}
 LOG = {log!r}
@@ -251,11 +274,11 @@ def main(argv):
             raise MaxEntError(argument_message("parameters.txt", "target-runner", "a readable "
                                                "irace parameter file", path, f"({{error}})"))
         space_words(space, parameters, "target-runner", IRACE_SLACK)
-        runtime = ProcessRunner(COMMAND, exit_codes=EXIT_CODES, clock=CLOCK).run(parameters, instance, CUTOFF)
+        runtime = ProcessRunner(COMMAND, exit_codes=EXIT_CODES, clock=CLOCK).run(parameters, instance, STOP)
     except MaxEntError as error:
         print(f"target-runner: {{error}}", file=sys.stderr)
         return 2
-    status = cost.status_of(runtime, CUTOFF)
+    status = cost.status_of(runtime, STOP)
     value = cost.cost(runtime, status, CUTOFF)
     if LOG:
         line = json.dumps({{"configuration": configuration, "instance_id": instance_id,
@@ -289,8 +312,8 @@ deterministic = {deterministic}
 def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
                  space: ParameterSpace | Sequence[Parameter] = (), instances: Sequence[Any] = (),
                  capped: str = "zero", exit_codes: Sequence[int] = (0,), clock: str = "wall",
-                 budget: int = 1000, deterministic: bool = False, log: bool = True, overwrite: bool = False,
-                 parents: bool = False) -> Path:
+                 worthless: float | None = 0.0, budget: int = 1000, deterministic: bool = False,
+                 log: bool = True, overwrite: bool = False, parents: bool = False) -> Path:
     """Write an irace set-up: target runner, cost module, scenario, parameters, instances.
 
     The folder gets ``target-runner`` (a Python script run by this interpreter: it calls
@@ -326,6 +349,9 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
         :class:`~maxent_util.processes.ProcessRunner`): elapsed time (default) or the
         command's CPU time, which a busy machine disturbs less (SMAC3's and Optuna's
         ``CostTarget(clock="cpu")`` measure the same).
+    worthless : float or None, keyword-only
+        As :class:`CostTarget` takes it: the runner stops a run where the utility falls to
+        this level for good, if that is before the cutoff (default 0: where it is 0).
     budget : int, keyword-only
         ``maxExperiments`` of the scenario.
     deterministic : bool, keyword-only
@@ -351,7 +377,7 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     owner = "export_irace"
     refuse_old_placeholder(command, "command", owner)
     target = CostTarget(command, utility, cutoff, space=space, capped=capped, exit_codes=exit_codes,
-                        clock=clock)
+                        clock=clock, worthless=worthless)
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ExportError(argument_message("budget", owner, "a positive integer", short(budget)))
     space = ParameterSpace.of(space)
@@ -390,6 +416,7 @@ def _write_irace(paths: list[Path], names: list[str], utility: Any, target: Cost
         f"capped runs: {capped}", f"clock: {target.runner.clock}"))
     write(paths[0], _RUNNER.format(python=sys.executable, version=__version__, provenance=provenance,
                                    command=list(target.runner.words), cutoff=target.cutoff,
+                                   stop=target.limit,
                                    exit_codes=tuple(target.runner.exit_codes), clock=target.runner.clock,
                                    log=bool(log)),
           owner, overwrite=overwrite)

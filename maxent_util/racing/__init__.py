@@ -39,7 +39,8 @@ The package has one module per idea, as :mod:`maxent_util.maxent` does: ``runner
 runner protocol, :class:`TableRunner`, the batch of runs), ``checks`` (the arguments every race
 checks), ``trace`` (the rounds of UP and their trace), ``naive``, ``up``, ``simulation``
 (:func:`simulate_up`) and ``record`` (:class:`RunLog`: a race's runs recorded as they end and
-replayed when it starts again).
+replayed when it starts again) and ``worthless`` (:func:`worthless_from`: where a run stops
+being worth anything, the latest a race or a configurator's target lets it go on).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from .runners import Runner, TableRunner
 from .simulation import simulate_up
 from .trace import UNION_CONSTANT
 from .up import up
+from .worthless import worthless_from
 
 __all__ = [
     "Runner",
@@ -64,4 +66,5 @@ __all__ = [
     "up",
     "simulate_up",
     "UNION_CONSTANT",
+    "worthless_from",
 ]
