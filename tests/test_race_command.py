@@ -17,6 +17,8 @@ import sys
 import pandas as pd
 import pytest
 from conftest import assert_usage_error, run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from maxent_util.errors import DataError
 from maxent_util.racing import RunLog, TableRunner, read_instances
@@ -202,3 +204,24 @@ def test_a_run_log_refuses_lines_that_are_not_runs_of_its_race(tmp_path):
     path.write_text(good + '{"config": "a", "instance": "i", "captime": 7.0, "runtime": null}\n')
     with RunLog(TableRunner(table), path, header) as log:
         assert log.run("a", "i", 7.0) == float("inf") and log.ran == 0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tail=st.binary(max_size=200))
+def test_whatever_follows_a_log_s_header_is_read_as_runs_or_refused(tmp_path, tail):
+    # a hostile or damaged log: a DataError naming the file, or runs of this race; never
+    # another exception, and the header's race is never replaced
+    table = pd.DataFrame({"algorithm": ["a"], "instance": ["i"], "runtime": [1.0],
+                          "status": "solved", "cutoff": 9.0})
+    header = {"configurations": {"a": []}, "instances": ["i"]}
+    path = tmp_path / "runs.jsonl"
+    path.unlink(missing_ok=True)
+    RunLog(TableRunner(table), path, header).close()
+    first = path.read_bytes()
+    path.write_bytes(first + tail)
+    try:
+        with RunLog(TableRunner(table), path, header) as log:
+            assert log.run("a", "i", 5.0) == 1.0
+    except DataError as error:
+        assert "runs.jsonl" in str(error)
+    assert path.read_bytes().startswith(first)
