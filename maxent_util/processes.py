@@ -71,7 +71,9 @@ class ProcessRunner:
         ``"wall"``: the runtime is the elapsed time (``time.perf_counter``),
         and the process group is killed at the captime. ``"cpu"``: the
         runtime is the child's user + system CPU time (from ``os.wait4``);
-        the kernel stops it at the captime rounded up to a whole second of
+        it is stopped at the captime (read from ``/proc`` every 20 ms, on
+        Linux, when the captime is not a whole number of seconds), and the
+        kernel stops it at the captime rounded up to a whole second of
         CPU (``RLIMIT_CPU``; a run past the captime still counts as capped, also
         one that catches the kernel's ``SIGXCPU`` and exits with a status of its
         own, as minisat does, once its reported CPU time is at least the captime
@@ -408,19 +410,27 @@ class ProcessRunner:
             run.end()
 
         seconds = max(1, math.ceil(limit))  # the kernel's CPU-time limit, whole seconds
+        ended = threading.Event()
         if self.clock == "cpu":
             try:
                 _set_cpu_limit(process.pid, seconds)
             except (OSError, ValueError, AttributeError):
                 pass  # the elapsed-time limit still stops it
+            if limit < seconds and _PEEK and _cpu_seconds(process.pid) is not None:
+                # the kernel counts whole seconds: a limit between them is watched here
+                threading.Thread(target=_watch_cpu, args=(process.pid, limit, ended, kill),
+                                 daemon=True).start()
         timer = threading.Timer(wall_limit, kill)
         timer.daemon = True
         timer.start()
         try:
-            if _PEEK:  # ended but not reaped: its pid, the group's id, stays its own
-                os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
-            else:  # pragma: no cover - no waitid(WNOWAIT) here
-                _, status, usage = os.wait4(process.pid, 0)
+            try:
+                if _PEEK:  # ended but not reaped: its pid, the group's id, stays its own
+                    os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
+                else:  # pragma: no cover - no waitid(WNOWAIT) here
+                    _, status, usage = os.wait4(process.pid, 0)
+            finally:
+                ended.set()
             elapsed = time.perf_counter() - started
             timer.cancel()
             timer.join()  # a kill under way at the captime is finished
@@ -542,6 +552,31 @@ def plain_name(text: str) -> bool:
     """
     return (bool(text) and "\0" not in text and not text.startswith("-")
             and len(f"x{text}x".splitlines()) == 1)
+
+
+#: seconds between two readings of a run's CPU time when its limit falls between whole seconds
+_CPU_POLL = 0.02
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The user + system CPU time of process ``pid`` so far, from /proc (None elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _watch_cpu(pid: int, limit: float, ended: threading.Event, kill: Callable[[], None]) -> None:
+    """Kill a run once its command has used ``limit`` seconds of CPU (until ``ended``)."""
+    while not ended.wait(_CPU_POLL):
+        used = _cpu_seconds(pid)
+        if used is None:
+            return
+        if used >= limit:
+            kill()
+            return
 
 
 def _set_cpu_limit(pid: int, seconds: int) -> None:

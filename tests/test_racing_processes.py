@@ -574,3 +574,11 @@ def test_wrappers_compose_and_never_run_a_name(chain, placeholder):
         ProcessRunner([*prefix, placeholder, "x"])
     # the same chain running a program of the template's own takes names as data
     assert ProcessRunner([*prefix, "solver", "{config}", "{instance}"]).words
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/stat"), reason="no /proc here")
+def test_a_cpu_limit_between_whole_seconds_stops_the_run_there():
+    # the kernel's RLIMIT_CPU counts whole seconds (1 s here); the runner watches the 0.3 s
+    spin = ProcessRunner([PYTHON, "-S", "-c", "while True: pass", "{instance}"], clock="cpu")
+    runtime = spin.run("c", "i", 0.3)
+    assert 0.3 <= runtime < 0.9  # CPU seconds, not elapsed ones

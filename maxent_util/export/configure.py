@@ -86,7 +86,7 @@ class CostTarget:
     worthless : float or None, keyword-only
         Stop a run before the cutoff where the utility falls to this level for good
         (:func:`~maxent_util.racing.worthless_from`; default 0: where ``u`` is 0, as
-        ``uniform(k0)`` is from ``k0`` on); such a run is ``"capped"`` and costs what it would
+        ``uniform(60)`` is from 60 s on); such a run is ``"capped"`` and costs what it would
         have cost at the cutoff. None: only the cutoff stops runs.
 
     Attributes
@@ -95,7 +95,8 @@ class CostTarget:
         Where runs are stopped: the cutoff, or where the utility is worth nothing if earlier.
     saved : float
         Seconds of runs saved so far by stopping at :attr:`limit`, at most: for each run
-        stopped there, the cutoff minus :attr:`limit`.
+        stopped there, the cutoff minus its measured time (with ``clock="cpu"`` the kernel
+        stops a run at whole seconds of CPU, so little is saved below a second).
 
     Raises
     ------
@@ -196,7 +197,9 @@ class CostTarget:
         runtime = self.runner.run(self.words(config), instance, self.limit)
         status = _cost_core.status_of(runtime, self.limit)
         if status == "capped" and self.limit < self.cutoff:
-            self.saved += self.cutoff - self.limit
+            # the most the run could have gone on (with clock="cpu" the kernel stops it at a
+            # whole second, which may be past the limit)
+            self.saved += max(self.cutoff - runtime, 0.0)
         return RunCost(runtime, status, self.cost(runtime, status, self.cutoff))
 
     def __call__(self, config: Any, instance: Any) -> float:

@@ -155,12 +155,15 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
     stopped = np.minimum(runtimes, captime)
     means = utility_at(u, stopped, owner).mean(axis=1)
     best = int(np.argmax(means))
-    cut = int((runtimes >= captime).sum()) if captime < asked else 0
+    # a run stopped at the zero would have gone on to the captime asked for at most (a runner
+    # may overshoot a limit: a CPU-time limit is kept in whole seconds)
+    cut = runtimes[(runtimes >= captime) & np.isfinite(runtimes)] if captime < asked else \
+        np.zeros(0)
     return NaiveResult(configuration=configs[best], m=m, total_time=float(stopped.sum()),
                        captime=captime, epsilon=epsilon, delta=delta,
                        means=pd.Series(means, index=pd.Index(configs, name="configuration"),
                                        name="mean utility"),
-                       worthless_from=zero, saved=cut * (asked - captime))
+                       worthless_from=zero, saved=float(np.maximum(asked - cut, 0.0).sum()))
 
 
 def naive_curve(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | None,

@@ -54,8 +54,8 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
         Called after every round with that round's row of the trace (a dict).
     worthless : float or None, keyword-only
         Stop every run, at the latest, where ``u`` falls to this level for good
-        (:func:`worthless_from`; default 0: where ``u`` is 0, e.g. at ``k0`` for
-        ``uniform(k0)``); None: only ``max_captime`` stops runs. A run that goes on past
+        (:func:`worthless_from`; default 0: where ``u`` is 0, e.g. from 60 s on for
+        ``uniform(60)``); None: only ``max_captime`` stops runs. A run that goes on past
         that runtime scores what it scores when stopped there (0, or at most this level), so
         with 0 every decision is the same, and less time is spent.
 
@@ -188,12 +188,15 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
         if progress is not None:
             progress(dict(zip(COLUMNS, (row[0], configs[row[1]], *row[2:]))))
 
-    stopped_at_zero = [0]
+    saved = [0.0]
 
     def fetch_counted(rep: np.ndarray, config: np.ndarray, instance: np.ndarray,
                       limits: np.ndarray) -> np.ndarray:
         times = fetch(rep, config, instance, limits)
-        stopped_at_zero[0] += int(((limits == zero) & (times >= limits)).sum())
+        # a run stopped at the zero would have gone on to `without` at most (a runner may
+        # overshoot a limit: minisat's CPU time is stopped in whole seconds)
+        cut = (limits == zero) & (times >= limits) & np.isfinite(times)
+        saved[0] += float(np.maximum(without - times[cut], 0.0).sum())
         return times
 
     race = Race(fetch_counted, 1, n, size, u, delta, k0, largest, epsilon_min, budget, owner)
@@ -203,6 +206,6 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     last = dict(zip(COLUMNS, rows[-1])) if rows else {"incumbent": None, "epsilon": 1.0}
     trace.attrs.update(incumbent=last["incumbent"], epsilon=last["epsilon"],
                        stopped=race.stopped[0], delta=delta, k0=k0, worthless_from=zero,
-                       saved=stopped_at_zero[0] * (without - zero) if zero < without else 0.0,
+                       saved=saved[0],
                        configurations=race.configurations(configs).loc[0])
     return trace

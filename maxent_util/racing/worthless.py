@@ -48,7 +48,8 @@ def worthless_from(utility: Any, *, epsilon: float = 0.0) -> float:
     DataError
         For an ``epsilon`` outside ``[0, 1)``.
     UtilityError
-        For a utility with free parameters or values outside ``[0, 1]``.
+        For a utility with free parameters or values outside ``[0, 1]``, or one at or below
+        ``epsilon`` at ``t = 0``.
 
     Notes
     -----
@@ -113,7 +114,9 @@ def worthless_from(utility: Any, *, epsilon: float = 0.0) -> float:
         return math.inf
     low = 0.0
     if worthless(low):
-        return 0.0
+        raise UtilityError(argument_message(
+            "utility", owner, f"above {level:g} at t = 0 (a run that ends at once is worth "
+            "something)", getattr(utility, "name", None) or short(utility)))
     while True:  # u is non-increasing: the first worthless runtime lies in (low, high]
         grid = np.unique(low + (high - low) * np.arange(1, _STEPS) / _STEPS)
         grid = grid[(grid > low) & (grid < high)]
