@@ -134,6 +134,8 @@ def test_hostile_instance_lists_are_refused_before_anything_runs(capsys, tmp_pat
     (["--jobs", "2", "--dask", "tcp://127.0.0.1:1"], "argument --jobs: not with --dask"),
     (["--clock", "user"], "argument --clock: invalid choice: 'user'"),
     (["--runs", "r.jsonl", "--naive"], "--naive needs --epsilon"),
+    (["--configs", "1000001"], "argument --configs: at most 100,000 configurations in one race"),
+    (["--runs", "a\0b"], "`runs` of `RunLog` must be a file that can be written"),
 ])
 def test_command_race_options_are_checked(capsys, sleeper, argv, pattern):
     assert_usage_error(*run(capsys, *sleeper, *argv), pattern)
@@ -206,7 +208,8 @@ def test_a_run_log_refuses_lines_that_are_not_runs_of_its_race(tmp_path):
         assert log.run("a", "i", 7.0) == float("inf") and log.ran == 0
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tail=st.binary(max_size=200))
 def test_whatever_follows_a_log_s_header_is_read_as_runs_or_refused(tmp_path, tail):
     # a hostile or damaged log: a DataError naming the file, or runs of this race; never

@@ -115,6 +115,9 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
     return 0
 
 
+#: the most configurations one race of real runs draws (each is a line of its log's header)
+_MOST_CONFIGS = 100_000
+
 #: the options of a race of real runs, and their destinations
 _COMMAND_OPTIONS = {"--space": "space", "--instances": "instances", "--configs": "configs",
                     "--jobs": "jobs", "--dask": "dask", "--clock": "clock", "--runs": "runs",
@@ -169,6 +172,9 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
     instances = read_instances(arguments.instances, owner=owner)
     # the default first, then draws of the space: the seed fixes them and the instances' order
     count = 8 if arguments.configs is None else arguments.configs
+    if count > _MOST_CONFIGS:
+        raise CommandLineError(f"argument --configs: at most {_MOST_CONFIGS:,} configurations "
+                               f"in one race; got {count:,}")
     rng = np.random.default_rng(arguments.seed)
     drawn = [space.default()] + [space.sample(rng) for _ in range(count)]
     names = ["default"] + [f"c{k:0{len(str(count))}d}" for k in range(1, count + 1)]

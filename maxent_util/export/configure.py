@@ -277,7 +277,8 @@ def main(argv):
             raise MaxEntError(argument_message("parameters.txt", "target-runner", "a readable "
                                                "irace parameter file", path, f"({{error}})"))
         space_words(space, parameters, "target-runner", IRACE_SLACK)
-        runtime = ProcessRunner(COMMAND, exit_codes=EXIT_CODES, clock=CLOCK).run(parameters, instance, STOP)
+        runner = ProcessRunner(COMMAND, exit_codes=EXIT_CODES, clock=CLOCK)
+        runtime = runner.run(parameters, instance, STOP)
     except MaxEntError as error:
         print(f"target-runner: {{error}}", file=sys.stderr)
         return 2
@@ -419,9 +420,8 @@ def _write_irace(paths: list[Path], names: list[str], utility: Any, target: Cost
         f"capped runs: {capped}", f"clock: {target.runner.clock}"))
     write(paths[0], _RUNNER.format(python=sys.executable, version=__version__, provenance=provenance,
                                    command=list(target.runner.words), cutoff=target.cutoff,
-                                   stop=target.limit,
-                                   exit_codes=tuple(target.runner.exit_codes), clock=target.runner.clock,
-                                   log=bool(log)),
+                                   stop=target.limit, exit_codes=tuple(target.runner.exit_codes),
+                                   clock=target.runner.clock, log=bool(log)),
           owner, overwrite=overwrite)
     paths[0].chmod(paths[0].stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     scenario = _SCENARIO.format(version=__version__, cutoff=target.cutoff, budget=budget,

@@ -191,9 +191,10 @@ class RunLog:
         where = str(self.path)
         try:
             file = open(self.path, "a+b")
-        except OSError as error:
+        except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
+            reason = getattr(error, "strerror", None) or error
             raise DataError(argument_message("runs", owner, "a file that can be written",
-                                             where, f"({error.strerror or error})")) from None
+                                             where, f"({reason})")) from None
         try:
             file.seek(0)
             lines, kept = [], 0
