@@ -234,6 +234,11 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
         _write_csv(found.means.rename("mean_utility") if arguments.naive else trace, out,
                    index=arguments.naive)
         return 0
+    again = (f"the same command goes on from there: the {log.ran + log.replayed} runs in "
+             f"{runs_path} are replayed, not run again")
+    if best is None:  # interrupted in the first round
+        print(f"interrupted before the first round ended; {again}", file=out)
+        return 0
     what = (f"{len(names)} configurations of {' '.join(runner.words)!r} on {len(instances)} "
             f"instances under {spec}")
     if arguments.naive:
@@ -259,6 +264,8 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
         print(f"runs stopped at {record['worthless_from']:.4g} s, where {spec} is "
               f"{'0' if level == 0 else f'at most {level:g}'} for good: at most "
               f"{readable_duration(record['saved'])} of runs saved", file=out)
+    if record.get("stopped") == "interrupted":
+        print(f"interrupted: {again}", file=out)
     return 0
 
 
