@@ -4,7 +4,8 @@ Two commands are raced. minisat on three tiny random 3-CNF formulas (a real solv
 hundredths of a second a run) shows the route end to end. A sleeper whose configuration is its
 sleep (0, 0.1 s, or 2 s stopped at the run limit) under a step utility (1 below 0.3 s, 0 from
 there) makes every decision of the race independent of the machine's load: a resumed race must
-then take the uninterrupted race's decisions round by round and run only the runs the log lost.
+then take the uninterrupted race's decisions round by round and run only the runs the log lost
+(the race is killed with SIGKILL in another process, as a crash would stop it).
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import signal
+import subprocess
 import sys
+import time
 
 import pandas as pd
 import pytest
-from conftest import assert_usage_error, run
+from conftest import assert_usage_error, checkout_env, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -78,20 +82,31 @@ def test_a_resumed_race_takes_the_same_decisions_and_runs_only_what_was_lost(cap
     assert again["total_time"] == pytest.approx(whole["total_time"].iloc[-1], rel=1e-15, abs=0)
     assert again["worthless_from"] == 0.3  # the step utility's zero, below the run limit
 
-    # a machine stopped after k runs, in the middle of writing the next line
-    kept = 3
-    lines = (tmp_path / "runs.jsonl").read_text().splitlines(keepends=True)
-    (tmp_path / "runs.jsonl").write_text("".join(lines[:1 + kept]) + lines[1 + kept][:25])
-    status, out, err = run(capsys, *sleeper, "--csv")
+    # the same race in another process, killed (SIGKILL, as a crash) once 3 runs are recorded
+    killed = tmp_path / "killed.jsonl"
+    child = subprocess.Popen([sys.executable, "-m", "maxent_util", *sleeper, "--runs", str(killed)],
+                             cwd=tmp_path, env=checkout_env(), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        waited = 0  # a bound on the wait, not a timing assertion
+        while child.poll() is None and waited < 3000 and not (
+                killed.exists() and killed.read_text().count("\n") >= 4):
+            time.sleep(0.02)
+            waited += 1
+        child.kill()
+    finally:
+        child.wait()
+    assert child.returncode == -signal.SIGKILL  # stopped in the middle of the race
+    header_killed, before = _runs(killed)
+    assert header_killed == header and 3 <= len(before) < len(runs)
+    # started again: the recorded runs are replayed, only the others run, the same decisions
+    status, out, err = run(capsys, *sleeper, "--runs", str(killed), "--csv")
     assert status == 0, err
-    resumed = _trace(out)
-    assert resumed[DECISIONS].equals(whole[DECISIONS])
-    header_after, after = _runs(tmp_path / "runs.jsonl")
-    assert header_after == header and after[:kept] == runs[:kept]
+    assert _trace(out)[DECISIONS].equals(whole[DECISIONS])
+    _, after = _runs(killed)
+    assert after[:len(before)] == before
     assert sorted((r["config"], r["instance"], r["captime"]) for r in after) == \
         sorted((r["config"], r["instance"], r["captime"]) for r in runs)
-    status, out, err = run(capsys, *sleeper, "--json")
-    assert (json.loads(out)["ran"], json.loads(out)["replayed"]) == (0, len(runs))
 
 
 def test_a_log_of_another_race_is_refused_and_left_alone(capsys, tmp_path, sleeper):
@@ -202,6 +217,12 @@ def test_a_run_log_refuses_lines_that_are_not_runs_of_its_race(tmp_path):
         path.write_text(good + line + "\n")
         with pytest.raises(DataError, match=pattern):
             RunLog(TableRunner(table), path, header)
+    # a last line cut short by a crash is dropped; the runs before it are replayed
+    path.write_text(good + '{"config": "a", "instance": "i", "capt')
+    with RunLog(TableRunner(table), path, header) as log:
+        assert log.run_many(["a", "b"], ["i", "i"], 5.0).tolist() == [1.0, 2.0]
+        assert (log.replayed, log.ran) == (2, 0)
+    assert path.read_text() == good
     # a failure is recorded as null and replayed as a run that never finishes
     path.write_text(good + '{"config": "a", "instance": "i", "captime": 7.0, "runtime": null}\n')
     with RunLog(TableRunner(table), path, header) as log:
