@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import queue
 import re
 import secrets
 import shlex
@@ -20,7 +21,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -32,7 +33,7 @@ except ImportError:  # pragma: no cover - Windows
 from .errors import DataError, ExportError, argument_message, short
 from ._numbers import real
 
-__all__ = ["ProcessRunner", "plain_name"]
+__all__ = ["ProcessRunner", "plain_name", "refuse_old_placeholder"]
 
 
 _CLOCKS = ("wall", "cpu")
@@ -70,7 +71,9 @@ class ProcessRunner:
         ``"wall"``: the runtime is the elapsed time (``time.perf_counter``),
         and the process group is killed at the captime. ``"cpu"``: the
         runtime is the child's user + system CPU time (from ``os.wait4``);
-        the kernel stops it at the captime rounded up to a whole second of
+        it is stopped at the captime (read from ``/proc`` every 20 ms, on
+        Linux, when the captime is not a whole number of seconds), and the
+        kernel stops it at the captime rounded up to a whole second of
         CPU (``RLIMIT_CPU``; a run past the captime still counts as capped, also
         one that catches the kernel's ``SIGXCPU`` and exits with a status of its
         own, as minisat does, once its reported CPU time is at least the captime
@@ -192,8 +195,7 @@ class ProcessRunner:
                                              short(command)))
         if not isinstance(shell_ok, bool):
             raise DataError(argument_message("shell_ok", owner, "True or False", short(shell_ok)))
-        # irace's name of the configuration's place (export_irace) is the same placeholder
-        words = [word.replace("{params}", "{config}") for word in words]
+        refuse_old_placeholder(words, "command", owner)
         reason = None if shell_ok else _reads_code(words)
         if reason is not None:
             raise DataError(argument_message(
@@ -408,19 +410,27 @@ class ProcessRunner:
             run.end()
 
         seconds = max(1, math.ceil(limit))  # the kernel's CPU-time limit, whole seconds
+        ended = threading.Event()
         if self.clock == "cpu":
             try:
                 _set_cpu_limit(process.pid, seconds)
             except (OSError, ValueError, AttributeError):
                 pass  # the elapsed-time limit still stops it
+            if limit < seconds and _PEEK and _cpu_seconds(process.pid) is not None:
+                # the kernel counts whole seconds: a limit between them is watched here
+                threading.Thread(target=_watch_cpu, args=(process.pid, limit, ended, kill),
+                                 daemon=True).start()
         timer = threading.Timer(wall_limit, kill)
         timer.daemon = True
         timer.start()
         try:
-            if _PEEK:  # ended but not reaped: its pid, the group's id, stays its own
-                os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
-            else:  # pragma: no cover - no waitid(WNOWAIT) here
-                _, status, usage = os.wait4(process.pid, 0)
+            try:
+                if _PEEK:  # ended but not reaped: its pid, the group's id, stays its own
+                    os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
+                else:  # pragma: no cover - no waitid(WNOWAIT) here
+                    _, status, usage = os.wait4(process.pid, 0)
+            finally:
+                ended.set()
             elapsed = time.perf_counter() - started
             timer.cancel()
             timer.join()  # a kill under way at the captime is finished
@@ -456,7 +466,8 @@ class ProcessRunner:
         return runtime
 
     def run_many(self, configs: Sequence[Any], instances: Sequence[Any],
-                 captimes: Any) -> np.ndarray:
+                 captimes: Any, *, done: Callable[[int, float], None] | None = None
+                 ) -> np.ndarray:
         """Run many commands, on the executor when there is one.
 
         Parameters
@@ -465,6 +476,10 @@ class ProcessRunner:
             One configuration and one instance per run.
         captimes : float or array_like of float
             The time limit of each run.
+        done : callable, optional, keyword-only
+            Called as ``done(index, runtime)`` in the calling thread as each run ends, in the
+            order they end (a record of the runs keeps every finished one, whatever happens
+            to the others).
 
         Returns
         -------
@@ -478,11 +493,25 @@ class ProcessRunner:
         """
         limits = np.broadcast_to(np.asarray(captimes, dtype=float), (len(configs),))
         requests = list(zip(configs, instances, limits.tolist()))
+        runtimes = np.empty(len(requests))
         if self.executor is None:
-            return np.array([self.run(*request) for request in requests], dtype=float)
+            for index, request in enumerate(requests):
+                runtimes[index] = self.run(*request)
+                if done is not None:
+                    done(index, float(runtimes[index]))
+            return runtimes
         futures = [self.executor.submit(self.run, *request) for request in requests]
+        ended: queue.SimpleQueue = queue.SimpleQueue()
         try:
-            return np.array([future.result() for future in futures], dtype=float)
+            # concurrent.futures' and Dask's futures both call back when they end
+            for index, future in enumerate(futures):
+                future.add_done_callback(lambda future, index=index: ended.put((index, future)))
+            for _ in futures:
+                index, future = ended.get()
+                runtimes[index] = future.result()
+                if done is not None:
+                    done(index, float(runtimes[index]))
+            return runtimes
         except BaseException:  # interrupted or failed: what has not started need not start,
             for future in futures:  # and what runs ends now, not at its captime
                 future.cancel()
@@ -491,6 +520,27 @@ class ProcessRunner:
 
     def __repr__(self) -> str:
         return f"ProcessRunner({shlex.join(self.words)!r}, clock={self.clock!r})"
+
+
+def refuse_old_placeholder(command: Any, arg: str, owner: str) -> None:
+    """Refuse a command template that names the configuration's place ``{params}``.
+
+    ``{config}`` is the one name, in :class:`ProcessRunner`, ``CostTarget``, ``export_irace``
+    and on the command line; ``{params}`` (once irace's name in ``export_irace``) would
+    otherwise reach the command as text.
+
+    >>> try:
+    ...     refuse_old_placeholder(["solver", "{params}"], "command", "CostTarget")
+    ... except DataError as error:
+    ...     print(str(error).split("; got ")[1])
+    ['solver', '{params}']. Write {config} instead of {params} (one name on every route).
+    """
+    words = [command] if isinstance(command, str) else command
+    if isinstance(words, Sequence) and any(isinstance(word, str) and "{params}" in word
+                                           for word in words):
+        raise DataError(argument_message(
+            arg, owner, "a command with {config} where the configuration goes", short(command),
+            "Write {config} instead of {params} (one name on every route)."))
 
 
 def plain_name(text: str) -> bool:
@@ -502,6 +552,31 @@ def plain_name(text: str) -> bool:
     """
     return (bool(text) and "\0" not in text and not text.startswith("-")
             and len(f"x{text}x".splitlines()) == 1)
+
+
+#: seconds between two readings of a run's CPU time when its limit falls between whole seconds
+_CPU_POLL = 0.02
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The user + system CPU time of process ``pid`` so far, from /proc (None elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _watch_cpu(pid: int, limit: float, ended: threading.Event, kill: Callable[[], None]) -> None:
+    """Kill a run once its command has used ``limit`` seconds of CPU (until ``ended``)."""
+    while not ended.wait(_CPU_POLL):
+        used = _cpu_seconds(pid)
+        if used is None:
+            return
+        if used >= limit:
+            kill()
+            return
 
 
 def _set_cpu_limit(pid: int, seconds: int) -> None:

@@ -32,19 +32,21 @@ def test_export_cost_writes_a_module_in_the_tool_s_convention(capsys, tmp_path):
 def test_export_irace_writes_a_set_up(capsys, tmp_path):
     folder = tmp_path / "irace"
     status, out, err = run(capsys, "export", "--utility", "pareto(0.02, 1)", "--irace", str(folder),
-                           "--command", "minisat -verb=0 {params} {instance}", "--run-limit", "1min",
+                           "--command", "minisat -verb=0 {config} {instance}", "--run-limit", "1min",
                            "--instance", "a.cnf", "--instance", "b c.cnf", "--exit-code", "10",
-                           "--exit-code", "20", "--max-experiments", "300", "--parents")
+                           "--exit-code", "20", "--max-experiments", "300", "--clock", "cpu",
+                           "--parents")
     assert (status, err) == (0, "") and out.startswith(f"wrote {folder}: target-runner, cost.py")
     runner = (folder / "target-runner").read_text()
     assert "COMMAND = ['minisat', '-verb=0', '{config}', '{instance}']" in runner
+    assert "CLOCK = 'cpu'" in runner
     assert "CUTOFF = 60.0" in runner and "EXIT_CODES = (10, 20)" in runner
     assert runner.startswith(f"#!{sys.executable}\n")
     assert (folder / "instances.txt").read_text() == "a.cnf\nb c.cnf\n"
     assert "maxExperiments = 300" in (folder / "scenario.txt").read_text()
     assert runpy.run_path(str(folder / "cost.py"))["TOOL"] == "irace"
     assert_usage_error(*run(capsys, "export", "--utility", "pareto(0.02, 1)", "--irace", str(folder),
-                            "--command", "minisat {params} {instance}", "--run-limit", "5"),
+                            "--command", "minisat {config} {instance}", "--run-limit", "5"),
                        "must be a file that does not exist yet")
 
 
@@ -53,12 +55,18 @@ def test_export_irace_writes_a_set_up(capsys, tmp_path):
     (["--python", "c.py", "--for", "smac"], "argument --for: only with --cost"),
     (["--irace", "d", "--for", "smac", "--command", "x", "--run-limit", "1"], "argument --for: only with --cost"),
     (["--latex", "c.tex", "--capped", "zero"], "argument --capped: only with --cost or --irace"),
+    (["--cost", "c.py", "--clock", "cpu"], "argument --clock: only with --irace"),
+    (["--irace", "d", "--command", "x {instance}", "--run-limit", "1", "--clock", "user"],
+     "argument --clock: invalid choice: 'user'"),
     (["--irace", "d", "--run-limit", "5"], "argument --irace: needs --command"),
     (["--irace", "d", "--command", "x {instance}"], "argument --irace: needs --run-limit"),
     (["--irace", "d", "--command", "x {instance}", "--run-limit", "0"], "expected a positive finite duration"),
     (["--cost", "c.py", "--for", "hyperopt"], "invalid choice: 'hyperopt'"),
     (["--irace", "d", "--command", "sh -c 'solver {instance}'", "--run-limit", "5"],
      "`command` of `ProcessRunner` must be a command whose program, options, script and code hold no placeholder"),
+    (["--irace", "d", "--command", "minisat {params} {instance}", "--run-limit", "5"],
+     "`--command` of `maxent-util export` must be a command with {config} where the "
+     "configuration goes; got 'minisat {params} {instance}'. Write {config} instead"),
 ])
 def test_export_configurator_options_are_checked(capsys, tmp_path, monkeypatch, argv, pattern):
     monkeypatch.chdir(tmp_path)
@@ -67,7 +75,7 @@ def test_export_configurator_options_are_checked(capsys, tmp_path, monkeypatch, 
 
 
 def test_export_irace_names_its_limit_a_run_limit_and_the_old_flag_warns(capsys, tmp_path):
-    common = ["export", "--utility", "pareto(1, 1)", "--command", "solver {params} {instance}",
+    common = ["export", "--utility", "pareto(1, 1)", "--command", "solver {config} {instance}",
               "--instance", "a.cnf"]
     status, out, err = run(capsys, *common, "--irace", str(tmp_path / "new"), "--run-limit", "5",
                            "--parents")

@@ -58,7 +58,7 @@ def test_irace_configures_a_real_command_with_the_library_s_cost(tmp_path, probl
     if irace is None:
         pytest.skip("irace is not installed (Debian: r-cran-irace)")
     command, instances = problem
-    folder = export_irace(tmp_path / "irace", [w.replace("{config}", "{params}") for w in command],
+    folder = export_irace(tmp_path / "irace", command,
                           SPEC, CUTOFF, space=SPACE, instances=instances, budget=18, parents=True)
     assert sorted(p.name for p in folder.iterdir()) == ["cost.py", "instances.txt", "parameters.txt",
                                                          "scenario.txt", "target-runner"]
@@ -174,7 +174,7 @@ def test_irace_parameters_and_refusals(tmp_path):
         CostTarget(["solver", "{instance}"], SPEC, math.nan)
     with pytest.raises(DataError, match=r"^`command` of `ProcessRunner` must be a command whose program"):
         CostTarget(["sh", "-c", "solver {instance}"], SPEC, 1.0)
-    export_irace(tmp_path, ["solver", "{params}", "{instance}"], SPEC, 1.0)
+    export_irace(tmp_path, ["solver", "{config}", "{instance}"], SPEC, 1.0)
     before = (tmp_path / "target-runner").read_text()
     with pytest.raises(ExportError, match=r"^`path` of `export_irace` must be a file that does not exist yet"):
         export_irace(tmp_path, ["other", "{instance}"], SPEC, 1.0)
@@ -185,7 +185,7 @@ def test_irace_parameters_and_refusals(tmp_path):
 def test_the_target_runner_keeps_hostile_names_as_data(tmp_path):
     # a command word and a utility name that would close the docstring or the list
     word = 'x"""]; import os; os.system("false") #'
-    folder = export_irace(tmp_path, [sys.executable, "-c", "pass", word, "{params}", "{instance}"],
+    folder = export_irace(tmp_path, [sys.executable, "-c", "pass", word, "{config}", "{instance}"],
                           SPEC, 1.0, space=[Parameter("a", "categorical", ("-a", "-b"))])
     done = subprocess.run([sys.executable, str(folder / "target-runner"), "1", "1", "0", "inst", "-a"],
                           capture_output=True, text=True, timeout=60, env=checkout_env())
@@ -233,7 +233,7 @@ def test_the_target_runner_refuses_names_outside_the_boundary(capsys, tmp_path, 
     # anything else is one line on standard error and status 2, and nothing runs
     ran = tmp_path / "ran"
     folder = export_irace(tmp_path, [sys.executable, "-S", "-c",
-                                     "import sys; open(sys.argv[1], 'w')", str(ran), "{params}",
+                                     "import sys; open(sys.argv[1], 'w')", str(ran), "{config}",
                                      "{instance}"], SPEC, 1.0, space=SPACE, log=False)
     status, out, err = _target_runner(capsys, folder, instance, *parameters)
     assert status == 2 and out == "", err
@@ -244,7 +244,7 @@ def test_the_target_runner_refuses_names_outside_the_boundary(capsys, tmp_path, 
 
 
 def test_the_target_runner_reads_the_space_of_its_parameters_file(capsys, tmp_path):
-    folder = export_irace(tmp_path, [sys.executable, "-S", "-c", "pass", "{params}",
+    folder = export_irace(tmp_path, [sys.executable, "-S", "-c", "pass", "{config}",
                                      "{instance}"], SPEC, 1.0, log=False)
     # parameters.txt left to fill in: no word is accepted
     status, _, err = _target_runner(capsys, folder, "i", "-luby")
@@ -277,3 +277,28 @@ def test_a_configuration_comes_from_the_declared_space(problem):
     assert integer.word(3.0) == "-n=3"
     with pytest.raises(ExportError, match=r"an integer in \[1, 10\]; got 2.5"):
         integer.word(2.5)
+
+
+@pytest.mark.parametrize("clock", ["wall", "cpu"])
+def test_the_target_runner_measures_the_clock_it_was_written_with(capsys, tmp_path, clock):
+    # a command that sleeps 0.6 s: 0.6 s or more of elapsed time, a few hundredths of CPU time
+    # (the interpreter's start); irace then sees the clock SMAC3's and Optuna's CostTarget see
+    sleep = [sys.executable, "-S", "-c", "import sys, time; time.sleep(0.6)", "{config}",
+             "{instance}"]
+    folder = export_irace(tmp_path, sleep, SPEC, 5.0, space=SPACE, clock=clock)
+    assert f"CLOCK = {clock!r}" in (folder / "target-runner").read_text()
+    status, out, err = _target_runner(capsys, folder, "i", "--x=0.5")
+    assert status == 0, err
+    run = json.loads((folder / "runs.jsonl").read_text())
+    assert run["status"] == "solved" and float(out) == run["cost"]
+    if clock == "wall":
+        assert run["runtime"] >= 0.6
+    else:
+        assert run["runtime"] < 0.3
+
+
+def test_export_irace_refuses_an_unknown_clock(tmp_path):
+    with pytest.raises(DataError, match=r"`clock` of `ProcessRunner` must be 'wall' or 'cpu'; "
+                                        r"got 'user'"):
+        export_irace(tmp_path, ["solver", "{config}", "{instance}"], SPEC, 1.0, clock="user")
+    assert not any(tmp_path.iterdir())

@@ -28,7 +28,7 @@ COMMANDS = {
     "export --latex": ["export", "--utility", SPEC, "--latex", "out/u.tex"],
     "export --cost": ["export", "--utility", SPEC, "--cost", "out/cost.py"],
     "export --irace": ["export", "--utility", SPEC, "--irace", "out", "--command",
-                       "solver {params} {instance}", "--run-limit", "5", "--instance", "a.cnf"],
+                       "solver {config} {instance}", "--run-limit", "5", "--instance", "a.cnf"],
     "plot": ["plot", "--utility", SPEC, "-o", "out/u.png"],
     "tour": ["tour", "--out", "out"],
     "report": ["report", LONG, "--par", "2", "--missing", "unsolved", "-o", "out/r.html"],

@@ -263,7 +263,7 @@ def test_solver_author_configures_minisat_with_irace(tmp_path, instances):
     train, held_out = instances
     session = Session(tmp_path)
     done = session("export", "--utility", SPEC, "--irace", "irace-minisat",
-                   "--command", SOLVER.replace("{config}", "{params}"), "--run-limit", str(CUTOFF),
+                   "--command", SOLVER, "--run-limit", str(CUTOFF),
                    "--exit-code", "10", "--exit-code", "20",
                    *[word for path in train for word in ("--instance", path)],
                    # the least irace takes for three parameters in one iteration

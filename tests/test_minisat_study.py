@@ -95,7 +95,7 @@ def test_irace_gets_the_budget_it_needs(tmp_path, iterations, first_test):
     if irace is None:
         pytest.skip("irace is not installed (Debian: r-cran-irace)")
     study_script = _study()
-    setup = export_irace(tmp_path, ["minisat", "{params}", "{instance}"], "pareto(1, 1)", 1.0,
+    setup = export_irace(tmp_path, ["minisat", "{config}", "{instance}"], "pareto(1, 1)", 1.0,
                          space=study_script.SPACE, instances=[f"i{k}.cnf" for k in range(6)],
                          budget=1, deterministic=True)
     for k in range(6):

@@ -480,12 +480,23 @@ def test_the_boundary_table_of_docs_safety_holds(programs, template, refused, wh
         assert ProcessRunner(template).words
 
 
-def test_params_is_the_configuration_placeholder_under_the_same_rules():
-    runner = ProcessRunner("solver {params} {instance}")
+@pytest.mark.parametrize("template", ["solver {params} {instance}", ["solver", "{params}"],
+                                      "solver --p={params} {instance}"])
+def test_config_is_the_one_placeholder_and_params_is_refused_everywhere(tmp_path, template):
+    # one name on every route: {params} would otherwise reach the command as text
+    from maxent_util.export import CostTarget, export_irace
+
+    pattern = (r"`command` of `{}` must be a command with \{{config\}} where the configuration "
+               r"goes; got .*\{{params\}}.*Write \{{config\}} instead of \{{params\}}")
+    with pytest.raises(DataError, match=pattern.format("ProcessRunner")):
+        ProcessRunner(template, shell_ok=True)
+    with pytest.raises(DataError, match=pattern.format("CostTarget")):
+        CostTarget(template, "pareto(1, 1)", 1.0)
+    with pytest.raises(DataError, match=pattern.format("export_irace")):
+        export_irace(tmp_path, template, "pareto(1, 1)", 1.0)
+    assert not any(tmp_path.iterdir())
+    runner = ProcessRunner("solver {config} {instance}")
     assert runner.arguments(["-a", "-b=2"], "f.cnf", 1) == ["solver", "-a", "-b=2", "f.cnf"]
-    for refused in ("sh -c 'solver {params}'", "solver --p={params}", "solver -e {params}"):
-        with pytest.raises(DataError, match="shell_ok=True"):
-            ProcessRunner(refused)
 
 
 @pytest.mark.parametrize("instance", ["-rf", "--help", "a\nb", "a\rb", "a\u2028b", "a\x85b",
@@ -563,3 +574,11 @@ def test_wrappers_compose_and_never_run_a_name(chain, placeholder):
         ProcessRunner([*prefix, placeholder, "x"])
     # the same chain running a program of the template's own takes names as data
     assert ProcessRunner([*prefix, "solver", "{config}", "{instance}"]).words
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/stat"), reason="no /proc here")
+def test_a_cpu_limit_between_whole_seconds_stops_the_run_there():
+    # the kernel's RLIMIT_CPU counts whole seconds (1 s here); the runner watches the 0.3 s
+    spin = ProcessRunner([PYTHON, "-S", "-c", "while True: pass", "{instance}"], clock="cpu")
+    runtime = spin.run("c", "i", 0.3)
+    assert 0.3 <= runtime < 0.9  # CPU seconds, not elapsed ones

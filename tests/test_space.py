@@ -359,7 +359,7 @@ def test_choices_a_pcs_file_cannot_hold_are_refused_not_mangled():
 def test_cost_target_and_export_irace_take_a_space(tmp_path):
     target = CostTarget(["solver", "{config}", "{instance}"], "pareto(1, 1)", 1.0, space=SMALL)
     assert target.words({"mode": "off", "depth": 3, "rate": 0.5, "level": 1.5}) == ["--mode=off", "--level=1.5"]
-    folder = export_irace(tmp_path, ["solver", "{params}", "{instance}"], "pareto(1, 1)", 1.0, space=SMALL)
+    folder = export_irace(tmp_path, ["solver", "{config}", "{instance}"], "pareto(1, 1)", 1.0, space=SMALL)
     assert (folder / "parameters.txt").read_text() == SMALL.to_irace()
     assert (folder / "forbidden.txt").read_text() == SMALL.to_irace_forbidden()
     assert (folder / "configurations.txt").read_text() == SMALL.to_irace_configurations()
@@ -367,13 +367,13 @@ def test_cost_target_and_export_irace_take_a_space(tmp_path):
     assert 'forbiddenFile = "./forbidden.txt"' in scenario
     assert 'configurationsFile = "./configurations.txt"' in scenario
     # without stated defaults irace draws its first candidates itself
-    plain = export_irace(tmp_path / "plain", ["solver", "{params}", "{instance}"], "pareto(1, 1)", 1.0,
+    plain = export_irace(tmp_path / "plain", ["solver", "{config}", "{instance}"], "pareto(1, 1)", 1.0,
                          space=[Parameter("x", "real", (0, 1))], parents=True)
     assert not (plain / "configurations.txt").exists()
     forbidden_default = SMALL.replace(forbidden=[{"mode": "slow"}])
     with pytest.raises(ExportError, match=r"^`default` of `ParameterSpace` must be a configuration "
                                           r"that is not forbidden"):
-        export_irace(tmp_path / "bad", ["solver", "{params}", "{instance}"], "pareto(1, 1)", 1.0,
+        export_irace(tmp_path / "bad", ["solver", "{config}", "{instance}"], "pareto(1, 1)", 1.0,
                      space=forbidden_default, parents=True)
     assert not (tmp_path / "bad").exists()  # refused before anything was written
 
@@ -393,7 +393,7 @@ def test_the_command_line_converts_a_space_and_fills_irace_s_files(tmp_path, cap
     assert main(["space", "p.txt", "--to", "configspace"]) == 0
     assert json.loads(capsys.readouterr().out)["forbiddens"][0]["type"] == "AND"
     assert main(["export", "--utility", "pareto(1, 1)", "--irace", "run", "--command",
-                 "solver {params} {instance}", "--cutoff", "1", "--space", "small.json"]) == 0
+                 "solver {config} {instance}", "--cutoff", "1", "--space", "small.json"]) == 0
     assert "parameters.txt (4 options), forbidden.txt" in capsys.readouterr().out
     assert (tmp_path / "run" / "forbidden.txt").read_text() == SMALL.to_irace_forbidden()
     assert main(["export", "--utility", "pareto(1, 1)", "--python", "x.py", "--space", "small.json"]) == 2

@@ -15,7 +15,7 @@ from .files import _file_flags, _inside_current_folder, _target, _write_text
 _ONLY_WITH = {"tool": ("--for", "--cost"), "run_command": ("--command", "--irace"),
               "cutoff": ("--run-limit", "--irace"), "instances": ("--instance", "--irace"),
               "exit_codes": ("--exit-code", "--irace"), "max_experiments": ("--max-experiments", "--irace"),
-              "space": ("--space", "--irace")}
+              "space": ("--space", "--irace"), "clock": ("--clock", "--irace")}
 
 
 def _check_combinations(arguments: argparse.Namespace, flag: str) -> None:
@@ -31,6 +31,9 @@ def _check_combinations(arguments: argparse.Namespace, flag: str) -> None:
 
 
 def _export_irace(export: Any, utility: Any, arguments: argparse.Namespace, out: Any) -> int:
+    from ..processes import refuse_old_placeholder
+
+    refuse_old_placeholder(arguments.run_command, "--command", "maxent-util export")
     folder = Path(arguments.irace)
     if folder.exists() and not folder.is_dir():
         raise CommandLineError(f"argument --irace: {arguments.irace!r} is not a directory")
@@ -42,6 +45,7 @@ def _export_irace(export: Any, utility: Any, arguments: argparse.Namespace, out:
     export.export_irace(folder, arguments.run_command, utility, arguments.cutoff, space=space,
                         instances=arguments.instances or (), capped=arguments.capped or "zero",
                         exit_codes=tuple(arguments.exit_codes or (0,)),
+                        clock=arguments.clock or "wall",
                         budget=arguments.max_experiments or 1000, overwrite=arguments.force,
                         parents=arguments.parents or _inside_current_folder(folder.parent))
     parameters = (f"parameters.txt ({len(space)} options)" + (", forbidden.txt" if space.forbidden else "")
@@ -115,8 +119,8 @@ def add_parser(commands: Any) -> None:
                              "1 - u(cutoff)")
     # not dest "command": the top parser keeps the subcommand's name there
     export.add_argument("--command", dest="run_command", metavar="CMD",
-                        help='with --irace: the run\'s command, with {params} and {instance}, e.g. '
-                             '"minisat {params} {instance}"')
+                        help='with --irace: the run\'s command, with {config} and {instance}, e.g. '
+                             '"minisat {config} {instance}"')
     # where the runner stops a run: a run limit (the data's cutoff and the user's captime are
     # other ideas); --cutoff, its name before 0.4, still works and warns
     export.add_argument("--run-limit", dest="cutoff", type=_seconds, metavar="SECONDS",
@@ -132,6 +136,9 @@ def add_parser(commands: Any) -> None:
                         help="with --irace: the solver's parameter space (classic PCS, ConfigSpace's "
                              "PCS or JSON, irace's parameter file) for parameters.txt and irace's "
                              "forbidden.txt")
+    export.add_argument("--clock", choices=("wall", "cpu"), default=None,
+                        help="with --irace: what the runner measures and stops at --run-limit: "
+                             "elapsed time (wall, the default) or the command's CPU time (cpu)")
     export.add_argument("--max-experiments", type=_positive_int, metavar="N",
                         help="with --irace: the scenario's budget of runs (default 1000)")
     _file_flags(export)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..durations import readable_duration
 from .core import (CommandLineError, _DeprecatedAlias, _nonnegative_int, _positive_float,
-                   _probability_value, _seconds, _write_csv)
+                   _positive_int, _probability_value, _seconds, _write_csv)
 from .files import _figure_target, _save
 from .inputs import (DATASETS, _fix_greedy_file, _is_classic, _read_limit_flag, _read_rule,
                      _runtime_table)
@@ -52,6 +52,8 @@ _WEAK_GUARANTEE = 0.5
 def _command_race(arguments: argparse.Namespace, out: Any) -> int:
     from ..racing import naive, up
 
+    if _races_commands(arguments):
+        return _race_commands(arguments, out)
     if arguments.naive and arguments.epsilon is None:
         raise CommandLineError("--naive needs --epsilon (the accuracy Naive is sized for)")
     runner, label, utility, captime = _race_inputs(arguments, arguments.utility)
@@ -111,6 +113,165 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
           f"{last['captime_min']:g} to {last['captime_max']:g} s; total time of runs "
           f"{readable_duration(float(last['total_time']))}", file=out)
     return 0
+
+
+#: the most configurations one race of real runs draws (each is a line of its log's header)
+_MOST_CONFIGS = 100_000
+
+#: the options of a race of real runs, and their destinations
+_COMMAND_OPTIONS = {"--space": "space", "--instances": "instances", "--configs": "configs",
+                    "--jobs": "jobs", "--dask": "dask", "--clock": "clock", "--runs": "runs",
+                    "--exit-code": "exit_codes", "--worthless": "worthless"}
+
+
+def _races_commands(arguments: argparse.Namespace) -> bool:
+    """Whether ``race`` runs a command (``--command``) rather than replay a table; the options
+    of one route refused on the other."""
+    if getattr(arguments, "run_command", None) is None:
+        for option, dest in _COMMAND_OPTIONS.items():
+            if getattr(arguments, dest, None) is not None:
+                raise CommandLineError(f"argument {option}: only with --command")
+        return False
+    if arguments.file is not None or arguments.dataset is not None:
+        raise CommandLineError("argument --command: races real runs; FILE and --dataset replay "
+                               "a table: give one or the other")
+    for option, dest in (("--space", "space"), ("--instances", "instances"),
+                         ("--run-limit", "run_limit")):
+        if getattr(arguments, dest) is None:
+            raise CommandLineError(f"argument --command: needs {option}")
+    if arguments.jobs is not None and arguments.dask is not None:
+        raise CommandLineError("argument --jobs: not with --dask (the cluster's workers run the "
+                               "runs)")
+    return True
+
+
+def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
+    """``race --command TEMPLATE --space FILE --instances FILE``: UP or Naive on real runs,
+    each recorded in --runs and replayed from it when the same race starts again."""
+    import contextlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    from .. import _dask
+    from ..processes import ProcessRunner, refuse_old_placeholder
+    from ..racing import naive, up
+    from ..racing.record import RunLog, digest, read_instances
+    from ..space import ParameterSpace
+
+    owner = "maxent-util race"
+    if arguments.naive and arguments.epsilon is None:
+        raise CommandLineError("--naive needs --epsilon (the accuracy Naive is sized for)")
+    refuse_old_placeholder(arguments.run_command, "--command", owner)
+    spec = arguments.utility.strip()
+    utility = _read_rule(spec)
+    if _is_classic(utility):
+        raise CommandLineError(f"argument --utility: a race needs a utility, not the classic "
+                               f"rule {spec!r}")
+    space = ParameterSpace.read(arguments.space)
+    instances = read_instances(arguments.instances, owner=owner)
+    # the default first, then draws of the space: the seed fixes them and the instances' order
+    count = 8 if arguments.configs is None else arguments.configs
+    if count > _MOST_CONFIGS:
+        raise CommandLineError(f"argument --configs: at most {_MOST_CONFIGS:,} configurations "
+                               f"in one race; got {count:,}")
+    rng = np.random.default_rng(arguments.seed)
+    drawn = [space.default()] + [space.sample(rng) for _ in range(count)]
+    names = ["default"] + [f"c{k:0{len(str(count))}d}" for k in range(1, count + 1)]
+    words = {name: space.words(config, owner=owner) for name, config in zip(names, drawn)}
+    clock = arguments.clock or "wall"
+    exit_codes = tuple(arguments.exit_codes or (0,))
+    runs_path = arguments.runs or "runs.jsonl"
+    with contextlib.ExitStack() as stack:
+        executor = None
+        if arguments.dask is not None:
+            executor = stack.enter_context(_dask.client(arguments.dask, f"{owner} --dask"))
+        elif (arguments.jobs or 1) > 1:
+            executor = stack.enter_context(ThreadPoolExecutor(max_workers=arguments.jobs))
+        runner = ProcessRunner(arguments.run_command, clock=clock, configurations=words,
+                               exit_codes=exit_codes, executor=executor)
+        header = {"command": list(runner.words), "clock": clock, "exit_codes": list(exit_codes),
+                  "space": digest(space.text("json")), "instances": instances,
+                  "utility": spec, "seed": arguments.seed, "configurations": words}
+        log = stack.enter_context(RunLog(runner, runs_path, header))
+        level = 0.0 if arguments.worthless is None else arguments.worthless
+        if arguments.naive:
+            found = naive(log, names, instances, utility, arguments.epsilon, arguments.delta,
+                          arguments.run_limit, seed=arguments.seed, worthless=level)
+        else:
+            show = arguments.progress if arguments.progress is not None else sys.stderr.isatty()
+            trace = up(log, names, instances, utility, arguments.delta, k0=arguments.k0,
+                       max_captime=arguments.run_limit, epsilon_min=arguments.epsilon or 0.0,
+                       budget=arguments.budget, seed=arguments.seed,
+                       progress=_race_progress(show), worthless=level)
+            if show:
+                print(file=sys.stderr)
+    if arguments.naive:
+        best, mean = found.configuration, float(found.means[found.configuration])
+        record = {"procedure": "naive", "epsilon": found.epsilon, "m": found.m,
+                  "total_time": found.total_time, "worthless_from": found.worthless_from,
+                  "saved": found.saved}
+    else:
+        best = trace.attrs["incumbent"]
+        mean = float(trace.attrs["configurations"].loc[best, "mean_utility"]) if best else None
+        last = trace.iloc[-1] if len(trace) else None
+        record = {"procedure": "up", "k0": arguments.k0, "stopped": trace.attrs["stopped"],
+                  "m": int(last["m"]) if last is not None else 0,
+                  "epsilon": float(trace.attrs["epsilon"]),
+                  "total_time": float(last["total_time"]) if last is not None else 0.0,
+                  "worthless_from": trace.attrs["worthless_from"], "saved": trace.attrs["saved"]}
+    record.update({"command": " ".join(runner.words), "utility": spec, "delta": arguments.delta,
+                   "run_limit": arguments.run_limit, "clock": clock, "seed": arguments.seed,
+                   "configurations": len(names), "instances": len(instances),
+                   "incumbent": best, "words": words.get(best), "mean_utility": mean,
+                   "runs": runs_path, "ran": log.ran, "replayed": log.replayed})
+    if arguments.json:
+        json.dump({**record, "worthless_from": _json_number(record["worthless_from"])}, out,
+                  indent=2)
+        out.write("\n")
+        return 0
+    if arguments.csv:
+        _write_csv(found.means.rename("mean_utility") if arguments.naive else trace, out,
+                   index=arguments.naive)
+        return 0
+    again = (f"the same command goes on from there: the {log.ran + log.replayed} runs in "
+             f"{runs_path} are replayed, not run again")
+    if best is None:  # interrupted in the first round
+        print(f"interrupted before the first round ended; {again}", file=out)
+        return 0
+    what = (f"{len(names)} configurations of {' '.join(runner.words)!r} on {len(instances)} "
+            f"instances under {spec}")
+    if arguments.naive:
+        print(f"Naive on {what}: each ran on m = {found.m} instances with a run limit of "
+              f"{found.captime:g} s ({clock} clock)", file=out)
+        print(f"best: {best} (mean utility {mean:.4f}), within epsilon = {found.epsilon:g} of "
+              f"the best with probability at least {1 - found.delta:g}", file=out)
+    else:
+        print(f"UP on {what}, delta = {arguments.delta:g} (k0 = {arguments.k0:g} s, run limit "
+              f"{arguments.run_limit:g} s, {clock} clock, seed {arguments.seed}): stopped after "
+              f"m = {record['m']} instances ({trace.attrs['stopped']})", file=out)
+        print(f"incumbent: {best} (mean utility {mean:.4f}), within epsilon* = "
+              f"{record['epsilon']:.4f} of the best with probability at least "
+              f"{1 - arguments.delta:g}", file=out)
+        if record["epsilon"] >= _WEAK_GUARANTEE:
+            print(f"  this says little: a gap of up to {record['epsilon']:.2f} to the best is "
+                  f"allowed, so the incumbent may be any of the configurations; more instances "
+                  f"(or a longer --budget) narrow it", file=out)
+    print(f"  its words: {' '.join(words[best]) or '(none: the defaults)'}", file=out)
+    print(f"total time of runs: {readable_duration(record['total_time'])}; {log.ran} runs made, "
+          f"{log.replayed} replayed from {runs_path}", file=out)
+    if record["worthless_from"] < arguments.run_limit:
+        print(f"runs stopped at {record['worthless_from']:.4g} s, where {spec} is "
+              f"{'0' if level == 0 else f'at most {level:g}'} for good: at most "
+              f"{readable_duration(record['saved'])} of runs saved", file=out)
+    if record.get("stopped") == "interrupted":
+        print(f"interrupted: {again}", file=out)
+    return 0
+
+
+def _json_number(value: float) -> float | None:
+    """A number for strict JSON: infinity as null."""
+    return value if value < float("inf") else None
 
 
 def _plot_race(arguments: argparse.Namespace, out: Any) -> int:
@@ -199,8 +360,60 @@ def add_parser(commands: Any) -> None:
                              "(default: when stderr is a terminal)")
     racing.add_argument("--no-progress", action="store_false", dest="progress",
                         help="never show the progress line, even on a terminal")
+    _add_command_flags(racing)
     formats = racing.add_mutually_exclusive_group()
     formats.add_argument("--csv", action="store_true",
                          help="print UP's trace (Naive: each algorithm's mean) as CSV")
     formats.add_argument("--json", action="store_true", help="print the result as JSON")
     racing.set_defaults(handler=_command_race)
+
+
+def _unit_interval_value(text: str) -> float:
+    """An argparse type: a level of utility in [0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a level of utility in [0, 1) such as 0.01; "
+                                         f"got {text!r}")
+    return value
+
+
+def _add_command_flags(parser: argparse.ArgumentParser) -> None:
+    """The options of a race of real runs (``race --command``)."""
+    # not dest "command": the top parser keeps the subcommand's name there
+    parser.add_argument("--command", dest="run_command", default=None, metavar="TEMPLATE",
+                        help="race real runs of this command instead of a table: {config} "
+                             "takes a configuration's words, {instance} an instance, e.g. "
+                             "'minisat -verb=0 {config} {instance}' (never through a shell); "
+                             "needs --space, --instances and --run-limit")
+    parser.add_argument("--space", default=None, metavar="FILE",
+                        help="with --command: the solver's parameter space (classic PCS, "
+                             "ConfigSpace's PCS or JSON, irace's parameter file)")
+    parser.add_argument("--instances", default=None, metavar="FILE",
+                        help="with --command: the instances, one path a line (relative to the "
+                             "current folder)")
+    parser.add_argument("--configs", type=_nonnegative_int, default=None, metavar="N",
+                        help="with --command: race the space's default and N configurations "
+                             "drawn from it with --seed (default 8)")
+    parser.add_argument("--jobs", type=_positive_int, default=None, metavar="N",
+                        help="with --command: N runs at a time on this machine (default 1)")
+    parser.add_argument("--dask", default=None, metavar="ADDRESS",
+                        help="with --command: run the runs on the Dask cluster whose scheduler "
+                             "is at ADDRESS (tcp://host:8786)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default=None,
+                        help="with --command: what a run's time is and what --run-limit stops: "
+                             "elapsed time (wall, the default) or the command's CPU time (cpu)")
+    parser.add_argument("--exit-code", dest="exit_codes", type=int, action="append",
+                        default=None, metavar="N",
+                        help="with --command: an exit status of a run that finished (repeat; "
+                             "default 0; SAT solvers 10 and 20)")
+    parser.add_argument("--worthless", type=_unit_interval_value, default=None, metavar="U",
+                        help="with --command: stop every run, at the latest, where the utility "
+                             "falls to U for good (default 0: where it is 0, as uniform(60) is "
+                             "from 60 s on); such a run scores what it scores at the run limit")
+    parser.add_argument("--runs", default=None, metavar="FILE",
+                        help="with --command: record every run as it ends in FILE (default "
+                             "runs.jsonl), and replay the runs recorded there when the same race "
+                             "starts again")

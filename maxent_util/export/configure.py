@@ -24,11 +24,13 @@ from .._numbers import real
 from .._output import file_group
 from .._version import __version__
 from ..errors import ExportError, argument_message, short
-from ..processes import ProcessRunner
+from ..processes import ProcessRunner, refuse_old_placeholder
 from ..space import Parameter, ParameterSpace, space_words
 from . import _cost_core
 from .common import doc_safe, writable, write
-from .cost import cost_function, export_cost
+from ..racing.checks import worthless_level
+from ..racing.worthless import worthless_from
+from .cost import _as_utility, cost_function, export_cost
 
 __all__ = ["CostTarget", "Parameter", "RunCost", "export_irace", "find_irace", "irace_parameters",
            "space_words"]
@@ -81,6 +83,20 @@ class CostTarget:
         How a capped run counts (see :func:`~maxent_util.export.cost_function`).
     exit_codes, clock, cwd, shell_ok : keyword-only
         Passed to the runner (a SAT solver exits 10 or 20: ``exit_codes=(10, 20)``).
+    worthless : float or None, keyword-only
+        Stop a run before the cutoff where the utility falls to this level for good
+        (:func:`~maxent_util.racing.worthless_from`; default 0: where ``u`` is 0, as
+        ``uniform(60)`` is from 60 s on); such a run is ``"capped"`` and costs what it would
+        have cost at the cutoff. None: only the cutoff stops runs.
+
+    Attributes
+    ----------
+    limit : float
+        Where runs are stopped: the cutoff, or where the utility is worth nothing if earlier.
+    saved : float
+        Seconds of runs saved so far by stopping at :attr:`limit`, at most: for each run
+        stopped there, the cutoff minus its measured time (with ``clock="cpu"`` the kernel
+        stops a run at whole seconds of CPU, so little is saved below a second).
 
     Raises
     ------
@@ -123,7 +139,8 @@ class CostTarget:
     def __init__(self, command: Any, utility: Any, cutoff: Any, *,
                  space: ParameterSpace | Sequence[Parameter] | None = None, capped: str = "zero",
                  exit_codes: Sequence[int] = (0,), clock: str = "wall", cwd: Any = None,
-                 shell_ok: bool = False) -> None:
+                 shell_ok: bool = False, worthless: float | None = 0.0) -> None:
+        refuse_old_placeholder(command, "command", "CostTarget")
         limit = real(cutoff)
         if not (math.isfinite(limit) and limit > 0):
             raise ExportError(argument_message("cutoff", "CostTarget", "a positive finite number "
@@ -133,6 +150,10 @@ class CostTarget:
         self.cost = cost_function(utility, capped=capped)
         self.cutoff = limit
         self.space = ParameterSpace.of(space)
+        level = worthless_level(worthless, "CostTarget")
+        self.limit = limit if level is None else min(
+            limit, worthless_from(_as_utility(utility, "CostTarget"), epsilon=level))
+        self.saved = 0.0
 
     def words(self, config: Any) -> list[str]:
         """A configuration's words on the command line.
@@ -171,10 +192,14 @@ class CostTarget:
         -------
         RunCost
             The measured runtime (``inf`` for a failure), the status (``"solved"``,
-            ``"capped"``, ``"crash"``) and the cost ``1 - u``.
+            ``"capped"`` at :attr:`limit`, ``"crash"``) and the cost ``1 - u``.
         """
-        runtime = self.runner.run(self.words(config), instance, self.cutoff)
-        status = _cost_core.status_of(runtime, self.cutoff)
+        runtime = self.runner.run(self.words(config), instance, self.limit)
+        status = _cost_core.status_of(runtime, self.limit)
+        if status == "capped" and self.limit < self.cutoff:
+            # the most the run could have gone on (with clock="cpu" the kernel stops it at a
+            # whole second, which may be past the limit)
+            self.saved += max(self.cutoff - runtime, 0.0)
         return RunCost(runtime, status, self.cost(runtime, status, self.cutoff))
 
     def __call__(self, config: Any, instance: Any) -> float:
@@ -200,8 +225,10 @@ irace calls: target-runner <configuration id> <instance id> <seed> <instance> <p
 It checks the parameters against parameters.txt and the instance (a plain name), runs the
 command below with the parameters in place of {{config}} and the instance in place of
 {{instance}} (never through a shell; a refused name is one line on standard error and exit
-status 2), stops it at the cutoff and ends everything it
-started (maxent_util's ProcessRunner, the runner of every route), and prints the run's cost
+status 2), stops it at the cutoff (at STOP, where the utility is worth nothing, if that is
+earlier: such a run costs what it would have cost at the cutoff) and ends everything it
+started (maxent_util's ProcessRunner, the runner of every route; the runtime is the
+CLOCK below: "wall" elapsed time, "cpu" the command's CPU time), and prints the run's cost
 1 - u (cost.py beside this file: the library's cost, numpy only) as its only line. With
 log = True each run is also appended to runs.jsonl beside it, one JSON object a line.
 
@@ -219,7 +246,9 @@ from maxent_util.space import IRACE_SLACK, ParameterSpace, space_words
 
 COMMAND = {command!r}
 CUTOFF = {cutoff!r}
+STOP = {stop!r}
 EXIT_CODES = {exit_codes!r}
+CLOCK = {clock!r}
 LOG = {log!r}
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -248,11 +277,12 @@ def main(argv):
             raise MaxEntError(argument_message("parameters.txt", "target-runner", "a readable "
                                                "irace parameter file", path, f"({{error}})"))
         space_words(space, parameters, "target-runner", IRACE_SLACK)
-        runtime = ProcessRunner(COMMAND, exit_codes=EXIT_CODES).run(parameters, instance, CUTOFF)
+        runner = ProcessRunner(COMMAND, exit_codes=EXIT_CODES, clock=CLOCK)
+        runtime = runner.run(parameters, instance, STOP)
     except MaxEntError as error:
         print(f"target-runner: {{error}}", file=sys.stderr)
         return 2
-    status = cost.status_of(runtime, CUTOFF)
+    status = cost.status_of(runtime, STOP)
     value = cost.cost(runtime, status, CUTOFF)
     if LOG:
         line = json.dumps({{"configuration": configuration, "instance_id": instance_id,
@@ -285,9 +315,9 @@ deterministic = {deterministic}
 
 def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
                  space: ParameterSpace | Sequence[Parameter] = (), instances: Sequence[Any] = (),
-                 capped: str = "zero", exit_codes: Sequence[int] = (0,), budget: int = 1000,
-                 deterministic: bool = False, log: bool = True, overwrite: bool = False,
-                 parents: bool = False) -> Path:
+                 capped: str = "zero", exit_codes: Sequence[int] = (0,), clock: str = "wall",
+                 worthless: float | None = 0.0, budget: int = 1000, deterministic: bool = False,
+                 log: bool = True, overwrite: bool = False, parents: bool = False) -> Path:
     """Write an irace set-up: target runner, cost module, scenario, parameters, instances.
 
     The folder gets ``target-runner`` (a Python script run by this interpreter: it calls
@@ -303,8 +333,8 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
     folder : str or os.PathLike
         Where to write; it must exist (see ``parents``).
     command : str or sequence of str
-        The run's command, with ``{config}`` (or ``{params}``) and ``{instance}``:
-        ``"minisat {params} {instance}"``.
+        The run's command, with ``{config}`` and ``{instance}``:
+        ``"minisat {config} {instance}"`` (``{params}`` is refused: one name on every route).
     utility : str, Utility, CaptimeDistribution or sympy.Expr
         As :func:`~maxent_util.export.cost_function` takes it.
     cutoff : float
@@ -318,6 +348,14 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
         How a capped run counts.
     exit_codes : sequence of int, keyword-only
         The statuses of a run that finished (SAT solvers: ``(10, 20)``).
+    clock : {"wall", "cpu"}, keyword-only
+        What the runner measures and stops at the cutoff (see
+        :class:`~maxent_util.processes.ProcessRunner`): elapsed time (default) or the
+        command's CPU time, which a busy machine disturbs less (SMAC3's and Optuna's
+        ``CostTarget(clock="cpu")`` measure the same).
+    worthless : float or None, keyword-only
+        As :class:`CostTarget` takes it: the runner stops a run where the utility falls to
+        this level for good, if that is before the cutoff (default 0: where it is 0).
     budget : int, keyword-only
         ``maxExperiments`` of the scenario.
     deterministic : bool, keyword-only
@@ -341,11 +379,9 @@ def export_irace(folder: Any, command: Any, utility: Any, cutoff: Any, *,
         For a command the runner refuses (a placeholder a shell would read as code).
     """
     owner = "export_irace"
-    if isinstance(command, str):
-        command = command.replace("{params}", "{config}")
-    else:
-        command = [str(word).replace("{params}", "{config}") for word in command]
-    target = CostTarget(command, utility, cutoff, space=space, capped=capped, exit_codes=exit_codes)
+    refuse_old_placeholder(command, "command", owner)
+    target = CostTarget(command, utility, cutoff, space=space, capped=capped, exit_codes=exit_codes,
+                        clock=clock, worthless=worthless)
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ExportError(argument_message("budget", owner, "a positive integer", short(budget)))
     space = ParameterSpace.of(space)
@@ -381,10 +417,11 @@ def _write_irace(paths: list[Path], names: list[str], utility: Any, target: Cost
     provenance = "\n".join(doc_safe(line) for line in (
         f"command: {' '.join(target.runner.words)}", f"cutoff: {target.cutoff!r} s",
         f"utility: {utility if isinstance(utility, str) else getattr(utility, 'name', None)}",
-        f"capped runs: {capped}"))
+        f"capped runs: {capped}", f"clock: {target.runner.clock}"))
     write(paths[0], _RUNNER.format(python=sys.executable, version=__version__, provenance=provenance,
                                    command=list(target.runner.words), cutoff=target.cutoff,
-                                   exit_codes=tuple(target.runner.exit_codes), log=bool(log)),
+                                   stop=target.limit, exit_codes=tuple(target.runner.exit_codes),
+                                   clock=target.runner.clock, log=bool(log)),
           owner, overwrite=overwrite)
     paths[0].chmod(paths[0].stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     scenario = _SCENARIO.format(version=__version__, cutoff=target.cutoff, budget=budget,

@@ -37,18 +37,22 @@ instances in the same order (paired comparisons).
 
 The package has one module per idea, as :mod:`maxent_util.maxent` does: ``runners`` (the
 runner protocol, :class:`TableRunner`, the batch of runs), ``checks`` (the arguments every race
-checks), ``trace`` (the rounds of UP and their trace), ``naive``, ``up`` and ``simulation``
-(:func:`simulate_up`).
+checks), ``trace`` (the rounds of UP and their trace), ``naive``, ``up``, ``simulation``
+(:func:`simulate_up`) and ``record`` (:class:`RunLog`: a race's runs recorded as they end and
+replayed when it starts again) and ``worthless`` (:func:`worthless_from`: where a run stops
+being worth anything, the latest a race or a configurator's target lets it go on).
 """
 
 from __future__ import annotations
 
 from ..processes import ProcessRunner
 from .naive import NaiveResult, naive, naive_curve
+from .record import RunLog, read_instances
 from .runners import Runner, TableRunner
 from .simulation import simulate_up
 from .trace import UNION_CONSTANT
 from .up import up
+from .worthless import worthless_from
 
 __all__ = [
     "Runner",
@@ -57,7 +61,10 @@ __all__ = [
     "NaiveResult",
     "naive",
     "naive_curve",
+    "RunLog",
+    "read_instances",
     "up",
     "simulate_up",
     "UNION_CONSTANT",
+    "worthless_from",
 ]

@@ -76,3 +76,14 @@ def instance_order(count: int, seed: Any, owner: str) -> np.ndarray:
         raise DataError(argument_message("seed", owner, "None, an integer of at least 0 or a "
                                          "numpy Generator", short(seed))) from None
     return rng.permutation(count)
+
+
+def worthless_level(value: Any, owner: str) -> float | None:
+    """The level at or below which a run is worth nothing (None: no such level)."""
+    if value is None:
+        return None
+    level = real(value)
+    if not 0 <= level < 1:
+        raise DataError(argument_message("worthless", owner, "None or a number in [0, 1)",
+                                         short(value)))
+    return level

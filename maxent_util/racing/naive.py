@@ -12,7 +12,9 @@ import pandas as pd
 
 from ..errors import DataError, argument_message, short
 from .._numbers import real
-from .checks import candidates, instance_order, positive, probability, scorer_of, utility_at
+from .checks import (candidates, instance_order, positive, probability, scorer_of, utility_at,
+                     worthless_level)
+from .worthless import worthless_from
 from .runners import TableRunner, run_batch
 
 __all__ = ["NaiveResult", "naive", "naive_curve"]
@@ -37,6 +39,11 @@ class NaiveResult:
         configuration's expected utility is within ``epsilon`` of the best.
     means : pandas.Series
         Mean utility per configuration (capped runs count ``u(captime)``).
+    worthless_from : float
+        Where ``u`` is worth nothing (``inf`` if nowhere): the captime is at most that.
+    saved : float
+        At most this many seconds of runs were saved by stopping runs there rather than at
+        the captime asked for.
     """
 
     configuration: Any
@@ -46,6 +53,8 @@ class NaiveResult:
     epsilon: float
     delta: float
     means: pd.Series
+    worthless_from: float = math.inf
+    saved: float = 0.0
 
 
 def _naive_size(n: int, epsilon: float, delta: float, u_captime: float) -> int:
@@ -54,7 +63,7 @@ def _naive_size(n: int, epsilon: float, delta: float, u_captime: float) -> int:
 
 def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | None,
           utility: Any, epsilon: float, delta: float, captime: float, *,
-          seed: Any = None) -> NaiveResult:
+          seed: Any = None, worthless: float | None = 0.0) -> NaiveResult:
     """Run every configuration on the same instances at one captime; keep the best mean.
 
     Parameters
@@ -76,6 +85,9 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
         The captime of every run (positive).
     seed : None, int or numpy.random.Generator, keyword-only
         Fixes the random order of the instances.
+    worthless : float or None, keyword-only
+        Stop every run, at the latest, where ``u`` falls to this level for good
+        (:func:`worthless_from`; default 0: where ``u`` is 0); None: at ``captime``.
 
     Returns
     -------
@@ -120,7 +132,10 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
     u = scorer_of(utility, owner)
     epsilon = real(epsilon)
     delta = probability(delta, "delta", owner)
-    captime = positive(captime, "captime", owner)
+    asked = positive(captime, "captime", owner)
+    level = worthless_level(worthless, owner)
+    zero = math.inf if level is None else worthless_from(utility, epsilon=level)
+    captime = min(asked, zero)
     u_captime = float(utility_at(u, np.array([captime]), owner)[0])
     if not (math.isfinite(epsilon) and u_captime < epsilon):
         raise DataError(argument_message(
@@ -140,20 +155,25 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
     stopped = np.minimum(runtimes, captime)
     means = utility_at(u, stopped, owner).mean(axis=1)
     best = int(np.argmax(means))
+    # a run stopped at the zero would have gone on to the captime asked for at most (a runner
+    # may overshoot a limit: a CPU-time limit is kept in whole seconds)
+    cut = runtimes[(runtimes >= captime) & np.isfinite(runtimes)] if captime < asked else \
+        np.zeros(0)
     return NaiveResult(configuration=configs[best], m=m, total_time=float(stopped.sum()),
                        captime=captime, epsilon=epsilon, delta=delta,
                        means=pd.Series(means, index=pd.Index(configs, name="configuration"),
-                                       name="mean utility"))
+                                       name="mean utility"),
+                       worthless_from=zero, saved=float(np.maximum(asked - cut, 0.0).sum()))
 
 
 def naive_curve(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | None,
                 utility: Any, delta: float, captime: float, epsilons: Sequence[float], *,
-                seed: Any = None) -> pd.DataFrame:
+                seed: Any = None, worthless: float | None = 0.0) -> pd.DataFrame:
     """:func:`naive` at several accuracies: what each guarantee costs.
 
     Parameters
     ----------
-    runner, configs, instances, utility, delta, captime, seed
+    runner, configs, instances, utility, delta, captime, seed, worthless
         As in :func:`naive`.
     epsilons : sequence of float
         The accuracies; those at or below ``u(captime)``, or needing more
@@ -181,7 +201,10 @@ def naive_curve(runner: Any, configs: Sequence[Any] | None, instances: Sequence[
     owner = "naive_curve"
     u = scorer_of(utility, owner)
     configs, instances = candidates(runner, configs, instances, owner)
-    limit = positive(captime, "captime", owner)
+    level = worthless_level(worthless, owner)
+    # stopped where u is worth nothing once, here, for every accuracy
+    limit = min(positive(captime, "captime", owner),
+                math.inf if level is None else worthless_from(utility, epsilon=level))
     u_captime = float(utility_at(u, np.array([limit]), owner)[0])
     delta = probability(delta, "delta", owner)
     rows = []
@@ -190,7 +213,8 @@ def naive_curve(runner: Any, configs: Sequence[Any] | None, instances: Sequence[
         if not (math.isfinite(value) and value > u_captime) or \
                 _naive_size(len(configs), value, delta, u_captime) > len(instances):
             continue
-        found = naive(runner, configs, instances, u, value, delta, limit, seed=seed)
+        found = naive(runner, configs, instances, u, value, delta, limit, seed=seed,
+                      worthless=None)
         rows.append({"epsilon": value, "m": found.m, "total_time": found.total_time,
                      "configuration": found.configuration, "survivors": len(configs)})
     return pd.DataFrame(rows, columns=["epsilon", "m", "total_time", "configuration",

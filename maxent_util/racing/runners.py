@@ -5,7 +5,7 @@ command), and :func:`run_batch`, the one way a race asks a runner for runs."""
 from __future__ import annotations
 
 import math
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -128,7 +128,8 @@ class TableRunner:
                 arg, "TableRunner.run", f"one of the table's {what}", short(bad))) from None
 
     def run_many(self, configs: Sequence[Any], instances: Sequence[Any],
-                 captimes: Any) -> np.ndarray:
+                 captimes: Any, *, done: Callable[[int, float], None] | None = None
+                 ) -> np.ndarray:
         """Replay many runs at once.
 
         Parameters
@@ -137,6 +138,9 @@ class TableRunner:
             The table's algorithms and instances, one pair per run.
         captimes : float or array_like of float
             The time limit of each run (positive, at most :attr:`max_captime`).
+        done : callable, optional, keyword-only
+            Called as ``done(index, runtime)`` for each run, in order (as
+            :meth:`~maxent_util.processes.ProcessRunner.run_many` calls it).
 
         Returns
         -------
@@ -154,7 +158,11 @@ class TableRunner:
         columns = self._index(instances, self._instance_index, "instance")
         limits = np.broadcast_to(np.asarray(captimes, dtype=float), rows.shape)
         _check_captimes(limits, self.max_captime, "TableRunner.run")
-        return np.minimum(self.runtimes[rows, columns], limits)
+        runtimes = np.minimum(self.runtimes[rows, columns], limits)
+        if done is not None:
+            for index, runtime in enumerate(runtimes.tolist()):
+                done(index, runtime)
+        return runtimes
 
     def run(self, config: Any, instance: Any, captime: float) -> float:
         """Replay one run: its recorded runtime, or ``captime`` if that is shorter.

@@ -10,7 +10,9 @@ import pandas as pd
 
 from ..errors import DataError, argument_message, short
 from .._numbers import real
-from .checks import candidates, instance_order, positive, probability, scorer_of
+from .checks import (candidates, instance_order, positive, probability, scorer_of,
+                     worthless_level)
+from .worthless import worthless_from
 from .runners import TableRunner, run_batch
 from .trace import COLUMNS, Race
 
@@ -20,7 +22,8 @@ __all__ = ["up"]
 def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | None,
        utility: Any, delta: float, *, k0: float = 1.0, epsilon_min: float = 0.0,
        max_captime: float | None = None, budget: float | None = None, seed: Any = None,
-       progress: Callable[[dict[str, Any]], None] | None = None) -> pd.DataFrame:
+       progress: Callable[[dict[str, Any]], None] | None = None,
+       worthless: float | None = 0.0) -> pd.DataFrame:
     """Utilitarian procrastination: an anytime race with a guarantee.
 
     Parameters
@@ -49,6 +52,12 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
         Fixes the random order of the instances.
     progress : callable, optional, keyword-only
         Called after every round with that round's row of the trace (a dict).
+    worthless : float or None, keyword-only
+        Stop every run, at the latest, where ``u`` falls to this level for good
+        (:func:`worthless_from`; default 0: where ``u`` is 0, e.g. from 60 s on for
+        ``uniform(60)``); None: only ``max_captime`` stops runs. A run that goes on past
+        that runtime scores what it scores when stopped there (0, or at most this level), so
+        with 0 every decision is the same, and less time is spent.
 
     Returns
     -------
@@ -61,7 +70,9 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
         survivors), ``total_time`` (seconds of runs so far). ``attrs`` holds
         ``incumbent``, ``epsilon``, ``stopped`` (one of ``"one
         configuration"``, ``"epsilon"``, ``"instances"``, ``"budget"``,
-        ``"interrupted"``), ``delta``, ``k0`` and ``configurations``: a frame
+        ``"interrupted"``), ``delta``, ``k0``, ``worthless_from`` (the runtime
+        where runs were stopped as worth nothing, ``inf`` if none), ``saved`` (at most
+        this many seconds of runs were saved by stopping there) and ``configurations``: a frame
         per configuration of its final ``mean_utility``, ``completed`` (the
         fraction of finished runs), ``captime``, ``lcb``, ``ucb``, whether it
         is ``alive`` and the round it was ``dropped`` at.
@@ -152,6 +163,13 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     if k0 > largest:
         raise DataError(argument_message("k0", owner, f"at most max_captime ({largest:g} s)",
                                          k0))
+    worthless = worthless_level(worthless, owner)
+    zero = math.inf if worthless is None else worthless_from(utility, epsilon=worthless)
+    # without the stop, a captime doubles until u(captime) is worthless: the first k0 2^j
+    # past the zero, or max_captime; every run stopped at the zero would have gone on to it
+    without = min(largest, k0 * 2.0 ** max(0, math.ceil(math.log2(zero / k0)))) \
+        if zero < largest else largest
+    largest, k0 = min(largest, zero), min(k0, zero)
     if budget is not None:
         budget = positive(budget, "budget", owner, infinite=True)
     if progress is not None and not callable(progress):
@@ -170,12 +188,24 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
         if progress is not None:
             progress(dict(zip(COLUMNS, (row[0], configs[row[1]], *row[2:]))))
 
-    race = Race(fetch, 1, n, size, u, delta, k0, largest, epsilon_min, budget, owner)
+    saved = [0.0]
+
+    def fetch_counted(rep: np.ndarray, config: np.ndarray, instance: np.ndarray,
+                      limits: np.ndarray) -> np.ndarray:
+        times = fetch(rep, config, instance, limits)
+        # a run stopped at the zero would have gone on to `without` at most (a runner may
+        # overshoot a limit: minisat's CPU time is stopped in whole seconds)
+        cut = (limits == zero) & (times >= limits) & np.isfinite(times)
+        saved[0] += float(np.maximum(without - times[cut], 0.0).sum())
+        return times
+
+    race = Race(fetch_counted, 1, n, size, u, delta, k0, largest, epsilon_min, budget, owner)
     race.run(report)
     rows = [(m, configs[best], *rest) for _, m, best, *rest in race.rows]
     trace = pd.DataFrame(rows, columns=list(COLUMNS))
     last = dict(zip(COLUMNS, rows[-1])) if rows else {"incumbent": None, "epsilon": 1.0}
     trace.attrs.update(incumbent=last["incumbent"], epsilon=last["epsilon"],
-                       stopped=race.stopped[0], delta=delta, k0=k0,
+                       stopped=race.stopped[0], delta=delta, k0=k0, worthless_from=zero,
+                       saved=saved[0],
                        configurations=race.configurations(configs).loc[0])
     return trace
