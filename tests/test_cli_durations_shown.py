@@ -65,6 +65,8 @@ COMMANDS = {
     "aslib cutoff": ("rank", "aslib-scenario", "--utility", "pareto(60, 1)"),
     "race": RACE + ("--first-run-limit", "90"),
     "naive": RACE + ("--naive", "--epsilon", "0.5", "--run-limit", "2min"),
+    "sweep": ("sweep", "race.csv", "--family", "pareto", "--fixed", "alpha=1", "--from", "1",
+              "--to", "300"),
     "plan": ("plan", "--epsilon", "0.05", "--delta", "0.05", "--utility", "pareto(60, 1)"),
     "tour": ("tour", "--out", "tour"),
     "fit's warning": ("fit", "waits.csv", "--column", "waited", "--kinds", "mean",
