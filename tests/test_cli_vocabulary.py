@@ -167,3 +167,13 @@ def test_capped_cutoff_still_works_and_warns(capsys, tmp_path):
     assert (tmp_path / "new.py").read_text() == (tmp_path / "old.py").read_text()
     status, _, err = run(capsys, *common, "--cost", str(tmp_path / "bad.py"), "--capped", "limit")
     assert status == 2 and "expected one of zero, run-limit; got 'limit'" in err
+
+
+@pytest.mark.parametrize("flag", ["--first-run-limit", "--run-limit"])
+def test_a_run_limit_above_the_cutoff_is_refused_by_its_own_flag(capsys, race_csv, flag):
+    status, _, err = run(capsys, "race", str(race_csv), "--utility", "exponential(10)",
+                         "--delta", "0.05", flag, "500")
+    # race_csv's cutoff is 100 s; the library's own names (k0, captime) stay out of it
+    assert status == 2 and err.startswith(f"maxent-util: error: argument {flag}: 500 s (8.33 min) "
+                                          "is above the cutoff of ")
+    assert "k0" not in err and "captime" not in err

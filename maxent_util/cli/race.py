@@ -25,10 +25,12 @@ def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, An
         raise CommandLineError(f"argument --utility: a race needs a utility, not the classic "
                                f"rule {spec!r}")
     runner = TableRunner(table, duplicates=arguments.duplicates, missing=arguments.missing)
+    for flag in ("--run-limit", "--first-run-limit"):
+        limit = getattr(arguments, flag[2:].replace("-", "_"), None)
+        if limit is not None and limit > runner.max_captime:
+            raise CommandLineError(f"argument {flag}: {readable_duration(limit)} is above the "
+                                   f"cutoff of {label}, {readable_duration(runner.max_captime)}")
     captime = arguments.run_limit if arguments.run_limit is not None else runner.max_captime
-    if captime > runner.max_captime:
-        raise CommandLineError(f"argument --run-limit: {readable_duration(captime)} is above "
-                               f"the cutoff of {label}, {readable_duration(runner.max_captime)}")
     return runner, label, utility, captime
 
 
