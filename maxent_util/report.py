@@ -610,7 +610,8 @@ def _explore_section(data: ReportData) -> str | None:
              + ("; ..." if len(changes) > 12 else "") + " (ties share the lead).")
     family = _e(payload["family"])
     intro = (f"<p>The ranking under {family} as its scale {_e(parameter)} runs from "
-             f"{readable_duration(low)} to {readable_duration(high)} ({'log' if log else 'linear'} steps, {len(values)} positions): "
+             f"{readable_duration(low)} to {readable_duration(high)} "
+             f"({'log' if log else 'linear'} steps, {len(values)} positions): "
              "move the slider to see who leads at each value. The rankings were computed "
              "when the page was written (<code>maxent_util.sweep</code>); the page's one "
              "script only shows them. " + moves + "</p>")

@@ -20,8 +20,8 @@ def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
         return _plot_sweep(arguments, out)
     if arguments.race:
         return _plot_race(arguments, out)
-    if any(getattr(arguments, name) is not None for name in ("delta", "first_run_limit", "run_limit",
-                                                         "seed")):
+    race_only = ("delta", "first_run_limit", "run_limit", "seed")
+    if any(getattr(arguments, name) is not None for name in race_only):
         raise CommandLineError("--delta, --first-run-limit, --run-limit and --seed only go with "
                                "--race")
     if arguments.family is not None or arguments.start is not None or arguments.stop is not None:

@@ -25,8 +25,8 @@ def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, An
         raise CommandLineError(f"argument --utility: a race needs a utility, not the classic "
                                f"rule {spec!r}")
     runner = TableRunner(table, duplicates=arguments.duplicates, missing=arguments.missing)
-    for flag in ("--run-limit", "--first-run-limit"):
-        limit = getattr(arguments, flag[2:].replace("-", "_"), None)
+    for flag, limit in (("--run-limit", arguments.run_limit),
+                        ("--first-run-limit", arguments.first_run_limit)):
         if limit is not None and limit > runner.max_captime:
             raise CommandLineError(f"argument {flag}: {readable_duration(limit)} is above the "
                                    f"cutoff of {label}, {readable_duration(runner.max_captime)}")
@@ -92,7 +92,8 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
     last = trace.iloc[-1]
     if arguments.json:
         json.dump({"procedure": "up", "data": label, "utility": spec, "delta": arguments.delta,
-                   "first_run_limit": arguments.first_run_limit, "seed": arguments.seed, "stopped": trace.attrs["stopped"],
+                   "first_run_limit": arguments.first_run_limit, "seed": arguments.seed,
+                   "stopped": trace.attrs["stopped"],
                    "m": int(last["m"]), "incumbent": str(last["incumbent"]),
                    "epsilon": float(last["epsilon"]), "survivors": int(last["survivors"]),
                    "total_time": float(last["total_time"]),

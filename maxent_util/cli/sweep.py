@@ -98,7 +98,8 @@ def _command_sweep(arguments: argparse.Namespace, out: Any) -> int:
         shown = readable_duration if parameter.startswith("kappa") else "{:.6g}".format
         print(f"ranking of {label} under {changes.attrs['family']} as {parameter} runs from "
               f"{shown(arguments.start)} to {shown(arguments.stop)} ({grid}; change points "
-              f"refined to 1e-10 relative); the top {arguments.top} on each interval where they differ:",
+              f"refined to 1e-10 relative); the top {arguments.top} on each interval where "
+              "they differ:",
               file=out)
         for record in _interval_records(changes, arguments.top):
             podium = ", ".join(f"{rank}. {name}" for name, rank in
