@@ -4,11 +4,16 @@
 from __future__ import annotations
 
 import html
+import math
 import re
 import shutil
 
 import pytest
 from conftest import ROOT, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maxent_util.durations import readable_duration
 
 EXAMPLES = ROOT / "examples"
 
@@ -95,3 +100,23 @@ def test_machine_outputs_keep_bare_numbers(capsys, folder):
     assert status == 0 and '"run_limit": 120.0' in out and "min" not in out
     status, out, _ = run(capsys, *RACE, "--csv")
     assert status == 0 and not re.search(r"\d s\b", out)
+
+
+_SIZES = {"min": 60, "h": 3600, "days": 86400, "weeks": 604800, "years": 31557600}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(min_value=0, max_value=1e12, allow_nan=False, allow_infinity=False)
+       | st.integers(min_value=0, max_value=10**6).map(float))
+def test_a_readable_duration_says_the_seconds_and_the_same_time_in_a_larger_unit(seconds):
+    text = readable_duration(seconds)
+    shown, bare = durations(text)
+    assert not bare and bool(shown) == (seconds >= 60), text
+    # the seconds read back to 4 significant digits (a whole number below a million exactly)
+    written = float(text.split(" s")[0])
+    assert written == seconds if seconds.is_integer() and seconds < 1e6 else \
+        math.isclose(written, seconds, rel_tol=5e-4), text
+    unit = re.search(r"\(([\d.e+]+) (\w+)\)$", text)
+    if unit:  # the unit's number, to 3 digits, is the same time, and at least 1
+        value, size = float(unit.group(1)), _SIZES[unit.group(2)]
+        assert value >= 1 and math.isclose(value * size, seconds, rel_tol=5e-3), text
