@@ -558,8 +558,13 @@ class SquaredLogDeviation(Moment):
 
 
 class TailProbability(Moment):
-    """P(kappa < kappa1) = delta: with a bounded support the piecewise-uniform
-    law of Appendix C ("Bounded support and left tail")."""
+    """P(kappa < kappa1) = delta, the left tail: the chance delta that the captime
+    is below kappa1 (the designer's right tail, "still waiting after kappa1" one
+    time in ten, is delta = 0.9).
+
+    With a bounded support the law is the piecewise-uniform one of Appendix C
+    ("Bounded support and left tail").
+    """
 
     argument_names = ("kappa1", "delta")
     option_names = ()

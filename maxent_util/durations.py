@@ -398,11 +398,17 @@ def readable_duration(seconds: float) -> str:
     """A number of seconds as a person reads it: the seconds, and beside them the largest
     unit that keeps the number at least 1, to 3 significant digits.
 
+    A whole number of seconds below a million is written whole (a cutoff of 10000 s, not
+    1e+04 s); any other to 4 significant digits.
+
     >>> readable_duration(1683600.0), readable_duration(200.0), readable_duration(12.5)
     ('1.684e+06 s (2.78 weeks)', '200 s (3.33 min)', '12.5 s')
+    >>> readable_duration(10000), readable_duration(1234.56)
+    ('10000 s (2.78 h)', '1235 s (20.6 min)')
     """
     value = float(seconds)
-    text = f"{value:.4g} s"
+    whole = value.is_integer() and abs(value) < 1e6
+    text = f"{int(value)} s" if whole else f"{value:.4g} s"
     if not (value == value) or value in (float("inf"), float("-inf")):
         return text
     for name, size in (("years", 31557600), ("weeks", 604800), ("days", 86400), ("h", 3600),

@@ -43,6 +43,7 @@ from sympy.printing.mathml import MathMLPresentationPrinter
 from . import plots
 from ._version import __version__
 from .distribution import CaptimeDistribution
+from .durations import readable_duration
 from .errors import DataError, ExportError, UtilityError, argument_message, short
 from .export.common import writable, write
 from .families import FAMILIES
@@ -608,12 +609,14 @@ def _explore_section(data: ReportData) -> str | None:
     changes = [(values[k + 1], leaders[k], leaders[k + 1]) for k in range(len(values) - 1)
                if leaders[k] != leaders[k + 1]]
     moves = ("The leader is the same over the whole range." if not changes else
-             f"The leader at {shown[0]} s is {_e(', '.join(leaders[0]))}; then "
-             + "; ".join(f"at {value:.4g} s {_e(', '.join(new))}" for value, _, new in changes[:12])
+             f"The leader at {readable_duration(values[0])} is {_e(', '.join(leaders[0]))}; then "
+             + "; ".join(f"at {readable_duration(value)} {_e(', '.join(new))}"
+                         for value, _, new in changes[:12])
              + ("; ..." if len(changes) > 12 else "") + " (ties share the lead).")
     family = _e(payload["family"])
-    intro = (f"<p>The ranking under {family} as its scale {_e(parameter)} runs from {low:g} s "
-             f"to {high:g} s ({'log' if log else 'linear'} steps, {len(values)} positions): "
+    intro = (f"<p>The ranking under {family} as its scale {_e(parameter)} runs from "
+             f"{readable_duration(low)} to {readable_duration(high)} "
+             f"({'log' if log else 'linear'} steps, {len(values)} positions): "
              "move the slider to see who leads at each value. The rankings were computed "
              "when the page was written (<code>maxent_util.sweep</code>); the page's one "
              "script only shows them. " + moves + "</p>")
@@ -1027,8 +1030,9 @@ def _cutoff_fact(table: pd.DataFrame) -> str:
         return "none recorded (no cutoff column)"
     cutoffs = np.unique(table["cutoff"].to_numpy(dtype=float))
     if cutoffs.size == 1:
-        return f"{cutoffs[0]:g} s"
-    return f"from {cutoffs[0]:g} s to {cutoffs[-1]:g} s ({cutoffs.size} values)"
+        return readable_duration(cutoffs[0])
+    return (f"from {readable_duration(cutoffs[0])} to {readable_duration(cutoffs[-1])}, "
+            f"{cutoffs.size} values")
 
 
 def _input(source: Any, path: Path | None) -> _Input | None:

@@ -14,7 +14,7 @@ from maxent_util.export import cost_function
 def test_export_cost_writes_a_module_in_the_tool_s_convention(capsys, tmp_path):
     target = tmp_path / "cost.py"
     status, out, err = run(capsys, "export", "--utility", "pareto(10, 1)", "--cost", str(target),
-                           "--for", "smac", "--capped", "cutoff")
+                           "--for", "smac", "--capped", "run-limit")
     assert (status, err) == (0, "") and out == f"wrote {target}\n"
     module = runpy.run_path(str(target))
     assert module["TOOL"] == "smac" and module["CAPPED"] == "cutoff"

@@ -51,7 +51,7 @@ def test_rank_without_rules_uses_the_cutoff_defaults_and_says_why(capsys, runs):
     lines = out.splitlines()
     assert "rows in the order of the first rule, uniform(600) (--sort-by RULE" in lines[0]
     assert lines[1].startswith("rules: uniform(600), exponential(60), log_laplace(6, 1), "
-                               "pareto(0.6, 1) and PAR-2, the defaults for the cutoff C = 600 s: ")
+                               "pareto(0.6, 1) and PAR-2, the defaults for the cutoff C = 600 s (10 min): ")
     assert "a tenth, a hundredth and a thousandth" in lines[1]
 
 

@@ -102,6 +102,6 @@ def test_a_2021_cutoff_above_its_limit_is_refused(files, capsys):
 def test_an_inferred_cutoff_is_said_to_be_inferred(files, capsys):
     status, out, err = run(capsys, "rank", str(files["cloud2024"]), "--par", "2")
     assert status == 0
-    assert err == (f"maxent-util: note: {files['cloud2024']}: cutoff 1000 s, stated by the file: "
-                   "its largest value, 2000 s (2 cells), is the PAR-2 penalty (twice the time "
+    assert err == (f"maxent-util: note: {files['cloud2024']}: cutoff 1000 s (16.7 min), stated "
+                   "by the file: its largest value, 2000 s (33.3 min) in 2 cells, is the PAR-2 penalty (twice the time "
                    "limit) of its unsolved runs\n")

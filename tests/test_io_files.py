@@ -327,7 +327,7 @@ def test_aslib_names_its_measure_and_cutoff():
     runs = read_runs(DATA / "aslib_scenario")
     assert runs.attrs["notes"] == [
         "measure: 'runtime' (the runtime measure of description.txt), read as seconds; "
-        "cutoff 100 s (algorithm_cutoff_time of description.txt)"]
+        "cutoff 100 s (1.67 min), from algorithm_cutoff_time of description.txt"]
 
 
 def test_aslib_names_the_par_penalty_its_runs_record():
@@ -335,9 +335,9 @@ def test_aslib_names_the_par_penalty_its_runs_record():
     runs = read_aslib(DATA / "aslib_par10" / "algorithm_runs.arff", performance="PAR10",
                       cutoff=300)
     assert runs.attrs["notes"] == [
-        "measure: 'PAR10' (named by performance=), read as seconds; cutoff 300 s (given); its "
-        "unsuccessful runs record the PAR10 penalty (10 x 300 s), read as runs capped at the "
-        "cutoff"]
+        "measure: 'PAR10' (named by performance=), read as seconds; cutoff 300 s (5 min), given; "
+        "its unsuccessful runs record the PAR10 penalty, 10 times 300 s (5 min), read as runs "
+        "capped at the cutoff"]
     bare = read_aslib(DATA / "aslib_par10" / "algorithm_runs.arff", performance="PAR10")
     assert bare.attrs["notes"] == ["measure: 'PAR10' (named by performance=), read as "
                                    "seconds; no cutoff known"]
@@ -357,7 +357,7 @@ def test_aslib_par_measure_by_name(tmp_path):
         "a,1,x,3.5,ok\nb,1,x,500,timeout\nb,1,y,20,crash\n")
     note = read_runs(folder).attrs["notes"][0]
     assert note == ("measure: 'PAR10' (the runtime measure of description.txt), read as "
-                    "seconds; cutoff 50 s (algorithm_cutoff_time of description.txt); a PAR10 "
+                    "seconds; cutoff 50 s, from algorithm_cutoff_time of description.txt; a PAR10 "
                     "measure: its unsuccessful runs are read as runs capped at the cutoff, "
                     "whatever penalty they record")
 

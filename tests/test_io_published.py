@@ -247,8 +247,8 @@ def test_cloud_track_states_its_1000_s_limit(tmp_path):
     assert 999.25 in solved["runtime"].tolist()
     assert (runs.loc[runs["status"] == "capped", "runtime"] == 1000.0).all()
     assert runs.attrs["notes"] == [
-        "cutoff 1000 s, stated by the file: its largest value, 2000 s (3 cells), is the PAR-2 "
-        "penalty (twice the time limit) of its unsolved runs"]
+        "cutoff 1000 s (16.7 min), stated by the file: its largest value, 2000 s (33.3 min) in 3 "
+        "cells, is the PAR-2 penalty (twice the time limit) of its unsolved runs"]
 
 
 def test_a_lower_cutoff_recaps_and_a_higher_one_is_refused(tmp_path):
@@ -328,7 +328,7 @@ def test_a_value_just_past_the_limit_keeps_the_penalty(tmp_path):
     assert runs["status"].tolist() == ["capped", "capped", "capped", "capped", "solved", "solved"]
     # so the organisers' column mean (which takes 5000.21 as it is) differs from PAR-2 here
     assert rank(runs, {"PAR-2": PAR(2)})["PAR-2"]["a"] == pytest.approx(10000.0)
-    assert runs.attrs["notes"][0].startswith("cutoff 5000 s, stated by the file")
+    assert runs.attrs["notes"][0].startswith("cutoff 5000 s (1.39 h), stated by the file")
 
 
 # ---------------------------------------------------------------------------
@@ -426,8 +426,8 @@ def test_rank_reads_standard_input(tmp_path, capsys, monkeypatch):
                                       ["rank", "-", "--format", "satcomp", "--par", "2", "--csv"],
                                       stdin=text.encode())
     assert status == 0, err
-    assert err == ("maxent-util: note: <stdin>: cutoff 1000 s, stated by the file: its largest "
-                   "value, 2000 s (3 cells), is the PAR-2 penalty (twice the time limit) of its "
+    assert err == ("maxent-util: note: <stdin>: cutoff 1000 s (16.7 min), stated by the file: "
+                   "its largest value, 2000 s (33.3 min) in 3 cells, is the PAR-2 penalty (twice the time limit) of its "
                    "unsolved runs\n")
     status, from_file, _ = run_cli(capsys, monkeypatch, ["rank", str(path), "--par", "2", "--csv"])
     assert status == 0 and from_stdin == from_file

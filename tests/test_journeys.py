@@ -116,7 +116,7 @@ def test_organiser_ranks_a_published_file_and_reads_the_report_in_a_browser(tmp_
     session = Session(tmp_path)
     shutil.copy(EXAMPLES / "detailed_main.csv", tmp_path)
     done = session("rank", "detailed_main.csv", *ORGANISER_RULES, "--json")
-    assert "cutoff 5000 s, stated by the file" in done.stderr
+    assert "cutoff 5000 s (1.39 h), stated by the file" in done.stderr
     ranking = pd.DataFrame(json.loads(done.stdout)).set_index("algorithm")
 
     with session.step("rank: the file's numbers"):

@@ -183,7 +183,7 @@ def test_up_doubles_only_when_capping_limits_and_reruns_only_capped_runs():
     matrix = rng.lognormal(0.0, 1.5, size=(3, 60))
     runner = MatrixRunner(matrix)
     trace = up(runner, [0, 1, 2], range(60), "exp(-t/4)", 0.2, k0=0.125, seed=4)
-    assert trace["captime_max"].max() > 0.125  # some captime doubled
+    assert trace["run_limit_max"].max() > 0.125  # some run limit doubled
     seen = {}
     for config, instance, captime in runner.log:
         if (config, instance) in seen:
@@ -243,7 +243,7 @@ def test_up_radius_is_the_authors_at_k0_1_and_counts_doublings_at_other_k0():
     in_order = matrix[:, np.random.default_rng(3).permutation(150)].tolist()  # up's order
     for k0 in (1.0, 4.0):
         trace = up(MatrixRunner(matrix), [0, 1, 2], range(150), "exp(-t/40)", 0.5, k0=k0, seed=3)
-        assert trace["captime_max"].max() >= 4 * k0  # two doublings or more: the radius moved
+        assert trace["run_limit_max"].max() >= 4 * k0  # two doublings or more: the radius moved
         got = trace[["epsilon", "lcb", "ucb"]].to_numpy()
         ours = np.array(reference_up(in_order, u, 0.5, k0, our_radius))
         theirs = np.array(reference_up(in_order, u, 0.5, k0, authors_radius))
@@ -282,7 +282,7 @@ def test_up_trace_invariants(matrix, spec, delta, seed):
     assert (np.diff(trace["epsilon"]) <= 1e-12).all()
     assert (np.diff(trace["lcb"]) >= -1e-12).all() and (np.diff(trace["ucb"]) <= 1e-12).all()
     assert (np.diff(trace["survivors"]) <= 0).all() and (np.diff(trace["total_time"]) >= 0).all()
-    assert ((trace["captime_min"] >= 0.5) & (trace["captime_max"] <= 16.0)).all()
+    assert ((trace["run_limit_min"] >= 0.5) & (trace["run_limit_max"] <= 16.0)).all()
     configurations = trace.attrs["configurations"]
     assert configurations.loc[trace.attrs["incumbent"], "alive"]
     assert trace.attrs["stopped"] in ("one configuration", "epsilon", "instances")
@@ -426,8 +426,8 @@ def test_race_command_runs_up_and_naive(capsys, race_csv):
     status, out, _ = run(capsys, "race", str(race_csv), "--utility", "exponential(10)",
                          "--delta", "0.05", "--naive", "--epsilon", "0.8", "--json")
     record = json.loads(out)
-    m = math.ceil(2 * math.log(2 * 3 / 0.05) / (0.8 - math.exp(-50)) ** 2)  # captime 500 s
-    assert (record["m"], record["incumbent"], record["captime"]) == (m, "c0", 500.0)
+    m = math.ceil(2 * math.log(2 * 3 / 0.05) / (0.8 - math.exp(-50)) ** 2)  # run limit 500 s
+    assert (record["m"], record["incumbent"], record["run_limit"]) == (m, "c0", 500.0)
     status, out, err = run(capsys, "race", str(race_csv), "--utility", "exponential(10)",
                            "--delta", "0.05", "--progress", "--csv", "--epsilon", "0.9")
     assert status == 0 and "\rm = 1, survivors 3" in err
@@ -439,7 +439,7 @@ def test_race_command_runs_up_and_naive(capsys, race_csv):
     (["--utility", "exp(-t)", "--delta", "0.05", "--naive"], "--naive needs --epsilon"),
     (["--utility", "exp(-t)", "--delta", "1"], "argument --delta: expected a probability"),
     (["--utility", "exp(-t)", "--delta", "0.05", "--run-limit", "900"],
-     "argument --run-limit: 900 s is above the cutoff"),
+     "argument --run-limit: 900 s (15 min) is above the cutoff"),
     (["--utility", "exp(-t/50)", "--delta", "0.05", "--naive", "--epsilon", "0.1"],
      "`instances` of `naive` must be at least m = "),
 ])

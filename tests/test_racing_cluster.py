@@ -24,8 +24,8 @@ SLEEP = "import sys, time; time.sleep(float(sys.argv[1]))"
 CONFIGS = ["0", "0.2", "3"]
 INSTANCES = ["i", "j", "k"]
 #: the columns of UP's trace that follow from its decisions alone (total_time is measured)
-DECISIONS = ["m", "incumbent", "epsilon", "survivors", "captime_min", "captime_max"]
-PER_CONFIGURATION = ["completed", "alive", "dropped", "captime"]
+DECISIONS = ["m", "incumbent", "epsilon", "survivors", "run_limit_min", "run_limit_max"]
+PER_CONFIGURATION = ["completed", "alive", "dropped", "run_limit"]
 
 
 def _race(executor=None):

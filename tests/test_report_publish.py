@@ -67,7 +67,7 @@ def test_the_folded_section_holds_the_exact_command_without_folders(parallel_pag
 
 def test_the_cutoff_is_said_to_be_the_published_limit(parallel_page):
     text = prose(parallel_page)
-    assert "the competition's published limit, 5000 s" in text
+    assert "cutoff 5000 s (1.39 h), given: the competition's published limit" in text
     assert "re-capped" not in text  # the reader took the limit: nothing was re-capped
 
 
@@ -109,9 +109,9 @@ def test_a_title_given_wins_and_a_table_without_track_keeps_the_old_one():
 
 def test_a_cutoff_of_no_published_limit_is_said_to_be_given():
     runs = read_runs(BUNDLED / "r_main.csv", cutoff=1200)
-    assert runs.attrs["cutoff_source"] == "cutoff 1200 s, given (the file states none)"
+    assert runs.attrs["cutoff_source"] == "cutoff 1200 s (20 min), given (the file states none)"
     assert read_runs(BUNDLED / "r_main.csv", cutoff=5000).attrs["cutoff_source"] == (
-        "cutoff 5000 s, given: the competition's published limit, 5000 s, of the 2021 main "
+        "cutoff 5000 s (1.39 h), given: the competition's published limit of the 2021 main "
         "and parallel tracks")
 
 
@@ -124,7 +124,7 @@ def test_an_aslib_description_without_measures_is_not_said_to_be_missing(tmp_pat
     note = read_aslib(folder / "algorithm_runs.arff").attrs["notes"][0]
     assert "no description.txt" not in note
     assert "description.txt lists no performance_measures" in note
-    assert "cutoff 100 s (algorithm_cutoff_time of description.txt)" in note
+    assert "cutoff 100 s (1.67 min), from algorithm_cutoff_time of description.txt" in note
 
 
 def test_bench_meta_with_an_unknown_family_is_not_a_results_table(tmp_path):

@@ -360,9 +360,11 @@ def test_cli_sweep_prints_the_intervals(tmp_path, capsys):
     assert status == 0, err
     lines = out.splitlines()
     assert "pareto(kappa0, 1.0)" in lines[0]
-    assert lines[1:] == ["  kappa0 in [0.1, 1.71429]: 1. A, 2. B",
-                         "  kappa0 in [1.71429, 4]: 1. B, 2. A",
-                         "  kappa0 in [4, 100]: 1. A, 1. B"]
+    # a time is shown as one (to 4 digits, with a human unit from a minute); --csv and --json
+    # keep every digit
+    assert lines[1:] == ["  kappa0 in [0.1 s, 1.714 s]: 1. A, 2. B",
+                         "  kappa0 in [1.714 s, 4 s]: 1. B, 2. A",
+                         "  kappa0 in [4 s, 100 s (1.67 min)]: 1. A, 1. B"]
 
 
 def test_cli_sweep_csv_and_json(tmp_path, capsys):

@@ -4,6 +4,7 @@ module or an irace set-up."""
 from __future__ import annotations
 
 import argparse
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,27 @@ from .files import _file_flags, _inside_current_folder, _target, _write_text
 
 #: options that only one target reads, and that target
 _ONLY_WITH = {"tool": ("--for", "--cost"), "run_command": ("--command", "--irace"),
-              "cutoff": ("--run-limit", "--irace"), "instances": ("--instance", "--irace"),
+              "run_limit": ("--run-limit", "--irace"), "instances": ("--instance", "--irace"),
               "exit_codes": ("--exit-code", "--irace"), "max_experiments": ("--max-experiments", "--irace"),
               "space": ("--space", "--irace"), "clock": ("--clock", "--irace")}
+
+
+#: ``--capped``'s words and the library's (:data:`maxent_util.export._cost_core.CAPPED_RULES`,
+#: which keeps the configurators' word "cutoff" for the run limit they pass a cost)
+_CAPPED_RULES = {"zero": "zero", "run-limit": "cutoff"}
+
+
+def _capped_rule(text: str) -> str:
+    """``--capped``: how a capped run costs, as the library names it; ``cutoff``, the rule's
+    name before 0.4, still works and warns."""
+    if text == "cutoff":
+        warnings.warn("--capped cutoff is deprecated and will be removed; use --capped run-limit "
+                      "(the same rule)", FutureWarning, stacklevel=2)
+        return "cutoff"
+    if text not in _CAPPED_RULES:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(_CAPPED_RULES)}; "
+                                         f"got {text!r}")
+    return _CAPPED_RULES[text]
 
 
 def _check_combinations(arguments: argparse.Namespace, flag: str) -> None:
@@ -25,7 +44,7 @@ def _check_combinations(arguments: argparse.Namespace, flag: str) -> None:
     if arguments.capped is not None and flag not in ("--cost", "--irace"):
         raise CommandLineError("argument --capped: only with --cost or --irace")
     if flag == "--irace":
-        for dest, option in (("run_command", "--command"), ("cutoff", "--run-limit")):
+        for dest, option in (("run_command", "--command"), ("run_limit", "--run-limit")):
             if getattr(arguments, dest) is None:
                 raise CommandLineError(f"argument --irace: needs {option}")
 
@@ -42,7 +61,7 @@ def _export_irace(export: Any, utility: Any, arguments: argparse.Namespace, out:
         from ..space import ParameterSpace
 
         space = ParameterSpace.read(arguments.space)
-    export.export_irace(folder, arguments.run_command, utility, arguments.cutoff, space=space,
+    export.export_irace(folder, arguments.run_command, utility, arguments.run_limit, space=space,
                         instances=arguments.instances or (), capped=arguments.capped or "zero",
                         exit_codes=tuple(arguments.exit_codes or (0,)),
                         clock=arguments.clock or "wall",
@@ -110,22 +129,23 @@ def add_parser(commands: Any) -> None:
                          help="a standalone cost module for a configurator (numpy, no maxent_util): "
                               "utility(t), inverse(u), cost(runtime, status, cutoff) = 1 - u")
     targets.add_argument("--irace", metavar="DIR",
-                         help="an irace set-up: a target runner (Python, no shell, the run killed at "
-                              "--cutoff), the cost module, scenario, parameters and instances")
+                         help="an irace set-up: a target runner (Python, no shell, the run stopped "
+                              "at --run-limit), the cost module, scenario, parameters and "
+                              "instances")
     export.add_argument("--for", dest="tool", choices=["generic", "smac", "irace", "optuna"],
                         help="with --cost: whose convention the module documents (default generic)")
-    export.add_argument("--capped", choices=["zero", "cutoff"],
-                        help="with --cost or --irace: a capped run costs 1 (zero, the default) or "
-                             "1 - u(cutoff)")
+    export.add_argument("--capped", type=_capped_rule, metavar="{zero,run-limit}",
+                        help="with --cost or --irace: a run stopped at its run limit costs 1 "
+                             "(zero, the default) or 1 - u(run limit) (run-limit)")
     # not dest "command": the top parser keeps the subcommand's name there
     export.add_argument("--command", dest="run_command", metavar="CMD",
                         help='with --irace: the run\'s command, with {config} and {instance}, e.g. '
                              '"minisat {config} {instance}"')
     # where the runner stops a run: a run limit (the data's cutoff and the user's captime are
     # other ideas); --cutoff, its name before 0.4, still works and warns
-    export.add_argument("--run-limit", dest="cutoff", type=_seconds, metavar="SECONDS",
+    export.add_argument("--run-limit", type=_seconds, metavar="SECONDS",
                         help="with --irace: each run is stopped after this long (its run limit)")
-    export.add_argument("--cutoff", dest="cutoff", type=_seconds, action=_DeprecatedAlias,
+    export.add_argument("--cutoff", dest="run_limit", type=_seconds, action=_DeprecatedAlias,
                         new="--run-limit", help=argparse.SUPPRESS)
     export.add_argument("--instance", dest="instances", action="append", metavar="PATH",
                         help="with --irace: a training instance (repeat)")

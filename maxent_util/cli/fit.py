@@ -8,6 +8,7 @@ import re
 import warnings
 from typing import Any
 
+from ..durations import readable_duration
 from .core import CommandLineError, _count, _level
 from .files import _file_flags, _target, _write_text
 from .inputs import _read_limit_flag, _read_limits
@@ -54,8 +55,8 @@ def _check_spread(times: Any, arguments: argparse.Namespace) -> None:
     distinct = np.unique(times)
     if distinct.size >= 2:
         return
-    what = (f"one record ({float(distinct[0]):.6g} s)" if times.size == 1 else
-            f"{times.size} records, every one {float(distinct[0]):.6g} s")
+    what = (f"one record ({readable_duration(float(distinct[0]))})" if times.size == 1 else
+            f"{times.size} records, every one {readable_duration(float(distinct[0]))}")
     if arguments.kinds is None:
         raise CommandLineError(
             f"{arguments.file}: column {arguments.column!r} holds {what}: one waiting time cannot "

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .._limits import MAX_RESAMPLES
+from ..durations import readable_duration
 from .core import (CommandLineError, PROG, _count, _level, _nonnegative_int, _note, _one_line,
                    _positive_float, _progress, _seconds, _show_progress)
 
@@ -282,7 +283,7 @@ def _rule_specs(arguments: argparse.Namespace, table: Any = None
     cutoff = _table_cutoff(table, label=getattr(arguments, "file", None) or arguments.dataset)
     chosen_specs = cutoff_utilities(cutoff)
     note = (f"rules: {', '.join(chosen_specs)} and PAR-2, the defaults for the cutoff C = "
-            f"{cutoff:g} s: {RULES_WHY} (--rules paper: the paper's figure)")
+            f"{readable_duration(cutoff)}: {RULES_WHY} (--rules paper: the paper's figure)")
     return chosen_specs + specs, [2.0] + pars, note
 
 

@@ -20,8 +20,10 @@ def _command_plot(arguments: argparse.Namespace, out: Any) -> int:
         return _plot_sweep(arguments, out)
     if arguments.race:
         return _plot_race(arguments, out)
-    if any(getattr(arguments, name) is not None for name in ("delta", "k0", "run_limit", "seed")):
-        raise CommandLineError("--delta, --k0, --run-limit and --seed only go with --race")
+    race_only = ("delta", "first_run_limit", "run_limit", "seed")
+    if any(getattr(arguments, name) is not None for name in race_only):
+        raise CommandLineError("--delta, --first-run-limit, --run-limit and --seed only go with "
+                               "--race")
     if arguments.family is not None or arguments.start is not None or arguments.stop is not None:
         raise CommandLineError("--family, --from and --to only go with --sweep")
     if arguments.cactus or arguments.survival:

@@ -25,10 +25,12 @@ def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, An
         raise CommandLineError(f"argument --utility: a race needs a utility, not the classic "
                                f"rule {spec!r}")
     runner = TableRunner(table, duplicates=arguments.duplicates, missing=arguments.missing)
+    for flag, limit in (("--run-limit", arguments.run_limit),
+                        ("--first-run-limit", arguments.first_run_limit)):
+        if limit is not None and limit > runner.max_captime:
+            raise CommandLineError(f"argument {flag}: {readable_duration(limit)} is above the "
+                                   f"cutoff of {label}, {readable_duration(runner.max_captime)}")
     captime = arguments.run_limit if arguments.run_limit is not None else runner.max_captime
-    if captime > runner.max_captime:
-        raise CommandLineError(f"argument --run-limit: {captime:g} s is above the cutoff of "
-                               f"{label} ({runner.max_captime:g} s)")
     return runner, label, utility, captime
 
 
@@ -39,7 +41,7 @@ def _race_progress(show: bool) -> Any:
 
     def line(row: dict[str, Any]) -> None:
         print(f"\rm = {row['m']}, survivors {row['survivors']}, epsilon* {row['epsilon']:.4f}, "
-              f"time {row['total_time']:.4g} s ", end="", file=sys.stderr, flush=True)
+              f"time {readable_duration(row['total_time'])} ", end="", file=sys.stderr, flush=True)
 
     return line
 
@@ -62,9 +64,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
         found = naive(runner, None, None, utility, arguments.epsilon, arguments.delta, captime,
                       seed=arguments.seed)
         record = {"procedure": "naive", "data": label, "utility": spec, "delta": found.delta,
-                  "epsilon": found.epsilon, "run_limit": found.captime,
-                  # "captime": the run limit by its name before 0.4, kept for readers of 0.3
-                  "captime": found.captime, "m": found.m,
+                  "epsilon": found.epsilon, "run_limit": found.captime, "m": found.m,
                   "configurations": len(runner.configs), "incumbent": str(found.configuration),
                   "total_time": found.total_time}
         if arguments.json:
@@ -74,7 +74,8 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
             _write_csv(found.means.rename("mean_utility"), out)
         else:
             print(f"Naive on {label} under {spec}: each of {len(runner.configs)} configurations "
-                  f"ran on m = {found.m} instances with a run limit of {found.captime:g} s",
+                  f"ran on m = {found.m} instances with a run limit of "
+                  f"{readable_duration(found.captime)}",
                   file=out)
             print(f"best: {found.configuration} (mean utility "
                   f"{float(found.means.max()):.4f}), within epsilon = {found.epsilon:g} of the "
@@ -82,7 +83,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
             print(f"total time of runs: {readable_duration(found.total_time)}", file=out)
         return 0
     show = arguments.progress if arguments.progress is not None else sys.stderr.isatty()
-    trace = up(runner, None, None, utility, arguments.delta, k0=arguments.k0,
+    trace = up(runner, None, None, utility, arguments.delta, k0=arguments.first_run_limit,
                epsilon_min=arguments.epsilon or 0.0, budget=arguments.budget,
                seed=arguments.seed, progress=_race_progress(show))
     if show:
@@ -93,14 +94,16 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
     last = trace.iloc[-1]
     if arguments.json:
         json.dump({"procedure": "up", "data": label, "utility": spec, "delta": arguments.delta,
-                   "k0": arguments.k0, "seed": arguments.seed, "stopped": trace.attrs["stopped"],
+                   "first_run_limit": arguments.first_run_limit, "seed": arguments.seed,
+                   "stopped": trace.attrs["stopped"],
                    "m": int(last["m"]), "incumbent": str(last["incumbent"]),
                    "epsilon": float(last["epsilon"]), "survivors": int(last["survivors"]),
                    "total_time": float(last["total_time"]),
                    "trace": json.loads(trace.to_json(orient="records"))}, out, indent=2)
         out.write("\n")
         return 0
-    print(f"UP on {label} under {spec}, delta = {arguments.delta:g} (k0 = {arguments.k0:g} s, "
+    print(f"UP on {label} under {spec}, delta = {arguments.delta:g} (first run limit "
+          f"{readable_duration(arguments.first_run_limit)}, "
           f"seed {arguments.seed}): stopped after m = {int(last['m'])} instances "
           f"({trace.attrs['stopped']})", file=out)
     print(f"incumbent: {last['incumbent']}, within epsilon* = {last['epsilon']:.4f} of the best "
@@ -110,7 +113,8 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
               f"{float(last['epsilon']):.2f} to the best is allowed, so the incumbent may be any "
               f"of the configurations; more instances (or a longer --budget) narrow it", file=out)
     print(f"configurations left: {int(last['survivors'])} of {len(runner.configs)}; run limits "
-          f"{last['captime_min']:g} to {last['captime_max']:g} s; total time of runs "
+          f"{readable_duration(float(last['run_limit_min']))} to "
+          f"{readable_duration(float(last['run_limit_max']))}; total time of runs "
           f"{readable_duration(float(last['total_time']))}", file=out)
     return 0
 
@@ -291,14 +295,14 @@ def _plot_race(arguments: argparse.Namespace, out: Any) -> int:
     if arguments.file is None and arguments.dataset is None:
         arguments.dataset = "satcomp2021-parallel"
     runner, label, utility, captime = _race_inputs(arguments, arguments.utility[0])
-    k0 = 1.0 if arguments.k0 is None else arguments.k0
+    k0 = 1.0 if arguments.first_run_limit is None else arguments.first_run_limit
     seed = 0 if arguments.seed is None else arguments.seed
     trace = up(runner, None, None, utility, arguments.delta, k0=k0, seed=seed)
     curve = naive_curve(runner, None, None, utility, arguments.delta, captime,
                         np.round(np.arange(0.05, 1.0, 0.05), 2), seed=seed)
     figure = plots.plot_race(trace, curve, title=f"{label}: {arguments.utility[0].strip()}, "
                                                  f"delta = {arguments.delta:g} (Naive at "
-                                                 f"run limit {captime:g} s)")
+                                                 f"run limit {readable_duration(captime)})")
     _save(figure, target, force=arguments.force)
     print(f"wrote {target}", file=out)
     return 0
@@ -308,11 +312,15 @@ def _add_race_flags(parser: argparse.ArgumentParser, *, plot: bool) -> None:
     note = " (with --race)" if plot else ""
     parser.add_argument("--delta", type=_probability_value, required=not plot, default=None,
                         metavar="D", help="the probability that the guarantee fails" + note)
-    parser.add_argument("--k0", type=_seconds, default=None if plot else 1.0,
-                        metavar="SECONDS", help="UP's first run limit (default 1 s)" + note)
+    parser.add_argument("--first-run-limit", type=_seconds, default=None if plot else 1.0,
+                        metavar="SECONDS", help="UP's first run limit, doubled as the race needs "
+                                                "(default 1 s)" + note)
+    parser.add_argument("--k0", type=_seconds, dest="first_run_limit", action=_DeprecatedAlias,
+                        new="--first-run-limit", help=argparse.SUPPRESS)
     # the race's limit on one run: neither the user's captime (a random K) nor the data's cutoff
     parser.add_argument("--run-limit", type=_seconds, default=None, metavar="SECONDS",
-                        help="Naive's limit on each run (default the data's cutoff)" + note)
+                        help="Naive's run limit, where it stops each run (default the data's "
+                             "cutoff)" + note)
     parser.add_argument("--captime", type=_seconds, dest="run_limit", action=_DeprecatedAlias,
                         new="--run-limit", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=_nonnegative_int, default=None if plot else 0, metavar="S",
@@ -347,7 +355,8 @@ def add_parser(commands: Any) -> None:
     racing.add_argument("--budget", type=_seconds, default=None, metavar="SECONDS",
                         help="UP: stop once this much time of runs is spent")
     racing.add_argument("--cutoff", type=_seconds, metavar="SECONDS",
-                        help="treat every run as stopped at this time (the largest run limit)")
+                        help="treat every run as stopped at this time, the data's cutoff "
+                             "(runs at or past it are unsolved)")
     _read_limit_flag(racing)
     racing.add_argument("--duplicates", choices=("raise", "first"), default="raise",
                         help="several runs of one algorithm on one instance: refuse (default) "

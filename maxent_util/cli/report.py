@@ -9,6 +9,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from ..durations import readable_duration
 from .core import CommandLineError, _utf8
 from .files import _file_flags, _target
 from .inputs import (DATASETS, _add_ranking_inputs, _bootstrap_flags, _bootstrap_options,
@@ -28,7 +29,8 @@ def _data_source(arguments: argparse.Namespace) -> tuple[Any, str | None, list[s
         source: Any = Path(str(resource)) if Path(str(resource)).is_file() else None
         fmt: str | None = "satcomp"
         notes.append(f"The bundled data set {arguments.dataset}: the SAT Competition 2021 "
-                     f"{track} track, read with a {datasets.SATCOMP2021_CUTOFF:g} s cutoff "
+                     f"{track} track, read with a cutoff of "
+                     f"{readable_duration(datasets.SATCOMP2021_CUTOFF)} "
                      "(see maxent_util/datasets/data/SOURCE.md for the source and citation).")
     elif arguments.file == "-":
         # the bytes read, measured and hashed on the page as a file's are
@@ -46,7 +48,8 @@ def _data_source(arguments: argparse.Namespace) -> tuple[Any, str | None, list[s
             fmt = "aslib" if source.is_dir() else guess_format(source)
     if arguments.cutoff is not None and fmt not in ("satcomp", "aslib", "benchexec"):
         # (those readers take the cutoff themselves, and their note says where it comes from)
-        notes.append(f"Every run re-capped at {arguments.cutoff:g} s, the cutoff given: runs at "
+        notes.append(f"Every run re-capped at {readable_duration(arguments.cutoff)}, the cutoff "
+                     "given: runs at "
                      "or past it count as capped.")
     return source, fmt, notes
 

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from .._limits import MAX_POINTS
+from ..durations import readable_duration
 from .core import (CommandLineError, _count, _level, _number, _positive_int, _seconds,
                    _write_csv)
 from .files import _figure_target, _save
@@ -106,14 +107,17 @@ def _command_sweep(arguments: argparse.Namespace, out: Any) -> int:
         out.write("\n")
     else:
         grid = f"{'log' if arguments.log else 'linear'} grid of {arguments.points} points"
+        # a preset's times are its kappas (kappa0, kappa1); alpha, beta, sigma are shapes
+        shown = readable_duration if parameter.startswith("kappa") else "{:.6g}".format
         print(f"ranking of {label} under {changes.attrs['family']} as {parameter} runs from "
-              f"{arguments.start:g} to {arguments.stop:g} ({grid}; change points refined to "
-              f"1e-10 relative); the top {arguments.top} on each interval where they differ:",
+              f"{shown(arguments.start)} to {shown(arguments.stop)} ({grid}; change points "
+              f"refined to 1e-10 relative); the top {arguments.top} on each interval where "
+              "they differ:",
               file=out)
         for record in _interval_records(changes, arguments.top):
             podium = ", ".join(f"{rank}. {name}" for name, rank in
                                zip(record["order"], record["ranks"]))
-            print(f"  {parameter} in [{record['start']:.6g}, {record['end']:.6g}]: {podium}",
+            print(f"  {parameter} in [{shown(record['start'])}, {shown(record['end'])}]: {podium}",
                   file=out)
     return 0
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .._output import file_group
+from ..durations import readable_duration
 from .core import CommandLineError, PROG, _PAPER_T_MAX, _formula
 from .files import _file_flags, _save, _target
 from .inputs import TOUR_UTILITIES
@@ -34,7 +35,7 @@ def _fresh_folder(name: str) -> Path:
 
 def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     from .. import plots
-    from ..datasets import satcomp2021
+    from ..datasets import SATCOMP2021_CUTOFF, satcomp2021
     from ..families import parse_family
     from ..ranking import PAR, rank
 
@@ -62,7 +63,8 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
         print(f"   {spec:<{width}}  u(t) = {_formula(utility.expr)}", file=out)
         print(f"   {'':<{width}}    from {constraints}", file=out)
 
-    print("\n2. SAT Competition 2021, parallel track (9 solvers, 400 instances, 5000 s limit), "
+    print("\n2. SAT Competition 2021, parallel track (9 solvers, 400 instances, a cutoff of "
+          f"{readable_duration(SATCOMP2021_CUTOFF)}), "
           "ranked under five utilities and PAR-2\n   (score (rank); a utility's score is the mean "
           "u(t) with unsolved runs at 0, PAR-2 the mean penalised runtime):", file=out)
     rules: dict[str, Any] = {spec: parse_family(spec).utility() for spec in TOUR_UTILITIES}

@@ -225,10 +225,11 @@ irace calls: target-runner <configuration id> <instance id> <seed> <instance> <p
 It checks the parameters against parameters.txt and the instance (a plain name), runs the
 command below with the parameters in place of {{config}} and the instance in place of
 {{instance}} (never through a shell; a refused name is one line on standard error and exit
-status 2), stops it at the cutoff (at STOP, where the utility is worth nothing, if that is
-earlier: such a run costs what it would have cost at the cutoff) and ends everything it
-started (maxent_util's ProcessRunner, the runner of every route; the runtime is the
-CLOCK below: "wall" elapsed time, "cpu" the command's CPU time), and prints the run's cost
+status 2), stops it at its run limit (CUTOFF, the configurators' word; at STOP, where the
+utility is worth nothing, if that is earlier: such a run costs what it would have cost at the
+run limit) and ends everything it started (maxent_util's ProcessRunner, the runner of every
+route; the runtime is the CLOCK below: "wall" elapsed time, "cpu" the command's CPU time), and
+prints the run's cost
 1 - u (cost.py beside this file: the library's cost, numpy only) as its only line. With
 log = True each run is also appended to runs.jsonl beside it, one JSON object a line.
 
@@ -305,7 +306,7 @@ targetRunner = "./target-runner"
 parameterFile = "./parameters.txt"
 trainInstancesDir = ""
 trainInstancesFile = "./instances.txt"
-## a budget of runs; each run lasts at most the cutoff, {cutoff!r} s
+## a budget of runs; each run lasts at most its run limit, {cutoff!r} s
 maxExperiments = {budget}
 ## runs are measured in seconds of the utility's scales; keep one run at a time per core
 parallel = 1
@@ -415,7 +416,7 @@ def _write_irace(paths: list[Path], names: list[str], utility: Any, target: Cost
                  owner: str) -> None:
     export_cost(utility, paths[1], tool="irace", capped=capped, overwrite=overwrite)
     provenance = "\n".join(doc_safe(line) for line in (
-        f"command: {' '.join(target.runner.words)}", f"cutoff: {target.cutoff!r} s",
+        f"command: {' '.join(target.runner.words)}", f"run limit: {target.cutoff!r} s",
         f"utility: {utility if isinstance(utility, str) else getattr(utility, 'name', None)}",
         f"capped runs: {capped}", f"clock: {target.runner.clock}"))
     write(paths[0], _RUNNER.format(python=sys.executable, version=__version__, provenance=provenance,

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, argument_message, short
+from ..durations import readable_duration
 from .limits import ReadLimits, open_bounded, over, read_limits, remedy
 from .table import PathLike, _check_path, _check_time_option, _long_frame, _where
 
@@ -456,8 +457,8 @@ def _measure_note(name: str, performance: str | None, description: _Description 
     note = f"measure: {name!r} ({source}), read as seconds"
     if limit is None:
         return note + "; no cutoff known"
-    where = "given" if cutoff is not None else "algorithm_cutoff_time of description.txt"
-    note += f"; cutoff {limit:g} s ({where})"
+    where = "given" if cutoff is not None else "from algorithm_cutoff_time of description.txt"
+    note += f"; cutoff {readable_duration(limit)}, {where}"
     # a scenario states a PAR-k penalty by its measure's name (PAR10) or by writing every
     # unsuccessful run as k times the cutoff
     named = _PAR_NAME.fullmatch(name.strip())
@@ -465,8 +466,9 @@ def _measure_note(name: str, performance: str | None, description: _Description 
     ratios = {round(value / base, 9) for value in unsuccessful} if base else set()
     written = next(iter(ratios)) if len(ratios) == 1 else None
     if written is not None and written > 1 and float(written).is_integer():
-        note += (f"; its unsuccessful runs record the PAR{int(written)} penalty "
-                 f"({int(written)} x {base:g} s), read as runs capped at the cutoff")
+        note += (f"; its unsuccessful runs record the PAR{int(written)} penalty, "
+                 f"{int(written)} times {readable_duration(base)}, read as runs capped at the "
+                 "cutoff")
     elif named is not None:
         note += (f"; a PAR{named.group(1)} measure: its unsuccessful runs are read as runs "
                  "capped at the cutoff, whatever penalty they record")

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, argument_message, short
+from ..durations import readable_duration
 from .limits import ReadLimits
 from .table import lowered as lower_cells
 from .table import RESULTS_TABLE, short_text
@@ -161,12 +162,12 @@ def _given_note(path: PathLike, layout: _Layout, limit: float) -> str:
     user's alone."""
     tracks = _PUBLISHED_SECONDS.get(layout.year, {})
     if limit in tracks:
-        return (f"cutoff {limit:g} s, given: the competition's published limit, {limit:g} s, "
+        return (f"cutoff {readable_duration(limit)}, given: the competition's published limit "
                 f"of the {layout.year.replace('/', ' and ')} {tracks[limit]}")
     if layout.year == "solver rows" and limit == 5000 and "par2scores" in _label(path):
-        return ("cutoff 5000 s, given: the competition's published limit, 5000 s, of 2020's "
-                "NoLimits track")
-    return f"cutoff {limit:g} s, given (the file states none)"
+        return (f"cutoff {readable_duration(5000)}, given: the competition's published limit "
+                "of 2020's NoLimits track")
+    return f"cutoff {readable_duration(limit)}, given (the file states none)"
 
 
 def _published(layout: _Layout) -> str:
@@ -379,9 +380,9 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None,
                 "A cutoff can re-cap runs at a lower time, never extend them."))
         if limit is None:
             limit = stated
-            notes.append(f"cutoff {stated:g} s, stated by the file: its largest value, "
-                         f"{penalty[0]:g} s ({penalty[1]} cells), is the PAR-2 penalty (twice "
-                         f"the time limit) of its unsolved runs")
+            notes.append(f"cutoff {readable_duration(stated)}, stated by the file: its largest "
+                         f"value, {readable_duration(penalty[0])} in {penalty[1]} cells, is the "
+                         f"PAR-2 penalty (twice the time limit) of its unsolved runs")
     longest = _LONGEST_LIMIT.get(layout.year)
     if limit is not None and penalty is None and longest is not None and limit > longest:
         raise DataError(argument_message(
@@ -411,7 +412,7 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None,
 
     if layout.by_solver:
         notes.append(f"{layout.name}: each cell is a run, and a cell at or above the "
-                     f"cutoff, {limit:g} s, an unsolved run")
+                     f"cutoff, {readable_duration(limit)}, an unsolved run")
     # transpose so that rows run solver by solver
     n_solvers, n_instances = len(solvers), len(instances)
     table = _long_frame(

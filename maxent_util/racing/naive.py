@@ -139,15 +139,16 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
     u_captime = float(utility_at(u, np.array([captime]), owner)[0])
     if not (math.isfinite(epsilon) and u_captime < epsilon):
         raise DataError(argument_message(
-            "epsilon", owner, f"above u(captime) = {u_captime:.6g} (the most a capped run can "
-            "move a mean)", short(epsilon), "Give a larger captime or a larger epsilon."))
+            "epsilon", owner, f"above u(captime) = {u_captime:.6g}, the utility at the run limit "
+            "(the most a capped run can move a mean)", short(epsilon),
+            "Give a longer run limit or a larger epsilon."))
     n = len(configs)
     m = _naive_size(n, epsilon, delta, u_captime)
     if m > len(instances):
         raise DataError(argument_message(
             "instances", owner, f"at least m = {m} (2 ln(2n/delta) / (epsilon - u(captime))^2 "
             f"with n = {n})", f"{len(instances)} instances",
-            "Give a larger epsilon, a larger captime or more instances."))
+            "Give a larger epsilon, a longer run limit or more instances."))
     order = instance_order(len(instances), seed, owner)[:m]
     chosen = [instances[j] for j in order]
     runtimes = run_batch(runner, [c for c in configs for _ in range(m)], chosen * n,

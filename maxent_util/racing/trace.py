@@ -140,7 +140,7 @@ class Race:
 
     def columns(self) -> list[np.ndarray]:
         """The trace, one array per column (race, m, best, epsilon, lcb, ucb, survivors,
-        captime_min, captime_max, total_time), rows in the order the rounds ran."""
+        run_limit_min, run_limit_max, total_time), rows in the order the rounds ran."""
         if not self._blocks:
             return [np.zeros(0, dtype=np.int64)] * 3 + [np.zeros(0)] * 3 + \
                 [np.zeros(0, dtype=np.int64)] + [np.zeros(0)] * 3
@@ -153,7 +153,7 @@ class Race:
 
     def configurations(self, configs: Sequence[Any]) -> pd.DataFrame:
         """Per race and configuration: the final means (over the instances it ran on),
-        captime, bounds, and whether and when it was dropped."""
+        run limit, bounds, and whether and when it was dropped."""
         used = np.where(self.alive, self.used[:, None], self.dropped).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean_utility, completed = self.sum_u / used, self.sum_f / used
@@ -161,10 +161,12 @@ class Race:
                                            names=["repetition", "configuration"])
         return pd.DataFrame(
             {"mean_utility": mean_utility.ravel(), "completed": completed.ravel(),
-             "captime": self.captime.ravel(), "lcb": self.lcb.ravel(), "ucb": self.ucb.ravel(),
+             "run_limit": self.captime.ravel(), "lcb": self.lcb.ravel(), "ucb": self.ucb.ravel(),
              "alive": self.alive.ravel(), "dropped": np.where(self.alive, 0, self.dropped).ravel()},
             index=index)
 
 
-COLUMNS = ("m", "incumbent", "epsilon", "lcb", "ucb", "survivors", "captime_min",
-            "captime_max", "total_time")
+#: the trace's columns; a run limit is where the race stops a run (before 0.4 these were
+#: captime_min and captime_max, a word the package keeps for the user's patience)
+COLUMNS = ("m", "incumbent", "epsilon", "lcb", "ucb", "survivors", "run_limit_min",
+           "run_limit_max", "total_time")

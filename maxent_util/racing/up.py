@@ -66,15 +66,15 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
         ``incumbent`` (the surviving configuration with the largest lower
         bound), ``epsilon`` (:math:`\\epsilon^*`: the largest upper bound
         minus the incumbent's lower bound), ``lcb`` and ``ucb`` (those two
-        bounds), ``survivors``, ``captime_min`` and ``captime_max`` (over the
-        survivors), ``total_time`` (seconds of runs so far). ``attrs`` holds
+        bounds), ``survivors``, ``run_limit_min`` and ``run_limit_max`` (the
+        survivors' run limits), ``total_time`` (seconds of runs so far). ``attrs`` holds
         ``incumbent``, ``epsilon``, ``stopped`` (one of ``"one
         configuration"``, ``"epsilon"``, ``"instances"``, ``"budget"``,
         ``"interrupted"``), ``delta``, ``k0``, ``worthless_from`` (the runtime
         where runs were stopped as worth nothing, ``inf`` if none), ``saved`` (at most
         this many seconds of runs were saved by stopping there) and ``configurations``: a frame
         per configuration of its final ``mean_utility``, ``completed`` (the
-        fraction of finished runs), ``captime``, ``lcb``, ``ucb``, whether it
+        fraction of finished runs), ``run_limit``, ``lcb``, ``ucb``, whether it
         is ``alive`` and the round it was ``dropped`` at.
 
     Raises
