@@ -32,8 +32,8 @@ SLEEPER = [sys.executable, "-S", "-c", "import sys, time; time.sleep(float(sys.a
            "{config}", "{instance}"]
 STEP = "Piecewise((1, t < 0.3), (0, True))"
 #: the columns of UP's trace that follow from its decisions alone (total_time is measured)
-DECISIONS = ["m", "incumbent", "epsilon", "lcb", "ucb", "survivors", "captime_min",
-             "captime_max"]
+DECISIONS = ["m", "incumbent", "epsilon", "lcb", "ucb", "survivors", "run_limit_min",
+             "run_limit_max"]
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def sleeper(tmp_path, monkeypatch):
 
     return ["race", "--command", shlex.join(SLEEPER), "--space", "sleep.txt",
             "--instances", "instances.txt", "--configs", "3", "--utility", STEP,
-            "--delta", "0.5", "--k0", "0.4", "--run-limit", "0.4", "--seed", "1"]
+            "--delta", "0.5", "--first-run-limit", "0.4", "--run-limit", "0.4", "--seed", "1"]
 
 
 def _runs(path):
@@ -67,10 +67,10 @@ def test_a_resumed_race_takes_the_same_decisions_and_runs_only_what_was_lost(cap
     header, runs = _runs(tmp_path / "runs.jsonl")
     assert list(header["configurations"]) == ["default", "c1", "c2", "c3"]
     assert all(words in (["0"], ["0.1"], ["2"]) for words in header["configurations"].values())
-    assert len(runs) == len({(r["config"], r["instance"], r["captime"]) for r in runs}) >= 8
+    assert len(runs) == len({(r["config"], r["instance"], r["run_limit"]) for r in runs}) >= 8
     # the race asked for each recorded run once: the trace's time is theirs, stopped at limits
     assert whole["total_time"].iloc[-1] == pytest.approx(
-        sum(min(r["runtime"], r["captime"]) for r in runs), rel=1e-12)
+        sum(min(r["runtime"], r["run_limit"]) for r in runs), rel=1e-12)
 
     # the same race again on the whole log: nothing runs, every number is the same
     status, out, err = run(capsys, *sleeper, "--json")
@@ -105,8 +105,8 @@ def test_a_resumed_race_takes_the_same_decisions_and_runs_only_what_was_lost(cap
     assert _trace(out)[DECISIONS].equals(whole[DECISIONS])
     _, after = _runs(killed)
     assert after[:len(before)] == before
-    assert sorted((r["config"], r["instance"], r["captime"]) for r in after) == \
-        sorted((r["config"], r["instance"], r["captime"]) for r in runs)
+    assert sorted((r["config"], r["instance"], r["run_limit"]) for r in after) == \
+        sorted((r["config"], r["instance"], r["run_limit"]) for r in runs)
 
 
 def test_a_log_of_another_race_is_refused_and_left_alone(capsys, tmp_path, sleeper):
@@ -174,7 +174,7 @@ def test_minisat_raced_from_the_command_line(capsys, tmp_path, monkeypatch):
     shutil.copy(__import__("conftest").ROOT / "examples" / "minisat.pcs", tmp_path)
     status, out, err = run(capsys, "race", "--command", "minisat -verb=0 {config} {instance}",
                            "--space", "minisat.pcs", "--instances", "instances.txt", "--configs",
-                           "2", "--utility", "pareto(0.02, 1)", "--delta", "0.1", "--k0", "0.5",
+                           "2", "--utility", "pareto(0.02, 1)", "--delta", "0.1", "--first-run-limit", "0.5",
                            "--run-limit", "1", "--exit-code", "10", "--exit-code", "20",
                            "--clock", "cpu", "--jobs", "2")
     assert status == 0, err
@@ -207,12 +207,12 @@ def test_a_run_log_refuses_lines_that_are_not_runs_of_its_race(tmp_path):
     with RunLog(TableRunner(table), path, header) as log:
         assert log.run_many(["a", "b"], ["i", "i"], 5.0).tolist() == [1.0, 2.0]
     good = path.read_text()
-    for line, pattern in [('{"config": "z", "instance": "i", "captime": 5.0, "runtime": 1.0}',
+    for line, pattern in [('{"config": "z", "instance": "i", "run_limit": 5.0, "runtime": 1.0}',
                            "must be runs of the header's configurations"),
-                          ('{"config": "a", "instance": "i", "captime": 5.0, "runtime": -1}',
+                          ('{"config": "a", "instance": "i", "run_limit": 5.0, "runtime": -1}',
                            "runtime of at least 0 seconds"),
-                          ('{"config": "a", "instance": "i", "captime": NaN, "runtime": 1}',
-                           "positive captime"),
+                          ('{"config": "a", "instance": "i", "run_limit": NaN, "runtime": 1}',
+                           "positive run_limit"),
                           ("[[[[", "line 4 is not JSON")]:
         path.write_text(good + line + "\n")
         with pytest.raises(DataError, match=pattern):
@@ -224,7 +224,7 @@ def test_a_run_log_refuses_lines_that_are_not_runs_of_its_race(tmp_path):
         assert (log.replayed, log.ran) == (2, 0)
     assert path.read_text() == good
     # a failure is recorded as null and replayed as a run that never finishes
-    path.write_text(good + '{"config": "a", "instance": "i", "captime": 7.0, "runtime": null}\n')
+    path.write_text(good + '{"config": "a", "instance": "i", "run_limit": 7.0, "runtime": null}\n')
     with RunLog(TableRunner(table), path, header) as log:
         assert log.run("a", "i", 7.0) == float("inf") and log.ran == 0
 

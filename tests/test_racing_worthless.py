@@ -65,7 +65,7 @@ def test_up_stops_runs_where_the_utility_is_zero_with_the_same_decisions(table):
     whole = up(runner, None, None, "uniform(2)", 0.2, k0=5.0, seed=0, worthless=None)
     same = ["m", "incumbent", "epsilon", "lcb", "ucb", "survivors"]
     assert stopped[same].equals(whole[same])
-    assert stopped.attrs["worthless_from"] == 2.0 and stopped["captime_max"].max() == 2.0
+    assert stopped.attrs["worthless_from"] == 2.0 and stopped["run_limit_max"].max() == 2.0
     spent, spent_whole = stopped["total_time"].iloc[-1], whole["total_time"].iloc[-1]
     assert spent < spent_whole
     # what the stop saved is at most what it says (the runs past 2 s would have gone to 5 s)

@@ -204,7 +204,7 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
                           arguments.run_limit, seed=arguments.seed, worthless=level)
         else:
             show = arguments.progress if arguments.progress is not None else sys.stderr.isatty()
-            trace = up(log, names, instances, utility, arguments.delta, k0=arguments.k0,
+            trace = up(log, names, instances, utility, arguments.delta, k0=arguments.first_run_limit,
                        max_captime=arguments.run_limit, epsilon_min=arguments.epsilon or 0.0,
                        budget=arguments.budget, seed=arguments.seed,
                        progress=_race_progress(show), worthless=level)
@@ -219,7 +219,7 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
         best = trace.attrs["incumbent"]
         mean = float(trace.attrs["configurations"].loc[best, "mean_utility"]) if best else None
         last = trace.iloc[-1] if len(trace) else None
-        record = {"procedure": "up", "k0": arguments.k0, "stopped": trace.attrs["stopped"],
+        record = {"procedure": "up", "first_run_limit": arguments.first_run_limit, "stopped": trace.attrs["stopped"],
                   "m": int(last["m"]) if last is not None else 0,
                   "epsilon": float(trace.attrs["epsilon"]),
                   "total_time": float(last["total_time"]) if last is not None else 0.0,
@@ -247,12 +247,14 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
             f"instances under {spec}")
     if arguments.naive:
         print(f"Naive on {what}: each ran on m = {found.m} instances with a run limit of "
-              f"{found.captime:g} s ({clock} clock)", file=out)
+              f"{readable_duration(found.captime)} ({clock} clock)", file=out)
         print(f"best: {best} (mean utility {mean:.4f}), within epsilon = {found.epsilon:g} of "
               f"the best with probability at least {1 - found.delta:g}", file=out)
     else:
-        print(f"UP on {what}, delta = {arguments.delta:g} (k0 = {arguments.k0:g} s, run limit "
-              f"{arguments.run_limit:g} s, {clock} clock, seed {arguments.seed}): stopped after "
+        print(f"UP on {what}, delta = {arguments.delta:g} (first run limit "
+              f"{readable_duration(arguments.first_run_limit)}, run limit "
+              f"{readable_duration(arguments.run_limit)}, {clock} clock, seed {arguments.seed}): "
+              f"stopped after "
               f"m = {record['m']} instances ({trace.attrs['stopped']})", file=out)
         print(f"incumbent: {best} (mean utility {mean:.4f}), within epsilon* = "
               f"{record['epsilon']:.4f} of the best with probability at least "

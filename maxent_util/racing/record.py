@@ -261,7 +261,7 @@ class RunLog:
 
         if not isinstance(run, dict):
             raise bad("runs as JSON objects")
-        config, instance, captime = run.get("config"), run.get("instance"), run.get("captime")
+        config, instance, captime = run.get("config"), run.get("instance"), run.get("run_limit")
         runtime = run.get("runtime", "missing")
         if not (isinstance(config, str) and config in self._configs):
             raise bad("runs of the header's configurations")
@@ -269,7 +269,7 @@ class RunLog:
                                                or instance in self._instances)):
             raise bad("runs on the header's instances")
         if not (type(captime) in (int, float) and 0 < captime < math.inf):
-            raise bad("runs with a positive captime")
+            raise bad("runs with a positive run_limit")
         if runtime is None:  # a run that can never finish
             runtime = math.inf
         if not (type(runtime) in (int, float) and runtime >= 0):
@@ -287,7 +287,7 @@ class RunLog:
         os.fsync(file.fileno())
 
     def _record(self, config: Any, instance: Any, captime: float, runtime: float) -> None:
-        entry = {"config": config, "instance": instance, "captime": captime,
+        entry = {"config": config, "instance": instance, "run_limit": captime,
                  "runtime": runtime if math.isfinite(runtime) else None}
         self._write(entry, self._file)
         self.ran += 1
