@@ -41,10 +41,10 @@ from sympy.core.function import AppliedUndef
 from sympy.printing.mathml import MathMLPresentationPrinter
 
 from . import plots
+from ._output import writable, write
 from ._version import __version__
 from .distribution import CaptimeDistribution
 from .errors import DataError, ExportError, UtilityError, argument_message, short
-from .export.common import writable, write
 from .families import FAMILIES
 from .io import FAILURE_STATUSES, validate_table
 from .io.limits import compression_of, split_member
