@@ -39,6 +39,8 @@ closes.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
@@ -48,7 +50,6 @@ import pandas as pd
 # scipy loads scipy.stats on first use: importing this module does not pay for it, and
 # neither does a comparison of more than 50 instances (the normal route, written here)
 import scipy
-from scipy import special
 
 from .bootstrap import check_level, check_resamples, generator, interval_from, resampled_means
 from .errors import DataError, argument_message
@@ -247,27 +248,42 @@ def _average_ranks(magnitudes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ranks, ties
 
 
-def _wilcoxon_normal(differences: np.ndarray) -> np.ndarray:
+def _signed_ranks(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column, the average ranks of the nonzero differences' magnitudes (0 for a zero
+    difference) and their tie term: what the Wilcoxon test and the leaning of a pair share."""
+    return _average_ranks(np.where(differences != 0, np.abs(differences), np.nan))
+
+
+def _wilcoxon_normal(differences: np.ndarray, ranks: np.ndarray, ties: np.ndarray
+                     ) -> np.ndarray:
     """Per column, scipy.stats.wilcoxon's two-sided p-value by its normal approximation
     (zero_method="wilcox", no continuity correction, the tie-corrected variance), as
-    scipy computes it: z = (R+ - n(n+1)/4) / se, p = 2 ndtr(-|z|). Every column has a
-    nonzero difference."""
-    magnitudes = np.where(differences != 0, np.abs(differences), np.nan)
-    ranks, ties = _average_ranks(magnitudes)
+    scipy computes it: z = (R+ - n(n+1)/4) / se, p = 2 ndtr(-|z|), from the columns'
+    :func:`_signed_ranks`. Every column has a nonzero difference."""
     count = (differences != 0).sum(axis=0).astype(np.float64)
     positive = ((differences > 0) * ranks).sum(axis=0)
     mean = count * (count + 1.0) * 0.25
     se = np.sqrt((count * (count + 1.0) * (2.0 * count + 1.0) - ties / 2) / 24)
-    return 2 * special.ndtr(-np.abs((positive - mean) / se))
+    return np.array([2 * _normal_tail(abs(z)) for z in (positive - mean) / se])
 
 
-def _wilcoxon(differences: np.ndarray) -> np.ndarray:
-    """Per column, scipy.stats.wilcoxon's two-sided p-value with its defaults (1 if all zero)."""
+def _normal_tail(z: float) -> float:
+    """P(Z > z) for z >= 0 of the standard normal, as scipy.special.ndtr(-z) computes it
+    (Cephes: through erf near 0, erfc beyond), with the C library's erf and erfc."""
+    x = z * math.sqrt(0.5)
+    return 0.5 - 0.5 * math.erf(x) if x < math.sqrt(0.5) else 0.5 * math.erfc(x)
+
+
+def _wilcoxon(differences: np.ndarray,
+              signed: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Per column, scipy.stats.wilcoxon's two-sided p-value with its defaults (1 if all zero);
+    ``signed``, the columns' :func:`_signed_ranks` when the caller has them."""
     p = np.ones(differences.shape[1])
     some = np.flatnonzero((differences != 0).any(axis=0))
     if differences.shape[0] > _WILCOXON_EXACT_MAX:
         if some.size:
-            p[some] = _wilcoxon_normal(differences[:, some])
+            ranks, ties = _signed_ranks(differences) if signed is None else signed
+            p[some] = _wilcoxon_normal(differences[:, some], ranks[:, some], ties[some])
         return p
     for j in some:  # the exact, permutation or normal route is chosen per column
         column = differences[:, j]
@@ -300,22 +316,27 @@ def _sign_test(positive: np.ndarray, nonzero: np.ndarray) -> np.ndarray:
 
     For p = 1/2 the distribution is symmetric: binomtest adds the tail at
     ``low = min(k, n - k)`` and its mirror, cdf(low) + sf(n - low - 1),
-    and gives 1 when ``k = n / 2``. Both tails are the regularized incomplete
-    beta function I_{1/2}(n - low, low + 1) (scipy.special's ``betainc``, the
-    Boost routine that scipy.stats' binomial also uses, within 3e-15 of it;
-    without loading scipy.stats), so the sum is twice it.
+    and gives 1 when ``k = n / 2``. Both tails are sum_{j <= low} C(n, j) / 2^n,
+    summed here in integers, so the p-value is the exact one rounded once
+    (scipy.stats' binomial is within 4e-14 of it), without loading scipy.
     """
-    trials = np.maximum(nonzero, 1)
-    low = np.minimum(positive, nonzero - positive)
-    p = 2 * special.betainc(trials - low, low + 1, 0.5)
-    p = np.where(2 * positive == nonzero, 1.0, np.minimum(p, 1.0))
-    return np.where(nonzero == 0, 1.0, p)
+    p = np.ones(len(positive))
+    for index, (k, n) in enumerate(zip(np.asarray(positive).tolist(),
+                                       np.asarray(nonzero).tolist())):
+        if n and 2 * k != n:
+            p[index] = min(1.0, 2 * _binomial_head(int(n))[min(k, n - k)] / 2**int(n))
+    return p
 
 
-def _signed_rank_balance(differences: np.ndarray) -> np.ndarray:
-    """Per column, the sign of (sum of ranks of |d| over d > 0) - (the same over d < 0)."""
-    magnitude = np.where(differences != 0, np.abs(differences), np.nan)
-    ranks = _average_ranks(magnitude)[0]
+@functools.lru_cache(maxsize=64)
+def _binomial_head(n: int) -> tuple[int, ...]:
+    """sum_{j <= m} C(n, j) for m = 0 .. n, exact."""
+    return tuple(itertools.accumulate(math.comb(n, j) for j in range(n + 1)))
+
+
+def _signed_rank_balance(differences: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Per column, the sign of (sum of ranks of |d| over d > 0) - (the same over d < 0), from
+    the columns' :func:`_signed_ranks`."""
     return np.sign((np.sign(differences) * ranks).sum(axis=0)).astype(np.int64)
 
 
@@ -330,10 +351,12 @@ def _pairs(values: InstanceValues, left: np.ndarray, right: np.ndarray, level: f
     positive = (differences > 0).sum(axis=0)
     negative = nonzero - positive
     better, worse = (positive, negative) if values.higher_is_better else (negative, positive)
-    leaning = _signed_rank_balance(differences) * (1 if values.higher_is_better else -1)
+    signed = _signed_ranks(differences)  # one ranking for the test and the leaning
+    leaning = _signed_rank_balance(differences, signed[0]) * (1 if values.higher_is_better
+                                                              else -1)
     return {"mean a": x.mean(axis=0), "mean b": y.mean(axis=0),
             "difference": differences.mean(axis=0), "ci low": low, "ci high": high,
-            "wilcoxon p": _wilcoxon(differences), "sign p": _sign_test(positive, nonzero),
+            "wilcoxon p": _wilcoxon(differences, signed), "sign p": _sign_test(positive, nonzero),
             "a better": better, "b better": worse, "equal": differences.shape[0] - nonzero,
             "leaning": leaning}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -232,8 +233,13 @@ def test_sign_test_equals_binomtest():
     for n in (*range(1, 13), 31, 60, 301, 399):
         k = np.arange(n + 1)
         reference = [stats.binomtest(int(i), n).pvalue for i in k]
-        # the same Boost incomplete beta by another sum of its calls: equal to rounding
-        assert _sign_test(k, np.full(n + 1, n)) == pytest.approx(reference, rel=1e-14, abs=0), n
+        # the exact tail, rounded once, against scipy's Boost incomplete beta (within 4e-14 of
+        # the exact value up to 400 trials)
+        assert _sign_test(k, np.full(n + 1, n)) == pytest.approx(reference, rel=1e-13, abs=0), n
+    # and against the exact rational, from fractions alone
+    n, k = 301, 123
+    exact = 2 * Fraction(sum(math.comb(n, j) for j in range(k + 1)), 2**n)
+    assert _sign_test(np.array([k]), np.array([n]))[0] == float(exact)
     assert _sign_test(np.array([0]), np.array([0])).tolist() == [1.0]
 
 
