@@ -316,19 +316,29 @@ def _sign_test(positive: np.ndarray, nonzero: np.ndarray) -> np.ndarray:
 
     For p = 1/2 the distribution is symmetric: binomtest adds the tail at
     ``low = min(k, n - k)`` and its mirror, cdf(low) + sf(n - low - 1),
-    and gives 1 when ``k = n / 2``. Both tails are sum_{j <= low} C(n, j) / 2^n,
-    summed here in integers, so the p-value is the exact one rounded once
-    (scipy.stats' binomial is within 4e-14 of it), without loading scipy.
+    and gives 1 when ``k = n / 2``. Both tails are sum_{j <= low} C(n, j) / 2^n:
+    up to :data:`_EXACT_SIGN_MAX` trials summed here in integers, so the p-value is
+    the exact one rounded once (scipy.stats' binomial is within 4e-14 of it),
+    without loading scipy; beyond, the regularized incomplete beta function
+    I_{1/2}(n - low, low + 1) of scipy.special (Boost's, as scipy.stats uses).
     """
     p = np.ones(len(positive))
     for index, (k, n) in enumerate(zip(np.asarray(positive).tolist(),
                                        np.asarray(nonzero).tolist())):
         if n and 2 * k != n:
-            p[index] = min(1.0, 2 * _binomial_head(int(n))[min(k, n - k)] / 2**int(n))
+            low = min(k, n - k)
+            tail = (2 * _binomial_head(int(n))[low] / 2**int(n) if n <= _EXACT_SIGN_MAX
+                    else 2 * float(scipy.special.betainc(n - low, low + 1, 0.5)))
+            p[index] = min(1.0, tail)
     return p
 
 
-@functools.lru_cache(maxsize=64)
+# the most trials whose binomial tails are summed exactly (the sums of 1000 trials hold
+# 1000-bit integers, 125 kB a trial count)
+_EXACT_SIGN_MAX = 1000
+
+
+@functools.lru_cache(maxsize=128)
 def _binomial_head(n: int) -> tuple[int, ...]:
     """sum_{j <= m} C(n, j) for m = 0 .. n, exact."""
     return tuple(itertools.accumulate(math.comb(n, j) for j in range(n + 1)))
