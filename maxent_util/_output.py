@@ -10,9 +10,11 @@ temporary file behind (pip and conda write their metadata the same way).
 a spreadsheet would run as a formula gets a leading single quote (the OWASP rule
 for CSV injection).
 
-This module imports nothing of the package's, so every layer can use it; it
-raises the operating system's errors (``FileExistsError``, ``OSError``) and lets
-each caller word them for its users.
+This module imports nothing of the package's but its errors, so every layer can use
+it; :func:`atomic_file` raises the operating system's errors (``FileExistsError``,
+``OSError``) and lets each caller word them for its users; :func:`writable` and
+:func:`write`, the exports' and the report's checks and writes, word them as an
+:class:`~maxent_util.errors.ExportError`.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterator
 
-__all__ = ["atomic_file", "file_group", "interrupted", "spreadsheet_cell", "spreadsheet_safe", "FORMULA_STARTS"]
+from .errors import ExportError, argument_message, short
+
+__all__ = ["atomic_file", "file_group", "interrupted", "spreadsheet_cell", "spreadsheet_safe", "writable",
+           "write", "FORMULA_STARTS"]
 
 #: set by a program's Ctrl-C handler (the command line's): a file not yet moved into place is
 #: abandoned, even when the KeyboardInterrupt itself was swallowed on the way (Python only prints
@@ -249,3 +254,54 @@ def spreadsheet_safe(table: Any) -> Any:
             table = table.map(spreadsheet_cell)
         table = table.rename(spreadsheet_cell(table.name)) if table.name is not None else table
     return table
+
+
+def writable(path: Any, owner: str, *, overwrite: bool = False, parents: bool = False) -> Path:
+    """The file to write, checked before the work: not a directory, not an existing file unless asked."""
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)",
+                                           short(path))) from None
+    if not isinstance(text, str) or "\x00" in text:
+        raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)", short(path)))
+    target = Path(text)
+    if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or target.is_dir():
+        raise ExportError(argument_message("path", owner, "a file path, not a directory", text))
+    if target.exists() and not target.is_file():  # /dev/full, a FIFO: the write would be lost
+        raise ExportError(argument_message("path", owner, "a file path, not a device, FIFO or "
+                                           "socket", text))
+    if target.exists() and not overwrite:
+        raise ExportError(argument_message("path", owner, "a file that does not exist yet", text,
+                                           "Pass overwrite=True to replace it."))
+    if not target.parent.is_dir():
+        if not parents or target.parent.exists():
+            raise ExportError(argument_message(
+                "path", owner, "in an existing directory", text,
+                f"Create {str(target.parent)!r} first, or pass parents=True."))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ExportError(argument_message(
+                "path", owner, "in a directory that can be created", text,
+                f"({error.strerror or error})")) from None
+    return target
+
+
+def write(target: Path, text: str, owner: str, *, overwrite: bool = False) -> None:
+    """Write ``text`` to ``target`` whole or not at all (see :func:`maxent_util._output.atomic_file`)."""
+    try:
+        # without overwrite, a file that appeared since writable looked is refused too
+        with atomic_file(target, overwrite=overwrite) as handle:
+            handle.write(text)
+    except UnicodeEncodeError as error:
+        raise ExportError(argument_message(
+            "path", owner, "given text that UTF-8 can encode", str(target),
+            f"The text holds {error.object[error.start:error.end]!r}, a byte of some other "
+            "encoding (e.g. from a command-line argument in a non-UTF-8 locale).")) from None
+    except FileExistsError:
+        raise ExportError(argument_message("path", owner, "a file that does not exist yet", str(target),
+                                           "Pass overwrite=True to replace it.")) from None
+    except OSError as error:
+        raise ExportError(argument_message(
+            "path", owner, "a writable file", str(target), f"({error.strerror or error})")) from None

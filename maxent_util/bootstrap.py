@@ -56,7 +56,8 @@ from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
-from scipy import special
+# scipy loads scipy.special on first use: only BCa intervals need it
+import scipy
 
 from ._limits import MAX_RESAMPLES
 from .errors import DataError, argument_message
@@ -297,7 +298,7 @@ def _bca_shares(ordered: np.ndarray, matrix: np.ndarray, alpha: float
     below = (ordered < observed).sum(axis=0)
     at_most = (ordered <= observed).sum(axis=0)
     edge = 1.0 / (2.0 * resamples)
-    bias = special.ndtri(np.clip((below + at_most) / (2.0 * resamples), edge, 1.0 - edge))
+    bias = scipy.special.ndtri(np.clip((below + at_most) / (2.0 * resamples), edge, 1.0 - edge))
     if n > 1:
         # jackknife of a mean: leaving instance i out gives (total - x_i) / (n - 1)
         left_out = (matrix.sum(axis=0) - matrix) / (n - 1)
@@ -310,9 +311,9 @@ def _bca_shares(ordered: np.ndarray, matrix: np.ndarray, alpha: float
 
     def share(z: float) -> np.ndarray:
         shifted = bias + z
-        return special.ndtr(bias + shifted / (1.0 - acceleration * shifted))
+        return scipy.special.ndtr(bias + shifted / (1.0 - acceleration * shifted))
 
-    return share(special.ndtri(alpha)), share(-special.ndtri(alpha))
+    return share(scipy.special.ndtri(alpha)), share(-scipy.special.ndtri(alpha))
 
 
 # ---------------------------------------------------------------------------

@@ -39,13 +39,16 @@ closes.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-# scipy loads scipy.stats on first use: importing this module does not pay for it
+# scipy loads scipy.stats on first use: importing this module does not pay for it, and
+# neither does a comparison of more than 50 instances (the normal route, written here)
 import scipy
 
 from .bootstrap import check_level, check_resamples, generator, interval_from, resampled_means
@@ -219,13 +222,69 @@ _WILCOXON_EXACT_MAX = 50
 _WILCOXON_PERMUTATION_MAX = 13
 
 
-def _wilcoxon(differences: np.ndarray) -> np.ndarray:
-    """Per column, scipy.stats.wilcoxon's two-sided p-value with its defaults (1 if all zero)."""
+def _average_ranks(magnitudes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column, the average ranks of the values that are not NaN (NaN ranks 0), and the
+    tie term sum(t**3 - t) over each column's groups of t equal values.
+
+    scipy.stats.rankdata(method="average", nan_policy="omit") and the tie counts of
+    scipy.stats.wilcoxon, without loading scipy.stats (a second or two of a command's
+    start). Ranks are halves of integers, exact in floating point."""
+    count, columns = magnitudes.shape
+    order = np.argsort(magnitudes, axis=0, kind="stable")  # NaN last
+    ordered = np.take_along_axis(magnitudes, order, axis=0)
+    position = np.broadcast_to(np.arange(count)[:, None], (count, columns))
+    starts = np.ones((count, columns), dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]  # NaN != NaN: each NaN a group of its own
+    ends = np.ones((count, columns), dtype=bool)
+    ends[:-1] = starts[1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=0)
+    last = np.minimum.accumulate(np.where(ends, position, count - 1)[::-1], axis=0)[::-1]
+    valid = ~np.isnan(ordered)
+    ranked = np.where(valid, (first + last) / 2.0 + 1.0, 0.0)
+    ranks = np.empty_like(ranked)
+    np.put_along_axis(ranks, order, ranked, axis=0)
+    # each of a group's t members carries (t**3 - t) / t = t**2 - 1
+    size = (last - first + 1).astype(np.float64)
+    ties = np.where(valid, size * size - 1.0, 0.0).sum(axis=0)
+    return ranks, ties
+
+
+def _signed_ranks(differences: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column, the average ranks of the nonzero differences' magnitudes (0 for a zero
+    difference) and their tie term: what the Wilcoxon test and the leaning of a pair share."""
+    return _average_ranks(np.where(differences != 0, np.abs(differences), np.nan))
+
+
+def _wilcoxon_normal(differences: np.ndarray, ranks: np.ndarray, ties: np.ndarray
+                     ) -> np.ndarray:
+    """Per column, scipy.stats.wilcoxon's two-sided p-value by its normal approximation
+    (zero_method="wilcox", no continuity correction, the tie-corrected variance), as
+    scipy computes it: z = (R+ - n(n+1)/4) / se, p = 2 ndtr(-|z|), from the columns'
+    :func:`_signed_ranks`. Every column has a nonzero difference."""
+    count = (differences != 0).sum(axis=0).astype(np.float64)
+    positive = ((differences > 0) * ranks).sum(axis=0)
+    mean = count * (count + 1.0) * 0.25
+    se = np.sqrt((count * (count + 1.0) * (2.0 * count + 1.0) - ties / 2) / 24)
+    return np.array([2 * _normal_tail(abs(z)) for z in (positive - mean) / se])
+
+
+def _normal_tail(z: float) -> float:
+    """P(Z > z) for z >= 0 of the standard normal, as scipy.special.ndtr(-z) computes it
+    (Cephes: through erf near 0, erfc beyond), with the C library's erf and erfc."""
+    x = z * math.sqrt(0.5)
+    return 0.5 - 0.5 * math.erf(x) if x < math.sqrt(0.5) else 0.5 * math.erfc(x)
+
+
+def _wilcoxon(differences: np.ndarray,
+              signed: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Per column, scipy.stats.wilcoxon's two-sided p-value with its defaults (1 if all zero);
+    ``signed``, the columns' :func:`_signed_ranks` when the caller has them."""
     p = np.ones(differences.shape[1])
     some = np.flatnonzero((differences != 0).any(axis=0))
     if differences.shape[0] > _WILCOXON_EXACT_MAX:
         if some.size:
-            p[some] = scipy.stats.wilcoxon(differences[:, some], axis=0).pvalue
+            ranks, ties = _signed_ranks(differences) if signed is None else signed
+            p[some] = _wilcoxon_normal(differences[:, some], ranks[:, some], ties[some])
         return p
     for j in some:  # the exact, permutation or normal route is chosen per column
         column = differences[:, j]
@@ -243,7 +302,7 @@ def _sign_flip_p(differences: np.ndarray) -> float:
     differences: scipy.stats.wilcoxon's permutation route (scipy.stats.permutation_test with
     permutation_type="samples", exact), with its tolerance for equal sums."""
     nonzero = differences[differences != 0]
-    ranks = scipy.stats.rankdata(np.abs(nonzero))
+    ranks = _average_ranks(np.abs(nonzero)[:, None])[0][:, 0]
     observed = float(ranks[nonzero > 0].sum())
     patterns = (np.arange(2**nonzero.size)[:, None] >> np.arange(nonzero.size)) & 1
     null = patterns @ ranks
@@ -258,19 +317,37 @@ def _sign_test(positive: np.ndarray, nonzero: np.ndarray) -> np.ndarray:
 
     For p = 1/2 the distribution is symmetric: binomtest adds the tail at
     ``low = min(k, n - k)`` and its mirror, cdf(low) + sf(n - low - 1),
-    and gives 1 when ``k = n / 2``; the same sum is written here.
+    and gives 1 when ``k = n / 2``. Both tails are sum_{j <= low} C(n, j) / 2^n:
+    up to :data:`_EXACT_SIGN_MAX` trials summed here in integers, so the p-value is
+    the exact one rounded once (scipy.stats' binomial is within 4e-14 of it),
+    without loading scipy; beyond, the regularized incomplete beta function
+    I_{1/2}(n - low, low + 1) of scipy.special (Boost's, as scipy.stats uses).
     """
-    trials = np.maximum(nonzero, 1)
-    low = np.minimum(positive, nonzero - positive)
-    p = scipy.stats.binom.cdf(low, trials, 0.5) + scipy.stats.binom.sf(trials - low - 1, trials, 0.5)
-    p = np.where(2 * positive == nonzero, 1.0, np.minimum(p, 1.0))
-    return np.where(nonzero == 0, 1.0, p)
+    p = np.ones(len(positive))
+    for index, (k, n) in enumerate(zip(np.asarray(positive).tolist(),
+                                       np.asarray(nonzero).tolist())):
+        if n and 2 * k != n:
+            low = min(k, n - k)
+            tail = (2 * _binomial_head(int(n))[low] / 2**int(n) if n <= _EXACT_SIGN_MAX
+                    else 2 * float(scipy.special.betainc(n - low, low + 1, 0.5)))
+            p[index] = min(1.0, tail)
+    return p
 
 
-def _signed_rank_balance(differences: np.ndarray) -> np.ndarray:
-    """Per column, the sign of (sum of ranks of |d| over d > 0) - (the same over d < 0)."""
-    magnitude = np.where(differences != 0, np.abs(differences), np.nan)
-    ranks = np.nan_to_num(scipy.stats.rankdata(magnitude, axis=0, nan_policy="omit"))
+# the most trials whose binomial tails are summed exactly (the sums of 1000 trials hold
+# 1000-bit integers, 125 kB a trial count)
+_EXACT_SIGN_MAX = 1000
+
+
+@functools.lru_cache(maxsize=128)
+def _binomial_head(n: int) -> tuple[int, ...]:
+    """sum_{j <= m} C(n, j) for m = 0 .. n, exact."""
+    return tuple(itertools.accumulate(math.comb(n, j) for j in range(n + 1)))
+
+
+def _signed_rank_balance(differences: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Per column, the sign of (sum of ranks of |d| over d > 0) - (the same over d < 0), from
+    the columns' :func:`_signed_ranks`."""
     return np.sign((np.sign(differences) * ranks).sum(axis=0)).astype(np.int64)
 
 
@@ -286,10 +363,12 @@ def _pairs(values: InstanceValues, left: np.ndarray, right: np.ndarray, level: f
     positive = (differences > 0).sum(axis=0)
     negative = nonzero - positive
     better, worse = (positive, negative) if values.higher_is_better else (negative, positive)
-    leaning = _signed_rank_balance(differences) * (1 if values.higher_is_better else -1)
+    signed = _signed_ranks(differences)  # one ranking for the test and the leaning
+    leaning = _signed_rank_balance(differences, signed[0]) * (1 if values.higher_is_better
+                                                              else -1)
     return {"mean a": x.mean(axis=0), "mean b": y.mean(axis=0),
             "difference": differences.mean(axis=0), "ci low": low, "ci high": high,
-            "wilcoxon p": _wilcoxon(differences), "sign p": _sign_test(positive, nonzero),
+            "wilcoxon p": _wilcoxon(differences, signed), "sign p": _sign_test(positive, nonzero),
             "a better": better, "b better": worse, "equal": differences.shape[0] - nonzero,
             "leaning": leaning}
 

@@ -25,8 +25,6 @@ from importlib.util import find_spec
 import numpy as np
 import pandas as pd
 import sympy
-# scipy loads scipy.stats on first use: importing this module does not pay for it
-import scipy
 
 from .distribution import CaptimeDistribution
 from .errors import DataError, MissingExtraError, UtilityError, argument_message, short
@@ -60,6 +58,32 @@ _SCAN = np.logspace(-6, 9, 1501)
 
 # The most runtimes plot_utilities evaluates per curve (a float array of 8 MB).
 _MAX_POINTS = 1_000_000
+
+
+# superscript digits for the labels of a log axis
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def _power_label(value: float, _position: Any = None) -> str:
+    """A major tick of a log axis as plain text, 10 to a superscript power ("10³", "1", "10").
+
+    matplotlib's default writes it as mathtext, whose parser costs a second or so the first
+    time a process draws one; the text is the same to a reader."""
+    if not (value > 0 and math.isfinite(value)):
+        return ""
+    power = round(math.log10(value))
+    if not math.isclose(value, 10.0**power, rel_tol=1e-9):
+        return f"{value:g}"
+    return {0: "1", 1: "10"}.get(power, "10" + str(power).translate(_SUPERSCRIPT))
+
+
+def _log_scale(ax: Any, which: str) -> None:
+    """Make the ``which`` ("x" or "y") axis of ``ax`` logarithmic, its decades labelled as
+    plain text (:func:`_power_label`)."""
+    from matplotlib.ticker import FuncFormatter
+
+    getattr(ax, f"set_{which}scale")("log")
+    getattr(ax, f"{which}axis").set_major_formatter(FuncFormatter(_power_label))
 
 
 def require_matplotlib() -> None:
@@ -185,7 +209,7 @@ def plot_utilities(utilities: Any = PAPER_UTILITIES, ax: Any = None, *, t_max: f
                 linestyle=_LINE_STYLES[index // 10 % len(_LINE_STYLES)] if len(named) > 10
                 else _LINE_STYLES[index % len(_LINE_STYLES)])
     if log_x:
-        ax.set_xscale("log")
+        _log_scale(ax, "x")
     else:
         ax.set_xlim(0.0, t_max)
     ax.set_ylim(-0.02, 1.02)
@@ -538,7 +562,7 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
                 markersize=4, label=_text(name))
     top = max(_last_time(one) for _, one in runs)
     if log_y:
-        ax.set_yscale("log")
+        _log_scale(ax, "y")
         solved = np.concatenate([one.runtimes[one.solved] for _, one in runs])
         positive = solved[solved > 0]
         bottom = float(positive.min()) if positive.size else top / 1e4
@@ -569,8 +593,8 @@ def survival_curve(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
     stopped (their runtime or cutoff, whichever is smaller); failures never
     solve, so they stay at risk at every time (censored beyond the last
     one). With one common cutoff this is the fraction of runs not solved by
-    ``t``; with cutoffs that differ it is the Kaplan-Meier estimate (through
-    :func:`scipy.stats.ecdf`).
+    ``t``; with cutoffs that differ it is the Kaplan-Meier estimate (as
+    :func:`scipy.stats.ecdf` gives it).
 
     Parameters
     ----------
@@ -607,8 +631,14 @@ def survival_curve(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
     if right.size == 0:
         survival = 1.0 - np.searchsorted(np.sort(events), times, side="right") / events.size
         return times, survival
-    estimate = scipy.stats.ecdf(scipy.stats.CensoredData(uncensored=events, right=right)).sf
-    return times, np.asarray(estimate.evaluate(times), dtype=float)
+    # Kaplan-Meier, as scipy.stats.ecdf computes it (without loading scipy.stats): at each
+    # solved time, the runs still at risk are those that stopped then or later (a run
+    # censored at that very time included), and the survival falls by the share solved
+    ordered = np.sort(events)
+    solved = np.diff(np.searchsorted(ordered, times, side="right"), prepend=0)
+    at_risk = (events.size - np.searchsorted(ordered, times, side="left")
+               + right.size - np.searchsorted(np.sort(right), times, side="left"))
+    return times, np.cumprod(1.0 - solved / at_risk)
 
 
 def _left_end(runs: list[tuple[str, Runs]]) -> float:
@@ -707,7 +737,7 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
         x = np.concatenate([[left], times[shown], [end]])
         y = np.concatenate([[start], survival[shown], [survival[-1] if survival.size else 1.0]])
         ax.plot(x, y, drawstyle="steps-post", **styles[name], label=_text(name))
-    ax.set_xscale("log")
+    _log_scale(ax, "x")
     ax.set_xlim(left, right)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("runtime t (s)")
@@ -816,7 +846,7 @@ def plot_sweep(frame: pd.DataFrame, ax: Any = None, *, changes: pd.DataFrame | N
                             ha="left", va="top", fontsize="x-small")
             previous = row.leader
     if log_x:
-        ax.set_xscale("log")
+        _log_scale(ax, "x")
     ax.set_xlabel(_text(parameter))
     ax.set_ylabel("score (mean utility)")
     ax.grid(True, alpha=0.3)
@@ -907,7 +937,7 @@ def plot_race(trace: pd.DataFrame, naive: pd.DataFrame | None = None, axes: Any 
     positive = times[times > 0]
     for ax in (left, right):
         if positive.size and positive.max() / positive.min() > 100:
-            ax.set_xscale("log")
+            _log_scale(ax, "x")
         ax.set_xlabel("total time of runs (s)")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize="small")
@@ -931,7 +961,9 @@ def to_svg(figure: Any, *, id_prefix: str = "figure") -> str:
     Parameters
     ----------
     figure : matplotlib.figure.Figure
-        The figure (drawn with ``bbox_inches="tight"``).
+        The figure (drawn as its layout engine placed it, such as the
+        package's figures' constrained layout; without one, with
+        ``bbox_inches="tight"``).
     id_prefix : str, keyword-only
         Letters, digits and ``-``, starting with a letter; one per figure on
         a page.
@@ -964,8 +996,20 @@ def to_svg(figure: Any, *, id_prefix: str = "figure") -> str:
             warnings.catch_warnings():
         # matplotlib only measures the text here; the browser draws it, with its own fonts
         warnings.filterwarnings("ignore", message="Glyph .* missing from", category=UserWarning)
-        figure.savefig(buffer, format="svg", bbox_inches="tight",
-                       metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+        metadata = {"Date": None, "Creator": None, "Format": None, "Type": None}
+        if figure.get_layout_engine() is None:
+            figure.savefig(buffer, format="svg", bbox_inches="tight", metadata=metadata)
+        else:
+            # a figure laid out by its engine (the package's own) fits its page as it is, and
+            # its one draw lays it out: savefig would draw it once more before (for the
+            # layout, without output), a third to a half of its cost. The same SVG.
+            from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+            canvas = figure.canvas
+            try:
+                FigureCanvasSVG(figure).print_svg(buffer, metadata=metadata)
+            finally:
+                figure.set_canvas(canvas)
     text = buffer.getvalue()
     text = text[text.index("<svg"):]
     text = re.sub(r'\s+xmlns(?::xlink)?="[^"]*"', "", text, count=2)

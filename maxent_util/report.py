@@ -41,11 +41,11 @@ from sympy.core.function import AppliedUndef
 from sympy.printing.mathml import MathMLPresentationPrinter
 
 from . import plots
+from ._output import writable, write
 from ._version import __version__
 from .distribution import CaptimeDistribution
 from .durations import readable_duration
 from .errors import DataError, ExportError, UtilityError, argument_message, short
-from .export.common import writable, write
 from .families import FAMILIES
 from .io import FAILURE_STATUSES, validate_table
 from .io.limits import compression_of, split_member
@@ -881,23 +881,39 @@ def _at_cutoff(data: ReportData, utility: Utility) -> str:
 def _utilities_section(data: ReportData) -> str:
     parts = []
     for name, rule in data.rules:
-        parts.append(f"<h3>{_e(name)}</h3>")
-        if isinstance(rule, PAR):
-            parts.append(f"<p>Penalised average runtime: a solved run counts its runtime, any "
-                         f"other run {float(rule.k):g} times its cutoff; the mean over "
-                         "instances, lower is better. A classic rule, not an expected "
-                         "utility.</p>")
-            continue
-        if isinstance(rule, Solved):
-            parts.append("<p>The number of solved instances; higher is better. The expected "
-                         "utility of the step function 1 before the cutoff, 0 after, times "
-                         "the number of instances.</p>")
+        parts.append(f"<h3>{_e(name)}</h3>{rule_summary(name, rule)}")
+        if isinstance(rule, (PAR, Solved)):
             continue
         utility = rule if isinstance(rule, Utility) else Utility(rule, name=name)
-        parts.append(_formula(utility.expr, "u", sympy.Symbol("t")))
         parts.append(_at_cutoff(data, utility))
         parts.append(_origin(utility, data.designs.get(name, ())))
     return "".join(parts)
+
+
+def rule_summary(name: str, rule: Any) -> str:
+    """What a rule counts, as HTML: a sentence for PAR-k and the solved count, the formula
+    u(t) (MathML, its LaTeX one click away) for a utility. The report's section on the
+    rules starts each rule with it, and a site's index lists the rules with it.
+
+    Examples
+    --------
+    >>> from maxent_util import PAR
+    >>> rule_summary("PAR-2", PAR(2)).startswith("<p>Penalised average runtime")
+    True
+    >>> from maxent_util.families import parse_utility
+    >>> "<math" in rule_summary("pareto", parse_utility("pareto(5, 1)"))
+    True
+    """
+    if isinstance(rule, PAR):
+        return (f"<p>Penalised average runtime: a solved run counts its runtime, any other run "
+                f"{float(rule.k):g} times its cutoff; the mean over instances, lower is better. "
+                "A classic rule, not an expected utility.</p>")
+    if isinstance(rule, Solved):
+        return ("<p>The number of solved instances; higher is better. The expected utility of "
+                "the step function 1 before the cutoff, 0 after, times the number of "
+                "instances.</p>")
+    utility = rule if isinstance(rule, Utility) else Utility(rule, name=name)
+    return _formula(utility.expr, "u", sympy.Symbol("t"))
 
 
 # ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -229,10 +230,20 @@ def test_wilcoxon_on_few_instances_equals_scipy():
 
 
 def test_sign_test_equals_binomtest():
-    for n in (*range(1, 13), 31, 60):
+    for n in (*range(1, 13), 31, 60, 301, 399):
         k = np.arange(n + 1)
         reference = [stats.binomtest(int(i), n).pvalue for i in k]
-        assert np.array_equal(_sign_test(k, np.full(n + 1, n)), reference), n
+        # the exact tail, rounded once, against scipy's Boost incomplete beta (within 4e-14 of
+        # the exact value up to 400 trials)
+        assert _sign_test(k, np.full(n + 1, n)) == pytest.approx(reference, rel=1e-13, abs=0), n
+    # and against the exact rational, from fractions alone
+    n, k = 301, 123
+    exact = 2 * Fraction(sum(math.comb(n, j) for j in range(k + 1)), 2**n)
+    assert _sign_test(np.array([k]), np.array([n]))[0] == float(exact)
+    # beyond the exact sums, scipy's incomplete beta: the same tail
+    n, k = 5001, 2400
+    exact = 2 * Fraction(sum(math.comb(n, j) for j in range(k + 1)), 2**n)
+    assert _sign_test(np.array([k]), np.array([n]))[0] == pytest.approx(float(exact), rel=1e-12)
     assert _sign_test(np.array([0]), np.array([0])).tolist() == [1.0]
 
 
@@ -581,3 +592,20 @@ def test_rank_ci_command(capsys, long_csv):
     status, _, err = run(capsys, "rank", str(long_csv), "--par", "2", "--ci", "0.9",
                          "--seed", "-1")
     assert_one_line_error(status, err, "argument --seed")
+
+
+def test_wilcoxon_on_many_instances_equals_scipy():
+    # from 51 instances on the normal route is computed here (ranks, ties and all) without
+    # scipy.stats: equal to scipy's own, column by column, with ties, zeros and all-zero columns
+    rng = np.random.default_rng(5)
+    tied = rng.choice([-3.0, -1.0, 0.0, 0.0, 1.0, 2.0, 2.5], size=(120, 5))
+    tied[:, 2] = 0.0
+    tied[:3, 2] = [1.0, 1.0, -2.0]
+    tied[:, 4] = 0.0
+    for differences in (tied, rng.normal(size=(300, 3)), rng.integers(-2, 3, size=(51, 4))):
+        differences = differences.astype(float)
+        p = _wilcoxon(differences)
+        for j in range(differences.shape[1]):
+            column = differences[:, j]
+            expected = stats.wilcoxon(column).pvalue if column.any() else 1.0
+            assert p[j] == pytest.approx(expected, rel=1e-12), (j, column)

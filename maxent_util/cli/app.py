@@ -15,8 +15,8 @@ from .. import _output as output
 from .._version import __version__
 from .core import CommandLineError, PROG, _Parser, _flush_notes, _one_line
 from .inputs import _fix_greedy_file
-from . import (compare, derive, design, export, family, fit, plan, plot, race, rank, report, space,
-               sweep, tour)
+from . import (compare, derive, design, export, family, fit, plan, plot, race, rank, report, site,
+               space, sweep, tour)
 
 
 #: how every command reads a time (said once, under ``maxent-util --help``)
@@ -50,6 +50,7 @@ def build_parser(*, constraint_flags: bool = True) -> argparse.ArgumentParser:
     plot.add_parser(commands)
     tour.add_parser(commands)
     report.add_parser(commands)
+    site.add_parser(commands)
     design.add_parser(commands)
     fit.add_parser(commands)
     space.add_parser(commands)

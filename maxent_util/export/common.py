@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import keyword
 import math
-import os
-from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 import sympy
 from sympy.codegen.rewriting import expm1_opt, optimize
 
-from .._output import atomic_file
+# the checks and the write of a file, shared with the report, live with atomic_file
+from .._output import writable, write  # noqa: F401  (the export modules import them from here)
 from ..errors import ExportError, MaxEntError, argument_message, short
 from ..symbols import q
 from ..distribution import CaptimeDistribution
@@ -216,57 +215,6 @@ def c_comment(text: str) -> str:
     while "*/" in out or "/*" in out:
         out = out.replace("*/", "* /").replace("/*", "/ *")
     return out
-
-
-def writable(path: Any, owner: str, *, overwrite: bool = False, parents: bool = False) -> Path:
-    """The file to write, checked before the work: not a directory, not an existing file unless asked."""
-    try:
-        text = os.fspath(path)
-    except TypeError:
-        raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)",
-                                           short(path))) from None
-    if not isinstance(text, str) or "\x00" in text:
-        raise ExportError(argument_message("path", owner, "a file path (str or os.PathLike)", short(path)))
-    target = Path(text)
-    if text.endswith(os.sep) or (os.altsep and text.endswith(os.altsep)) or target.is_dir():
-        raise ExportError(argument_message("path", owner, "a file path, not a directory", text))
-    if target.exists() and not target.is_file():  # /dev/full, a FIFO: the write would be lost
-        raise ExportError(argument_message("path", owner, "a file path, not a device, FIFO or "
-                                           "socket", text))
-    if target.exists() and not overwrite:
-        raise ExportError(argument_message("path", owner, "a file that does not exist yet", text,
-                                           "Pass overwrite=True to replace it."))
-    if not target.parent.is_dir():
-        if not parents or target.parent.exists():
-            raise ExportError(argument_message(
-                "path", owner, "in an existing directory", text,
-                f"Create {str(target.parent)!r} first, or pass parents=True."))
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ExportError(argument_message(
-                "path", owner, "in a directory that can be created", text,
-                f"({error.strerror or error})")) from None
-    return target
-
-
-def write(target: Path, text: str, owner: str, *, overwrite: bool = False) -> None:
-    """Write ``text`` to ``target`` whole or not at all (see :func:`maxent_util._output.atomic_file`)."""
-    try:
-        # without overwrite, a file that appeared since writable looked is refused too
-        with atomic_file(target, overwrite=overwrite) as handle:
-            handle.write(text)
-    except UnicodeEncodeError as error:
-        raise ExportError(argument_message(
-            "path", owner, "given text that UTF-8 can encode", str(target),
-            f"The text holds {error.object[error.start:error.end]!r}, a byte of some other "
-            "encoding (e.g. from a command-line argument in a non-UTF-8 locale).")) from None
-    except FileExistsError:
-        raise ExportError(argument_message("path", owner, "a file that does not exist yet", str(target),
-                                           "Pass overwrite=True to replace it.")) from None
-    except OSError as error:
-        raise ExportError(argument_message(
-            "path", owner, "a writable file", str(target), f"({error.strerror or error})")) from None
 
 
 def preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:

@@ -43,7 +43,8 @@ from typing import IO, Any, Callable
 
 from ..errors import DataError, argument_message, short
 
-__all__ = ["ReadLimits", "read_limits", "set_read_limits", "split_member", "ARCHIVE_SUFFIXES"]
+__all__ = ["ReadLimits", "read_limits", "set_read_limits", "split_member", "zip_members",
+           "ARCHIVE_SUFFIXES"]
 
 _MIB = 1 << 20
 # unpacked bytes the ratio is not checked below: a small file of repeated rows may unpack a
@@ -471,25 +472,8 @@ def _zip_member(opened: IO[bytes] | None, stored: _Source, label: str, owner: st
         return DataError(argument_message(
             "path", owner, f"a readable zip archive holding one {kinds} file", label, reason))
 
-    archive_file.seek(max(0, size - _ZIP_END_SEARCH))
-    tail = archive_file.read(_ZIP_END_SEARCH)
-    at = tail.rfind(b"PK\x05\x06")
-    if at < 0 or len(tail) - at < _ZIP_END.size:
-        raise unreadable("It has no end-of-directory record (a damaged or cut archive).")
-    _, _, _, _, entries, directory_bytes, _, _ = _ZIP_END.unpack_from(tail, at)
-    if entries > _ZIP_ENTRIES or directory_bytes > _ZIP_DIRECTORY_BYTES:
-        raise DataError(argument_message(
-            "path", owner, f"a zip archive holding one {kinds} file", label,
-            f"Its directory lists {entries} entries ({directory_bytes} bytes); it was not "
-            "read further."))
-    archive_file.seek(0)
-    try:
-        archive = zipfile.ZipFile(archive_file)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise unreadable(f"The zip reader reported: {exc}.") from None
-    # folders, and the resource forks macOS adds when it zips a file, are not members
-    members = [info for info in archive.infolist()
-               if not info.is_dir() and not info.filename.startswith("__MACOSX/")]
+    archive, members = _zip_directory(archive_file, size, label, owner,
+                                      f"a zip archive holding one {kinds} file", unreadable)
     if wanted is not None:
         named = [info for info in members if info.filename == wanted]
         if not named:
@@ -516,6 +500,60 @@ def _zip_member(opened: IO[bytes] | None, stored: _Source, label: str, owner: st
             from None
     packed = max(member.compress_size, 1)
     return handle, archive.close, lambda: packed
+
+
+def _zip_directory(archive_file: IO[bytes], size: int, label: str, owner: str, expected: str,
+                   unreadable: Callable[[str], DataError]) -> tuple[zipfile.ZipFile, list[Any]]:
+    """The zip archive in ``archive_file`` opened, and its members (no folders, no macOS
+    resource forks), its directory's size checked before zipfile reads it."""
+    archive_file.seek(max(0, size - _ZIP_END_SEARCH))
+    tail = archive_file.read(_ZIP_END_SEARCH)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _ZIP_END.size:
+        raise unreadable("It has no end-of-directory record (a damaged or cut archive).")
+    _, _, _, _, entries, directory_bytes, _, _ = _ZIP_END.unpack_from(tail, at)
+    if entries > _ZIP_ENTRIES or directory_bytes > _ZIP_DIRECTORY_BYTES:
+        raise DataError(argument_message(
+            "path", owner, expected, label,
+            f"Its directory lists {entries} entries ({directory_bytes} bytes); it was not "
+            "read further."))
+    archive_file.seek(0)
+    try:
+        archive = zipfile.ZipFile(archive_file)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+        raise unreadable(f"The zip reader reported: {exc}.") from None
+    # folders, and the resource forks macOS adds when it zips a file, are not members
+    members = [info for info in archive.infolist()
+               if not info.is_dir() and not info.filename.startswith("__MACOSX/")]
+    return archive, members
+
+
+def zip_members(path: str, owner: str, limits: ReadLimits | None = None) -> list[str]:
+    """The names of the files a zip archive holds (folders and macOS resource forks left
+    out), read within the limits every reader keeps (the file's size, the directory's
+    entries and bytes); each can be read as ``path:member``.
+
+    Raises
+    ------
+    DataError
+        If ``path`` is no regular file, is past ``max_bytes`` or is no readable zip archive.
+    """
+    chosen = read_limits(limits)
+    label = os.path.basename(path) or path
+
+    def unreadable(reason: str) -> DataError:
+        return DataError(argument_message("path", owner, "a readable zip archive", label,
+                                          reason))
+
+    with open_regular(path, owner) as opened:
+        size = os.fstat(opened.fileno()).st_size
+        if size > chosen.max_bytes:
+            raise over(label, owner, "max_bytes", chosen.max_bytes,
+                       f"a file of at most {chosen.max_bytes} bytes")
+        archive, members = _zip_directory(opened, size, label, owner, "a zip archive of at most "
+                                          f"{_ZIP_ENTRIES} entries", unreadable)
+        archive.close()
+    return [info.filename for info in members]
 
 
 # the archives a member is named in, as ARCHIVE:MEMBER
