@@ -24,7 +24,7 @@ NOT_WORDS = (r"\bk0\b",)
 #: destination or their choices; any other option naming one is using a wrong word
 ALLOWED = {
     "cutoff": {(command, flag) for command in ("rank", "sweep", "compare", "race", "plot",
-                                               "report")
+                                               "report", "site")
                for flag in ("--cutoff", "--rules")},
     "run limit": {("race", "--run-limit"), ("race", "--first-run-limit"),
                   ("plot", "--run-limit"), ("plot", "--first-run-limit"),
@@ -33,7 +33,7 @@ ALLOWED = {
 }
 #: commands about runtime data and races, whose words never say captime (a race's limit on a
 #: run is not the user's patience)
-NO_CAPTIME = ("rank", "sweep", "compare", "race", "plan", "export", "report")
+NO_CAPTIME = ("rank", "sweep", "compare", "race", "plan", "export", "report", "site")
 
 #: the old names kept, each warned: (command, old flag, new flag)
 ALIASES = {("race", "--k0", "--first-run-limit"), ("plot", "--k0", "--first-run-limit"),
