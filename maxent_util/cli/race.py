@@ -83,7 +83,8 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
             print(f"total time of runs: {readable_duration(found.total_time)}", file=out)
         return 0
     show = arguments.progress if arguments.progress is not None else sys.stderr.isatty()
-    trace = up(runner, None, None, utility, arguments.delta, first_run_limit=arguments.first_run_limit,
+    trace = up(runner, None, None, utility, arguments.delta,
+               first_run_limit=arguments.first_run_limit,
                epsilon_min=arguments.epsilon or 0.0, budget=arguments.budget,
                seed=arguments.seed, progress=_race_progress(show))
     if show:
