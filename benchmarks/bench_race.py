@@ -3,13 +3,13 @@
 Run ``python benchmarks/bench_race.py`` (``--quick``: the first setting,
 seed 0 only). Two settings, each replayed with
 :class:`maxent_util.racing.TableRunner` (so "time" is the sum of the replayed
-runs' ``min(runtime, captime)``, not this script's time):
+runs' ``min(runtime, run limit)``, not this script's time):
 
 1. the SAT Competition 2021 main track (46 solvers, 400 instances, cutoff
    5000 s) under ``pareto(60, 1)`` with delta = 0.05, for seeds 0, 1, 2:
-   for each epsilon, Naive's time at captimes 600 s and 5000 s (the
+   for each epsilon, Naive's time at run limits 600 s and 5000 s (the
    baseline, measured in the same run) and UP's time to first report
-   epsilon* <= epsilon (k0 = 1 s), and their ratios; "-" where a procedure
+   epsilon* <= epsilon (first run limit 1 s), and their ratios; "-" where a procedure
    cannot reach epsilon with 400 instances;
 2. simulated configurations with known laws and many instances (40
    configurations, 20000 instances; see ``simulated()``), where most
@@ -52,20 +52,20 @@ def _ratio(naive_time: float, up_time: float) -> str:
     return f"{naive_time / up_time:5.2f}"
 
 
-def compare(runner: TableRunner, utility: object, delta: float, captimes: list[float],
+def compare(runner: TableRunner, utility: object, delta: float, run_limits: list[float],
             seed: int, k0: float, label: str, epsilons: list[float] = EPSILONS) -> pd.DataFrame:
-    trace = up(runner, None, None, utility, delta, k0=k0, seed=seed)
+    trace = up(runner, None, None, utility, delta, first_run_limit=k0, seed=seed)
     curves = {c: naive_curve(runner, None, None, utility, delta, c, epsilons, seed=seed)
-              .set_index("epsilon")["total_time"] for c in captimes}
+              .set_index("epsilon")["total_time"] for c in run_limits}
     print(f"\n{label}, seed {seed}: UP stopped at m = {int(trace['m'].iloc[-1])} "
           f"({trace.attrs['stopped']}), epsilon* {trace['epsilon'].iloc[-1]:.3f}, "
           f"{int(trace['survivors'].iloc[-1])} of {len(runner.configs)} left")
-    header = "  epsilon     UP time   " + "   ".join(f"Naive({c:g})  ratio" for c in captimes)
+    header = "  epsilon     UP time   " + "   ".join(f"Naive({c:g})  ratio" for c in run_limits)
     print(header)
     for epsilon in epsilons:
         up_time = _time_to(trace, epsilon)
         cells = []
-        for c in captimes:
+        for c in run_limits:
             naive_time = float(curves[c].get(epsilon, math.nan))
             cells.append(f"{_cell(naive_time)}  {_ratio(naive_time, up_time)}")
         print(f"  {epsilon:5.2f}  {_cell(up_time)}   " + "   ".join(cells))

@@ -205,17 +205,18 @@ def time_to(trace: pd.DataFrame, epsilon: float) -> float:
 
 
 def racing(table: pd.DataFrame, utility: str, cutoff: float, seed: int) -> pd.DataFrame:
-    """UP (k0 = cutoff / 100 and k0 = cutoff) against Naive at the cutoff, replaying the table:
+    """UP (first run limit cutoff / 100 and cutoff) against Naive at the cutoff, replaying the table:
     seconds of runs each spends before it guarantees each epsilon (delta = 0.05)."""
     runner = TableRunner(table[["algorithm", "instance", "runtime", "status", "cutoff"]])
-    traces = {k0: up(runner, None, None, utility, 0.05, k0=k0, seed=seed) for k0 in (cutoff / 100, cutoff)}
+    traces = {k0: up(runner, None, None, utility, 0.05, first_run_limit=k0, seed=seed)
+              for k0 in (cutoff / 100, cutoff)}
     curve = naive_curve(runner, None, None, utility, 0.05, cutoff, EPSILONS, seed=seed)
     naive_time = curve.set_index("epsilon")["total_time"]
-    rows = [{"epsilon": e, **{f"up_time_k0_{k0:g}": time_to(trace, e) for k0, trace in traces.items()},
+    rows = [{"epsilon": e, **{f"up_time_first_run_limit_{k0:g}": time_to(trace, e) for k0, trace in traces.items()},
              "naive_time": float(naive_time.get(e, math.nan))} for e in EPSILONS]
     out = pd.DataFrame(rows)
     out.attrs["ends"] = "; ".join(
-        f"UP k0 = {k0:g} s: stopped by {trace.attrs['stopped']} at m = {int(trace['m'].iloc[-1])}, "
+        f"UP from a first run limit of {k0:g} s: stopped by {trace.attrs['stopped']} at m = {int(trace['m'].iloc[-1])}, "
         f"epsilon* {float(trace['epsilon'].iloc[-1]):.3f}, {int(trace['survivors'].iloc[-1])} left, "
         f"{float(trace['total_time'].iloc[-1]):.0f} s of runs, incumbent {trace.attrs['incumbent']}"
         for k0, trace in traces.items())
@@ -404,7 +405,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="folder of the results (created)")
     parser.add_argument("--configs", type=int, default=50, help="random configurations (default 50)")
     parser.add_argument("--instances", type=int, default=60, help="instances (default 60)")
-    parser.add_argument("--cutoff", type=float, default=2.0, help="seconds of CPU a run (default 2)")
+    # --cutoff, its old name, still works: the runs stop at this run limit, and the runs table
+    # records it as each run's cutoff
+    parser.add_argument("--run-limit", "--cutoff", type=float, default=2.0, dest="cutoff",
+                        help="seconds of CPU a run (default 2)")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
     parser.add_argument("--budget", type=int, default=100,
@@ -414,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--configurators", default="irace,smac,optuna",
                         help="comma-separated among irace, smac, optuna; '' for none")
     parser.add_argument("--quick", action="store_true",
-                        help="3 configurations, 6 small instances, cutoff 1 s, tiny budgets (irace: the "
+                        help="3 configurations, 6 small instances, run limit 1 s, tiny budgets (irace: the "
                              "least its iterations accept)")
     parser.add_argument("--force", action="store_true", help="write into an existing folder")
     parser.add_argument("--from-runs", type=Path, metavar="FOLDER",

@@ -2,7 +2,7 @@
 
 A race (:mod:`maxent_util.racing`) asks a runner for runs; this one starts a
 command with the configuration and the instance filled into its words, stops
-it at the captime, ends whatever it started, and returns the time it took.
+it at the run limit, ends whatever it started, and returns the time it took.
 Three things are decided here: which words of a command may be filled from
 a name (:func:`_reads_code`), how long a run may last, and which processes a
 run started (:class:`_Started`).
@@ -32,6 +32,7 @@ except ImportError:  # pragma: no cover - Windows
 
 from .errors import DataError, ExportError, argument_message, short
 from ._numbers import real
+from ._renamed import renamed_attribute, renamed_keywords
 
 __all__ = ["ProcessRunner", "plain_name", "refuse_old_placeholder"]
 
@@ -42,9 +43,9 @@ _FAILURES = ("never", "raise")
 #: stopped by it: the usage a process reports falls short of the time the kernel counted
 #: (minisat stopped at 2 s reported 1.98 s on a quiet machine, less on a loaded one)
 _NEAR_CPU_LIMIT = 0.9
-_PLACEHOLDER = re.compile(r"\{(config|instance|captime)\}")
-#: the placeholders filled with data (names from files and tables); {captime} is the
-#: library's own number and may be part of a word (-cpu-lim={captime})
+_PLACEHOLDER = re.compile(r"\{(config|instance|run_limit)\}")
+#: the placeholders filled with data (names from files and tables); {run_limit} is the
+#: library's own number and may be part of a word (-cpu-lim={run_limit})
 _DATA = re.compile(r"\{(config|instance)\}")
 #: the environment variable each run's processes inherit, with a token of that run
 RUN_MARK = "MAXENT_UTIL_RUN"
@@ -54,13 +55,15 @@ _PEEK = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 
 
 class ProcessRunner:
-    """Run a real command under a time limit, killed at the captime.
+    """Run a real command under a time limit, killed at the run limit.
 
     Parameters
     ----------
     command : str or sequence of str
         The command, with the placeholders ``{config}``, ``{instance}`` and
-        ``{captime}`` in its words, e.g. ``"minisat {config} {instance}"``. A
+        ``{run_limit}`` (the run's time limit in seconds) in its words, e.g. ``"minisat
+        {config} {instance}"`` (``{params}`` and ``{captime}``, old names, are refused with
+        the name to write). A
         string is split once with :func:`shlex.split`; the placeholders are
         then replaced word by word, in one pass (a value filled in is never
         read for placeholders again), so a configuration or instance is
@@ -69,16 +72,16 @@ class ProcessRunner:
         make several arguments (``["-luby", "-rinc=2"]``).
     clock : {"wall", "cpu"}, keyword-only
         ``"wall"``: the runtime is the elapsed time (``time.perf_counter``),
-        and the process group is killed at the captime. ``"cpu"``: the
+        and the process group is killed at the run limit. ``"cpu"``: the
         runtime is the child's user + system CPU time (from ``os.wait4``);
-        it is stopped at the captime (read from ``/proc`` every 20 ms, on
-        Linux, when the captime is not a whole number of seconds), and the
-        kernel stops it at the captime rounded up to a whole second of
-        CPU (``RLIMIT_CPU``; a run past the captime still counts as capped, also
+        it is stopped at the run limit (read from ``/proc`` every 20 ms, on
+        Linux, when the run limit is not a whole number of seconds), and the
+        kernel stops it at the run limit rounded up to a whole second of
+        CPU (``RLIMIT_CPU``; a run past the run limit still counts as capped, also
         one that catches the kernel's ``SIGXCPU`` and exits with a status of its
-        own, as minisat does, once its reported CPU time is at least the captime
+        own, as minisat does, once its reported CPU time is at least the run limit
         or 90% of that limit),
-        and it is killed after ``wall_factor`` times the captime of elapsed
+        and it is killed after ``wall_factor`` times the run limit of elapsed
         time in case it sleeps (the kernel limit is Linux's; elsewhere only
         that one applies).
     configurations : mapping of str to sequence of str, optional, keyword-only
@@ -90,7 +93,7 @@ class ProcessRunner:
         solvers report 10 and 20).
     failures : {"never", "raise"}, keyword-only
         A command that exits with another status, or is killed by a signal
-        before its captime: ``"never"`` counts it as a run that never
+        before its run limit: ``"never"`` counts it as a run that never
         finishes (runtime ``inf``, utility 0); ``"raise"`` raises
         :class:`~maxent_util.errors.DataError` naming the command and status.
     executor : concurrent.futures.Executor or dask.distributed.Client, optional, keyword-only
@@ -99,7 +102,7 @@ class ProcessRunner:
         default one after another.
     wall_factor : float, keyword-only
         With ``clock="cpu"``: elapsed-time limit as a multiple of the
-        captime (default 10).
+        run limit (default 10).
     cwd : str or path, optional, keyword-only
         Working folder of the command.
     shell_ok : bool, keyword-only
@@ -108,10 +111,11 @@ class ProcessRunner:
 
     Attributes
     ----------
-    max_captime : float
-        The largest captime :meth:`run` accepts: the longest wait of a
+    max_run_limit : float
+        The largest run limit :meth:`run` accepts: the longest wait of a
         ``threading`` timer (``threading.TIMEOUT_MAX``, 292 years on Linux),
-        over ``wall_factor`` with ``clock="cpu"``.
+        over ``wall_factor`` with ``clock="cpu"`` (``max_captime``, its old name, is
+        still read, with a DeprecationWarning).
 
     Raises
     ------
@@ -128,7 +132,7 @@ class ProcessRunner:
     (docs/safety.md states the rules and the table of programs): a
     placeholder as the program; ``{config}`` or ``{instance}`` joined to
     other text in one word (``--input={instance}``, ``alias.x=!{instance}``;
-    ``{captime}`` may be); a placeholder given to an option that takes
+    ``{run_limit}`` may be); a placeholder given to an option that takes
     code for any program (``-c``, ``-e``, ``-S``, ``--eval``, ``-ex``,
     ``-exec``, ``--split-string``, ...); a placeholder in the options,
     script or code of a shell (``sh``, ``bash``, ... by any path, also
@@ -148,7 +152,7 @@ class ProcessRunner:
     *Everything a run starts ends with it.* The command runs in a session
     of its own with a token of the run in its environment
     (``MAXENT_UTIL_RUN``), which its children inherit. When it exits, in
-    time or not, and at the captime, and when a race is interrupted
+    time or not, and at the run limit, and when a race is interrupted
     (Ctrl-C), the runner stops its process group, then (on Linux, through
     ``/proc``) every process that carries the token or descends from the
     command or from a process found so far, until no new one turns up,
@@ -260,12 +264,14 @@ class ProcessRunner:
         self.shell_ok = shell_ok
         # a threading.Timer cannot wait longer (beyond it, its thread dies and the run is
         # never stopped)
-        self.max_captime = threading.TIMEOUT_MAX / (1.0 if clock == "wall" else factor)
+        self.max_run_limit = threading.TIMEOUT_MAX / (1.0 if clock == "wall" else factor)
 
         # the runs under way, ended at once when run_many is interrupted (a thread of the
-        # executor waiting on one would otherwise let it run to its captime)
+        # executor waiting on one would otherwise let it run to its run limit)
         self._active: set[_Started] = set()
         self._active_lock = threading.Lock()
+
+    max_captime = renamed_attribute("max_captime", "max_run_limit")
 
     def __getstate__(self) -> dict[str, Any]:
         # sent to a process pool or a Dask worker: the executor and the runs under way here
@@ -286,7 +292,8 @@ class ProcessRunner:
         for run in runs:
             run.end()
 
-    def arguments(self, config: Any, instance: Any, captime: float) -> list[str]:
+    @renamed_keywords(captime="run_limit")
+    def arguments(self, config: Any, instance: Any, run_limit: float) -> list[str]:
         """The argument list of one run: the command with its placeholders replaced.
 
         Parameters
@@ -297,14 +304,14 @@ class ProcessRunner:
             exactly ``{config}``).
         instance : object
             The instance, as one argument (``str(instance)``).
-        captime : float
-            The time limit, for ``{captime}`` (``repr`` of the float).
+        run_limit : float
+            The time limit, for ``{run_limit}`` (``repr`` of the float).
 
         Returns
         -------
         list of str
             The words to execute. Each placeholder is replaced once: a
-            value that contains ``{instance}`` or ``{captime}`` is passed as
+            value that contains ``{instance}`` or ``{run_limit}`` is passed as
             it is.
 
         Raises
@@ -313,9 +320,9 @@ class ProcessRunner:
             If the configuration or the instance holds a NUL byte (no
             process can take it as an argument).
         """
-        return self._argv(config, instance, captime, "ProcessRunner.arguments")
+        return self._argv(config, instance, run_limit, "ProcessRunner.arguments")
 
-    def _argv(self, config: Any, instance: Any, captime: float, owner: str) -> list[str]:
+    def _argv(self, config: Any, instance: Any, run_limit: float, owner: str) -> list[str]:
         if self.configurations:
             if not (isinstance(config, str) and config in self.configurations):
                 raise DataError(argument_message(
@@ -325,7 +332,7 @@ class ProcessRunner:
         spliced = isinstance(config, (list, tuple))
         config_words = [str(word) for word in config] if spliced else [str(config)]
         values = {"config": " ".join(config_words), "instance": str(instance),
-                  "captime": repr(float(captime))}
+                  "run_limit": repr(float(run_limit))}
         if "\0" in values["config"]:
             raise DataError(argument_message("config", owner, "text without a NUL byte",
                                              short(config)))
@@ -343,39 +350,41 @@ class ProcessRunner:
                 out.append(_PLACEHOLDER.sub(lambda found: values[found.group(1)], word))
         return out
 
-    def run(self, config: Any, instance: Any, captime: float) -> float:
-        """Run the command once, stopped at ``captime`` seconds.
+    @renamed_keywords(captime="run_limit")
+    def run(self, config: Any, instance: Any, run_limit: float) -> float:
+        """Run the command once, stopped at ``run_limit`` seconds.
 
         Parameters
         ----------
         config, instance : object
             Filled into the command's placeholders (see :meth:`arguments`).
-        captime : float
+        run_limit : float
             The time limit in seconds: positive and at most
-            :attr:`max_captime`.
+            :attr:`max_run_limit`.
 
         Returns
         -------
         float
-            The measured runtime: below ``captime`` when the command
-            finished in time, at least ``captime`` when it was stopped, and
+            The measured runtime: below ``run_limit`` when the command
+            finished in time, at least ``run_limit`` when it was stopped, and
             ``inf`` for a failure with ``failures="never"``.
 
         Raises
         ------
         DataError
-            For a captime that is not positive or above :attr:`max_captime`,
+            For a run limit that is not positive or above :attr:`max_run_limit`,
             a configuration or instance with a NUL byte, a command that
             cannot be started, a ``cwd`` that is not a folder, or a failure
             with ``failures="raise"``.
         """
         owner = "ProcessRunner.run"
-        limit = real(captime)
-        if not (0 < limit <= self.max_captime):  # NaN fails too
+        limit = real(run_limit)
+        if not (0 < limit <= self.max_run_limit):  # NaN fails too
             raise DataError(argument_message(
-                "captime", owner, f"a positive number of seconds, at most {self.max_captime:g} "
+                "run_limit", owner, "a positive number of seconds, at most "
+                f"{self.max_run_limit:g} "
                 "(the longest wait of a timer" + (")" if self.clock == "wall" else
-                                                 ", over wall_factor)"), short(captime)))
+                                                 ", over wall_factor)"), short(run_limit)))
         argv = self._argv(config, instance, limit, owner)
         wall_limit = limit if self.clock == "wall" else self.wall_factor * limit
         token = secrets.token_hex(12)
@@ -433,7 +442,7 @@ class ProcessRunner:
                 ended.set()
             elapsed = time.perf_counter() - started
             timer.cancel()
-            timer.join()  # a kill under way at the captime is finished
+            timer.join()  # a kill under way at the run limit is finished
             run.end()  # what the command left behind goes too, also after a normal exit
             if _PEEK:
                 _, status, usage = os.wait4(process.pid, 0)
@@ -454,7 +463,7 @@ class ProcessRunner:
             if self.clock == "cpu" and (process.returncode in (-signal.SIGXCPU, -signal.SIGKILL)
                                         or runtime >= min(limit, _NEAR_CPU_LIMIT * seconds)):
                 # stopped by the CPU-time limit, or ended by its own handler of SIGXCPU when
-                # its CPU time reached the captime or nearly the kernel's limit (minisat
+                # its CPU time reached the run limit or nearly the kernel's limit (minisat
                 # stops, prints INDETERMINATE and exits 0, reporting 1.98 s at a 2 s limit)
                 return max(runtime, limit)
             if self.failures == "raise":
@@ -465,8 +474,9 @@ class ProcessRunner:
             return math.inf
         return runtime
 
+    @renamed_keywords(captimes="run_limits")
     def run_many(self, configs: Sequence[Any], instances: Sequence[Any],
-                 captimes: Any, *, done: Callable[[int, float], None] | None = None
+                 run_limits: Any, *, done: Callable[[int, float], None] | None = None
                  ) -> np.ndarray:
         """Run many commands, on the executor when there is one.
 
@@ -474,7 +484,7 @@ class ProcessRunner:
         ----------
         configs, instances : sequence
             One configuration and one instance per run.
-        captimes : float or array_like of float
+        run_limits : float or array_like of float
             The time limit of each run.
         done : callable, optional, keyword-only
             Called as ``done(index, runtime)`` in the calling thread as each run ends, in the
@@ -491,7 +501,7 @@ class ProcessRunner:
         DataError
             As :meth:`run`.
         """
-        limits = np.broadcast_to(np.asarray(captimes, dtype=float), (len(configs),))
+        limits = np.broadcast_to(np.asarray(run_limits, dtype=float), (len(configs),))
         requests = list(zip(configs, instances, limits.tolist()))
         runtimes = np.empty(len(requests))
         if self.executor is None:
@@ -513,7 +523,7 @@ class ProcessRunner:
                     done(index, float(runtimes[index]))
             return runtimes
         except BaseException:  # interrupted or failed: what has not started need not start,
-            for future in futures:  # and what runs ends now, not at its captime
+            for future in futures:  # and what runs ends now, not at its run limit
                 future.cancel()
             self._end_active()
             raise
@@ -522,25 +532,39 @@ class ProcessRunner:
         return f"ProcessRunner({shlex.join(self.words)!r}, clock={self.clock!r})"
 
 
-def refuse_old_placeholder(command: Any, arg: str, owner: str) -> None:
-    """Refuse a command template that names the configuration's place ``{params}``.
+#: placeholders once spelt otherwise, and their one name now
+_OLD_PLACEHOLDERS = {"{params}": "{config}", "{captime}": "{run_limit}"}
 
-    ``{config}`` is the one name, in :class:`ProcessRunner`, ``CostTarget``, ``export_irace``
-    and on the command line; ``{params}`` (once irace's name in ``export_irace``) would
-    otherwise reach the command as text.
+
+def refuse_old_placeholder(command: Any, arg: str, owner: str) -> None:
+    """Refuse a command template with a placeholder by its old name: ``{params}`` or
+    ``{captime}``.
+
+    ``{config}`` is the one name of the configuration's place, in :class:`ProcessRunner`,
+    ``CostTarget``, ``export_irace`` and on the command line; ``{params}`` (once irace's name
+    in ``export_irace``) would otherwise reach the command as text. ``{run_limit}`` is where a
+    run stops, once ``{captime}``, a word the library keeps for the user's patience.
 
     >>> try:
     ...     refuse_old_placeholder(["solver", "{params}"], "command", "CostTarget")
     ... except DataError as error:
     ...     print(str(error).split("; got ")[1])
     ['solver', '{params}']. Write {config} instead of {params} (one name on every route).
+    >>> try:
+    ...     refuse_old_placeholder("solver -t={captime} {instance}", "command", "ProcessRunner")
+    ... except DataError as error:
+    ...     print(str(error).split("'. ")[1])
+    Write {run_limit} instead of {captime} (one name on every route).
     """
     words = [command] if isinstance(command, str) else command
-    if isinstance(words, Sequence) and any(isinstance(word, str) and "{params}" in word
-                                           for word in words):
-        raise DataError(argument_message(
-            arg, owner, "a command with {config} where the configuration goes", short(command),
-            "Write {config} instead of {params} (one name on every route)."))
+    if not isinstance(words, Sequence):
+        return
+    for old, new in _OLD_PLACEHOLDERS.items():
+        if any(isinstance(word, str) and old in word for word in words):
+            where = "the configuration goes" if new == "{config}" else "the run's time limit goes"
+            raise DataError(argument_message(
+                arg, owner, f"a command with {new} where {where}", short(command),
+                f"Write {new} instead of {old} (one name on every route)."))
 
 
 def plain_name(text: str) -> bool:

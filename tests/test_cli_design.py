@@ -40,14 +40,14 @@ def test_the_interview_explains_wrong_answers_and_asks_again(tmp_path):
     answer(child, "The longest you would ever wait", "a while")
     child.expect_exact("'a while' is not a duration")
     answer(child, "(Enter to skip) > ", "1h")
-    child.expect_exact("you would never wait longer than 1h  ->  κ ∈ [0, 3600]")
+    child.expect_exact("you would never wait longer than 1h  ->  κ ∈ [0, 3600 s (1 h)]")
     answer(child, "The shortest time you always give it", "")
     answer(child, "A typical wait", "")
     answer(child, "Half the time I would stop before", "2h")
     child.expect_exact("You said half the time you would stop before 2h, but you would never wait "
                        "longer than 1h: by then you would always have stopped. Please answer again.")
     answer(child, "(Enter to skip) > ", "10 min")
-    child.expect_exact("P(κ < 600) = 1/2")
+    child.expect_exact("P(κ < 600 s (10 min)) = 1/2")
     for question in ("Only the order of magnitude", "How sure are you", "One time in N"):
         answer(child, question, "")
     answer(child, "Is a solution worth the same", "1")
@@ -82,7 +82,7 @@ def test_answers_from_toml_and_json_give_what_design_gives(capsys, tmp_path, mon
     for name, target in (("a.toml", "a.json"), ("b.json", "b-design.json")):
         status, out, err = run(capsys, "design", "--answers", name, "--json", target, "--no-plot")
         assert status == 0, err
-        assert "half the time you would stop before 10min  ->  P(κ < 600) = 1/2" in out
+        assert "half the time you would stop before 10min  ->  P(κ < 600 s (10 min)) = 1/2" in out
         assert "A run of 30min is worth 0.30 of an instant one." in out
         document = json.loads((tmp_path / target).read_text(encoding="utf-8"))
         assert document["design"] == json.loads(expected.to_json())["design"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -324,7 +325,7 @@ def test_the_spec_reads_back_to_the_same_utility():
 
 def test_the_summary_shows_constraints_law_utility_and_worth_in_words():
     text = facts(longest="1h").summary()
-    assert "as constraints on your patience κ: κ ∈ [0, 3600]" in text
+    assert "as constraints on your patience κ: κ ∈ [0, 3600 s (1 h)]" in text
     # the utility drawn in Unicode mathematics: 1 - t/3600 below the hour, 0 after
     assert "  u(t) = ⎨" in text and "for t < 3600" in text and "otherwise" in text
     assert "\\" not in text and "Piecewise" not in text.split("Spec:")[0]  # no raw LaTeX or sympy
@@ -365,7 +366,7 @@ def test_the_interview_asks_again_after_wrong_answers_and_gives_what_design_give
     assert asked == ["captime", "captime", "longest", "shortest", "typical", "typical", "median",
                      "magnitude", "spread", "tail", "value"]
     assert "  ! A typical wait of 2h cannot exceed the longest wait of 1h. Please answer again." in shown
-    assert "  = a typical (average) wait is 15min  ->  E(κ) = 900" in shown
+    assert "  = a typical (average) wait is 15min  ->  E(κ) = 900 s (15 min)" in shown
     expected = facts(longest="1h", typical="15 min")
     assert result.formula() == expected.formula() and result.spec == expected.spec
 
@@ -432,3 +433,24 @@ def test_a_log_normal_money_design_goes_to_quadrature_at_once():
     assert not _closed_form_expected(families.log_normal(600, 1))
     assert _closed_form_expected(families.pareto(5, 1))
     assert _closed_form_expected(families.exponential(600))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seconds=st.integers(1, 10**7), kind=st.sampled_from(["support", "mean", "median"]))
+def test_a_constraint_shows_its_seconds_and_a_human_unit_that_read_back_the_same(seconds, kind):
+    from maxent_util.designer.facts import constraint_text
+    from maxent_util.durations import duration_seconds
+
+    constraint = {"support": Support(0, seconds), "mean": Mean(seconds),
+                  "median": TailProbability(seconds, sympy.Rational(1, 2))}[kind]
+    text = constraint_text(constraint)
+    assert "\\" not in text and "κ" in text  # Unicode mathematics, not LaTeX
+    found = re.search(r"([\d.e+]+) s(?: \(([^)]+)\))?", text)
+    # the seconds as stated: whole below a million, else to 4 significant digits
+    assert found and (found.group(1) == str(seconds) if seconds < 10**6
+                      else float(found.group(1)) == pytest.approx(seconds, rel=5e-4))
+    if seconds >= 60:  # a larger unit beside them, the same time to its 3 significant digits
+        assert found.group(2) is not None
+        assert duration_seconds(found.group(2)) == pytest.approx(seconds, rel=5e-3)
+    else:
+        assert found.group(2) is None

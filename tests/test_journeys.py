@@ -352,7 +352,7 @@ def test_solver_author_races_minisat_configurations(instances):
     assert all(in_space(words) for words in configurations.values())
     # the runner every route shares, named configurations so the race speaks of names
     runner = ProcessRunner(SOLVER, configurations=configurations, exit_codes=(10, 20))
-    trace = up(runner, list(configurations), train, SPEC, 0.2, k0=0.05, max_captime=CUTOFF, seed=1)
+    trace = up(runner, list(configurations), train, SPEC, 0.2, first_run_limit=0.05, max_run_limit=CUTOFF, seed=1)
     assert trace.attrs["stopped"] in ("one configuration", "instances")
     assert trace["m"].tolist() == list(range(1, len(trace) + 1)) and len(trace) <= len(train)
     final = trace.attrs["configurations"]
@@ -455,7 +455,7 @@ def test_researcher_designs_a_utility_and_uses_it_in_every_command(tmp_path):
         race = json.loads(done.stdout)
         # the same race from Python, on the same table and the same design
         trace = up(TableRunner(read_runs(tmp_path / "results.csv")), None, None,
-                   from_json((tmp_path / "design.json").read_text(encoding="utf-8")), 0.1, k0=1.0, seed=3)
+                   from_json((tmp_path / "design.json").read_text(encoding="utf-8")), 0.1, first_run_limit=1.0, seed=3)
         assert (race["incumbent"], race["m"], race["stopped"]) == (
             trace.attrs["incumbent"], len(trace), trace.attrs["stopped"])
         assert race["epsilon"] == pytest.approx(trace.attrs["epsilon"], rel=1e-12)

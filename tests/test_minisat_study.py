@@ -48,8 +48,8 @@ def test_the_quick_study_writes_every_table_from_real_runs(tmp_path, capsys, mon
     assert list(lost.columns) == ["uniform", "exponential", "pareto", "log_laplace"]
     assert ((lost >= 0) & (lost <= 1)).all().all() and (lost.to_numpy().diagonal() == 0).all()
     assert (out / "cross_utility.png").read_bytes().startswith(PNG_SIGNATURE)
-    assert list(pd.read_csv(out / "racing.csv").columns) == ["epsilon", "up_time_k0_0.01", "up_time_k0_1",
-                                                            "naive_time"]
+    assert list(pd.read_csv(out / "racing.csv").columns) == [
+        "epsilon", "up_time_first_run_limit_0.01", "up_time_first_run_limit_1", "naive_time"]
     found = pd.read_csv(out / "configurators.csv")
     assert found["configurator"].tolist()[0] == "minisat default" and "Optuna" in found["configurator"].tolist()
     assert found["held_out_utility"].between(0, 1).all()

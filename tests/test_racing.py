@@ -71,8 +71,8 @@ def test_table_runner_caps_each_recorded_run_at_the_captime(matrix, captime):
 
 def test_table_runner_refuses_what_the_table_cannot_say():
     runner = TableRunner(table_of([[1.0, math.inf]], 100.0))
-    assert runner.max_captime == 100.0
-    with pytest.raises(DataError, match=r"`captime` of `TableRunner.run` must be positive and at "
+    assert runner.max_run_limit == 100.0
+    with pytest.raises(DataError, match=r"`run_limit` of `TableRunner.run` must be positive and at "
                                         r"most the runs' cutoff \(100 s\); got 200.0"):
         runner.run("c0", "i0", 200.0)
     with pytest.raises(DataError, match="`config` of `TableRunner.run` must be one of the table's"):
@@ -143,8 +143,8 @@ def test_naive_and_up_refuse_bad_input():
         up(runner, [], range(10), "exp(-t)", 0.1)
     with pytest.raises(DataError, match="`runner` of `up` must be a runner"):
         up(object(), [0], range(10), "exp(-t)", 0.1)
-    with pytest.raises(DataError, match="`k0` of `up` must be at most max_captime"):
-        up(runner, [0, 1], range(10), "exp(-t)", 0.1, k0=5.0, max_captime=2.0)
+    with pytest.raises(DataError, match="`first_run_limit` of `up` must be at most max_run_limit"):
+        up(runner, [0, 1], range(10), "exp(-t)", 0.1, first_run_limit=5.0, max_run_limit=2.0)
     with pytest.raises(DataError, match="`seed` of `up`"):
         up(runner, [0, 1], range(10), "exp(-t)", 0.1, seed="x")
 
@@ -163,7 +163,7 @@ def test_naive_and_up_refuse_bad_input():
 def test_up_first_round_bounds_by_hand():
     # c0 always finishes in 2 s, c1 never does; k0 = 5, u = exp(-t/10), delta = 0.1, n = 2
     runner = MatrixRunner([[2.0] * 5, [math.inf] * 5])
-    trace = up(runner, [0, 1], range(5), "exp(-t/10)", 0.1, k0=5.0, seed=0)
+    trace = up(runner, [0, 1], range(5), "exp(-t/10)", 0.1, first_run_limit=5.0, seed=0)
     alpha = math.sqrt(math.log(4 * (math.pi ** 2 / 6) ** 2 * 2 * 1 * 1 / 0.1) / 2)
     assert UNION_CONSTANT == pytest.approx(2.705808, abs=1e-6)
     u2, u5 = math.exp(-0.2), math.exp(-0.5)
@@ -182,7 +182,7 @@ def test_up_doubles_only_when_capping_limits_and_reruns_only_capped_runs():
     rng = np.random.default_rng(2)
     matrix = rng.lognormal(0.0, 1.5, size=(3, 60))
     runner = MatrixRunner(matrix)
-    trace = up(runner, [0, 1, 2], range(60), "exp(-t/4)", 0.2, k0=0.125, seed=4)
+    trace = up(runner, [0, 1, 2], range(60), "exp(-t/4)", 0.2, first_run_limit=0.125, seed=4)
     assert trace["run_limit_max"].max() > 0.125  # some run limit doubled
     seen = {}
     for config, instance, captime in runner.log:
@@ -242,7 +242,8 @@ def test_up_radius_is_the_authors_at_k0_1_and_counts_doublings_at_other_k0():
     u = lambda t: math.exp(-t / 40)  # noqa: E731
     in_order = matrix[:, np.random.default_rng(3).permutation(150)].tolist()  # up's order
     for k0 in (1.0, 4.0):
-        trace = up(MatrixRunner(matrix), [0, 1, 2], range(150), "exp(-t/40)", 0.5, k0=k0, seed=3)
+        trace = up(MatrixRunner(matrix), [0, 1, 2], range(150), "exp(-t/40)", 0.5,
+                   first_run_limit=k0, seed=3)
         assert trace["run_limit_max"].max() >= 4 * k0  # two doublings or more: the radius moved
         got = trace[["epsilon", "lcb", "ucb"]].to_numpy()
         ours = np.array(reference_up(in_order, u, 0.5, k0, our_radius))
@@ -275,8 +276,8 @@ matrices = st.integers(2, 4).flatmap(lambda n: st.lists(
 @given(matrices, st.sampled_from(["exp(-t/3)", "pareto(1, 1)", "uniform(20)"]),
        st.floats(0.01, 0.5), st.integers(0, 3))
 def test_up_trace_invariants(matrix, spec, delta, seed):
-    trace = up(MatrixRunner(matrix), range(len(matrix)), range(12), spec, delta, k0=0.5,
-               max_captime=16.0, seed=seed)
+    trace = up(MatrixRunner(matrix), range(len(matrix)), range(12), spec, delta, first_run_limit=0.5,
+               max_run_limit=16.0, seed=seed)
     assert trace["m"].tolist() == list(range(1, len(trace) + 1))
     # bounds only tighten and configurations only leave: epsilon* never grows
     assert (np.diff(trace["epsilon"]) <= 1e-12).all()
@@ -292,10 +293,10 @@ def test_up_trace_invariants(matrix, spec, delta, seed):
 def test_up_stops_at_epsilon_budget_and_interruption():
     matrix = np.random.default_rng(0).exponential(1.0, size=(3, 200))
     runner = MatrixRunner(matrix)
-    trace = up(runner, range(3), range(200), "exp(-t)", 0.1, epsilon_min=0.9, k0=1.0)
+    trace = up(runner, range(3), range(200), "exp(-t)", 0.1, epsilon_min=0.9, first_run_limit=1.0)
     assert trace.attrs["stopped"] == "epsilon" and trace["epsilon"].iloc[-1] <= 0.9
     assert (trace["epsilon"].iloc[:-1] > 0.9).all()
-    trace = up(runner, range(3), range(200), "exp(-t)", 0.1, budget=30.0, k0=1.0)
+    trace = up(runner, range(3), range(200), "exp(-t)", 0.1, budget=30.0, first_run_limit=1.0)
     assert trace.attrs["stopped"] == "budget" and trace["total_time"].iloc[-1] >= 30.0
     assert (trace["total_time"].iloc[:-1] < 30.0).all()
     seen = []
@@ -317,9 +318,9 @@ def test_simulate_up_runs_the_rounds_of_up():
     order = np.random.default_rng(11).permutation(80)  # up's order of the instances
     runner = TableRunner(table_of(matrix, 1e9))  # algorithms c0, c1, c2; instances i0, ...
     trace = up(runner, ["c0", "c1", "c2"], [f"i{j}" for j in range(80)], "pareto(1, 1)", 0.1,
-               k0=0.25, seed=11)
+               first_run_limit=0.25, seed=11)
     simulated = simulate_up(matrix[None, :, order], "pareto(1, 1)", 0.1,
-                            configs=["c0", "c1", "c2"], k0=0.25, max_captime=1e9)
+                            configs=["c0", "c1", "c2"], first_run_limit=0.25, max_run_limit=1e9)
     pd.testing.assert_frame_equal(simulated.drop(columns="repetition"), trace)
     with pytest.raises(DataError, match="`runtimes` of `simulate_up` must be a 3-d array"):
         simulate_up(matrix, "exp(-t)", 0.1)
@@ -356,7 +357,7 @@ def test_ups_incumbent_is_epsilon_star_optimal_in_at_least_1_minus_delta_of_500_
     rng = np.random.default_rng(2023)
     runtimes = np.stack([np.stack([law.rvs(size=instances, random_state=rng)
                                    for law in LAWS.values()]) for _ in range(repetitions)])
-    traces = simulate_up(runtimes, UTILITY, delta, k0=0.25)
+    traces = simulate_up(runtimes, UTILITY, delta, first_run_limit=0.25)
     assert traces["repetition"].nunique() == repetitions
     # the guarantee is anytime: check every round of every race, not only the last
     gap = truth.max() - truth[traces["incumbent"].to_numpy(dtype=int)]
@@ -385,8 +386,8 @@ def main_track():
 
 def test_up_on_the_2021_main_track_is_within_epsilon_star_of_the_best(main_track):
     runner = TableRunner(main_track)
-    assert (len(runner.configs), len(runner.instances), runner.max_captime) == (46, 400, 5000.0)
-    trace = up(runner, None, None, "pareto(60, 1)", 0.05, k0=1.0, seed=0)
+    assert (len(runner.configs), len(runner.instances), runner.max_run_limit) == (46, 400, 5000.0)
+    trace = up(runner, None, None, "pareto(60, 1)", 0.05, first_run_limit=1.0, seed=0)
     # the true mean utilities over all 400 instances (capped runs and failures count 0)
     truth = rank(main_track, {"u": parse_utility("pareto(60, 1)")})["u"]
     gap = truth.max() - truth[trace["incumbent"]].to_numpy()

@@ -30,7 +30,7 @@ PER_CONFIGURATION = ["completed", "alive", "dropped", "run_limit"]
 
 def _race(executor=None):
     runner = ProcessRunner([sys.executable, "-S", "-c", SLEEP, "{config}"], executor=executor)
-    return up(runner, CONFIGS, INSTANCES, "exp(-t)", 0.5, k0=1.0, seed=0)
+    return up(runner, CONFIGS, INSTANCES, "exp(-t)", 0.5, first_run_limit=1.0, seed=0)
 
 
 @pytest.fixture(scope="module")

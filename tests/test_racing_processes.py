@@ -123,7 +123,7 @@ def test_process_runner_passes_hostile_words_as_single_arguments(tmp_path):
     out = tmp_path / "argv.json"
     echo = "import sys, json, pathlib; pathlib.Path(sys.argv[1]).write_text(json.dumps(sys.argv[2:]))"
     hostile = "a b; rm -rf / $(touch pwned) `id` 'q' \"r\" {config}"
-    runner = ProcessRunner(f"{PYTHON} -c '{echo}' {out} {{config}} {{instance}} -t={{captime}}")
+    runner = ProcessRunner(f"{PYTHON} -c '{echo}' {out} {{config}} {{instance}} -t={{run_limit}}")
     runner.run(["-luby", "--rinc=2 ; ls"], hostile, 30.0)
     assert json.loads(out.read_text()) == ["-luby", "--rinc=2 ; ls", hostile, "-t=30.0"]
     assert not (tmp_path / "pwned").exists() and not os.path.exists("pwned")
@@ -154,7 +154,7 @@ def test_process_runner_failures_and_bad_commands():
         ProcessRunner("true", clock="sundial")
     with pytest.raises(DataError, match="must be a command that can be started"):
         ProcessRunner(["/nonexistent/solver-xyz"]).run("c", "i", 1.0)
-    with pytest.raises(DataError, match="`captime` of `ProcessRunner.run`"):
+    with pytest.raises(DataError, match="`run_limit` of `ProcessRunner.run`"):
         ProcessRunner("true").run("c", "i", -1.0)
 
 
@@ -164,7 +164,7 @@ def test_process_runner_races_in_parallel_on_an_executor():
         got = runner.run_many(["0.01", "0.01", "2", "2"], ["i", "j", "i", "j"], [30, 30, 0.3, 0.3])
         assert (got[:2] < 30).all() and (got[2:] >= 0.3).all()
         # a small race of real commands: the configuration is the sleep, the instance unused
-        trace = up(runner, ["0.01", "3"], ["i", "j", "k"], "exp(-t)", 0.5, k0=0.2, seed=0)
+        trace = up(runner, ["0.01", "3"], ["i", "j", "k"], "exp(-t)", 0.5, first_run_limit=0.2, seed=0)
     assert trace.attrs["configurations"].loc["3", "completed"] == 0
     assert trace["incumbent"].iloc[-1] == "0.01"
 
@@ -176,31 +176,31 @@ def test_process_runner_races_in_parallel_on_an_executor():
 
 
 def test_each_placeholder_is_filled_once_and_values_are_never_read_again(tmp_path):
-    runner = ProcessRunner(["solver", "{config}", "-i={instance}", "{captime}", "{{instance}}"],
+    runner = ProcessRunner(["solver", "{config}", "-i={instance}", "{run_limit}", "{{instance}}"],
                            shell_ok=True)  # names joined to text: the caller's own choice
-    # an instance named {captime} stays {captime}; a configuration naming {instance} too
-    assert runner.arguments("{instance}", "{captime}", 5) == [
-        "solver", "{instance}", "-i={captime}", "5.0", "{{captime}}"]
-    assert runner.arguments(["-a={instance}", "{captime}"], "x", 5)[1:3] == [
-        "-a={instance}", "{captime}"]
+    # an instance named {run_limit} stays {run_limit}; a configuration naming {instance} too
+    assert runner.arguments("{instance}", "{run_limit}", 5) == [
+        "solver", "{instance}", "-i={run_limit}", "5.0", "{{run_limit}}"]
+    assert runner.arguments(["-a={instance}", "{run_limit}"], "x", 5)[1:3] == [
+        "-a={instance}", "{run_limit}"]
     out = tmp_path / "argv.json"
     echo = ("import sys, json, pathlib; "
             "pathlib.Path(sys.argv[1]).write_text(json.dumps(sys.argv[2:]))")
     ProcessRunner([PYTHON, "-c", echo, str(out), "{instance}", "{config}"]).run(
-        "{captime}", "{config}{instance}", 30.0)
-    assert json.loads(out.read_text()) == ["{config}{instance}", "{captime}"]
+        "{run_limit}", "{config}{instance}", 30.0)
+    assert json.loads(out.read_text()) == ["{config}{instance}", "{run_limit}"]
 
 
 names = st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)),
-                max_size=30) | st.sampled_from(["{captime}", "{instance}", "{config}",
-                                                "{{config}}", "{instance}{captime}"])
+                max_size=30) | st.sampled_from(["{run_limit}", "{instance}", "{config}",
+                                                "{{config}}", "{instance}{run_limit}"])
 
 
 @settings(max_examples=150, deadline=None)
 @given(names, names, st.floats(1e-3, 1e6))
 def test_filled_words_are_the_template_with_each_placeholder_replaced_once(config, instance,
                                                                             captime):
-    runner = ProcessRunner(["solver", "--cap={captime}", "{config}", "x{instance}y{config}",
+    runner = ProcessRunner(["solver", "--cap={run_limit}", "{config}", "x{instance}y{config}",
                             "{instance}"], shell_ok=True)
     assume(plain_name(instance))  # else refused (test_an_instance_must_be_a_plain_name)
     expected = ["solver", f"--cap={captime!r}", config, f"x{instance}y{config}", instance]
@@ -212,7 +212,7 @@ def test_filled_words_are_the_template_with_each_placeholder_replaced_once(confi
 REFUSED = [
     ["sh", "-c", "solver {instance}"],
     "sh -c 'solver {instance}'",
-    ["bash", "-c", "solver --cap={captime} {instance}"],
+    ["bash", "-c", "solver --cap={run_limit} {instance}"],
     ["/bin/sh", "-ec", "solver {instance}"],
     ["/usr/bin/dash", "-c", "solver {config}"],
     ["zsh", "-o", "pipefail", "-c", "solver {instance}"],
@@ -253,7 +253,7 @@ ACCEPTED = [
     ["perl", "-e", "print @ARGV", "--", "{instance}"],
     ["perl", "-e", "print @ARGV", "{instance}"],  # an instance never starts with "-"
     ["env", "OMP_NUM_THREADS=1", "solver", "{instance}"],
-    ["timeout", "{captime}", "solver", "{instance}"],
+    ["timeout", "{run_limit}", "solver", "{instance}"],
 ]
 
 
@@ -272,7 +272,7 @@ def test_a_template_that_hands_a_placeholder_to_a_shell_is_refused(command):
        st.sampled_from(["", "/bin/", "/usr/local/bin/", "C:\\tools\\"]),
        st.sampled_from(["", ".exe", "5.2"]),
        st.sampled_from(["-c", "-ec", "-xc", "-lc", "-o pipefail -c", "-c --"]),
-       st.sampled_from(["{instance}", "{config}", "{captime}", "run {instance} now"]))
+       st.sampled_from(["{instance}", "{config}", "{run_limit}", "run {instance} now"]))
 def test_a_shell_is_recognised_by_any_path_wrapper_and_option_spelling(shell, folder, suffix,
                                                                       options, code):
     *wrapper, program = shell.split()
@@ -304,16 +304,16 @@ def test_a_shell_template_would_run_an_instance_name_as_code(tmp_path):
 def test_a_captime_beyond_what_a_timer_can_wait_is_refused():
     limit = threading.TIMEOUT_MAX
     runner = ProcessRunner([PYTHON, "-S", "-c", "pass"])
-    assert runner.max_captime == limit
+    assert runner.max_run_limit == limit
     for captime in (1e300, 2 * limit, math.inf, math.nan, 0.0, -1.0, True, "5"):
-        with pytest.raises(DataError, match=r"`captime` of `ProcessRunner.run` must be a "
+        with pytest.raises(DataError, match=r"`run_limit` of `ProcessRunner.run` must be a "
                            r"positive number of seconds, at most 9\.2\d*e\+09"):
             runner.run("c", "i", captime)
     cpu = ProcessRunner([PYTHON, "-S", "-c", "pass"], clock="cpu", wall_factor=10)
-    assert cpu.max_captime == limit / 10  # the elapsed-time limit is ten times the captime
+    assert cpu.max_run_limit == limit / 10  # the elapsed-time limit is ten times the captime
     with pytest.raises(DataError, match=r"at most 9\.2\d*e\+08"):
         cpu.run("c", "i", limit / 5)
-    with pytest.raises(DataError, match="`captime` of `ProcessRunner.run`"):
+    with pytest.raises(DataError, match="`run_limit` of `ProcessRunner.run`"):
         runner.run_many(["c"], ["i"], [1e300])
     assert 0 <= runner.run("c", "i", limit) < limit  # the largest one works
 
@@ -525,7 +525,7 @@ with ThreadPoolExecutor(2) as pool:
     runner = ProcessRunner(["sleep", "{{config}}"], configurations={{"a": ["{seconds}"],
                            "b": ["{seconds}"]}}, executor=pool)
     print("racing", flush=True)
-    up(runner, ["a", "b"], ["i", "j"], "exp(-t)", 0.5, k0=40, seed=0)
+    up(runner, ["a", "b"], ["i", "j"], "exp(-t)", 0.5, first_run_limit=40, seed=0)
 """
     child = subprocess.Popen([PYTHON, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
@@ -567,7 +567,7 @@ WRAPPERS = [["env"], ["env", "-i", "A=1"], ["timeout", "5"], ["timeout", "-k", "
 
 @settings(max_examples=120, deadline=None)
 @given(st.lists(st.sampled_from(WRAPPERS), min_size=1, max_size=4),
-       st.sampled_from(["{instance}", "{config}", "{captime}"]))
+       st.sampled_from(["{instance}", "{config}", "{run_limit}"]))
 def test_wrappers_compose_and_never_run_a_name(chain, placeholder):
     prefix = [word for wrapper in chain for word in wrapper]
     with pytest.raises(DataError, match="runs this word as a program"):

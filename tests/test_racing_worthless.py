@@ -61,8 +61,8 @@ def table():
 def test_up_stops_runs_where_the_utility_is_zero_with_the_same_decisions(table):
     runner = TableRunner(table)
     # started at 5 s, past the zero at 2 s: every run of b past 2 s is stopped there
-    stopped = up(runner, None, None, "uniform(2)", 0.2, k0=5.0, seed=0)
-    whole = up(runner, None, None, "uniform(2)", 0.2, k0=5.0, seed=0, worthless=None)
+    stopped = up(runner, None, None, "uniform(2)", 0.2, first_run_limit=5.0, seed=0)
+    whole = up(runner, None, None, "uniform(2)", 0.2, first_run_limit=5.0, seed=0, worthless=None)
     same = ["m", "incumbent", "epsilon", "lcb", "ucb", "survivors"]
     assert stopped[same].equals(whole[same])
     assert stopped.attrs["worthless_from"] == 2.0 and stopped["run_limit_max"].max() == 2.0
@@ -78,7 +78,7 @@ def test_naive_stops_runs_where_the_utility_is_zero_with_the_same_means(table):
     stopped = naive(runner, None, None, "uniform(2)", 0.9, 0.2, 10.0, seed=0)
     whole = naive(runner, None, None, "uniform(2)", 0.9, 0.2, 10.0, seed=0, worthless=None)
     assert stopped.means.equals(whole.means) and stopped.m == whole.m
-    assert stopped.captime == 2.0 and whole.captime == 10.0
+    assert stopped.run_limit == 2.0 and whole.run_limit == 10.0
     # every run of b past 2 s is stopped there; without the stop it runs to its end (< 10 s)
     assert 0 < whole.total_time - stopped.total_time <= stopped.saved
     with pytest.raises(DataError, match=r"`worthless` of `naive` must be None or a number in "

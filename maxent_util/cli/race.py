@@ -27,11 +27,11 @@ def _race_inputs(arguments: argparse.Namespace, spec: str) -> tuple[Any, str, An
     runner = TableRunner(table, duplicates=arguments.duplicates, missing=arguments.missing)
     for flag, limit in (("--run-limit", arguments.run_limit),
                         ("--first-run-limit", arguments.first_run_limit)):
-        if limit is not None and limit > runner.max_captime:
+        if limit is not None and limit > runner.max_run_limit:
             raise CommandLineError(f"argument {flag}: {readable_duration(limit)} is above the "
-                                   f"cutoff of {label}, {readable_duration(runner.max_captime)}")
-    captime = arguments.run_limit if arguments.run_limit is not None else runner.max_captime
-    return runner, label, utility, captime
+                                   f"cutoff of {label}, {readable_duration(runner.max_run_limit)}")
+    limit = arguments.run_limit if arguments.run_limit is not None else runner.max_run_limit
+    return runner, label, utility, limit
 
 
 def _race_progress(show: bool) -> Any:
@@ -58,13 +58,13 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
         return _race_commands(arguments, out)
     if arguments.naive and arguments.epsilon is None:
         raise CommandLineError("--naive needs --epsilon (the accuracy Naive is sized for)")
-    runner, label, utility, captime = _race_inputs(arguments, arguments.utility)
+    runner, label, utility, limit = _race_inputs(arguments, arguments.utility)
     spec = arguments.utility.strip()
     if arguments.naive:
-        found = naive(runner, None, None, utility, arguments.epsilon, arguments.delta, captime,
+        found = naive(runner, None, None, utility, arguments.epsilon, arguments.delta, limit,
                       seed=arguments.seed)
         record = {"procedure": "naive", "data": label, "utility": spec, "delta": found.delta,
-                  "epsilon": found.epsilon, "run_limit": found.captime, "m": found.m,
+                  "epsilon": found.epsilon, "run_limit": found.run_limit, "m": found.m,
                   "configurations": len(runner.configs), "incumbent": str(found.configuration),
                   "total_time": found.total_time}
         if arguments.json:
@@ -75,7 +75,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
         else:
             print(f"Naive on {label} under {spec}: each of {len(runner.configs)} configurations "
                   f"ran on m = {found.m} instances with a run limit of "
-                  f"{readable_duration(found.captime)}",
+                  f"{readable_duration(found.run_limit)}",
                   file=out)
             print(f"best: {found.configuration} (mean utility "
                   f"{float(found.means.max()):.4f}), within epsilon = {found.epsilon:g} of the "
@@ -83,7 +83,8 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
             print(f"total time of runs: {readable_duration(found.total_time)}", file=out)
         return 0
     show = arguments.progress if arguments.progress is not None else sys.stderr.isatty()
-    trace = up(runner, None, None, utility, arguments.delta, k0=arguments.first_run_limit,
+    trace = up(runner, None, None, utility, arguments.delta,
+               first_run_limit=arguments.first_run_limit,
                epsilon_min=arguments.epsilon or 0.0, budget=arguments.budget,
                seed=arguments.seed, progress=_race_progress(show))
     if show:
@@ -204,8 +205,9 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
                           arguments.run_limit, seed=arguments.seed, worthless=level)
         else:
             show = arguments.progress if arguments.progress is not None else sys.stderr.isatty()
-            trace = up(log, names, instances, utility, arguments.delta, k0=arguments.first_run_limit,
-                       max_captime=arguments.run_limit, epsilon_min=arguments.epsilon or 0.0,
+            trace = up(log, names, instances, utility, arguments.delta,
+                       first_run_limit=arguments.first_run_limit,
+                       max_run_limit=arguments.run_limit, epsilon_min=arguments.epsilon or 0.0,
                        budget=arguments.budget, seed=arguments.seed,
                        progress=_race_progress(show), worthless=level)
             if show:
@@ -247,7 +249,7 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
             f"instances under {spec}")
     if arguments.naive:
         print(f"Naive on {what}: each ran on m = {found.m} instances with a run limit of "
-              f"{readable_duration(found.captime)} ({clock} clock)", file=out)
+              f"{readable_duration(found.run_limit)} ({clock} clock)", file=out)
         print(f"best: {best} (mean utility {mean:.4f}), within epsilon = {found.epsilon:g} of "
               f"the best with probability at least {1 - found.delta:g}", file=out)
     else:
@@ -296,15 +298,16 @@ def _plot_race(arguments: argparse.Namespace, out: Any) -> int:
         raise CommandLineError("--par, --solved, --rules and --t-max do not go with --race")
     if arguments.file is None and arguments.dataset is None:
         arguments.dataset = "satcomp2021-parallel"
-    runner, label, utility, captime = _race_inputs(arguments, arguments.utility[0])
+    runner, label, utility, limit = _race_inputs(arguments, arguments.utility[0])
     k0 = 1.0 if arguments.first_run_limit is None else arguments.first_run_limit
     seed = 0 if arguments.seed is None else arguments.seed
-    trace = up(runner, None, None, utility, arguments.delta, k0=k0, seed=seed)
-    curve = naive_curve(runner, None, None, utility, arguments.delta, captime,
+    trace = up(runner, None, None, utility, arguments.delta, first_run_limit=k0,
+               seed=seed)
+    curve = naive_curve(runner, None, None, utility, arguments.delta, limit,
                         np.round(np.arange(0.05, 1.0, 0.05), 2), seed=seed)
     figure = plots.plot_race(trace, curve, title=f"{label}: {arguments.utility[0].strip()}, "
                                                  f"delta = {arguments.delta:g} (Naive at "
-                                                 f"run limit {readable_duration(captime)})")
+                                                 f"run limit {readable_duration(limit)})")
     _save(figure, target, force=arguments.force)
     print(f"wrote {target}", file=out)
     return 0

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 import sympy
 
 from ..constraints import LogMoment, Mean, SquaredLogDeviation, Support, TailProbability
+from ..durations import readable_duration
 from ..errors import MaxEntError, argument_message, short
 from ..families import parse_family
 from .questions import (BY_KEY, FACT_KEYS, OWNER, DesignError, chance_words, read_choice, read_factor,
@@ -41,7 +42,7 @@ class Fact:
     approximate: bool = False
 
     def __str__(self) -> str:
-        shown = "; ".join(_one_line(c.statement()) for c in self.constraints)
+        shown = "; ".join(constraint_text(c) for c in self.constraints)
         says = self.says + (" (roughly, as you said)" if self.approximate else "")
         return says + (f"  ->  {shown}" if shown else "")
 
@@ -145,10 +146,48 @@ def read_answer(key: str, value: Any, earlier: Mapping[str, Any] | None = None) 
 
 def _one_line(expr: Any) -> str:
     """Unicode mathematics on one line: sympy's pretty printer where it fits on one line."""
+    if isinstance(expr, sympy.Eq):  # each side on one line of its own (a fraction takes three)
+        return f"{_one_line(expr.lhs)} = {_one_line(expr.rhs)}"
     shown = sympy.pretty(expr, use_unicode=True, wrap_line=False)
     if "\n" in shown:
         shown = str(expr).replace("kappa", "κ").replace("**", "^")
     return shown
+
+
+def _duration(seconds: Any) -> str:
+    """A duration of a constraint with its units: ``3600`` -> ``3600 s (1 h)``; 0 and ∞ bare."""
+    if seconds == 0:
+        return "0"
+    if seconds == oo:
+        return "∞"
+    return readable_duration(float(seconds))
+
+
+def constraint_text(constraint: Any) -> str:
+    """A constraint on one line in Unicode mathematics, its durations with their units beside the
+    seconds (κ is in seconds).
+
+    >>> constraint_text(Support(0, 3600)), constraint_text(Mean(5400))
+    ('κ ∈ [0, 3600 s (1 h)]', 'E(κ) = 5400 s (1.5 h)')
+    >>> constraint_text(TailProbability(600, sympy.Rational(1, 2)))
+    'P(κ < 600 s (10 min)) = 1/2'
+    >>> constraint_text(LogMoment(sympy.log(10), 60))
+    'E(log(κ/60)) = log(10)  (κ in seconds; 60 s = 1 min)'
+    """
+    kind = type(constraint)
+    if kind is Support:
+        close = ")" if constraint.upper == oo else "]"
+        return f"κ ∈ [{_duration(constraint.lower)}, {_duration(constraint.upper)}{close}"
+    if kind is Mean:
+        return f"E(κ) = {_duration(constraint.value)}"
+    if kind is TailProbability:
+        return f"P(κ < {_duration(constraint.kappa1)}) = {_one_line(constraint.delta)}"
+    shown = _one_line(constraint.statement())
+    anchor = getattr(constraint, "kappa0", None)
+    if anchor is None or not (0 < anchor < oo):
+        return shown
+    # the anchor sits inside a logarithm: its units go beside the formula, not into it
+    return f"{shown}  (κ in seconds; {_duration(anchor).replace(' (', ' = ').rstrip(')')})"
 
 
 def _read_fact(key: str, value: Any, facts: Mapping[str, Fact]) -> Fact:

@@ -22,7 +22,7 @@ from ..plots import plot_utilities
 from ..ranking import parse_rule
 from ..symbols import kappa, t
 from ..utility import expected_utility, linear_compute, step
-from .facts import Fact, _one_line, check_complete, read_answer, support_ends
+from .facts import Fact, check_complete, constraint_text, read_answer, support_ends
 from .questions import (BY_KEY, FACT_KEYS, MAX_SPEC_LENGTH, MONEY_SYMBOLIC_SECONDS, NICE_TIMES, OWNER,
                         QUESTIONS, DesignError, read_seconds, refuse, say)
 
@@ -170,7 +170,7 @@ class Design:
         lines = [self.explanation, f"(In the paper's terms: the best algorithm {self.scenario}.)"]
         if self.constraints:
             lines.append("What you said, as constraints on your patience κ: "
-                         + "; ".join(_one_line(c.statement()) for c in self.constraints))
+                         + "; ".join(constraint_text(c) for c in self.constraints))
         if self.distribution is not None:
             lines.append("Your patience κ then has the density:")
             lines += _indented(readable(self.distribution.pdf), "  f(κ) = ")

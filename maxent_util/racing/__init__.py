@@ -9,16 +9,16 @@ Configuration* (NeurIPS 2023), give two procedures; both are here:
 
 - :func:`naive` runs every configuration on the same
   :math:`m = \\lceil 2\\ln(2n/\\delta) / (\\epsilon - u(\\kappa))^2\\rceil`
-  instances at one captime :math:`\\kappa` and keeps the best mean;
+  instances at one run limit :math:`\\kappa` and keeps the best mean;
 - :func:`up` (*utilitarian procrastination*) is anytime: it adds one
   instance at a time, keeps a confidence interval per configuration, drops
   configurations that are provably worse, and doubles a configuration's
-  captime only when its capped runs, not its sample size, limit what it
+  run limit only when its capped runs, not its sample size, limit what it
   knows.
 
 Runs come from a *runner*: any object with ``run(config, instance,
-captime) -> runtime`` (see :class:`Runner`). A run that did not finish
-within ``captime`` returns ``captime`` or more and counts as capped; a run
+run_limit) -> runtime`` (see :class:`Runner`). A run that did not finish
+within ``run_limit`` returns ``run_limit`` or more and counts as capped; a run
 that can never finish (a crash) returns ``inf``. :class:`TableRunner`
 replays a recorded runs table; :class:`ProcessRunner` runs a real command
 under a time limit, optionally in parallel on a ``concurrent.futures``
@@ -26,12 +26,12 @@ executor or a Dask client.
 
 *Conventions shared by both procedures* (those of the paper and of its
 authors' code): a run capped at :math:`k` scores :math:`u(k)`, so a
-configuration's empirical mean utility at captime :math:`k` estimates
+configuration's empirical mean utility at run limit :math:`k` estimates
 :math:`E[u(\\min(T, k))]`, which is at least :math:`E[u(T)]` and at most
 :math:`u(k)\\,P(T \\ge k)` above it. The time a procedure spends is the sum
 over the runs it asked for of :math:`\\min(T, k)`; a run that finished is
-never repeated (its runtime is known and below any larger captime), a
-capped run is repeated from scratch at a larger captime. Instances are used
+never repeated (its runtime is known and below any larger run limit), a
+capped run is repeated from scratch at a larger run limit. Instances are used
 in a random order fixed by ``seed``; every configuration sees the same
 instances in the same order (paired comparisons).
 

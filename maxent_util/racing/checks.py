@@ -4,6 +4,7 @@ a spec), its values, probabilities, positive numbers, the candidates and the see
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -50,11 +51,25 @@ def positive(value: Any, arg: str, owner: str, *, infinite: bool = False) -> flo
     return number
 
 
+def largest_run_limit(runner: Any) -> Any:
+    """The largest run limit a runner takes: its ``max_run_limit``, else ``max_captime`` (the
+    old name, which runners written before 0.4 have; read with a DeprecationWarning), else
+    no limit."""
+    if hasattr(runner, "max_run_limit"):
+        return runner.max_run_limit
+    if hasattr(runner, "max_captime"):
+        warnings.warn(f"{type(runner).__name__}.max_captime is deprecated: name a runner's "
+                      "largest run limit max_run_limit (the same value)", DeprecationWarning,
+                      stacklevel=3)
+        return runner.max_captime
+    return math.inf
+
+
 def candidates(runner: Any, configs: Any, instances: Any, owner: str
                 ) -> tuple[list[Any], list[Any]]:
     if not callable(getattr(runner, "run", None)):
         raise DataError(argument_message("runner", owner, "a runner (with run(config, instance, "
-                                         "captime))", type(runner).__name__))
+                                         "run_limit))", type(runner).__name__))
     configs = getattr(runner, "configs", None) if configs is None else configs
     instances = getattr(runner, "instances", None) if instances is None else instances
     chosen = []

@@ -1,4 +1,4 @@
-"""Naive: every configuration on the same instances at one captime (:func:`naive`, and what each
+"""Naive: every configuration on the same instances at one run limit (:func:`naive`, and what each
 accuracy costs, :func:`naive_curve`)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..errors import DataError, argument_message, short
 from .._numbers import real
+from .._renamed import renamed_attribute, renamed_keywords
 from .checks import (candidates, instance_order, positive, probability, scorer_of, utility_at,
                      worthless_level)
 from .worthless import worthless_from
@@ -31,40 +32,44 @@ class NaiveResult:
     m : int
         Instances each configuration ran on.
     total_time : float
-        Seconds of runs spent (each run counts ``min(runtime, captime)``).
-    captime : float
-        The captime of every run.
+        Seconds of runs spent (each run counts ``min(runtime, run_limit)``).
+    run_limit : float
+        Where every run was stopped, in seconds (``captime``, its old name, is still read,
+        with a DeprecationWarning).
     epsilon, delta : float
         The guarantee: with probability at least ``1 - delta`` the
         configuration's expected utility is within ``epsilon`` of the best.
     means : pandas.Series
-        Mean utility per configuration (capped runs count ``u(captime)``).
+        Mean utility per configuration (capped runs count ``u(run_limit)``).
     worthless_from : float
-        Where ``u`` is worth nothing (``inf`` if nowhere): the captime is at most that.
+        Where ``u`` is worth nothing (``inf`` if nowhere): the run limit is at most that.
     saved : float
         At most this many seconds of runs were saved by stopping runs there rather than at
-        the captime asked for.
+        the run limit asked for.
     """
 
     configuration: Any
     m: int
     total_time: float
-    captime: float
+    run_limit: float
     epsilon: float
     delta: float
     means: pd.Series
     worthless_from: float = math.inf
     saved: float = 0.0
 
-
-def _naive_size(n: int, epsilon: float, delta: float, u_captime: float) -> int:
-    return math.ceil(2 * math.log(2 * n / delta) / (epsilon - u_captime) ** 2)
+    captime = renamed_attribute("captime", "run_limit")
 
 
+def _naive_size(n: int, epsilon: float, delta: float, u_limit: float) -> int:
+    return math.ceil(2 * math.log(2 * n / delta) / (epsilon - u_limit) ** 2)
+
+
+@renamed_keywords(captime="run_limit")
 def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | None,
-          utility: Any, epsilon: float, delta: float, captime: float, *,
+          utility: Any, epsilon: float, delta: float, run_limit: float, *,
           seed: Any = None, worthless: float | None = 0.0) -> NaiveResult:
-    """Run every configuration on the same instances at one captime; keep the best mean.
+    """Run every configuration on the same instances at one run limit; keep the best mean.
 
     Parameters
     ----------
@@ -78,16 +83,17 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
         ``t``, or a spec as :func:`maxent_util.ranking.parse_rule` reads it
         (``"pareto(60, 1)"``).
     epsilon : float
-        The accuracy wanted, above ``u(captime)``.
+        The accuracy wanted, above ``u(run_limit)``.
     delta : float
         The failure probability, in ``(0, 1)``.
-    captime : float
-        The captime of every run (positive).
+    run_limit : float
+        Where every run is stopped, in seconds (positive; ``captime=``, its old name,
+        still works, with a DeprecationWarning).
     seed : None, int or numpy.random.Generator, keyword-only
         Fixes the random order of the instances.
     worthless : float or None, keyword-only
         Stop every run, at the latest, where ``u`` falls to this level for good
-        (:func:`worthless_from`; default 0: where ``u`` is 0); None: at ``captime``.
+        (:func:`worthless_from`; default 0: where ``u`` is 0); None: at ``run_limit``.
 
     Returns
     -------
@@ -99,7 +105,7 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
     Raises
     ------
     DataError
-        If ``u(captime) >= epsilon``, ``m`` is more than the instances,
+        If ``u(run_limit) >= epsilon``, ``m`` is more than the instances,
         ``delta`` is not in ``(0, 1)``, or the runner refuses a run.
     UtilityError
         If the utility has free parameters or leaves ``[0, 1]``.
@@ -132,52 +138,53 @@ def naive(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] |
     u = scorer_of(utility, owner)
     epsilon = real(epsilon)
     delta = probability(delta, "delta", owner)
-    asked = positive(captime, "captime", owner)
+    asked = positive(run_limit, "run_limit", owner)
     level = worthless_level(worthless, owner)
     zero = math.inf if level is None else worthless_from(utility, epsilon=level)
-    captime = min(asked, zero)
-    u_captime = float(utility_at(u, np.array([captime]), owner)[0])
-    if not (math.isfinite(epsilon) and u_captime < epsilon):
+    run_limit = min(asked, zero)
+    u_limit = float(utility_at(u, np.array([run_limit]), owner)[0])
+    if not (math.isfinite(epsilon) and u_limit < epsilon):
         raise DataError(argument_message(
-            "epsilon", owner, f"above u(captime) = {u_captime:.6g}, the utility at the run limit "
+            "epsilon", owner, f"above u(run_limit) = {u_limit:.6g}, the utility at the run limit "
             "(the most a capped run can move a mean)", short(epsilon),
             "Give a longer run limit or a larger epsilon."))
     n = len(configs)
-    m = _naive_size(n, epsilon, delta, u_captime)
+    m = _naive_size(n, epsilon, delta, u_limit)
     if m > len(instances):
         raise DataError(argument_message(
-            "instances", owner, f"at least m = {m} (2 ln(2n/delta) / (epsilon - u(captime))^2 "
+            "instances", owner, f"at least m = {m} (2 ln(2n/delta) / (epsilon - u(run_limit))^2 "
             f"with n = {n})", f"{len(instances)} instances",
             "Give a larger epsilon, a longer run limit or more instances."))
     order = instance_order(len(instances), seed, owner)[:m]
     chosen = [instances[j] for j in order]
     runtimes = run_batch(runner, [c for c in configs for _ in range(m)], chosen * n,
-                          np.full(n * m, captime), owner).reshape(n, m)
-    stopped = np.minimum(runtimes, captime)
+                          np.full(n * m, run_limit), owner).reshape(n, m)
+    stopped = np.minimum(runtimes, run_limit)
     means = utility_at(u, stopped, owner).mean(axis=1)
     best = int(np.argmax(means))
-    # a run stopped at the zero would have gone on to the captime asked for at most (a runner
+    # a run stopped at the zero would have gone on to the run limit asked for at most (a runner
     # may overshoot a limit: a CPU-time limit is kept in whole seconds)
-    cut = runtimes[(runtimes >= captime) & np.isfinite(runtimes)] if captime < asked else \
+    cut = runtimes[(runtimes >= run_limit) & np.isfinite(runtimes)] if run_limit < asked else \
         np.zeros(0)
     return NaiveResult(configuration=configs[best], m=m, total_time=float(stopped.sum()),
-                       captime=captime, epsilon=epsilon, delta=delta,
+                       run_limit=run_limit, epsilon=epsilon, delta=delta,
                        means=pd.Series(means, index=pd.Index(configs, name="configuration"),
                                        name="mean utility"),
                        worthless_from=zero, saved=float(np.maximum(asked - cut, 0.0).sum()))
 
 
+@renamed_keywords(captime="run_limit")
 def naive_curve(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | None,
-                utility: Any, delta: float, captime: float, epsilons: Sequence[float], *,
+                utility: Any, delta: float, run_limit: float, epsilons: Sequence[float], *,
                 seed: Any = None, worthless: float | None = 0.0) -> pd.DataFrame:
     """:func:`naive` at several accuracies: what each guarantee costs.
 
     Parameters
     ----------
-    runner, configs, instances, utility, delta, captime, seed, worthless
+    runner, configs, instances, utility, delta, run_limit, seed, worthless
         As in :func:`naive`.
     epsilons : sequence of float
-        The accuracies; those at or below ``u(captime)``, or needing more
+        The accuracies; those at or below ``u(run_limit)``, or needing more
         instances than there are, are left out.
 
     Returns
@@ -204,15 +211,15 @@ def naive_curve(runner: Any, configs: Sequence[Any] | None, instances: Sequence[
     configs, instances = candidates(runner, configs, instances, owner)
     level = worthless_level(worthless, owner)
     # stopped where u is worth nothing once, here, for every accuracy
-    limit = min(positive(captime, "captime", owner),
+    limit = min(positive(run_limit, "run_limit", owner),
                 math.inf if level is None else worthless_from(utility, epsilon=level))
-    u_captime = float(utility_at(u, np.array([limit]), owner)[0])
+    u_limit = float(utility_at(u, np.array([limit]), owner)[0])
     delta = probability(delta, "delta", owner)
     rows = []
     for epsilon in epsilons:
         value = real(epsilon)
-        if not (math.isfinite(value) and value > u_captime) or \
-                _naive_size(len(configs), value, delta, u_captime) > len(instances):
+        if not (math.isfinite(value) and value > u_limit) or \
+                _naive_size(len(configs), value, delta, u_limit) > len(instances):
             continue
         found = naive(runner, configs, instances, u, value, delta, limit, seed=seed,
                       worthless=None)

@@ -23,6 +23,8 @@ import numpy as np
 
 from ..errors import DataError, argument_message, short
 from ..processes import ProcessRunner, plain_name
+from .._renamed import renamed_attribute, renamed_keywords
+from .checks import largest_run_limit
 from .runners import TableRunner
 
 __all__ = ["RunLog", "read_instances", "digest"]
@@ -130,8 +132,9 @@ class RunLog:
     ----------
     replayed, ran : int
         Runs taken from the log, and runs made (and recorded) since it was opened.
-    max_captime : float
-        The runner's (a race reads it).
+    max_run_limit : float
+        The runner's (a race reads it; ``max_captime``, its old name, is still read, with a
+        DeprecationWarning).
 
     Raises
     ------
@@ -144,8 +147,8 @@ class RunLog:
     Each line is written with one ``write``, flushed and ``fsync``-ed before the race goes on.
     A last line cut short (the machine stopped while writing it) is dropped when the log is
     opened again; a run recorded but never asked for again is left alone. A run is found by
-    its configuration, instance and captime (a capped run asked again at a larger captime is a
-    new run).
+    its configuration, instance and run limit (a capped run asked again at a larger run limit
+    is a new run).
 
     Examples
     --------
@@ -166,7 +169,7 @@ class RunLog:
         owner = "RunLog"
         if not callable(getattr(runner, "run", None)):
             raise DataError(argument_message("runner", owner, "a runner (with run(config, "
-                                             "instance, captime))", type(runner).__name__))
+                                             "instance, run_limit))", type(runner).__name__))
         try:
             self.header = json.loads(json.dumps({"kind": KIND, "format": FORMAT, **header},
                                                 allow_nan=False))
@@ -183,8 +186,10 @@ class RunLog:
         self._file = self._open(owner)
 
     @property
-    def max_captime(self) -> float:
-        return getattr(self.runner, "max_captime", math.inf)
+    def max_run_limit(self) -> float:
+        return largest_run_limit(self.runner)
+
+    max_captime = renamed_attribute("max_captime", "max_run_limit")
 
     def _open(self, owner: str) -> Any:
         """Read the runs recorded so far (or start the log), and open it to append."""
@@ -261,20 +266,20 @@ class RunLog:
 
         if not isinstance(run, dict):
             raise bad("runs as JSON objects")
-        config, instance, captime = run.get("config"), run.get("instance"), run.get("run_limit")
+        config, instance, limit = run.get("config"), run.get("instance"), run.get("run_limit")
         runtime = run.get("runtime", "missing")
         if not (isinstance(config, str) and config in self._configs):
             raise bad("runs of the header's configurations")
         if not (isinstance(instance, str) and (self._instances is None
                                                or instance in self._instances)):
             raise bad("runs on the header's instances")
-        if not (type(captime) in (int, float) and 0 < captime < math.inf):
+        if not (type(limit) in (int, float) and 0 < limit < math.inf):
             raise bad("runs with a positive run_limit")
         if runtime is None:  # a run that can never finish
             runtime = math.inf
         if not (type(runtime) in (int, float) and runtime >= 0):
             raise bad("runs with a runtime of at least 0 seconds, or null")
-        return (config, instance, float(captime)), float(runtime)
+        return (config, instance, float(limit)), float(runtime)
 
     @staticmethod
     def _line(entry: Mapping[str, Any]) -> bytes:
@@ -286,21 +291,22 @@ class RunLog:
         file.flush()
         os.fsync(file.fileno())
 
-    def _record(self, config: Any, instance: Any, captime: float, runtime: float) -> None:
-        entry = {"config": config, "instance": instance, "run_limit": captime,
+    def _record(self, config: Any, instance: Any, limit: float, runtime: float) -> None:
+        entry = {"config": config, "instance": instance, "run_limit": limit,
                  "runtime": runtime if math.isfinite(runtime) else None}
         self._write(entry, self._file)
         self.ran += 1
 
+    @renamed_keywords(captimes="run_limits")
     def run_many(self, configs: Sequence[Any], instances: Sequence[Any],
-                 captimes: Any) -> np.ndarray:
+                 run_limits: Any) -> np.ndarray:
         """The runtimes of many runs: recorded ones replayed, the others run and recorded.
 
         Parameters
         ----------
         configs, instances : sequence
             One configuration and one instance per run.
-        captimes : float or array_like of float
+        run_limits : float or array_like of float
             The time limit of each run.
 
         Returns
@@ -313,7 +319,7 @@ class RunLog:
         DataError
             From the runner.
         """
-        limits = np.broadcast_to(np.asarray(captimes, dtype=float), (len(configs),)).tolist()
+        limits = np.broadcast_to(np.asarray(run_limits, dtype=float), (len(configs),)).tolist()
         runtimes = np.empty(len(configs))
         missing = []
         for index, key in enumerate(zip(map(str, configs), map(str, instances), limits)):
@@ -340,14 +346,15 @@ class RunLog:
                 done(at, float(self.runner.run(*request)))
         return runtimes
 
-    def run(self, config: Any, instance: Any, captime: float) -> float:
+    @renamed_keywords(captime="run_limit")
+    def run(self, config: Any, instance: Any, run_limit: float) -> float:
         """One run, replayed or run and recorded (see :meth:`run_many`).
 
         Parameters
         ----------
         config, instance : object
             What to run and on what.
-        captime : float
+        run_limit : float
             The time limit in seconds.
 
         Returns
@@ -355,7 +362,7 @@ class RunLog:
         float
             Its runtime.
         """
-        return float(self.run_many([config], [instance], captime)[0])
+        return float(self.run_many([config], [instance], run_limit)[0])
 
     def close(self) -> None:
         """Close the log (every run is on disk already)."""

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, argument_message, short
+from .._renamed import renamed_attribute, renamed_keywords
 from ..runs import long_table, real
 
 __all__ = ["Runner", "TableRunner", "run_batch"]
@@ -20,29 +21,32 @@ __all__ = ["Runner", "TableRunner", "run_batch"]
 class Runner(Protocol):
     """What :func:`naive` and :func:`up` need from a source of runs.
 
-    ``run(config, instance, captime)`` runs one configuration on one
+    ``run(config, instance, run_limit)`` runs one configuration on one
     instance with a time limit and returns its runtime in seconds: below
-    ``captime`` if it finished, ``captime`` or more if it was stopped there
+    ``run_limit`` if it finished, ``run_limit`` or more if it was stopped there
     (a capped run), ``inf`` if it can never finish (a crash). A runner may
-    also offer ``run_many(configs, instances, captimes) -> numpy.ndarray``
+    also offer ``run_many(configs, instances, run_limits) -> numpy.ndarray``
     (the same, for many runs at once, possibly in parallel) and
-    ``max_captime`` (the largest captime it accepts).
+    ``max_run_limit`` (the largest run limit it accepts; ``max_captime``, its name before
+    0.4, is still read, with a DeprecationWarning). The third argument of ``run`` was
+    called ``captime`` before 0.4; races pass it by position, so a runner with the old name
+    still works.
     """
 
-    def run(self, config: Any, instance: Any, captime: float) -> float:
-        """The runtime of ``config`` on ``instance`` within ``captime`` seconds.
+    def run(self, config: Any, instance: Any, run_limit: float) -> float:
+        """The runtime of ``config`` on ``instance`` within ``run_limit`` seconds.
 
         Parameters
         ----------
         config, instance : object
             What to run and on what.
-        captime : float
+        run_limit : float
             The time limit in seconds.
 
         Returns
         -------
         float
-            Below ``captime`` if the run finished, ``captime`` or more if it
+            Below ``run_limit`` if the run finished, ``run_limit`` or more if it
             was stopped there, ``inf`` if it can never finish.
         """
         ...  # pragma: no cover - a protocol
@@ -66,8 +70,9 @@ class TableRunner:
     ----------
     configs, instances : list
         The table's algorithms (sorted) and instances (in first-seen order).
-    max_captime : float
-        The table's cutoff (its smallest): the runs say nothing beyond it.
+    max_run_limit : float
+        The table's cutoff (its smallest): the runs say nothing beyond it
+        (``max_captime``, its old name, is still read, with a DeprecationWarning).
     runtimes : numpy.ndarray
         configs x instances: the runtime of a solved run, ``inf`` for a
         capped run or a failure (it never finished within the cutoff).
@@ -79,9 +84,9 @@ class TableRunner:
 
     Notes
     -----
-    ``run(config, instance, captime)`` returns the recorded runtime when it
-    is below ``captime``, else ``captime`` (a capped run; failures too); a
-    ``captime`` above :attr:`max_captime` is refused.
+    ``run(config, instance, run_limit)`` returns the recorded runtime when it
+    is below ``run_limit``, else ``run_limit`` (a capped run; failures too); a
+    ``run_limit`` above :attr:`max_run_limit` is refused.
 
     Examples
     --------
@@ -109,11 +114,11 @@ class TableRunner:
         self.configs = list(runs.names)
         self.instances = list(runs.instances)
         if runs.cutoffs is not None:
-            self.max_captime = float(runs.cutoffs.min())
+            self.max_run_limit = float(runs.cutoffs.min())
         elif (~runs.solved).any():
-            self.max_captime = float(runs.runtimes[~runs.solved].min())
+            self.max_run_limit = float(runs.runtimes[~runs.solved].min())
         else:
-            self.max_captime = math.inf
+            self.max_run_limit = math.inf
         self._config_index = {name: i for i, name in enumerate(self.configs)}
         self._instance_index = {name: j for j, name in enumerate(self.instances)}
 
@@ -127,8 +132,11 @@ class TableRunner:
             raise DataError(argument_message(
                 arg, "TableRunner.run", f"one of the table's {what}", short(bad))) from None
 
+    max_captime = renamed_attribute("max_captime", "max_run_limit")
+
+    @renamed_keywords(captimes="run_limits")
     def run_many(self, configs: Sequence[Any], instances: Sequence[Any],
-                 captimes: Any, *, done: Callable[[int, float], None] | None = None
+                 run_limits: Any, *, done: Callable[[int, float], None] | None = None
                  ) -> np.ndarray:
         """Replay many runs at once.
 
@@ -136,8 +144,8 @@ class TableRunner:
         ----------
         configs, instances : sequence
             The table's algorithms and instances, one pair per run.
-        captimes : float or array_like of float
-            The time limit of each run (positive, at most :attr:`max_captime`).
+        run_limits : float or array_like of float
+            The time limit of each run (positive, at most :attr:`max_run_limit`).
         done : callable, optional, keyword-only
             Called as ``done(index, runtime)`` for each run, in order (as
             :meth:`~maxent_util.processes.ProcessRunner.run_many` calls it).
@@ -145,50 +153,51 @@ class TableRunner:
         Returns
         -------
         numpy.ndarray
-            ``min(recorded runtime, captime)`` per run (capped runs and
-            failures give ``captime``).
+            ``min(recorded runtime, run_limit)`` per run (capped runs and
+            failures give ``run_limit``).
 
         Raises
         ------
         DataError
-            For an unknown configuration or instance, or a captime that is
+            For an unknown configuration or instance, or a run limit that is
             not positive or is above the table's cutoff.
         """
         rows = self._index(configs, self._config_index, "config")
         columns = self._index(instances, self._instance_index, "instance")
-        limits = np.broadcast_to(np.asarray(captimes, dtype=float), rows.shape)
-        _check_captimes(limits, self.max_captime, "TableRunner.run")
+        limits = np.broadcast_to(np.asarray(run_limits, dtype=float), rows.shape)
+        _check_run_limits(limits, self.max_run_limit, "TableRunner.run")
         runtimes = np.minimum(self.runtimes[rows, columns], limits)
         if done is not None:
             for index, runtime in enumerate(runtimes.tolist()):
                 done(index, runtime)
         return runtimes
 
-    def run(self, config: Any, instance: Any, captime: float) -> float:
-        """Replay one run: its recorded runtime, or ``captime`` if that is shorter.
+    @renamed_keywords(captime="run_limit")
+    def run(self, config: Any, instance: Any, run_limit: float) -> float:
+        """Replay one run: its recorded runtime, or ``run_limit`` if that is shorter.
 
         Parameters
         ----------
         config, instance : object
             An algorithm and an instance of the table.
-        captime : float
-            The time limit (positive, at most :attr:`max_captime`).
+        run_limit : float
+            The time limit (positive, at most :attr:`max_run_limit`).
 
         Returns
         -------
         float
-            ``min(recorded runtime, captime)``.
+            ``min(recorded runtime, run_limit)``.
 
         Raises
         ------
         DataError
             As :meth:`run_many`.
         """
-        return float(self.run_many([config], [instance], real(captime))[0])
+        return float(self.run_many([config], [instance], real(run_limit))[0])
 
     def __repr__(self) -> str:
         return (f"TableRunner({len(self.configs)} configurations, {len(self.instances)} "
-                f"instances, cutoff {self.max_captime:g} s)")
+                f"instances, cutoff {self.max_run_limit:g} s)")
 
 
 def _known(lookup: dict[Any, int], value: Any) -> bool:
@@ -198,26 +207,26 @@ def _known(lookup: dict[Any, int], value: Any) -> bool:
         return False
 
 
-def _check_captimes(limits: np.ndarray, largest: float, owner: str) -> None:
+def _check_run_limits(limits: np.ndarray, largest: float, owner: str) -> None:
     bad = np.flatnonzero(~((limits > 0) & (limits <= largest)))
     if bad.size:
         value = float(limits[bad[0]])
         raise DataError(argument_message(
-            "captime", owner, f"positive and at most the runs' cutoff ({largest:g} s)", value,
+            "run_limit", owner, f"positive and at most the runs' cutoff ({largest:g} s)", value,
             "The recorded runs say nothing beyond their cutoff."))
 
 
 def run_batch(runner: Any, configs: list[Any], instances: list[Any],
-               captimes: np.ndarray, owner: str) -> np.ndarray:
+               run_limits: np.ndarray, owner: str) -> np.ndarray:
     """The runner's runtimes of a batch of runs, checked: numbers, at least 0."""
     if not configs:
         return np.zeros(0)
     many = getattr(runner, "run_many", None)
     if callable(many):
-        values = np.asarray(many(configs, instances, captimes), dtype=float)
+        values = np.asarray(many(configs, instances, run_limits), dtype=float)
     else:
         values = np.array([runner.run(c, i, float(k))
-                           for c, i, k in zip(configs, instances, captimes)], dtype=float)
+                           for c, i, k in zip(configs, instances, run_limits)], dtype=float)
     if values.shape != (len(configs),) or not (values >= 0).all():  # NaN fails too
         bad = values.ravel()[np.flatnonzero(~(values.ravel() >= 0))[:1]]
         raise DataError(argument_message(

@@ -10,14 +10,17 @@ import pandas as pd
 
 from ..errors import DataError, argument_message, short
 from .._numbers import real
+from .._renamed import renamed_keywords
 from .checks import positive, probability, scorer_of
 from .trace import COLUMNS, Race
 
 __all__ = ["simulate_up"]
 
 
+@renamed_keywords(k0="first_run_limit", max_captime="max_run_limit")
 def simulate_up(runtimes: Any, utility: Any, delta: float, *, configs: Sequence[Any] | None = None,
-                k0: float = 1.0, epsilon_min: float = 0.0, max_captime: float = math.inf,
+                first_run_limit: float = 1.0, epsilon_min: float = 0.0,
+                max_run_limit: float = math.inf,
                 budget: float | None = None) -> pd.DataFrame:
     """:func:`up` on many simulated races at once: how often does its guarantee fail?
 
@@ -33,8 +36,9 @@ def simulate_up(runtimes: Any, utility: Any, delta: float, *, configs: Sequence[
         The failure probability, in ``(0, 1)``.
     configs : sequence, optional, keyword-only
         Names of the ``n`` configurations (default ``0, ..., n - 1``).
-    k0, epsilon_min, max_captime, budget : float, keyword-only
-        As in :func:`up` (``budget`` per repetition).
+    first_run_limit, epsilon_min, max_run_limit, budget : float, keyword-only
+        As in :func:`up` (``budget`` per repetition; ``k0=`` and ``max_captime=``, the old
+        names of the run limits, still work, with a DeprecationWarning).
 
     Returns
     -------
@@ -42,7 +46,8 @@ def simulate_up(runtimes: Any, utility: Any, delta: float, *, configs: Sequence[
         The traces of all repetitions, one row per repetition and round: a
         column ``repetition`` and then the columns of :func:`up`'s trace.
         ``attrs`` holds ``stopped`` (a Series per repetition), ``delta``,
-        ``k0`` and ``configurations`` (:func:`up`'s, indexed by repetition
+        ``first_run_limit`` (and ``k0``, its old name) and ``configurations`` (:func:`up`'s,
+        indexed by repetition
         and configuration).
 
     Raises
@@ -65,7 +70,8 @@ def simulate_up(runtimes: Any, utility: Any, delta: float, *, configs: Sequence[
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> runtimes = np.stack([rng.exponential([[0.1], [10.0]], size=(2, 50)) for _ in range(3)])
-    >>> traces = simulate_up(runtimes, "exp(-t)", 0.1, configs=["quick", "slow"], k0=0.5)
+    >>> traces = simulate_up(runtimes, "exp(-t)", 0.1, configs=["quick", "slow"],
+    ...                      first_run_limit=0.5)
     >>> traces.groupby("repetition")["incumbent"].last().tolist()
     ['quick', 'quick', 'quick']
     """
@@ -87,13 +93,14 @@ def simulate_up(runtimes: Any, utility: Any, delta: float, *, configs: Sequence[
                                          short(configs)))
     u = scorer_of(utility, owner)
     delta = probability(delta, "delta", owner)
-    k0 = positive(k0, "k0", owner)
-    largest = positive(max_captime, "max_captime", owner, infinite=True)
+    k0 = positive(first_run_limit, "first_run_limit", owner)
+    largest = positive(max_run_limit, "max_run_limit", owner, infinite=True)
     epsilon_min = real(epsilon_min)
     if not (epsilon_min >= 0) or k0 > largest:
-        arg, value = ("epsilon_min", epsilon_min) if not epsilon_min >= 0 else ("k0", k0)
+        arg, value = ("epsilon_min", epsilon_min) if not epsilon_min >= 0 else \
+            ("first_run_limit", k0)
         raise DataError(argument_message(arg, owner, "at least 0" if arg == "epsilon_min"
-                                         else f"at most max_captime ({largest:g})", value))
+                                         else f"at most max_run_limit ({largest:g})", value))
     if budget is not None:
         budget = positive(budget, "budget", owner, infinite=True)
 
@@ -108,5 +115,6 @@ def simulate_up(runtimes: Any, utility: Any, delta: float, *, configs: Sequence[
     frame = frame.sort_values(["repetition", "m"], kind="stable", ignore_index=True)
     frame.attrs.update(stopped=pd.Series(race.stopped, name="stopped",
                                          index=pd.RangeIndex(races, name="repetition")),
-                       delta=delta, k0=k0, configurations=race.configurations(names))
+                       delta=delta, first_run_limit=k0, k0=k0,
+                       configurations=race.configurations(names))
     return frame

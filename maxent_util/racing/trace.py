@@ -16,7 +16,7 @@ __all__ = ["COLUMNS", "Race", "STOPS", "UNION_CONSTANT"]
 
 UNION_CONSTANT = (math.pi ** 2 / 6) ** 2
 """:math:`(\\sum_{j \\ge 1} 1/j^2)^2 = (\\pi^2/6)^2 \\approx 2.705808`: the union bound of
-:func:`up` over the sample size :math:`m` and the number of doublings of a captime."""
+:func:`up` over the sample size :math:`m` and the number of doublings of a run limit."""
 
 # Stop reasons of up(), as its trace's attrs["stopped"] says them.
 STOPS = ("one configuration", "epsilon", "instances", "budget", "interrupted")
@@ -26,7 +26,7 @@ class Race:
     """The rounds of UP, for ``R`` races at once (one for :func:`up`, many for
     :func:`simulate_up`): every array has the races first, then the ``n`` configurations.
 
-    ``fetch(race, config, instance, captimes)`` gives the runtimes of runs named by index
+    ``fetch(race, config, instance, run_limits)`` gives the runtimes of runs named by index
     arrays (instances by their position in the order of use).
     """
 
@@ -39,7 +39,7 @@ class Race:
         self.observed = np.zeros((races, n, size))   # u(min(T, k)) of each run so far
         self.finished = np.zeros((races, n, size), dtype=bool)
         self.sum_u, self.sum_f = np.zeros((races, n)), np.zeros((races, n))
-        self.captime = np.full((races, n), k0)
+        self.run_limit = np.full((races, n), k0)
         self.doublings = np.zeros((races, n))
         self.rerun = np.zeros((races, n), dtype=bool)
         self.alive = np.ones((races, n), dtype=bool)
@@ -67,7 +67,7 @@ class Race:
     def _round(self, m: int, report: Callable[[tuple[Any, ...]], None] | None) -> None:
         n, races = self.n, np.arange(self.races)
         active = self.alive & self.running[:, None]
-        # the new instance for every survivor, and the capped runs of those whose captime
+        # the new instance for every survivor, and the capped runs of those whose run limit
         # has just doubled
         who_r, who_i = np.nonzero(active)
         who_j = np.full(who_r.size, m - 1)
@@ -78,12 +78,12 @@ class Race:
                                    np.concatenate([who_i, again_i]),
                                    np.concatenate([who_j, again_j]))
             self.rerun[:] = False
-        limits = self.captime[who_r, who_i]
+        limits = self.run_limit[who_r, who_i]
         times = self.fetch(who_r, who_i, who_j, limits)
         stopped_at = np.minimum(times, limits)
         self.total += np.bincount(who_r, weights=stopped_at, minlength=self.races)
-        # one evaluation of u per round: the runs, then the survivors' captimes
-        values = utility_at(self.u, np.concatenate([stopped_at, self.captime[active]]),
+        # one evaluation of u per round: the runs, then the survivors' run limits
+        values = utility_at(self.u, np.concatenate([stopped_at, self.run_limit[active]]),
                              self.owner)
         runs = who_r.size
         done = times < limits
@@ -95,13 +95,13 @@ class Race:
         self.finished[who_r, who_i, who_j] = done
         self.used[self.running] = m
 
-        at_captime = np.zeros((self.races, n))
-        at_captime[active] = values[runs:]
+        at_limit = np.zeros((self.races, n))
+        at_limit[active] = values[runs:]
         mean = self.sum_u / m
-        slack = at_captime * (1 - self.sum_f / m)
+        slack = at_limit * (1 - self.sum_f / m)
         alpha = np.sqrt((self.log_constant + 2 * math.log(m) + 2 * np.log1p(self.doublings))
                         / (2 * m))
-        self.ucb = np.where(active, np.minimum(self.ucb, mean + (1 - at_captime) * alpha),
+        self.ucb = np.where(active, np.minimum(self.ucb, mean + (1 - at_limit) * alpha),
                             self.ucb)
         self.lcb = np.where(active, np.maximum(self.lcb, mean - alpha - slack), self.lcb)
         best = np.argmax(np.where(active, self.lcb, -np.inf), axis=1)
@@ -114,8 +114,8 @@ class Race:
         top = np.where(survivors, self.ucb, -np.inf).max(axis=1)
         epsilon = top - best_lcb
         count = survivors.sum(axis=1)
-        low = np.where(survivors, self.captime, np.inf).min(axis=1)
-        high = np.where(survivors, self.captime, -np.inf).max(axis=1)
+        low = np.where(survivors, self.run_limit, np.inf).min(axis=1)
+        high = np.where(survivors, self.run_limit, -np.inf).max(axis=1)
         running = np.flatnonzero(self.running)
         block = (running, np.full(running.size, m), best[running], epsilon[running],
                  best_lcb[running], top[running], count[running], low[running], high[running],
@@ -125,9 +125,9 @@ class Race:
             for row in zip(*(column.tolist() for column in block[1:])):
                 report(row)
         # double where the capped runs, not the sample, limit the lower bound
-        grow = active & self.alive & (2 * alpha <= slack) & (self.captime < self.largest)
+        grow = active & self.alive & (2 * alpha <= slack) & (self.run_limit < self.largest)
         if grow.any():
-            self.captime[grow] = np.minimum(2 * self.captime[grow], self.largest)
+            self.run_limit[grow] = np.minimum(2 * self.run_limit[grow], self.largest)
             self.doublings[grow] += 1
             self.rerun[grow] = True
         for reason, ends in (("one configuration", count == 1),
@@ -161,7 +161,7 @@ class Race:
                                            names=["repetition", "configuration"])
         return pd.DataFrame(
             {"mean_utility": mean_utility.ravel(), "completed": completed.ravel(),
-             "run_limit": self.captime.ravel(), "lcb": self.lcb.ravel(), "ucb": self.ucb.ravel(),
+             "run_limit": self.run_limit.ravel(), "lcb": self.lcb.ravel(), "ucb": self.ucb.ravel(),
              "alive": self.alive.ravel(), "dropped": np.where(self.alive, 0, self.dropped).ravel()},
             index=index)
 

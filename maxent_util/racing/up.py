@@ -10,8 +10,9 @@ import pandas as pd
 
 from ..errors import DataError, argument_message, short
 from .._numbers import real
-from .checks import (candidates, instance_order, positive, probability, scorer_of,
-                     worthless_level)
+from .._renamed import renamed_keywords
+from .checks import (candidates, instance_order, largest_run_limit, positive, probability,
+                     scorer_of, worthless_level)
 from .worthless import worthless_from
 from .runners import TableRunner, run_batch
 from .trace import COLUMNS, Race
@@ -19,9 +20,10 @@ from .trace import COLUMNS, Race
 __all__ = ["up"]
 
 
+@renamed_keywords(k0="first_run_limit", max_captime="max_run_limit")
 def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | None,
-       utility: Any, delta: float, *, k0: float = 1.0, epsilon_min: float = 0.0,
-       max_captime: float | None = None, budget: float | None = None, seed: Any = None,
+       utility: Any, delta: float, *, first_run_limit: float = 1.0, epsilon_min: float = 0.0,
+       max_run_limit: float | None = None, budget: float | None = None, seed: Any = None,
        progress: Callable[[dict[str, Any]], None] | None = None,
        worthless: float | None = 0.0) -> pd.DataFrame:
     """Utilitarian procrastination: an anytime race with a guarantee.
@@ -37,14 +39,16 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
         As in :func:`naive`.
     delta : float
         The failure probability, in ``(0, 1)``.
-    k0 : float, keyword-only
-        The first captime of every configuration, in seconds (default 1).
+    first_run_limit : float, keyword-only
+        The first run limit of every configuration, :math:`k_0`, in seconds (default 1;
+        ``k0=``, its old name, still works, with a DeprecationWarning).
     epsilon_min : float, keyword-only
         Stop once :math:`\\epsilon^*` is at most this (default 0: run until
         another reason to stop).
-    max_captime : float, optional, keyword-only
-        The largest captime (default: the runner's ``max_captime``, e.g. a
-        table's cutoff, else none): a doubling stops there.
+    max_run_limit : float, optional, keyword-only
+        The largest run limit (default: the runner's ``max_run_limit``, e.g. a
+        table's cutoff, else none): a doubling stops there (``max_captime=``, its old
+        name, still works, with a DeprecationWarning).
     budget : float, optional, keyword-only
         Stop once this many seconds of runs are spent (checked after each
         round).
@@ -55,7 +59,7 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     worthless : float or None, keyword-only
         Stop every run, at the latest, where ``u`` falls to this level for good
         (:func:`worthless_from`; default 0: where ``u`` is 0, e.g. from 60 s on for
-        ``uniform(60)``); None: only ``max_captime`` stops runs. A run that goes on past
+        ``uniform(60)``); None: only ``max_run_limit`` stops runs. A run that goes on past
         that runtime scores what it scores when stopped there (0, or at most this level), so
         with 0 every decision is the same, and less time is spent.
 
@@ -70,8 +74,9 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
         survivors' run limits), ``total_time`` (seconds of runs so far). ``attrs`` holds
         ``incumbent``, ``epsilon``, ``stopped`` (one of ``"one
         configuration"``, ``"epsilon"``, ``"instances"``, ``"budget"``,
-        ``"interrupted"``), ``delta``, ``k0``, ``worthless_from`` (the runtime
-        where runs were stopped as worth nothing, ``inf`` if none), ``saved`` (at most
+        ``"interrupted"``), ``delta``, ``first_run_limit`` (and ``k0``, its old name),
+        ``worthless_from`` (the runtime where runs were stopped as worth nothing, ``inf``
+        if none), ``saved`` (at most
         this many seconds of runs were saved by stopping there) and ``configurations``: a frame
         per configuration of its final ``mean_utility``, ``completed`` (the
         fraction of finished runs), ``run_limit``, ``lcb``, ``ucb``, whether it
@@ -80,15 +85,15 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     Raises
     ------
     DataError
-        If ``delta`` is not in ``(0, 1)``, ``k0`` is not positive, ``k0`` is
-        above ``max_captime``, or the runner refuses a run.
+        If ``delta`` is not in ``(0, 1)``, ``first_run_limit`` is not positive or is
+        above ``max_run_limit``, or the runner refuses a run.
     UtilityError
         If the utility has free parameters or leaves ``[0, 1]``.
 
     Notes
     -----
     In round :math:`m` every surviving configuration :math:`i` has run on
-    the first :math:`m` instances at its captime :math:`k_i = 2^{j_i} k_0`.
+    the first :math:`m` instances at its run limit :math:`k_i = 2^{j_i} k_0`.
     With :math:`\\hat U_i` the mean of :math:`u(\\min(T, k_i))` over them
     (a capped run scores :math:`u(k_i)`) and :math:`\\hat F_i` the fraction
     that finished,
@@ -112,12 +117,12 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     every bound ever computed holds at once. Configurations whose upper
     bound is below the incumbent's lower bound are dropped; then the
     incumbent's expected utility is within :math:`\\epsilon^*` of the
-    best, in every round (anytime). A captime doubles after a round where
+    best, in every round (anytime). A run limit doubles after a round where
     :math:`2\\alpha_i \\le u(k_i)(1 - \\hat F_i)`: the capped runs, not the
     sample, limit the lower bound; the configuration's capped runs among its
-    :math:`m` instances are then run again at the new captime. Here
+    :math:`m` instances are then run again at the new run limit. Here
     :math:`j_i` counts the doublings, which is :math:`\\log_2(k_i/k_0)`
-    except where the last doubling is cut at ``max_captime``.
+    except where the last doubling is cut at ``max_run_limit``.
 
     This is the procedure UP of Graham, Leyton-Brown and Roughgarden,
     *Utilitarian Algorithm Configuration*, NeurIPS 2023 (the paper's
@@ -144,7 +149,8 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     ...                       "instance": [f"i{j}" for j in range(200)] * 2,
     ...                       "runtime": [1.0] * 200 + [80.0] * 200, "status": "solved",
     ...                       "cutoff": 100.0})
-    >>> trace = up(TableRunner(table), None, None, "exp(-t/10)", 0.05, k0=1, seed=0)
+    >>> trace = up(TableRunner(table), None, None, "exp(-t/10)", 0.05, first_run_limit=1,
+    ...            seed=0)
     >>> trace.attrs["incumbent"], trace.attrs["stopped"], int(trace["m"].iloc[-1])
     ('fast', 'one configuration', 100)
     >>> round(trace.attrs["epsilon"], 3), trace.attrs["configurations"]["dropped"].tolist()
@@ -154,19 +160,19 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     configs, instances = candidates(runner, configs, instances, owner)
     u = scorer_of(utility, owner)
     delta = probability(delta, "delta", owner)
-    k0 = positive(k0, "k0", owner)
+    k0 = positive(first_run_limit, "first_run_limit", owner)
     epsilon_min = real(epsilon_min)
     if not (epsilon_min >= 0):
         raise DataError(argument_message("epsilon_min", owner, "at least 0", short(epsilon_min)))
-    largest = getattr(runner, "max_captime", math.inf) if max_captime is None else max_captime
-    largest = positive(largest, "max_captime", owner, infinite=True)
+    largest = largest_run_limit(runner) if max_run_limit is None else max_run_limit
+    largest = positive(largest, "max_run_limit", owner, infinite=True)
     if k0 > largest:
-        raise DataError(argument_message("k0", owner, f"at most max_captime ({largest:g} s)",
-                                         k0))
+        raise DataError(argument_message("first_run_limit", owner,
+                                         f"at most max_run_limit ({largest:g} s)", k0))
     worthless = worthless_level(worthless, owner)
     zero = math.inf if worthless is None else worthless_from(utility, epsilon=worthless)
-    # without the stop, a captime doubles until u(captime) is worthless: the first k0 2^j
-    # past the zero, or max_captime; every run stopped at the zero would have gone on to it
+    # without the stop, a run limit doubles until u(limit) is worthless: the first k0 2^j
+    # past the zero, or max_run_limit; every run stopped at the zero would have gone on to it
     without = min(largest, k0 * 2.0 ** max(0, math.ceil(math.log2(zero / k0)))) \
         if zero < largest else largest
     largest, k0 = min(largest, zero), min(k0, zero)
@@ -205,7 +211,8 @@ def up(runner: Any, configs: Sequence[Any] | None, instances: Sequence[Any] | No
     trace = pd.DataFrame(rows, columns=list(COLUMNS))
     last = dict(zip(COLUMNS, rows[-1])) if rows else {"incumbent": None, "epsilon": 1.0}
     trace.attrs.update(incumbent=last["incumbent"], epsilon=last["epsilon"],
-                       stopped=race.stopped[0], delta=delta, k0=k0, worthless_from=zero,
+                       stopped=race.stopped[0], delta=delta, first_run_limit=k0, k0=k0,
+                       worthless_from=zero,
                        saved=saved[0],
                        configurations=race.configurations(configs).loc[0])
     return trace
