@@ -77,7 +77,7 @@ def add_parser(commands: Any) -> None:
                       default=None, help="format of every file (by default told from each one's "
                                          "content)")
     site.add_argument("--cutoff", type=_seconds, metavar="SECONDS",
-                      help="treat every run as stopped at this time; needed for files that state "
+                      help="the cutoff: treat every run as stopped at this time; needed for files that state "
                            "none (2020 and 2021 SAT Competition layouts)")
     site.add_argument("--utility", action="extend", nargs="+", metavar="SPEC",
                       help="a preset such as 'pareto(5, 3)', an expression in t, 'PAR-2' or "
