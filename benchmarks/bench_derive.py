@@ -13,6 +13,14 @@ warm/cold; asserts nothing about speed.  The aims: under 2 s cold on a
 values against ``derive`` one by one and the dual, and the first ``derive`` in a fresh
 process (imports included), in wall-clock and CPU seconds.
 
+``--first-read [N]`` (default 7 rounds) times the first read of the closed form of a law from the
+fast route (``law.pdf``, which builds the pdf, CDF, survival function, exact or 30-digit
+multipliers and the derivation record) for the paper's families that take the fast route and the
+common two-constraint laws, a fresh value each round, derive's cache cleared: written out from
+the multipliers (:mod:`maxent_util.maxent.direct`, "after") against the full derivation it took
+before ("before": the same law with that writer switched off), interleaved, medians; then the
+same in a fresh process per case (imports done, the law derived, its first read timed).
+
 ``--sets [N]`` (default 48 sets, ``--seed 0``) measures instead what issue 27
 ("Derive at interactive speed") asks to improve: seeded random *equality* sets
 of numbers, then as many sets with inequalities (each constraint ``==``, ``<=`` or ``>=`` at
@@ -423,6 +431,99 @@ def fresh_benchmark(repeat: int) -> None:
           f"{np.median(walls):.3f} s, CPU median {np.median(cpus):.3f} s")
 
 
+#: the laws whose first read ``--first-read`` times: name -> the constraints at a value v in (0, 1)
+#: (a fresh v each round, so that no cache of sympy's serves a later round)
+FIRST_READ_CASES = {
+    "uniform": lambda v: (Support(0, 20 + v),),
+    "exponential": lambda v: (Support(0, sympy.oo), Mean(20 + v)),
+    "pareto": lambda v: (Support(20 + v, sympy.oo), LogMoment(sympy.Rational(1, 2), 20 + v)),
+    "log_normal": lambda v: (Support(0, sympy.oo), LogMoment(0, 20 + v),
+                             SquaredLogDeviation(sympy.Rational(1, 2), 20 + v)),
+    "piecewise": lambda v: (Support(0, 24), TailProbability(12, sympy.Rational(3, 10) + v / 10)),
+    "Support(0, 10), Mean(v)": lambda v: (Support(0, 10), Mean(3 + v)),
+    "Support(1, 100), LogMoment(v, 10)": lambda v: (Support(1, 100), LogMoment(1 + v, 10)),
+    "LogMoment, SquaredLogDeviation": lambda v: (LogMoment(v / 2, 10), SquaredLogDeviation(1 + v, 10)),
+    "Support(0, oo), Mean, Moment(kappa**2)": lambda v: (Support(0, sympy.oo), Mean(5),
+                                                        Moment(kappa ** 2, 40 + v)),
+}
+
+
+def _value(rng: np.random.Generator) -> sympy.Rational:
+    return sympy.Rational(int(rng.integers(1, 999)), 1000)
+
+
+def _first_read(constraints: tuple, direct: bool) -> tuple[float, str]:
+    """(seconds, forms["pdf"]) of the first read of ``derive(*constraints).pdf``, derive's cache
+    cleared first; ``direct=False`` builds the closed form by the full derivation, as before."""
+    import maxent_util.maxent as engine
+
+    derive.cache_clear()
+    law = derive(*constraints)
+    writer = engine.direct_law
+    if not direct:
+        engine.direct_law = lambda *arguments: None
+    try:
+        start = time.perf_counter()
+        law.pdf
+        seconds = time.perf_counter() - start
+    finally:
+        engine.direct_law = writer
+    return seconds, law.forms["pdf"]
+
+
+_FRESH = """
+import sys, time
+sys.path.insert(0, {root!r}); sys.path.insert(0, {bench!r})
+import sympy
+import maxent_util.maxent as engine
+from bench_derive import FIRST_READ_CASES
+from maxent_util import derive
+law = derive(*FIRST_READ_CASES[{name!r}](sympy.Rational({value!r})))
+if not {direct!r}:
+    engine.direct_law = lambda *arguments: None
+start = time.perf_counter(); law.pdf; print(time.perf_counter() - start)
+"""
+
+
+def first_read_benchmark(rounds: int, seed: int) -> None:
+    """The first read of a fast-route law's closed form, before and after, interleaved."""
+    import os
+    import subprocess
+
+    rng = np.random.default_rng(seed)
+    for constraints in (case(sympy.Rational(1, 2)) for case in FIRST_READ_CASES.values()):
+        _first_read(constraints, True)  # warm-up: imports and sympy's lazy modules
+    print(f"first read of law.pdf after a fast derive, derive's cache cleared, a fresh value each "
+          f"round; medians of {rounds} interleaved rounds (load average {os.getloadavg()[0]:.1f})")
+    print(f"{'law':<42} {'before (ms)':>11} {'after (ms)':>10} {'before/after':>12}  pdf")
+    for name, case in FIRST_READ_CASES.items():
+        before, after, forms = [], [], ""
+        for round_ in range(rounds):
+            pair = [(True, case(_value(rng))), (False, case(_value(rng)))]
+            for direct, constraints in (pair if round_ % 2 else pair[::-1]):
+                seconds, forms_now = _first_read(constraints, direct)
+                (after if direct else before).append(seconds)
+                forms = forms_now if direct else forms
+        b, a = np.median(before) * 1e3, np.median(after) * 1e3
+        print(f"{name:<42} {b:>11.1f} {a:>10.1f} {b / a:>12.1f}  {forms}")
+    print(f"\nthe same in a fresh process per case (imports done, the law derived; sympy's own lazy "
+          f"imports on the first arithmetic are in the time), medians of 3 (load average "
+          f"{os.getloadavg()[0]:.1f})")
+    print(f"{'law':<42} {'before (ms)':>11} {'after (ms)':>10} {'before/after':>12}")
+    bench = str(Path(__file__).resolve().parent)
+    for name in FIRST_READ_CASES:
+        times: dict[bool, list] = {True: [], False: []}
+        for round_ in range(3):
+            for direct in ((True, False) if round_ % 2 else (False, True)):
+                code = _FRESH.format(root=str(ROOT), bench=bench, name=name, value=str(_value(rng)),
+                                     direct=direct)
+                out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                     check=True, cwd=ROOT).stdout.split()
+                times[direct].append(float(out[-1]))
+        b, a = np.median(times[False]) * 1e3, np.median(times[True]) * 1e3
+        print(f"{name:<42} {b:>11.1f} {a:>10.1f} {b / a:>12.1f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -443,7 +544,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep", type=int, nargs="?", const=1000, default=None, metavar="N",
                         help="instead: derive_many over N values of Mean(v) (default 1000) against "
                         "derive one by one and the dual, and the first derive in a fresh process")
+    parser.add_argument("--first-read", type=int, nargs="?", const=7, default=None, metavar="N",
+                        help="instead: the first read of a fast-route law's closed form, before and "
+                        "after, N interleaved rounds (default 7), then in fresh processes")
     options = parser.parse_args(argv)
+    if options.first_read is not None:
+        first_read_benchmark(options.first_read, options.seed)
+        return
     if options.sweep is not None:
         sweep_benchmark(options.sweep, options.seed)
         fresh_benchmark(3)
