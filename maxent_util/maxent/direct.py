@@ -35,6 +35,7 @@ import sympy
 from .._sizes import EXACT_BITS, grew, power_digits
 from ..constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
 from ..distribution import CaptimeDistribution
+from ..distribution.closed_form import _FOLDED_DIGITS, _at_digits
 from ..distribution.numbers import _AGREEMENT, _check_points
 from ..problem import piecewise_over, support_of
 from ..symbols import kappa
@@ -397,10 +398,7 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
         p = piece.coefficients(_SYMPY, values)
         if shape[1] and not (p[2].is_number and p[2] < 0):
             return None  # a Gaussian opening upwards (erfi): left to the full route
-        exponent = _exponent(piece, solution)
-        if power_digits(exponent) > _MAX_POWER_DIGITS:
-            return None
-        exponents.append(exponent)
+        exponents.append(_exponent(piece, solution))
         parts.append(_integral(_SYMPY, p, shape, piece.x(piece.lower), piece.x(piece.upper)))
     partition = sympy.Add(*parts)
     if not closed_form:
@@ -411,10 +409,16 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
     if not closed_form:
         lambda_0 = sympy.Float(lambda_0.evalf(_DIGITS + 6), precision=_PRECISION)
     masses = [part / partition for part in parts]
+    # exp(c*log(kappa/s)) is s**c to sympy, which multiplies s out c.p times: as the full route
+    # does, the densities then take the multipliers at 30 digits (the multipliers stay exact)
+    folded = any(power_digits(exponent) > _MAX_POWER_DIGITS for exponent in exponents)
+    shown = _at_digits(solution, _FOLDED_DIGITS) if folded else solution
+    if folded:
+        exponents = [_exponent(piece, shown) for piece in pieces]
     pdf_pieces, cdf_pieces, sf_pieces = [], [], []
     below = sympy.Integer(0)
     for index, (piece, shape, exponent) in enumerate(zip(pieces, shapes, exponents)):
-        values = [solution[t.multiplier] for t in piece.terms]
+        values = [shown[t.multiplier] for t in piece.terms]
         p = piece.coefficients(_SYMPY, values)
         x = piece.x(kappa)
         above = sympy.Add(*masses[index + 1:])
@@ -437,7 +441,9 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
         points, kappa)
     derivation = record(support, [(t.multiplier, t.expr, (t.lower, t.upper), t.value, t.constraint) for t in terms],
                         points, stationary, generic, equations,
-                        "symbolic" if closed_form else "numeric (closed-form integrals)", [])
+                        "symbolic" if closed_form else "numeric (closed-form integrals)",
+                        [f"{len(pieces)} step(s) kept their constants as 25-digit floats: their exact form "
+                         "held integers far larger than the constraints' numbers"] if folded else [])
     return {"constraints": constraints, "support": support, "pdf_pieces": pdf_pieces, "cdf_pieces": cdf_pieces,
             "sf_pieces": sf_pieces, "breakpoints": points, "multipliers": multipliers,
             "closed_form": closed_form, "derivation": derivation, "scales": [piece.scale for piece in pieces]}
