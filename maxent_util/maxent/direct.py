@@ -11,7 +11,10 @@ is exp(p0) times a length, an exponential over p1, or an erf (p2 < 0): written h
 method on the dual, from the double-precision answer).  Where the multipliers have a closed form
 (the exponential, Pareto and log-normal laws, and a tail probability's piecewise-uniform law) they
 are written out exactly and checked against the double-precision answer; the others are solved to
-30 digits.  Reading the closed form then costs milliseconds where sympy's integrals and
+30 digits.  The gamma law (``Support(0, oo), Mean, LogMoment``: a power of kappa beside exp(-b kappa),
+which is neither form) is written out on its own: its CDF and survival function are the regularised
+incomplete gamma functions, and its dual's gradient and Hessian are gamma and digamma functions.
+Reading the closed form then costs milliseconds where sympy's integrals and
 simplification took hundreds (see docs/performance.md).
 
 Anything else returns None and the law is built by the full route, as before: inequalities,
@@ -313,11 +316,20 @@ def direct_law(constraints: tuple, numeric: Any, method: str, record: type) -> C
     (see the module's docstring); ``record`` is the class of the derivation record
     (:class:`~maxent_util.maxent.Derivation`)."""
     support = support_of(constraints)
+    doubles = [float(v) for v in numeric.multipliers]
+    gamma = _gamma_terms(constraints, support)
+    if gamma is not None:
+        if any(_near_small_fraction(d) for d in doubles):
+            return None
+        try:
+            built = _gamma_written(constraints, support, gamma, doubles, method, record)
+        except (ZeroDivisionError, ValueError, TypeError, ArithmeticError):
+            return None
+        return CaptimeDistribution(**built, timeout=math.inf) if built and _agrees(built, numeric) else None
     terms = _terms(constraints, support)
     pieces = None if terms is None else _pieces(support, terms)
     if pieces is None:
         return None
-    doubles = [float(v) for v in numeric.multipliers]
     if len(doubles) != len(terms):
         return None
     exact = _exact_multipliers(pieces, terms, support) if method == "auto" else None
@@ -447,3 +459,77 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
     return {"constraints": constraints, "support": support, "pdf_pieces": pdf_pieces, "cdf_pieces": cdf_pieces,
             "sf_pieces": sf_pieces, "breakpoints": points, "multipliers": multipliers,
             "closed_form": closed_form, "derivation": derivation, "scales": [piece.scale for piece in pieces]}
+
+
+def _gamma_terms(constraints: tuple, support: tuple) -> tuple | None:
+    """(the Mean's term, the LogMoment's term) of the gamma law's constraints, ``Support(0, oo),
+    Mean(m), LogMoment(v, c)`` (in either order), or None for any other set."""
+    if support != (0, oo):
+        return None
+    moments = [c for c in constraints if type(c) is not Support]
+    if len(moments) != 2 or any(c.relation != "==" for c in moments):
+        return None
+    kinds = [type(c) for c in moments]
+    if sorted(k.__name__ for k in kinds) != ["LogMoment", "Mean"] or \
+            moments[kinds.index(LogMoment)].arguments["side"] is not None:
+        return None
+    symbols = [sympy.Symbol(f"lambda_{i + 1}", real=True) for i in range(2)]
+    mean, log = kinds.index(Mean), kinds.index(LogMoment)
+    c = moments[log].kappa0
+    return (_Term(symbols[mean], moments[mean], kappa, moments[mean].value, 0, oo, (0, 1, 0), False, None),
+            _Term(symbols[log], moments[log], sympy.log(kappa / c), moments[log].value, 0, oo, (0, 1, 0), True, c))
+
+
+def _gamma_written(constraints: tuple, support: tuple, gamma: tuple, doubles: list, method: str,
+                   record: type) -> dict | None:
+    """The gamma law's parts: f = c**l2 kappa**(s - 1) exp(-b kappa) / Z with b = l1 (the Mean's
+    multiplier), s = 1 - l2 (the LogMoment's) and Z = c**l2 Gamma(s) / b**s; its CDF and survival
+    function are the regularised incomplete gamma functions.  The multipliers to 30 digits by
+    Newton's method on the dual, whose gradient m - s/b, v - (psi(s) - log(b c)) and Hessian (the
+    covariance s/b**2, 1/b, psi'(s)) are in closed form."""
+    mean_term, log_term = gamma
+    order = sorted(gamma, key=lambda term: term.multiplier.name)
+    start = dict(zip((t.multiplier for t in order), doubles))
+    with mpmath.workdps(_WORKING):
+        m, v, c = _mp(mean_term.value), _mp(log_term.value), _mp(log_term.center)
+        b, l2 = mpmath.mpf(start[mean_term.multiplier]), mpmath.mpf(start[log_term.multiplier])
+        for _ in range(6):
+            s = 1 - l2
+            if not (b > 0 and s > 0):
+                return None
+            gradient = mpmath.matrix([m - s / b, v - (mpmath.digamma(s) - mpmath.log(b * c))])
+            if max(abs(gradient[0]) / max(1, abs(m)), abs(gradient[1]) / max(1, abs(v))) <= \
+                    mpmath.mpf(10) ** -(_DIGITS + 6):
+                break
+            covariance = mpmath.matrix([[s / b ** 2, 1 / b], [1 / b, mpmath.psi(1, s)]])
+            step = mpmath.lu_solve(covariance, gradient)
+            b, l2 = b - step[0], l2 - step[1]
+        else:
+            return None
+        s = 1 - l2
+        partition = mpmath.power(c, l2) * mpmath.gamma(s) / mpmath.power(b, s)
+        density = mpmath.power(c, l2) / partition
+        share = 1 / mpmath.gamma(s)
+    def number(value: Any) -> sympy.Float:
+        return sympy.Float(value, precision=_PRECISION)
+    b_, l2_, s_ = number(b), number(l2), number(s)
+    solution = {mean_term.multiplier: b_, log_term.multiplier: l2_}
+    solution = {t.multiplier: solution[t.multiplier] for t in order}
+    lambda_0 = number(mpmath.log(partition) - 1)
+    pdf = number(density) * kappa ** (s_ - 1) * sympy.exp(-b_ * kappa)
+    cdf = number(share) * sympy.lowergamma(s_, b_ * kappa)
+    sf = number(share) * sympy.uppergamma(s_, b_ * kappa)
+    l1_symbol, l2_symbol = mean_term.multiplier, log_term.multiplier
+    generic = log_term.center ** l2_symbol * sympy.gamma(1 - l2_symbol) * l1_symbol ** (l2_symbol - 1)
+    equations = [] if method == "numeric" else [
+        sympy.Eq(generic * (mean_term.value - (1 - l2_symbol) / l1_symbol), 0, evaluate=False),
+        sympy.Eq(generic * (log_term.value - sympy.polygamma(0, 1 - l2_symbol) + sympy.log(l1_symbol)
+                            + sympy.log(log_term.center)), 0, evaluate=False)]
+    lambda_symbol = sympy.Symbol("lambda_0", real=True)
+    points = [sympy.Integer(0), oo]
+    stationary = sympy.exp(-1 - lambda_symbol - l1_symbol * kappa - l2_symbol * log_term.expr)
+    derivation = record(support, [(t.multiplier, t.expr, (t.lower, t.upper), t.value, t.constraint) for t in order],
+                        points, stationary, generic, equations, "numeric (closed-form integrals)", [])
+    return {"constraints": constraints, "support": support, "pdf_pieces": [pdf], "cdf_pieces": [cdf],
+            "sf_pieces": [sf], "breakpoints": points, "multipliers": {lambda_symbol: lambda_0, **solution},
+            "closed_form": False, "derivation": derivation, "scales": [None]}
