@@ -522,9 +522,9 @@ def first_read_benchmark(rounds: int, seed: int, only: str | None = None) -> Non
             for direct in ((True, False) if round_ % 2 else (False, True)):
                 code = _FRESH.format(root=str(ROOT), bench=bench, name=name, value=str(_value(rng)),
                                      direct=direct)
-                out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                     check=True, cwd=ROOT).stdout.split()
-                times[direct].append(float(out[-1]))
+                done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+                # a build that ran out of derive's time limit (TimeLimitError) counts as infinite
+                times[direct].append(float(done.stdout.split()[-1]) if done.returncode == 0 else math.inf)
         b, a = np.median(times[False]) * 1e3, np.median(times[True]) * 1e3
         print(f"{name:<42} {b:>11.1f} {a:>10.1f} {b / a:>12.1f}")
 

@@ -9,8 +9,8 @@ SquaredLogDeviation, a TailProbability's indicator), and
 is exp(p0) times a length, an exponential over p1, or an erf (p2 < 0): written here once, for sympy
 (the law's pdf, CDF and survival function) and for mpmath (its multipliers to 30 digits by Newton's
 method on the dual, from the double-precision answer).  Where the multipliers have a closed form
-(the exponential, Pareto and log-normal laws, and a tail probability's piecewise-uniform law) they
-are written out exactly and checked against the double-precision answer; the others are solved to
+(the exponential, Pareto, half-normal and log-normal laws, a power of kappa on (0, b], and a tail
+probability's piecewise-uniform law) they are written out exactly and checked against the double-precision answer; the others are solved to
 30 digits.  The gamma law (``Support(0, oo), Mean, LogMoment``: a power of kappa beside exp(-b kappa),
 which is neither form) is written out on its own: its CDF and survival function are the regularised
 incomplete gamma functions, and its dual's gradient and Hessian are gamma and digamma functions.
@@ -237,8 +237,10 @@ def _partition_derivatives(ns: Any, pieces: list, terms: list, lam: list, ends: 
 
 
 def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple) -> list | None:
-    """The multipliers in closed form where the shape has one: the exponential law on [a, oo),
-    the Pareto law on [a, oo), the log-normal law on (0, oo), a piecewise-uniform law."""
+    """The multipliers in closed form where the shape has one (where the full route's sympy solves
+    the equations): the exponential law on [a, oo), the Pareto law on [a, oo), a power of kappa
+    on (0, b], the half-normal law, the log-normal law on (0, oo) (with or without its log
+    moment), a piecewise-uniform law."""
     lower, upper = support
     kinds = sorted(type(t.constraint).__name__ for t in terms)
     if not terms:
@@ -249,6 +251,18 @@ def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple)
             and terms[0].q == (0, 1, 0):
         term = terms[0]
         return [1 + 1 / (term.value - sympy.log(lower / term.center))]
+    if len(pieces) == 1 and lower == 0 and upper != oo and len(terms) == 1 and terms[0].logarithmic \
+            and terms[0].q == (0, 1, 0):
+        # a power of kappa on (0, b]: E[log(kappa/c)] = log(b/c) - 1/(1 - lambda)
+        term = terms[0]
+        return [1 - 1 / (sympy.log(upper / term.center) - term.value)]
+    if len(pieces) == 1 and (lower, upper) == (0, oo) and len(terms) == 1 and terms[0].q == (0, 0, 1) \
+            and not terms[0].logarithmic:
+        # the half-normal law: E[kappa**2] = 1/(2 lambda)
+        return [1 / (2 * terms[0].value)]
+    if len(pieces) == 1 and (lower, upper) == (0, oo) and kinds == ["SquaredLogDeviation"]:
+        # normal in y = log(kappa/c) with mean and variance u = 1/(2 lambda): u + u**2 = sigma**2
+        return [1 / (sympy.sqrt(1 + 4 * terms[0].value) - 1)]
     if len(pieces) == 1 and (lower, upper) == (0, oo) and kinds == ["LogMoment", "SquaredLogDeviation"]:
         first, second = (terms[0], terms[1]) if terms[0].q[1] else (terms[1], terms[0])
         variance = second.value - first.value ** 2
