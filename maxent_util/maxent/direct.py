@@ -359,9 +359,9 @@ def direct_law(constraints: tuple, numeric: Any, method: str, record: type) -> C
             return None
         try:
             found = _polished(pieces, terms, doubles)
-        except (ZeroDivisionError, ValueError, ArithmeticError):
-            return None
-        if found is None:
+        except (ZeroDivisionError, ValueError, TypeError, ArithmeticError):
+            return None  # mpmath's numbers left the reals (an erf of a Gaussian opening upwards)
+        if found is None or any(not isinstance(v, mpmath.mpf) for v in found):
             return None
         values = [sympy.Float(v, precision=_PRECISION) for v in found]
     solution = {t.multiplier: v for t, v in zip(terms, values)}
