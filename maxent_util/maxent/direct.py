@@ -524,12 +524,14 @@ def _gamma_written(constraints: tuple, support: tuple, gamma: tuple, doubles: li
         partition = mpmath.power(c, l2) * mpmath.gamma(s) / mpmath.power(b, s)
         density = mpmath.power(c, l2) / partition
         share = 1 / mpmath.gamma(s)
+        lambda_0 = mpmath.log(partition) - 1  # here: outside, mpmath rounds to double precision
+
     def number(value: Any) -> sympy.Float:
         return sympy.Float(value, precision=_PRECISION)
     b_, l2_, s_ = number(b), number(l2), number(s)
     solution = {mean_term.multiplier: b_, log_term.multiplier: l2_}
     solution = {t.multiplier: solution[t.multiplier] for t in order}
-    lambda_0 = number(mpmath.log(partition) - 1)
+    lambda_0 = number(lambda_0)
     pdf = number(density) * kappa ** (s_ - 1) * sympy.exp(-b_ * kappa)
     cdf = number(share) * sympy.lowergamma(s_, b_ * kappa)
     sf = number(share) * sympy.uppergamma(s_, b_ * kappa)
