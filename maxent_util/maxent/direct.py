@@ -116,6 +116,8 @@ def _terms(constraints: tuple, support: tuple) -> list[_Term] | None:
 
 @dataclass
 class _Piece:
+    """A piece of the support between breakpoints, the terms active on it, and its variable."""
+
     lower: sympy.Expr
     upper: sympy.Expr
     terms: list
@@ -166,11 +168,13 @@ def _pieces(support: tuple, terms: list[_Term]) -> list[_Piece] | None:
 
 
 def _mp(value: Any) -> Any:
+    """A sympy number as an mpmath number at the working precision (a Rational exactly)."""
     return mpmath.mpf(value.p) / value.q if isinstance(value, sympy.Rational) else mpmath.mpmathify(
         sympy.N(value, _WORKING + 10))
 
 
 def _is_inf(ns: Any, value: Any) -> int:
+    """1 at +oo, -1 at -oo, 0 elsewhere (an expression in kappa included)."""
     if value == ns.inf:
         return 1
     return -1 if value == -ns.inf else 0
