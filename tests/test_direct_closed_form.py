@@ -82,19 +82,26 @@ def test_written_law_is_the_full_derivations_law(constraints):
 @st.composite
 def written_sets(draw):
     value = R(draw(st.integers(5, 95)), 100)
-    kind = draw(st.sampled_from(["bounded mean", "bounded log moment", "log-normal", "truncated normal", "gamma"]))
+    kind = draw(st.sampled_from(["bounded mean", "bounded log moment", "log-normal", "truncated normal", "gamma",
+                                 "power on (0, b]", "half-normal", "squared log deviation"]))
     if kind == "bounded mean":
         return (Support(0, 10), Mean(10 * value))
     if kind == "bounded log moment":  # E[log(kappa/10)] within (log(1/10), log(10))
         return (Support(1, 100), LogMoment(4 * value - 2, 10))
     if kind == "log-normal":
         return (LogMoment(value - R(1, 2), 10), SquaredLogDeviation(1 + value, 10))
+    if kind == "power on (0, b]":  # E[log(kappa/3)] below log(10/3) - 1 on (0, 10]
+        return (Support(0, 10), LogMoment(value - 1, 3))
+    if kind == "half-normal":
+        return (Support(0, oo), Moment(kappa ** 2, 10 * value))
+    if kind == "squared log deviation":
+        return (SquaredLogDeviation(value + R(1, 2), 10),)
     if kind == "gamma":  # E[log kappa] below log E[kappa] = log 4 (Jensen)
         return (Support(0, oo), Mean(4), LogMoment(R(138, 100) - value * 2, 1))
     return (Support(0, oo), Mean(5), Moment(kappa ** 2, 26 + 20 * value))  # 25 < E[k**2] < 50
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(written_sets())
 def test_written_density_meets_its_constraints_by_quadrature(constraints):
     law = derive(*constraints)
