@@ -13,6 +13,14 @@ warm/cold; asserts nothing about speed.  The aims: under 2 s cold on a
 values against ``derive`` one by one and the dual, and the first ``derive`` in a fresh
 process (imports included), in wall-clock and CPU seconds.
 
+``--first-read [N]`` (default 7 rounds) times the first read of the closed form of a law from the
+fast route (``law.pdf``, which builds the pdf, CDF, survival function, exact or 30-digit
+multipliers and the derivation record) for the paper's families that take the fast route and the
+common two-constraint laws, a fresh value each round, derive's cache cleared: written out from
+the multipliers (:mod:`maxent_util.maxent.direct`, "after") against the full derivation it took
+before ("before": the same law with that writer switched off), interleaved, medians; then the
+same in a fresh process per case (imports done, the law derived, its first read timed).
+
 ``--sets [N]`` (default 48 sets, ``--seed 0``) measures instead what issue 27
 ("Derive at interactive speed") asks to improve: seeded random *equality* sets
 of numbers, then as many sets with inequalities (each constraint ``==``, ``<=`` or ``>=`` at
@@ -40,6 +48,7 @@ import sys
 import time
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import sympy
@@ -423,6 +432,198 @@ def fresh_benchmark(repeat: int) -> None:
           f"{np.median(walls):.3f} s, CPU median {np.median(cpus):.3f} s")
 
 
+#: the laws whose first read ``--first-read`` times: name -> the constraints at a value v in (0, 1)
+#: (a fresh v each round, so that no cache of sympy's serves a later round)
+FIRST_READ_CASES = {
+    "uniform": lambda v: (Support(0, 20 + v),),
+    "exponential": lambda v: (Support(0, sympy.oo), Mean(20 + v)),
+    "pareto": lambda v: (Support(20 + v, sympy.oo), LogMoment(sympy.Rational(1, 2), 20 + v)),
+    "log_normal": lambda v: (Support(0, sympy.oo), LogMoment(0, 20 + v),
+                             SquaredLogDeviation(sympy.Rational(1, 2), 20 + v)),
+    "piecewise": lambda v: (Support(0, 24), TailProbability(12, sympy.Rational(3, 10) + v / 10)),
+    "Support(0, 10), Mean(v)": lambda v: (Support(0, 10), Mean(3 + v)),
+    "Support(1, 100), LogMoment(v, 10)": lambda v: (Support(1, 100), LogMoment(1 + v, 10)),
+    "LogMoment, SquaredLogDeviation": lambda v: (LogMoment(v / 2, 10), SquaredLogDeviation(1 + v, 10)),
+    "Support(0, oo), Mean, Moment(kappa**2)": lambda v: (Support(0, sympy.oo), Mean(5),
+                                                        Moment(kappa ** 2, 40 + v)),
+    "Support(0, oo), Mean, LogMoment (gamma)": lambda v: (Support(0, sympy.oo), Mean(4),
+                                                         LogMoment(sympy.Rational(1, 2) + v / 2, 1)),
+}
+
+
+def _value(rng: np.random.Generator) -> sympy.Rational:
+    return sympy.Rational(int(rng.integers(1, 999)), 1000)
+
+
+def _first_read(constraints: tuple, direct: bool) -> tuple[float, str]:
+    """(seconds, forms["pdf"]) of the first read of ``derive(*constraints).pdf``, derive's cache
+    cleared first; ``direct=False`` builds the closed form by the full derivation, as before."""
+    import maxent_util.maxent as engine
+
+    derive.cache_clear()
+    law = derive(*constraints)
+    writer = engine.direct_law
+    if not direct:
+        engine.direct_law = lambda *arguments: None
+    try:
+        start = time.perf_counter()
+        law.pdf
+        seconds = time.perf_counter() - start
+    finally:
+        engine.direct_law = writer
+    return seconds, law.forms["pdf"]
+
+
+_FRESH = """
+import sys, time
+sys.path.insert(0, {root!r}); sys.path.insert(0, {bench!r})
+import sympy
+import maxent_util.maxent as engine
+from bench_derive import FIRST_READ_CASES
+from maxent_util import derive
+law = derive(*FIRST_READ_CASES[{name!r}](sympy.Rational({value!r})))
+if not {direct!r}:
+    engine.direct_law = lambda *arguments: None
+start = time.perf_counter(); law.pdf; print(time.perf_counter() - start)
+"""
+
+
+def first_read_benchmark(rounds: int, seed: int, only: str | None = None) -> None:
+    """The first read of a fast-route law's closed form, before and after, interleaved; ``only``:
+    the cases whose name holds it."""
+    import os
+    import subprocess
+
+    rng = np.random.default_rng(seed)
+    cases = {name: case for name, case in FIRST_READ_CASES.items() if only is None or only in name}
+    for constraints in (case(sympy.Rational(1, 2)) for case in cases.values()):
+        _first_read(constraints, True)  # warm-up: imports and sympy's lazy modules
+    print(f"first read of law.pdf after a fast derive, derive's cache cleared, a fresh value each "
+          f"round; medians of {rounds} interleaved rounds (load average {os.getloadavg()[0]:.1f})")
+    print(f"{'law':<42} {'before (ms)':>11} {'after (ms)':>10} {'before/after':>12}  pdf")
+    for name, case in cases.items():
+        before, after, forms = [], [], ""
+        for round_ in range(rounds):
+            pair = [(True, case(_value(rng))), (False, case(_value(rng)))]
+            for direct, constraints in (pair if round_ % 2 else pair[::-1]):
+                seconds, forms_now = _first_read(constraints, direct)
+                (after if direct else before).append(seconds)
+                forms = forms_now if direct else forms
+        b, a = np.median(before) * 1e3, np.median(after) * 1e3
+        print(f"{name:<42} {b:>11.1f} {a:>10.1f} {b / a:>12.1f}  {forms}")
+    print(f"\nthe same in a fresh process per case (imports done, the law derived; sympy's own lazy "
+          f"imports on the first arithmetic are in the time), medians of 3 (load average "
+          f"{os.getloadavg()[0]:.1f})")
+    print(f"{'law':<42} {'before (ms)':>11} {'after (ms)':>10} {'before/after':>12}")
+    bench = str(Path(__file__).resolve().parent)
+    for name in cases:
+        times: dict[bool, list] = {True: [], False: []}
+        for round_ in range(3):
+            for direct in ((True, False) if round_ % 2 else (False, True)):
+                code = _FRESH.format(root=str(ROOT), bench=bench, name=name, value=str(_value(rng)),
+                                     direct=direct)
+                done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+                # a build that ran out of derive's time limit (TimeLimitError) counts as infinite
+                times[direct].append(float(done.stdout.split()[-1]) if done.returncode == 0 else math.inf)
+        b, a = np.median(times[False]) * 1e3, np.median(times[True]) * 1e3
+        print(f"{name:<42} {b:>11.1f} {a:>10.1f} {b / a:>12.1f}")
+
+
+#: Gauss-Legendre nodes of the bare dual
+_BARE_NODES, _BARE_WEIGHTS = np.polynomial.legendre.leggauss(96)
+
+
+def bare_dual(low: float, high: float, features: list, values: np.ndarray, start: Any,
+              jacobian: Any = None) -> np.ndarray:
+    """The multipliers of exp(-lambda . g) on [low, high] (in the variable the features are
+    written in, times ``jacobian`` of the nodes if given), as one would write it by hand: one
+    fixed 96-node Gauss-Legendre rule, Newton's method on log Z + lambda . v with step halving,
+    no checks.  ``features``: functions of the nodes."""
+    half = (high - low) / 2
+    nodes = low + half * (_BARE_NODES + 1)
+    weights = half * _BARE_WEIGHTS * (1.0 if jacobian is None else jacobian(nodes))
+    g = np.stack([f(nodes) for f in features], axis=1)
+    lam = np.array(start, dtype=float)
+
+    def dual(lam: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        exponent = -(g @ lam)
+        peak = exponent.max()
+        p = weights * np.exp(exponent - peak)
+        z = p.sum()
+        p /= z
+        mean = p @ g
+        centred = g - mean
+        return math.log(z) + peak + lam @ values, values - mean, (centred * p[:, None]).T @ centred
+
+    value, gradient, hessian = dual(lam)
+    for _ in range(100):
+        step = np.linalg.solve(hessian, gradient)
+        for _ in range(60):
+            trial = dual(lam - step)
+            if trial[0] <= value:
+                break
+            step = step / 2
+        lam = lam - step
+        value, gradient, hessian = trial
+        if np.all(np.abs(gradient) <= 1e-13 * np.maximum(1.0, np.abs(values))):
+            break
+    return lam
+
+
+#: the named sets of ``--bare``: (label, constraints at a value v in (0, 1), the bare dual's
+#: problem at v: low, high, features, values, start)
+BARE_CASES = [
+    ("Support(0, 10), Mean(v)",
+     lambda v: (Support(0, 10), Mean(sympy.Rational(v) * 8 + 1)),
+     lambda v: (0.0, 10.0, [lambda k: k], np.array([float(sympy.Rational(v) * 8 + 1)]), [0.0])),
+    ("Support(0, oo), Mean(5), Moment(kappa**2, s)",
+     lambda v: (Support(0, sympy.oo), Mean(5), Moment(kappa ** 2, 30 + 10 * sympy.Rational(v))),
+     # the density is exp(-a k - b k**2): negligible beyond 12 standard deviations of the mean
+     lambda v: (0.0, 5 + 12 * math.sqrt(30 + 10 * float(v)), [lambda k: k, lambda k: k * k],
+                np.array([5.0, 30 + 10 * float(v)]), [0.2, 0.0])),
+    ("LogMoment(v, 10), SquaredLogDeviation(s, 10)",
+     lambda v: (LogMoment(sympy.Rational(v) / 2, 10), SquaredLogDeviation(1 + sympy.Rational(v), 10)),
+     # in y = log(kappa/10) the law is a normal (dkappa = 10 exp(y) dy) whose mass lies within
+     # 12 of its spreads
+     lambda v: (-12 * (1 + float(v)), 12 * (1 + float(v)), [lambda y: y, lambda y: y * y],
+                np.array([float(v) / 2, (1 + float(v)) ** 2]), [0.0, 0.5])),
+]
+
+
+def bare_benchmark(rounds: int, seed: int) -> None:
+    """derive(method="numeric") on the named sets, derive's cache cleared, against the bare dual,
+    interleaved, a fresh value each round."""
+    import os
+
+    rng = np.random.default_rng(seed)
+    print(f"derive(method=\"numeric\"), cache cleared, against a bare numpy dual (one 96-node "
+          f"Gauss-Legendre rule, Newton, no checks); medians of {rounds} interleaved rounds "
+          f"(load average {os.getloadavg()[0]:.1f})")
+    print(f"{'':<46} {'wall clock':^30} {'CPU (the process alone)':^30}")
+    print(f"{'set':<46} {'derive (ms)':>11} {'bare (ms)':>10} {'ratio':>7} {'derive (ms)':>11} {'bare (ms)':>10} "
+          f"{'ratio':>7} {'max rel diff':>13}")
+    for label, constraints_at, bare_at in BARE_CASES:
+        ours, bare, worst = [], [], 0.0
+        for _ in range(rounds):
+            v = sympy.Rational(int(rng.integers(100, 900)), 1000)
+            constraints = constraints_at(v)
+            low, high, features, values, start = bare_at(v)
+            jacobian = np.exp if label.startswith("LogMoment") else None
+            derive.cache_clear()
+            t0, c0 = time.perf_counter(), time.process_time()
+            law = derive(*constraints, method="numeric")
+            t1, c1 = time.perf_counter(), time.process_time()
+            lam = bare_dual(low, high, features, values, start, jacobian)
+            t2, c2 = time.perf_counter(), time.process_time()
+            ours.append((t1 - t0, c1 - c0))
+            bare.append((t2 - t1, c2 - c1))
+            found = np.asarray(law.numeric.multipliers, dtype=float)
+            worst = max(worst, float(np.max(np.abs(found - lam) / np.maximum(1, np.abs(found)))))
+        a, b = np.median(ours, axis=0) * 1e3, np.median(bare, axis=0) * 1e3
+        print(f"{label:<46} {a[0]:>11.2f} {b[0]:>10.2f} {a[0] / b[0]:>7.1f} {a[1]:>11.2f} {b[1]:>10.2f} "
+              f"{a[1] / b[1]:>7.1f} {worst:>13.1e}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -443,7 +644,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep", type=int, nargs="?", const=1000, default=None, metavar="N",
                         help="instead: derive_many over N values of Mean(v) (default 1000) against "
                         "derive one by one and the dual, and the first derive in a fresh process")
+    parser.add_argument("--first-read", type=int, nargs="?", const=7, default=None, metavar="N",
+                        help="instead: the first read of a fast-route law's closed form, before and "
+                        "after, N interleaved rounds (default 7), then in fresh processes")
+    parser.add_argument("--only", default=None, metavar="TEXT",
+                        help="with --first-read: only the laws whose name holds TEXT")
+    parser.add_argument("--bare", type=int, nargs="?", const=21, default=None, metavar="N",
+                        help="instead: derive(method='numeric') on the three named sets against a bare "
+                        "numpy dual, N interleaved rounds (default 21)")
     options = parser.parse_args(argv)
+    if options.bare is not None:
+        bare_benchmark(options.bare, options.seed)
+        return
+    if options.first_read is not None:
+        first_read_benchmark(options.first_read, options.seed, options.only)
+        return
     if options.sweep is not None:
         sweep_benchmark(options.sweep, options.seed)
         fresh_benchmark(3)

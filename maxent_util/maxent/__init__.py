@@ -52,6 +52,7 @@ from ..errors import (ConstraintError, InfeasibleError, MaxEntError, MaximumNotA
 from ..problem import (build_pieces, check_ranges, clear_kept, keep, kept_store, make_terms, stationary_density,
                        support_of)
 from ..distribution import CaptimeDistribution
+from .direct import direct_law
 from .exact import parts_at_root, positive_number, recognise_exact
 from .fast import TimeUp, fast_problem
 from .numeric import NumericProblem
@@ -328,16 +329,20 @@ def _fast_law(constraints: tuple, timeout: float | None, method: str,
     law = None
     if numeric is not None:
         law = CaptimeDistribution._on_demand(constraints, support_of(constraints), numeric,
-                                             functools.partial(_built, constraints, method), timeout)
+                                             functools.partial(_built, constraints, method, numeric), timeout)
     keep(_fast_laws, key, law, _FAST_KEPT)
     return law
 
 
-def _built(constraints: tuple, method: str, timeout: float | None) -> CaptimeDistribution:
-    """The full derivation of a fast-route law: what its closed form comes from.  A law once
-    handed out never refuses its own parts: where the full numeric route cannot reach the law
-    the fast route found (Newton at 30 digits stopping short of a multiplier the exact step
-    recognises), the default route builds it."""
+def _built(constraints: tuple, method: str, numeric: Any, timeout: float | None) -> CaptimeDistribution:
+    """The closed form of a fast-route law (its double-precision law ``numeric``): written out
+    from its multipliers where its pieces are of the common forms (see :mod:`.direct`), else the
+    full derivation.  A law once handed out never refuses its own parts: where the full numeric
+    route cannot reach the law the fast route found (Newton at 30 digits stopping short of a
+    multiplier the exact step recognises), the default route builds it."""
+    law = direct_law(constraints, numeric, method, Derivation)
+    if law is not None:
+        return law
     try:
         return _derive_cached(constraints, timeout, 30, method)
     except (InfeasibleError, NotNormalizableError, MaximumNotAttainedError, NoClosedFormError):

@@ -1,0 +1,134 @@
+"""The closed form of a fast-route law written out from its multipliers (maxent_util/maxent/direct.py).
+
+References: the full derivation (``digits=30``: sympy's integrals and the 30-digit numeric solver,
+which share no code with the writer), and mpmath quadrature of the written density itself.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import mpmath
+import pytest
+import sympy
+from hypothesis import given, settings, strategies as st
+
+import maxent_util.maxent as engine
+from maxent_util import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability, derive, kappa
+
+R = sympy.Rational
+oo = sympy.oo
+
+#: laws of each form the writer takes: exact multipliers (exponential, Pareto about another point,
+#: log-normal, piecewise uniform) and numeric ones (a bounded mean, a bounded log moment, a
+#: truncated normal); the gamma law's full derivation takes 5 to 25 s, so it is checked by
+#: quadrature below only
+CASES = [
+    (Support(0, oo), Mean(R(37, 10))),
+    (Support(2, oo), LogMoment(R(1, 2), 3)),
+    (LogMoment(R(1, 2), 10), SquaredLogDeviation(R(3, 4), 10)),
+    (Support(0, 100), TailProbability(50, R(1, 10))),
+    (Support(0, 10), Mean(R(33, 10))),
+    (Support(1, 100), LogMoment(2, 10)),
+    (Support(0, oo), Mean(5), Moment(kappa ** 2, 40)),
+]
+
+
+def _at(expr: sympy.Expr, x: float) -> mpmath.mpf:
+    return mpmath.mpf(sympy.N(expr.subs(kappa, sympy.Float(x, 40)), 40))
+
+
+def _full_route_forbidden():
+    """Reading the closed form may not fall back on the full derivation."""
+    def refuse(*arguments):
+        raise AssertionError(f"the full route was taken for {arguments[0]}")
+    return mock.patch.object(engine, "_derive_cached", refuse)
+
+
+@pytest.mark.parametrize("constraints", CASES, ids=lambda c: ", ".join(map(repr, c)))
+def test_written_law_is_the_full_derivations_law(constraints):
+    derive.cache_clear()
+    full = derive(*constraints, digits=30)
+    law = derive(*constraints)
+    assert not law.built
+    with _full_route_forbidden():
+        law.pdf
+    assert law.closed_form == full.closed_form
+    # where sympy's integral of the CDF gave up (the full route then says "numeric quadrature"),
+    # the written one is in closed form
+    quadrature = full.cdf_method == "numeric quadrature"
+    assert law.cdf_method == "closed form"
+    assert law.forms == full.forms | {"numbers": "double precision"} | (
+        {"cdf": law.forms["pdf"]} if quadrature else {})
+    assert law.breakpoints == full.breakpoints and law._scales == full._scales
+    for symbol, value in full.multipliers.items():
+        written = law.multipliers[symbol]
+        assert written.has(sympy.Float) == value.has(sympy.Float)  # exact where the full route is
+        assert abs(sympy.N(written - value, 40)) <= 1e-27 * max(1, abs(sympy.N(value, 40)))
+    low, high = (float(end) for end in law.support)
+    top = high if high != float("inf") else 20 * float(law.numeric.mean())
+    for x in (low + (top - low) * f for f in (1e-3, 0.1, 0.5, 0.9, 0.999)):
+        for part in ("pdf",) if quadrature else ("pdf", "cdf", "sf"):
+            mine, reference = _at(getattr(law, part), x), _at(getattr(full, part), x)
+            assert abs(mine - reference) <= 1e-20 * max(1, abs(reference)), (part, x)
+        if quadrature:
+            assert float(_at(law.sf, x)) == pytest.approx(float(law.numeric.sf(x)), rel=1e-10, abs=1e-15)
+    # the record states the same problem
+    assert [term[1:] for term in law.derivation.terms] == [term[1:] for term in full.derivation.terms]
+    assert law.derivation.method == full.derivation.method
+    assert len(law.derivation.equations) == len(full.derivation.equations)
+
+
+@st.composite
+def written_sets(draw):
+    value = R(draw(st.integers(5, 95)), 100)
+    kind = draw(st.sampled_from(["bounded mean", "bounded log moment", "log-normal", "truncated normal", "gamma",
+                                 "power on (0, b]", "half-normal", "squared log deviation"]))
+    if kind == "bounded mean":
+        return (Support(0, 10), Mean(10 * value))
+    if kind == "bounded log moment":  # E[log(kappa/10)] within (log(1/10), log(10))
+        return (Support(1, 100), LogMoment(4 * value - 2, 10))
+    if kind == "log-normal":
+        return (LogMoment(value - R(1, 2), 10), SquaredLogDeviation(1 + value, 10))
+    if kind == "power on (0, b]":  # E[log(kappa/3)] below log(10/3) - 1 on (0, 10]
+        return (Support(0, 10), LogMoment(value - 1, 3))
+    if kind == "half-normal":
+        return (Support(0, oo), Moment(kappa ** 2, 10 * value))
+    if kind == "squared log deviation":
+        return (SquaredLogDeviation(value + R(1, 2), 10),)
+    if kind == "gamma":  # E[log kappa] below log E[kappa] = log 4 (Jensen)
+        return (Support(0, oo), Mean(4), LogMoment(R(138, 100) - value * 2, 1))
+    return (Support(0, oo), Mean(5), Moment(kappa ** 2, 26 + 20 * value))  # 25 < E[k**2] < 50
+
+
+@settings(max_examples=20, deadline=None)
+@given(written_sets())
+def test_written_density_meets_its_constraints_by_quadrature(constraints):
+    law = derive(*constraints)
+    with _full_route_forbidden():
+        law.pdf
+    low, high = law.support
+    lower = mpmath.mpf(float(low))
+    upper = mpmath.inf if high == oo else mpmath.mpf(float(high))
+    assert len(law._pdf_pieces) == 1  # one piece: its expression is the density on the support
+    with mpmath.workdps(30):
+        f = sympy.lambdify(kappa, law._pdf_pieces[0], "mpmath")
+
+        def integral(g, a, b):
+            """int_a^b g(k) f(k) dk; from 0 to 1 in u = log(k), where a power of k is smooth."""
+            inner = [p for p in (1, 10, 30) if a < p < b]
+            total = mpmath.quad(lambda k: g(k) * f(k), [max(a, 1), *inner, b]) if b > 1 else 0
+            if a < 1:
+                start = -mpmath.inf if a == 0 else mpmath.log(a)
+                total += mpmath.quad(lambda y: g(mpmath.exp(y)) * f(mpmath.exp(y)) * mpmath.exp(y),
+                                     [start, *(y for y in (-7, -3) if y > start), mpmath.log(min(b, 1))])
+            return total
+
+        assert abs(integral(lambda k: 1, lower, upper) - 1) <= 1e-20
+        for term in law.derivation.terms:
+            g = sympy.lambdify(kappa, term[1], "mpmath")
+            expectation = integral(g, lower, upper)
+            assert abs(expectation - mpmath.mpf(sympy.N(term[3], 40))) <= 1e-18 * max(1, abs(expectation))
+        survival = sympy.lambdify(kappa, law._sf_pieces[0], "mpmath")
+        x = lower + 1 if upper == mpmath.inf else (lower + upper) / 2
+        assert abs(survival(x) - integral(lambda k: 1, x, upper)) <= 1e-15
