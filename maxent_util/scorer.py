@@ -414,6 +414,20 @@ def _select_over(holds: np.ndarray, value: Any, other: Any, out: np.ndarray,
     out_bits ^= fill
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch_bits(n: int) -> np.ndarray:
+    """A reusable int64 array of ``n`` elements for :func:`_select`'s mask, one per thread: a
+    fresh block-sized array every block costs its page faults (about as much as a pass). A
+    mask is written and used within one selection, which evaluates no branch, so a nested
+    Piecewise on the same thread may reuse it."""
+    held = getattr(_SCRATCH, "bits", None)
+    if held is None or held.shape[0] < n:
+        held = _SCRATCH.bits = np.empty(max(n, CHUNK_SIZE), np.int64)
+    return held[:n]
+
+
 class _PiecewiseNode:
     """Evaluates a Piecewise without letting an unused branch leak NaN or warnings.
 
@@ -441,7 +455,7 @@ class _PiecewiseNode:
                  for condition, _, _ in self.pieces]
         holds = [h if h is None or (isinstance(h, np.ndarray) and h.shape == (n,))
                  else np.broadcast_to(np.asarray(h, dtype=bool), (n,)) for h in holds]
-        bits = np.empty(n, np.int64)
+        bits = _scratch_bits(n)
         last = len(self.pieces) - 1
         pending = None  # what a last piece gives everywhere, not yet written to out
         for i in range(last, -1, -1):
@@ -1243,6 +1257,10 @@ def _cached_scorer(expr: sympy.Expr, backend: str, bounded: bool = False) -> Any
     return _LambdifiedScorer(expr, backend)
 
 
+#: runtimes valued at a time by a law's own survival function
+_LAW_BLOCK = 1 << 12
+
+
 class _LawScorer:
     """The scorer of a derived law's utility: the law's own survival function (its
     double-precision law, or quadrature), so that the scorer and the utility give the same
@@ -1267,7 +1285,17 @@ class _LawScorer:
     def __call__(self, t: Any, *args: Any, **kwargs: Any) -> Any:
         owner = f"utility of {self._utility.name}" if self._utility.name else "utility of a derived law"
         _bind((), owner, args, kwargs)  # the law has no parameters
-        return self._values(_as_float(t, "t", owner))
+        runtimes = _as_float(t, "t", owner)
+        if np.ndim(runtimes) == 0 or np.size(runtimes) <= _LAW_BLOCK:
+            return self._values(runtimes)
+        # in blocks: the law's quadrature holds some 20 nodes a runtime in each temporary
+        # (gigabytes for 10^7 runtimes at once); every runtime is valued on its own, by the
+        # same code, so the numbers are the same to the bit
+        flat = np.ravel(runtimes)
+        out = np.empty(flat.shape[0])
+        for start in range(0, flat.shape[0], _LAW_BLOCK):
+            out[start:start + _LAW_BLOCK] = self._values(flat[start:start + _LAW_BLOCK])
+        return out.reshape(np.shape(runtimes))
 
     def with_threads(self, threads: int) -> "_LawScorer":
         return self  # the law's survival function is one vectorised call
