@@ -414,20 +414,6 @@ def _select_over(holds: np.ndarray, value: Any, other: Any, out: np.ndarray,
     out_bits ^= fill
 
 
-_SCRATCH = threading.local()
-
-
-def _scratch_bits(n: int) -> np.ndarray:
-    """A reusable int64 array of ``n`` elements for :func:`_select`'s mask, one per thread: a
-    fresh block-sized array every block costs its page faults (about as much as a pass). A
-    mask is written and used within one selection, which evaluates no branch, so a nested
-    Piecewise on the same thread may reuse it."""
-    held = getattr(_SCRATCH, "bits", None)
-    if held is None or held.shape[0] < n:
-        held = _SCRATCH.bits = np.empty(max(n, CHUNK_SIZE), np.int64)
-    return held[:n]
-
-
 class _PiecewiseNode:
     """Evaluates a Piecewise without letting an unused branch leak NaN or warnings.
 
@@ -455,7 +441,7 @@ class _PiecewiseNode:
                  for condition, _, _ in self.pieces]
         holds = [h if h is None or (isinstance(h, np.ndarray) and h.shape == (n,))
                  else np.broadcast_to(np.asarray(h, dtype=bool), (n,)) for h in holds]
-        bits = _scratch_bits(n)
+        bits = np.empty(n, np.int64)
         last = len(self.pieces) - 1
         pending = None  # what a last piece gives everywhere, not yet written to out
         for i in range(last, -1, -1):
