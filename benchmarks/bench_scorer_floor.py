@@ -1,23 +1,28 @@
 """Benchmark of scorers against hand-written numpy and the memory floor, capped runs included.
 
-Run ``python benchmarks/bench_scorer_floor.py`` (about a minute). On ``--n`` log-normal
-runtimes (median 20 s) of which every 97th is infinite (a capped run written as inf), it
-times, interleaved over ``--repeat`` rounds (medians):
+Run ``python benchmarks/bench_scorer_floor.py`` (a few minutes). On ``--n`` log-normal
+runtimes (median 20 s) of which every 97th is infinite (a capped run written as inf) and
+every 89th sits exactly at 3600 s (a run stopped at its cap), it times, interleaved over
+``--repeat`` rounds (medians):
 
-- ``compile_scorer(u)`` of the exponential(24), uniform(24), Pareto(24, 2) and log-normal
-  utilities;
-- the same formula in numpy by hand (whole arrays, the infinite runtimes giving the limit by
-  themselves), and written with ``out=`` into a preallocated array where it is one call;
+- ``compile_scorer(u)`` of every preset family at the parameters of the paper's figure, of a
+  law derived by the fast route (``derive(Support(0, 3600), Mean(1200)).utility()``, valued by
+  the law itself), of the closed form of that law and of ``Support(1, 100), Mean(20)`` (a
+  Piecewise with an exponential), and of a utility with four breakpoints;
+- the same formula in numpy by hand (whole arrays, ``np.where`` over every branch, the
+  infinite runtimes giving the limit by themselves);
 - the floor: ``np.exp(t, out=out)`` on the same array (one read, one write, one cheap
   transcendental call);
 - with ``--before MODULE``, the scorer of another module too (a copy of an earlier
   ``maxent_util/scorer.py`` placed in the package, e.g. ``maxent_util._scorer_before``), so
   that before and after are measured in one run.
 
-It prints the medians and the ratios scorer / numpy and scorer / floor, and the largest
-difference between the scorer and numpy. Nothing is asserted about speed. Set
-``NPY_DISABLE_CPU_FEATURES`` (e.g. to ``AVX512F AVX512_SKX``) to measure without the widest
-SIMD.
+A law valued by its own survival function (quadrature, some microseconds a runtime) is timed,
+with its floor and numpy, on the first ``--n-law`` runtimes only; its row says so. It prints a
+markdown table: the medians, the ratios scorer / numpy and scorer / floor (and before / floor),
+the largest difference between the scorer and numpy, and whether before and after agree to the
+bit. Nothing is asserted about speed. Set ``NPY_DISABLE_CPU_FEATURES`` to the dispatched
+features this CPU has (as ``.ci/run`` builds the list) to measure without the widest SIMD.
 """
 
 from __future__ import annotations
@@ -29,85 +34,159 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
+import sympy
 from scipy import special
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the checkout this file is in, not an installed copy
 
 import maxent_util as mu  # noqa: E402
+from maxent_util.constraints import Mean, Support  # noqa: E402
+from maxent_util.families import FAMILIES, FIGURE_PARAMETERS  # noqa: E402
+from maxent_util.maxent import derive  # noqa: E402
 from maxent_util.scorer import compile_scorer  # noqa: E402
+from maxent_util.symbols import t  # noqa: E402
+
+#: the formulas of one transcendental call or plain arithmetic: the 2x-the-floor target
+ONE_CALL = {"uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace",
+            "piecewise", "Support(0,3600), Mean(1200): law", "Support(0,3600), Mean(1200): closed form",
+            "Support(1,100), Mean(20): closed form"}
 
 
-def cases(out: np.ndarray) -> list[tuple[str, object, object, object]]:
-    """(label, utility, numpy by hand, numpy with out= or None)."""
-    def exponential(x):
-        return np.exp(x * (-1 / 24))
-
-    def exponential_out(x):
-        into = out[:x.size]
-        np.multiply(x, -1 / 24, out=into)
-        return np.exp(into, out=into)
-
-    def uniform(x):
+def _where(*pieces: tuple[Callable, Callable], default: Callable) -> Callable:
+    """np.where over all branches, warnings silenced: the hand-written Piecewise."""
+    def by_hand(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            return np.where(x < 24, 1 - x / 24, 0.0)
+            result = default(x)
+            for condition, branch in reversed(pieces):
+                result = np.where(condition(x), branch(x), result)
+            return result
+    return by_hand
 
-    def pareto(x):
-        with np.errstate(all="ignore"):
-            return np.where(x < 24, 1.0, (24 / x) ** 2)
 
-    def log_normal(x):
-        return 0.5 * special.erfc(np.log(x * (1 / 24)) * np.sqrt(2))
+def _exponential_piece(expr: sympy.Expr) -> tuple[float, float, float]:
+    """(a, b, c) of the piece ``a + b exp(c t)`` of a derived law's utility."""
+    inner = next(piece for piece, _ in expr.args if piece.has(sympy.exp))
+    offset, term = inner.as_independent(t)
+    factor, exponential = term.as_independent(t)
+    return float(offset), float(factor), float(exponential.args[0] / t)
 
-    return [("exponential(24)", mu.exponential(24).utility().expr, exponential, exponential_out),
-            ("uniform(24)", mu.uniform(24).utility().expr, uniform, None),
-            ("pareto(24, 2)", mu.pareto(24, 2).utility().expr, pareto, None),
-            ("log_normal(24, 1/2)", mu.log_normal(24, 0.5).utility().expr, log_normal, None)]
+
+def cases() -> list[tuple[str, object, Callable[[np.ndarray], np.ndarray]]]:
+    """(label, what compile_scorer is given, the same utility in numpy by hand)."""
+    hand = {
+        "uniform": _where((lambda x: x < 24, lambda x: 1 - x / 24), default=lambda x: 0.0),
+        "exponential": lambda x: np.exp(x * (-1 / 24)),
+        "pareto": _where((lambda x: x < 24, lambda x: 1.0), default=lambda x: 24 / x),
+        "log_laplace": _where((lambda x: x < 24, lambda x: 1 - x * x / 1152),
+                              default=lambda x: 288 / (x * x)),
+        "generalized_log_laplace": _where((lambda x: x < 24, lambda x: 1 - x ** 5 / 27869184),
+                                          default=lambda x: (2880 / 7) / (x * x)),
+        # sqrt(2) log(t/24) / (2 sigma) with sigma = 1/2
+        "log_normal": lambda x: 0.5 * special.erfc(np.log(x * (1 / 24)) * np.sqrt(2)),
+        "piecewise": _where((lambda x: x < 12, lambda x: 1 - x / 40),
+                            (lambda x: x < 24, lambda x: 1.4 - x * (7 / 120)),
+                            default=lambda x: 0.0),
+    }
+    found = [(name, getattr(mu, name)(*FIGURE_PARAMETERS[name]).utility(), hand[name])
+             for name in FAMILIES]
+    law = derive(Support(0, 3600), Mean(1200)).utility()
+    a, b, c = _exponential_piece(law.expr)
+    capped = _where((lambda x: x < 3600, lambda x: a + b * np.exp(c * x)), default=lambda x: 0.0)
+    found.append(("Support(0,3600), Mean(1200): law", law, capped))
+    found.append(("Support(0,3600), Mean(1200): closed form", law.expr, capped))
+    truncated = derive(Support(1, 100), Mean(20)).utility().expr
+    a2, b2, c2 = _exponential_piece(truncated)
+    found.append(("Support(1,100), Mean(20): closed form", truncated,
+                  _where((lambda x: x < 1, lambda x: 1.0),
+                         (lambda x: x < 100, lambda x: a2 + b2 * np.exp(c2 * x)),
+                         default=lambda x: 0.0)))
+    breakpoints = sympy.Piecewise(
+        (1, t < 1), (1 - sympy.log(t) / 10, t < 10),
+        (sympy.Rational(77, 100) * sympy.exp(-(t - 10) / 50), t < 100),
+        ((1000 - t) / 9000, t < 1000), (0, True))
+    e77 = 0.77 * np.exp(10 / 50)
+    found.append(("utility, 4 breakpoints", breakpoints,
+                  _where((lambda x: x < 1, lambda x: 1.0),
+                         (lambda x: x < 10, lambda x: 1 - np.log(x) * 0.1),
+                         (lambda x: x < 100, lambda x: e77 * np.exp(x * -0.02)),
+                         (lambda x: x < 1000, lambda x: (1000 - x) * (1 / 9000)),
+                         default=lambda x: 0.0)))
+    return found
+
+
+def floor(x: np.ndarray) -> np.ndarray:
+    """One read, one write, one cheap transcendental call: ``np.exp(t, out=out)``."""
+    with np.errstate(over="ignore"):
+        return np.exp(x, out=_OUT[:x.size])
+
+
+_OUT = np.empty(0)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.array_equal(np.asarray(a, float).view(np.int64), np.asarray(b, float).view(np.int64)))
 
 
 def main(argv: list[str] | tuple[str, ...] = ()) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10_000_000, help="runtimes (default 10^7)")
+    parser.add_argument("--n-law", type=int, default=100_000,
+                        help="runtimes for a law valued by quadrature (default 10^5)")
     parser.add_argument("--repeat", type=int, default=7, help="rounds (default 7)")
     parser.add_argument("--before", default=None,
                         help="a module with another compile_scorer, timed alongside")
     arguments = parser.parse_args(list(argv))
     runtimes = np.random.default_rng(0).lognormal(3.0, 2.0, arguments.n)
+    runtimes[::89] = 3600.0
     runtimes[::97] = np.inf
-    out = np.empty_like(runtimes)
+    global _OUT
+    _OUT = np.empty_like(runtimes)
     before = (importlib.import_module(arguments.before).compile_scorer
               if arguments.before else None)
-    print(f"{arguments.n:,} runtimes, every 97th infinite; medians of {arguments.repeat} "
-          f"interleaved rounds; load average {os.getloadavg()[0]:.1f}; "
-          f"NPY_DISABLE_CPU_FEATURES={os.environ.get('NPY_DISABLE_CPU_FEATURES', '')!r}")
-    for label, expr, by_hand, with_out in cases(out):
-        contenders = {"scorer": compile_scorer(expr), "numpy": by_hand,
-                      "floor": lambda x: np.exp(x, out=out[:x.size])}
-        if with_out is not None:
-            contenders["numpy out="] = with_out
+    load = os.getloadavg()[0]
+    print(f"{arguments.n:,} runtimes, every 97th infinite, every 89th at 3600; medians of "
+          f"{arguments.repeat} interleaved rounds; load average {load:.1f}; "
+          f"NPY_DISABLE_CPU_FEATURES={os.environ.get('NPY_DISABLE_CPU_FEATURES', '')!r}\n")
+    head = "| utility | scorer | numpy | floor | scorer/numpy | scorer/floor |"
+    rule = "|---|---:|---:|---:|---:|---:|"
+    if before is not None:
+        head += " before/numpy | before/floor | same bits |"
+        rule += "---:|---:|---|"
+    print(head + " max \\|scorer - numpy\\| |\n" + rule + "---:|")
+    for label, utility, by_hand in cases():
+        scorer = compile_scorer(utility)
+        x = runtimes
+        if getattr(scorer, "route", "") == "the law's survival function":
+            x = runtimes[:arguments.n_law]
+            label += f" ({x.size:,} runtimes)"
+        contenders = {"scorer": scorer, "numpy": by_hand, "floor": floor}
         if before is not None:
-            contenders["before"] = before(expr)
+            contenders["before"] = before(utility)
         for function in contenders.values():
-            function(runtimes[:1000])  # warm up (and the limits at the ends)
+            function(x[:1000])  # warm up (and the limits at the ends)
         times: dict[str, list[float]] = {name: [] for name in contenders}
         for _ in range(arguments.repeat):
             for name, function in contenders.items():
                 start = time.perf_counter()
-                function(runtimes)
+                function(x)
                 times[name].append(time.perf_counter() - start)
         median = {name: statistics.median(values) for name, values in times.items()}
-        ours = contenders["scorer"](runtimes)
-        difference = float(np.max(np.abs(ours - by_hand(runtimes))))
-        text = ", ".join(f"{name} {1e3 * value:6.1f} ms" for name, value in median.items())
-        ratios = (f"scorer/numpy {median['scorer'] / median['numpy']:.2f}, "
-                  f"scorer/floor {median['scorer'] / median['floor']:.2f}")
-        if "numpy out=" in median:
-            ratios += f", scorer/numpy out= {median['scorer'] / median['numpy out=']:.2f}"
+        ours = scorer(x)
+        difference = float(np.max(np.abs(ours - by_hand(x))))
+        mark = " *" if label.split(" (")[0] in ONE_CALL else ""
+        row = (f"| {label}{mark} | {1e3 * median['scorer']:.1f} ms | {1e3 * median['numpy']:.1f} ms "
+               f"| {1e3 * median['floor']:.1f} ms | {median['scorer'] / median['numpy']:.2f} "
+               f"| {median['scorer'] / median['floor']:.2f} |")
         if before is not None:
-            ratios += f", scorer/before {median['scorer'] / median['before']:.2f}"
-        print(f"  {label:20s} {text}\n  {'':20s} {ratios}; max |scorer - numpy| {difference:.1e}")
+            row += (f" {median['before'] / median['numpy']:.2f} | {median['before'] / median['floor']:.2f}"
+                    f" | {'yes' if _same_bits(ours, contenders['before'](x)) else 'NO'} |")
+        print(row + f" {difference:.1e} |", flush=True)
+    print(f"\n* one transcendental call or plain arithmetic (target: within 2x the floor); "
+          f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

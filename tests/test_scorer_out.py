@@ -117,3 +117,45 @@ def test_select_over_copies_the_chosen_bits_exactly(values, choices, other, arra
     filled[...] = other
     _select(holds, chosen, filled, np.empty(n, np.int64))
     assert filled.view(np.int64).tolist() == expected.view(np.int64).tolist()
+
+
+@pytest.fixture(scope="module")
+def fast_route_law():
+    from maxent_util.constraints import Mean, Support
+    from maxent_util.maxent import derive
+
+    return derive(Support(0, 3600), Mean(1200))
+
+
+@given(st.lists(st.sampled_from(EDGES + [3600.0, 3599.999, 3600.001])
+                | st.floats(min_value=-10, max_value=5000), min_size=1, max_size=60),
+       st.integers(min_value=1, max_value=9))
+@settings(max_examples=30, deadline=None)
+def test_a_law_valued_by_itself_is_evaluated_in_blocks(fast_route_law, runtimes, block):
+    import mpmath
+
+    utility = fast_route_law.utility()
+    scorer = compile_scorer(utility)
+    assert scorer.route == "the law's survival function"
+    x = np.array(runtimes)
+    saved = scorer_module._LAW_BLOCK
+    scorer_module._LAW_BLOCK = block  # many blocks, of a length that divides nothing
+    try:
+        values = scorer(x.reshape(1, -1))
+    finally:
+        scorer_module._LAW_BLOCK = saved
+    assert values.shape == (1, x.size)
+    values = values.ravel()
+    # the law's survival function on all runtimes at once (the route before blocks): every
+    # runtime is valued on its own, so blocks change nothing
+    whole = np.asarray(fast_route_law.numeric.sf(x), dtype=float)
+    assert np.array_equal(np.isnan(values), np.isnan(x)) and np.array_equal(np.isnan(whole), np.isnan(x))
+    np.testing.assert_array_max_ulp(values[~np.isnan(x)], whole[~np.isnan(x)], maxulp=1)
+    # an independent route: the closed form a + b exp(c t) below 3600 (0 above), in mpmath
+    closed = fast_route_law.utility().expr
+    with mpmath.workdps(30):
+        for value, runtime in zip(values.tolist(), x.tolist()):
+            if not 0 < runtime < math.inf:
+                continue
+            expected = float(closed.subs(t, sympy.Float(runtime, 30)).evalf(30))
+            assert abs(value - expected) <= 1e-12
