@@ -321,8 +321,8 @@ def read_satcomp(path: PathLike, *, cutoff: float | None = None,
     2   cadical     ab12  5000.00  capped  5000.0
     3   cadical     cd34  4100.25  solved  5000.0
     >>> runs.attrs["notes"]  # doctest: +NORMALIZE_WHITESPACE
-    ['cutoff 5000 s, stated by the file: its largest value, 10000 s (2 cells), is the PAR-2
-    penalty (twice the time limit) of its unsolved runs']
+    ['cutoff 5000 s (1.39 h), stated by the file: its largest value, 10000 s (2.78 h) in 2
+    cells, is the PAR-2 penalty (twice the time limit) of its unsolved runs']
     """
     owner = "read_satcomp"
     limit = None if cutoff is None else _check_time_option(cutoff, "cutoff", owner)
