@@ -39,6 +39,7 @@ from .errors import DataError, ExportError, MaxEntError, argument_message, short
 from .io import guess_format, read_runs
 from .io.limits import split_member, zip_members
 from .ranking import rank
+from .runs import cap_runs
 
 __all__ = ["Skipped", "Track", "page_names", "read_tracks", "site_pages", "write_site"]
 
@@ -148,8 +149,13 @@ def _year(*texts: str) -> str | None:
     return None
 
 
+#: the readers that take a cutoff for a file that states none; the other formats' runs are
+#: capped at it once read (as ``rank --cutoff`` does)
+_READ_WITH_CUTOFF = ("satcomp", "aslib", "benchexec")
+
+
 def read_tracks(sources: Sequence[str | os.PathLike], *, format: str | None = None,
-                **options: Any) -> tuple[list[Track], list[Skipped]]:
+                cutoff: float | None = None, **options: Any) -> tuple[list[Track], list[Skipped]]:
     """The tracks of a competition from its published files.
 
     Parameters
@@ -161,8 +167,12 @@ def read_tracks(sources: Sequence[str | os.PathLike], *, format: str | None = No
     format : str, optional, keyword-only
         The format of every file, as in :func:`maxent_util.read_runs`;
         default: told from each file's content.
+    cutoff : float, optional, keyword-only
+        Seconds at which every run is treated as stopped: given to the readers
+        that take it (a SAT Competition file that states no limit), and the
+        runs of other formats capped there once read.
     **options
-        Further keywords of :func:`maxent_util.read_runs` (``cutoff``, ...).
+        Further keywords of :func:`maxent_util.read_runs`.
 
     Returns
     -------
@@ -197,7 +207,11 @@ def read_tracks(sources: Sequence[str | os.PathLike], *, format: str | None = No
     for source in sources:
         for path, shown, named in _candidates(source, owner):
             try:
-                table = read_runs(path, format=format, **options)
+                kind = format or guess_format(Path(path))
+                given = {"cutoff": cutoff} if cutoff is not None and kind in _READ_WITH_CUTOFF else {}
+                table = read_runs(path, format=format, **given, **options)
+                if cutoff is not None and not given:
+                    table = cap_runs(table, cutoff, arg="cutoff", owner=owner)
             except DataError as error:
                 if named:
                     raise

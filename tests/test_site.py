@@ -173,3 +173,19 @@ def test_pages_load_in_chromium_with_no_error_and_no_request(site):
                 tab.close()
         finally:
             browser.close()
+
+
+def test_a_cutoff_goes_to_the_readers_that_take_it_and_caps_the_other_formats(tmp_path):
+    """``site --cutoff`` on a long CSV was refused ("options of read_long (none); got
+    'cutoff'"): the long reader takes no cutoff, so its runs are capped once read, as
+    ``rank --cutoff`` does. Expected by hand: a run of 900 s at a cutoff of 600 s is capped."""
+    path = tmp_path / "runs.csv"
+    path.write_text("algorithm,instance,runtime,status,cutoff\n"
+                    "a,i,900,solved,1000\na,j,20,solved,1000\nb,i,30,solved,1000\nb,j,40,solved,1000\n")
+    tracks, _ = read_tracks([path], cutoff=600)
+    table = tracks[0].table.set_index(["algorithm", "instance"])
+    assert table.loc[("a", "i"), "status"] == "capped" and table.loc[("a", "i"), "runtime"] >= 600
+    assert (table["cutoff"] == 600).all()
+    assert table.loc[("a", "j"), "status"] == "solved" and table.loc[("a", "j"), "runtime"] == 20
+    status = main(["site", str(path), "--cutoff", "600", "-o", str(tmp_path / "site")])
+    assert status == 0 and (tmp_path / "site" / "index.html").is_file()

@@ -27,8 +27,7 @@ def _command_site(arguments: argparse.Namespace, out: Any) -> int:
     if arguments.title is not None and not _utf8(arguments.title):
         raise CommandLineError(f"argument --title: expected text in UTF-8, the page's encoding; "
                                f"got {arguments.title!r} (bytes of another encoding)")
-    options = {} if arguments.cutoff is None else {"cutoff": arguments.cutoff}
-    tracks, skipped = read_tracks(arguments.sources, format=arguments.format, **options)
+    tracks, skipped = read_tracks(arguments.sources, format=arguments.format, cutoff=arguments.cutoff)
     for name in page_names(tracks) if folder.is_dir() and not arguments.force else ():
         if (folder / name).exists():
             raise CommandLineError(f"argument --output: {str(folder / name)!r} already exists; "
