@@ -598,6 +598,8 @@ def mp_function(expr, symbol) -> Callable:
             return lambda x: mpmath.mpf(value)
         if e is sympy.pi:
             return lambda x: +mpmath.pi
+        if e is sympy.I:  # erf(i y) and the like: a real density written on the complex plane
+            return lambda x: mpmath.mpc(0, 1)
         if e is sympy.E:
             return lambda x: +mpmath.e
         if e is sympy.EulerGamma:
@@ -660,7 +662,7 @@ def mp_function(expr, symbol) -> Callable:
             return lambda x: not part(x)
         functions = {sympy.exp: mpmath.exp, sympy.log: mpmath.log, sympy.erf: mpmath.erf,
                      sympy.erfc: mpmath.erfc, sympy.gamma: mpmath.gamma, sympy.Abs: abs,
-                     sympy.sqrt: mpmath.sqrt, sympy.loggamma: mpmath.loggamma,
+                     sympy.loggamma: mpmath.loggamma,
                      sympy.sin: mpmath.sin, sympy.cos: mpmath.cos, sympy.sign: mpmath.sign,
                      sympy.expint: mpmath.expint, sympy.Ei: mpmath.ei}
         for kind, function in functions.items():

@@ -316,6 +316,20 @@ def test_log_spread_bound_on_a_bounded_support(support, sigma, kappa0):
     assert outcome.kind == "law" and not outcome.problems, "\n".join(outcome.problems)
 
 
+def test_a_law_whose_closed_form_holds_erf_of_an_imaginary_argument():
+    """Drawn by the property below (in another module, so with another seed): reading the law's
+    pdf raised a raw TypeError, mpmath's quadrature of a density written with erf(i y) giving
+    an mpc with a zero imaginary part. The law is checked against the dual and quadrature."""
+    V = strategies.Value
+    spec = strategies.Spec(V("8.52e-06", False), V("0.028", True), (
+        strategies.Item("SquaredLogDeviation", (V("0.5146", False), V("0.0005683", True)), ">="),
+        strategies.Item("Moment", ("log(kappa)**2", V("28.0", False)),
+                        where=(V("0.000833", True), V("0.01592", False))),
+        strategies.Item("Mean", (V("0.008852", False),), "<=")))
+    outcome = examine(spec, CASE_TIMEOUT)
+    assert outcome.kind == "law" and not outcome.problems, "\n".join(outcome.problems)
+
+
 # ---------------------------------------------------------------------------
 # the property over drawn sets
 

@@ -82,6 +82,18 @@ def expectation(law: CaptimeDistribution, constraint: Constraint, deadline: Any)
     return _expectation(law, constraint, deadline, numeric=True)
 
 
+def _real(value: Any, constraint: Constraint) -> Any:
+    """A quadrature's value as a real number. mpmath evaluates a power of a negative base
+    (a density's ``(a - b*kappa)**c`` written by sympy) on the complex plane, and returns an
+    mpc whose imaginary part is zero, or rounding, for a real integral."""
+    real, imaginary = mpmath.re(value), mpmath.im(value)
+    if abs(imaginary) <= mpmath.mpf(10) ** (-20) * max(1, abs(real)):
+        return real
+    raise NoClosedFormError(
+        f"the expectation of `{constraint!r}` under the law came out complex ({value}): "
+        "its density is not real on the region. Suggestion: derive with method='numeric'.")
+
+
 def _expectation(law: CaptimeDistribution, constraint: Constraint, deadline: Any,
                  numeric: bool) -> sympy.Expr:
     """E[g 1_region] under ``law`` for a moment constraint: exact (by sympy, piece by piece)
@@ -105,7 +117,7 @@ def _expectation(law: CaptimeDistribution, constraint: Constraint, deadline: Any
             function = sympy.lambdify(kappa, feature.expr * density, "mpmath")
             with mpmath.workdps(30):
                 ends = [mpmath.mpf(sympy.N(start, 40)), mpmath.inf if end == oo else mpmath.mpf(sympy.N(end, 40))]
-                total += mpmath.quad(function, ends)
+                total += _real(mpmath.quad(function, ends), constraint)
             continue
         with time_limit(deadline):
             value = integrate_piece(feature.expr * density, Piece(start, end, [], sympy.Integer(0), scale))
