@@ -84,6 +84,7 @@ def command_benchmark(data: Path, versions: dict[str, Path], repeat: int) -> Non
 
 def section_benchmark(data: Path, repeat: int) -> None:
     import pandas as pd
+    from bench_report import best  # this folder: the script's own
 
     from maxent_util import report
     from maxent_util.cli.inputs import cutoff_utilities
@@ -97,16 +98,8 @@ def section_benchmark(data: Path, repeat: int) -> None:
     options = {"ci": 0.95, "resamples": 2000, "seed": 0, "duplicates": "raise",
                "missing": "raise"}
 
-    def best(function) -> float:
-        times = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            function()
-            times.append(time.perf_counter() - start)
-        return min(times)
-
-    best(lambda: report.report_html(table, rules=rules, date="fixed"))  # warm: caches, imports
-    baseline = best(lambda: rank(table, rules, bounds=True, **options))
+    best(lambda: report.report_html(table, rules=rules, date="fixed"), repeat)  # warm: caches, imports
+    baseline = best(lambda: rank(table, rules, bounds=True, **options), repeat)
     ranking = rank(table, rules, bounds=True, **options)
     page = report.ReportData(table=table, rules=tuple(rules.items()), ranking=ranking,
                              label="runs.csv", provenance=(), notes=(), options=options,
@@ -116,9 +109,9 @@ def section_benchmark(data: Path, repeat: int) -> None:
     print(f"   {'part':<28} {'seconds':>8} {'x rank()':>9}")
     print(f"   {'rank(bounds=True, ci=0.95)':<28} {baseline:8.3f} {1.0:9.1f}")
     for part in report.SECTIONS:
-        seconds = best(lambda: part.render(page))
+        seconds = best(lambda: part.render(page), repeat)
         print(f"   {'section ' + part.id:<28} {seconds:8.3f} {seconds / baseline:9.1f}")
-    whole = best(lambda: report.report_html(table, rules=rules, date="fixed"))
+    whole = best(lambda: report.report_html(table, rules=rules, date="fixed"), repeat)
     print(f"   {'report_html, whole page':<28} {whole:8.3f} {whole / baseline:9.1f}")
 
 

@@ -38,12 +38,13 @@ from typing import Callable
 
 import numpy as np
 import sympy
-from scipy import special
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the checkout this file is in, not an installed copy
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import maxent_util as mu  # noqa: E402
+from bench_scoring import where_by_hand, four_breakpoints, hand_written  # noqa: E402
 from maxent_util.constraints import Mean, Support  # noqa: E402
 from maxent_util.families import FAMILIES, FIGURE_PARAMETERS  # noqa: E402
 from maxent_util.maxent import derive  # noqa: E402
@@ -56,17 +57,6 @@ ONE_CALL = {"uniform", "exponential", "pareto", "log_laplace", "generalized_log_
             "Support(1,100), Mean(20): closed form"}
 
 
-def _where(*pieces: tuple[Callable, Callable], default: Callable) -> Callable:
-    """np.where over all branches, warnings silenced: the hand-written Piecewise."""
-    def by_hand(x: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            result = default(x)
-            for condition, branch in reversed(pieces):
-                result = np.where(condition(x), branch(x), result)
-            return result
-    return by_hand
-
-
 def _exponential_piece(expr: sympy.Expr) -> tuple[float, float, float]:
     """(a, b, c) of the piece ``a + b exp(c t)`` of a derived law's utility."""
     inner = next(piece for piece, _ in expr.args if piece.has(sympy.exp))
@@ -77,44 +67,21 @@ def _exponential_piece(expr: sympy.Expr) -> tuple[float, float, float]:
 
 def cases() -> list[tuple[str, object, Callable[[np.ndarray], np.ndarray]]]:
     """(label, what compile_scorer is given, the same utility in numpy by hand)."""
-    hand = {
-        "uniform": _where((lambda x: x < 24, lambda x: 1 - x / 24), default=lambda x: 0.0),
-        "exponential": lambda x: np.exp(x * (-1 / 24)),
-        "pareto": _where((lambda x: x < 24, lambda x: 1.0), default=lambda x: 24 / x),
-        "log_laplace": _where((lambda x: x < 24, lambda x: 1 - x * x / 1152),
-                              default=lambda x: 288 / (x * x)),
-        "generalized_log_laplace": _where((lambda x: x < 24, lambda x: 1 - x ** 5 / 27869184),
-                                          default=lambda x: (2880 / 7) / (x * x)),
-        # sqrt(2) log(t/24) / (2 sigma) with sigma = 1/2
-        "log_normal": lambda x: 0.5 * special.erfc(np.log(x * (1 / 24)) * np.sqrt(2)),
-        "piecewise": _where((lambda x: x < 12, lambda x: 1 - x / 40),
-                            (lambda x: x < 24, lambda x: 1.4 - x * (7 / 120)),
-                            default=lambda x: 0.0),
-    }
+    hand = hand_written()
     found = [(name, getattr(mu, name)(*FIGURE_PARAMETERS[name]).utility(), hand[name])
              for name in FAMILIES]
     law = derive(Support(0, 3600), Mean(1200)).utility()
     a, b, c = _exponential_piece(law.expr)
-    capped = _where((lambda x: x < 3600, lambda x: a + b * np.exp(c * x)), default=lambda x: 0.0)
+    capped = where_by_hand((lambda x: x < 3600, lambda x: a + b * np.exp(c * x)), default=lambda x: 0.0)
     found.append(("Support(0,3600), Mean(1200): law", law, capped))
     found.append(("Support(0,3600), Mean(1200): closed form", law.expr, capped))
     truncated = derive(Support(1, 100), Mean(20)).utility().expr
     a2, b2, c2 = _exponential_piece(truncated)
     found.append(("Support(1,100), Mean(20): closed form", truncated,
-                  _where((lambda x: x < 1, lambda x: 1.0),
+                  where_by_hand((lambda x: x < 1, lambda x: 1.0),
                          (lambda x: x < 100, lambda x: a2 + b2 * np.exp(c2 * x)),
                          default=lambda x: 0.0)))
-    breakpoints = sympy.Piecewise(
-        (1, t < 1), (1 - sympy.log(t) / 10, t < 10),
-        (sympy.Rational(77, 100) * sympy.exp(-(t - 10) / 50), t < 100),
-        ((1000 - t) / 9000, t < 1000), (0, True))
-    e77 = 0.77 * np.exp(10 / 50)
-    found.append(("utility, 4 breakpoints", breakpoints,
-                  _where((lambda x: x < 1, lambda x: 1.0),
-                         (lambda x: x < 10, lambda x: 1 - np.log(x) * 0.1),
-                         (lambda x: x < 100, lambda x: e77 * np.exp(x * -0.02)),
-                         (lambda x: x < 1000, lambda x: (1000 - x) * (1 / 9000)),
-                         default=lambda x: 0.0)))
+    found.append(four_breakpoints())
     return found
 
 

@@ -60,7 +60,7 @@ def best_times(functions: list[Callable[[], object]], repeat: int) -> list[float
     return best
 
 
-def _where(*pieces: tuple[Callable, Callable], default: Callable) -> Callable:
+def where_by_hand(*pieces: tuple[Callable, Callable], default: Callable) -> Callable:
     """np.where over all branches, warnings silenced: the hand-written Piecewise."""
     def by_hand(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
@@ -81,7 +81,7 @@ def derived_cases() -> list[tuple[str, sympy.Expr, Callable[[np.ndarray], np.nda
     factor, exponential = term.as_independent(t)
     a, b, c = float(offset), float(factor), float(exponential.args[0] / t)
     cases.append(("derived: Support(1,100), Mean(20)", truncated,
-                  _where((lambda x: x < 1, lambda x: 1.0),
+                  where_by_hand((lambda x: x < 1, lambda x: 1.0),
                          (lambda x: x < 100, lambda x: a + b * np.exp(c * x)),
                          default=lambda x: 0.0)))
     # a gamma law: 1 - C lowergamma(s, r t)
@@ -95,40 +95,51 @@ def derived_cases() -> list[tuple[str, sympy.Expr, Callable[[np.ndarray], np.nda
     return cases
 
 
-def scorer_cases(derived: bool = True) -> list[tuple[str, sympy.Expr, Callable[[np.ndarray], np.ndarray]]]:
-    """(label, utility, the same utility written by hand in numpy) for every family; the laws
-    with numeric multipliers only if ``derived``."""
-    hand = {
-        "uniform": _where((lambda x: x < 24, lambda x: 1 - x / 24), default=lambda x: 0.0),
+def hand_written() -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+    """Each family at the paper's figure's parameters, written by hand in numpy (constants
+    folded, a Piecewise as np.where over all branches)."""
+    return {
+        "uniform": where_by_hand((lambda x: x < 24, lambda x: 1 - x / 24), default=lambda x: 0.0),
         "exponential": lambda x: np.exp(x * (-1 / 24)),
-        "pareto": _where((lambda x: x < 24, lambda x: 1.0), default=lambda x: 24 / x),
-        "log_laplace": _where((lambda x: x < 24, lambda x: 1 - x * x / 1152),
+        "pareto": where_by_hand((lambda x: x < 24, lambda x: 1.0), default=lambda x: 24 / x),
+        "log_laplace": where_by_hand((lambda x: x < 24, lambda x: 1 - x * x / 1152),
                               default=lambda x: 288 / (x * x)),
-        "generalized_log_laplace": _where((lambda x: x < 24, lambda x: 1 - x ** 5 / 27869184),
+        "generalized_log_laplace": where_by_hand((lambda x: x < 24, lambda x: 1 - x ** 5 / 27869184),
                                           default=lambda x: (2880 / 7) / (x * x)),
         # sqrt(2) log(t/24) / (2 sigma) with sigma = 1/2
         "log_normal": lambda x: 0.5 * special.erfc(np.log(x * (1 / 24)) * np.sqrt(2)),
-        "piecewise": _where((lambda x: x < 12, lambda x: 1 - x / 40),
+        "piecewise": where_by_hand((lambda x: x < 12, lambda x: 1 - x / 40),
                             (lambda x: x < 24, lambda x: 1.4 - x * (7 / 120)),
                             default=lambda x: 0.0),
     }
+
+
+def four_breakpoints() -> tuple[str, sympy.Expr, Callable[[np.ndarray], np.ndarray]]:
+    """A utility of five pieces (log, exponential, linear, 0), and the same by hand."""
+    breakpoints = sympy.Piecewise(
+        (1, t < 1), (1 - sympy.log(t) / 10, t < 10),
+        (sympy.Rational(77, 100) * sympy.exp(-(t - 10) / 50), t < 100),
+        ((1000 - t) / 9000, t < 1000), (0, True))
+    e77 = 0.77 * np.exp(10 / 50)
+    return ("utility, 4 breakpoints", breakpoints,
+            where_by_hand((lambda x: x < 1, lambda x: 1.0),
+                   (lambda x: x < 10, lambda x: 1 - np.log(x) * 0.1),
+                   (lambda x: x < 100, lambda x: e77 * np.exp(x * -0.02)),
+                   (lambda x: x < 1000, lambda x: (1000 - x) * (1 / 9000)),
+                   default=lambda x: 0.0))
+
+
+def scorer_cases(derived: bool = True) -> list[tuple[str, sympy.Expr, Callable[[np.ndarray], np.ndarray]]]:
+    """(label, utility, the same utility written by hand in numpy) for every family; the laws
+    with numeric multipliers only if ``derived``."""
+    hand = hand_written()
     cases = []
     for name in FAMILIES:
         law = getattr(mu, name)(*FIGURE_PARAMETERS[name])
         cases.append((name, law.utility().expr, hand[name]))
     if derived:
         cases += derived_cases()
-    breakpoints = sympy.Piecewise(
-        (1, t < 1), (1 - sympy.log(t) / 10, t < 10),
-        (sympy.Rational(77, 100) * sympy.exp(-(t - 10) / 50), t < 100),
-        ((1000 - t) / 9000, t < 1000), (0, True))
-    e77 = 0.77 * np.exp(10 / 50)
-    cases.append(("utility, 4 breakpoints", breakpoints,
-                  _where((lambda x: x < 1, lambda x: 1.0),
-                         (lambda x: x < 10, lambda x: 1 - np.log(x) * 0.1),
-                         (lambda x: x < 100, lambda x: e77 * np.exp(x * -0.02)),
-                         (lambda x: x < 1000, lambda x: (1000 - x) * (1 / 9000)),
-                         default=lambda x: 0.0)))
+    cases.append(four_breakpoints())
     return cases
 
 
