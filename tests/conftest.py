@@ -174,6 +174,18 @@ def assert_usage_error(status: int, out: str, err: str, pattern: str | None = No
 
 
 @pytest.fixture()
+def race_csv(tmp_path: Path) -> Path:
+    """A long runs table: two algorithms far apart (a 1 to 3 s, b 50 to 89 s) on 40 instances,
+    cutoff 100 s."""
+    rows = ["algorithm,instance,runtime,status,cutoff"]
+    for i in range(40):
+        rows += [f"a,i{i},{1 + i % 3},solved,100", f"b,i{i},{50 + i},solved,100"]
+    path = tmp_path / "race.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.fixture()
 def no_warnings():
     """The test runs with warnings turned into errors (modules opt in with
     ``pytestmark = pytest.mark.usefixtures("no_warnings")``)."""

@@ -32,16 +32,6 @@ def test_the_tour_runs_twice_and_never_replaces_a_figure_unasked(capsys, tmp_pat
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-@pytest.fixture()
-def race_csv(tmp_path):
-    rows = ["algorithm,instance,runtime,status,cutoff"]
-    for i in range(40):
-        rows += [f"a,i{i},{1 + i % 3},solved,100", f"b,i{i},{50 + i},solved,100"]
-    path = tmp_path / "race.csv"
-    path.write_text("\n".join(rows) + "\n")
-    return path
-
-
 def test_the_race_names_its_limit_per_run_and_the_old_flag_warns(capsys, race_csv):
     argv = ["race", str(race_csv), "--utility", "exponential(10)", "--delta", "0.05", "--naive",
             "--epsilon", "0.5", "--json"]

@@ -102,16 +102,6 @@ def test_no_command_about_runs_says_captime_in_its_description():
         assert "captime" not in _ideas(text), name
 
 
-@pytest.fixture()
-def race_csv(tmp_path):
-    rows = ["algorithm,instance,runtime,status,cutoff"]
-    for i in range(40):
-        rows += [f"a,i{i},{1 + i % 3},solved,100", f"b,i{i},{50 + i},solved,100"]
-    path = tmp_path / "race.csv"
-    path.write_text("\n".join(rows) + "\n")
-    return path
-
-
 def _keys(value) -> set[str]:
     if isinstance(value, dict):
         return set(value) | {key for item in value.values() for key in _keys(item)}
