@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import DataError, UtilityError, argument_message, short
 from ..ranking import parse_rule
 from .._numbers import real
-from .checks import scorer_of
+from .checks import scorer_of, utility_at
 
 __all__ = ["worthless_from"]
 
@@ -78,14 +78,7 @@ def worthless_from(utility: Any, *, epsilon: float = 0.0) -> float:
     u = scorer_of(utility, owner)
 
     def worthless_at(times: np.ndarray) -> np.ndarray:
-        values = np.asarray(u(times), dtype=float).reshape(times.shape)
-        # rounding may leave u a hair outside [0, 1] (1 - t/k just below k), as races allow
-        bad = np.flatnonzero(~((values >= -1e-12) & (values <= 1 + 1e-12)))  # NaN too
-        if bad.size:
-            raise UtilityError(argument_message(
-                "utility", owner, "a number between 0 and 1 at every runtime",
-                float(values[bad[0]]), f"(at t = {float(times[bad[0]])!r})"))
-        return values <= level
+        return utility_at(u, times, owner) <= level
 
     def worthless(time: float) -> bool:
         return bool(worthless_at(np.array([time]))[0])
