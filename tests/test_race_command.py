@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -249,3 +250,13 @@ def test_whatever_follows_a_log_s_header_is_read_as_runs_or_refused(tmp_path, ta
     except DataError as error:
         assert "runs.jsonl" in str(error)
     assert path.read_bytes().startswith(first)
+
+
+def test_an_instances_list_that_is_a_fifo_is_refused_without_waiting(tmp_path):
+    from maxent_util.racing import read_instances
+
+    fifo = tmp_path / "instances.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(DataError, match=r"must be a regular file listing instances; got '.*"
+                                        r"instances\.txt'\. \(a folder, FIFO, device or socket\)$"):
+        read_instances(fifo)

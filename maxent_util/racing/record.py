@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import DataError, argument_message, short
+from ..io.limits import is_regular
 from ..processes import ProcessRunner, plain_name
 from .._renamed import renamed_attribute, renamed_keywords
 from .checks import largest_run_limit
@@ -76,6 +77,9 @@ def read_instances(path: Any, *, owner: str = "read_instances") -> list[str]:
     if name is None or "\0" in str(name):
         raise DataError(argument_message("instances", owner, "the path of a file listing "
                                          "instances", short(path)))
+    if os.path.exists(name) and not is_regular(name):  # a FIFO would hang the open
+        raise DataError(argument_message("instances", owner, "a regular file listing instances",
+                                         str(name), "(a folder, FIFO, device or socket)"))
     try:
         with open(name, "rb") as file:
             data = file.read(MAX_INSTANCES_FILE + 1)
