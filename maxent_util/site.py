@@ -206,8 +206,8 @@ def read_tracks(sources: Sequence[str | os.PathLike], *, format: str | None = No
     skipped: list[Skipped] = []
     for source in sources:
         for path, shown, named in _candidates(source, owner):
+            kind = format or _format_of(path)  # sniffed once: for the cutoff and the page
             try:
-                kind = format or guess_format(Path(path))
                 given = {"cutoff": cutoff} if cutoff is not None and kind in _READ_WITH_CUTOFF else {}
                 table = read_runs(path, format=format, **given, **options)
                 if cutoff is not None and not given:
@@ -221,8 +221,7 @@ def read_tracks(sources: Sequence[str | os.PathLike], *, format: str | None = No
             track = table.attrs.get("track")
             title = track if isinstance(track, str) and track else shown
             tracks.append(Track(table=table, source=path, name=shown, title=title,
-                                year=_year(title, shown),
-                                format=format or _format_of(path)))
+                                year=_year(title, shown), format=kind))
     if not tracks:
         raise DataError(argument_message("sources", owner, "files of which one at least is a "
                                          "results table", ", ".join(s.name for s in skipped)))
