@@ -51,6 +51,14 @@ def _race_progress(show: bool) -> Any:
 _WEAK_GUARANTEE = 0.5
 
 
+def _say_if_weak(epsilon: float, out: Any) -> None:
+    """A guarantee near 1 is true but vacuous: say so in words."""
+    if epsilon >= _WEAK_GUARANTEE:
+        print(f"  this says little: on a utility between 0 and 1, a gap of up to {epsilon:.2f} "
+              "to the best is allowed, so the incumbent may be any of the configurations; more "
+              "instances (or a longer --budget) narrow it", file=out)
+
+
 def _command_race(arguments: argparse.Namespace, out: Any) -> int:
     from ..racing import naive, up
 
@@ -109,10 +117,7 @@ def _command_race(arguments: argparse.Namespace, out: Any) -> int:
           f"({trace.attrs['stopped']})", file=out)
     print(f"incumbent: {last['incumbent']}, within epsilon* = {last['epsilon']:.4f} of the best "
           f"with probability at least {1 - arguments.delta:g}", file=out)
-    if float(last["epsilon"]) >= _WEAK_GUARANTEE:
-        print(f"  this says little: on a utility between 0 and 1, a gap of up to "
-              f"{float(last['epsilon']):.2f} to the best is allowed, so the incumbent may be any "
-              f"of the configurations; more instances (or a longer --budget) narrow it", file=out)
+    _say_if_weak(float(last["epsilon"]), out)
     print(f"configurations left: {int(last['survivors'])} of {len(runner.configs)}; run limits "
           f"{readable_duration(float(last['run_limit_min']))} to "
           f"{readable_duration(float(last['run_limit_max']))}; total time of runs "
@@ -261,10 +266,7 @@ def _race_commands(arguments: argparse.Namespace, out: Any) -> int:
         print(f"incumbent: {best} (mean utility {mean:.4f}), within epsilon* = "
               f"{record['epsilon']:.4f} of the best with probability at least "
               f"{1 - arguments.delta:g}", file=out)
-        if record["epsilon"] >= _WEAK_GUARANTEE:
-            print(f"  this says little: a gap of up to {record['epsilon']:.2f} to the best is "
-                  f"allowed, so the incumbent may be any of the configurations; more instances "
-                  f"(or a longer --budget) narrow it", file=out)
+        _say_if_weak(record["epsilon"], out)
     print(f"  its words: {' '.join(words[best]) or '(none: the defaults)'}", file=out)
     print(f"total time of runs: {readable_duration(record['total_time'])}; {log.ran} runs made, "
           f"{log.replayed} replayed from {runs_path}", file=out)
