@@ -76,7 +76,15 @@ def pieces_of(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.Expr
     """
     if expr.has(sympy.Max, sympy.Min):
         # sympy writes integrals over a support as Max(kappa0, t); pieces are easier to solve.
+        clamped = _clamp_pieces(expr)
+        if clamped is not None:
+            return clamped
         expr = sympy.piecewise_fold(expr.rewrite(sympy.Piecewise))
+    return _piecewise_pieces(expr)
+
+
+def _piecewise_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]] | None:
+    """:func:`pieces_of` for an expression read as it stands (a Min or Max left inside)."""
     if not isinstance(expr, sympy.Piecewise):
         return [(sympy.Integer(0), sympy.oo, expr)]
     pieces, start = [], sympy.Integer(0)
@@ -89,6 +97,74 @@ def pieces_of(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.Expr
         if end == sympy.oo:
             break
     return pieces if start == sympy.oo else None
+
+
+def _ramp(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr]] | None:
+    """``[(end, value), ...]`` (ends increasing, the last oo; each value ``t`` or a real number)
+    of ``expr`` built from ``t``, real numbers, Min and Max; None for anything else."""
+    if expr == t:
+        return [(sympy.oo, t)]
+    if not isinstance(expr, (sympy.Min, sympy.Max)):
+        # (a Min or Max of numbers is read below, so that its value is one number)
+        return [(sympy.oo, expr)] if expr.is_number and expr.is_comparable else None
+    ramps = [_ramp(arg) for arg in expr.args]
+    if any(ramp is None for ramp in ramps):
+        return None
+    ends = sorted({end for ramp in ramps for end, _ in ramp}, key=float)
+    pick = max if isinstance(expr, sympy.Max) else min
+    result, start = [], -sympy.oo
+    for end in ends:
+        values = [next(value for stop, value in ramp if float(stop) > float(start)) for ramp in ramps]
+        numbers = [v for v in values if v != t]
+        if len(numbers) == len(values):
+            result.append((end, pick(numbers, key=float)))
+        elif not numbers:
+            result.append((end, t))
+        else:
+            # max(t, c) is c below c and t above (min the other way round), within (start, end)
+            c = pick(numbers, key=float)
+            below, above = (c, t) if pick is max else (t, c)
+            if float(start) < float(c) < float(end):
+                result += [(c, below), (end, above)]
+            else:
+                result.append((end, below if float(c) >= float(end) else above))
+        start = end
+    return result
+
+
+def _clamp_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]] | None:
+    """The pieces of an expression whose Min and Max hold only ``t`` and numbers (a clamp such
+    as ``Min(3600, Max(600, t))``), in the simple ``t < b`` form; None for other Min and Max.
+
+    sympy's own rewrite to Piecewise solves each condition as a set (0.4 s a call) and gives
+    conditions such as ``(t <= 600) & (t < 3600)`` that :func:`pieces_of` cannot read.
+    """
+    if isinstance(expr, sympy.Piecewise) and any(c.has(sympy.Min, sympy.Max) for _, c in expr.args):
+        return None
+    outer = _piecewise_pieces(expr)
+    if outer is None:
+        return None
+    pieces = []
+    for start, end, piece in outer:
+        nodes = [node for node in piece.atoms(sympy.Min, sympy.Max)
+                 if not any(node in other.args for other in piece.atoms(sympy.Min, sympy.Max))]
+        ramps = {node: _ramp(node) for node in nodes}
+        if any(ramp is None for ramp in ramps.values()):
+            return None
+        cuts = sorted({stop for ramp in ramps.values() for stop, _ in ramp
+                       if float(start) < float(stop) < float(end)}, key=float) + [end]
+        low = start
+        for high in cuts:
+            # each node's value on (low, high): the first of its ramp's pieces ending after low
+            values = {node: next(value for stop, value in ramp if float(stop) > float(low))
+                      for node, ramp in ramps.items()}
+            value = piece.xreplace(values)
+            if pieces and pieces[-1][2] == value:
+                pieces[-1] = (pieces[-1][0], high, value)
+            else:
+                pieces.append((low, high, value))
+            low = high
+    return pieces
 
 
 def captime_of(pieces: list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]]) -> sympy.Expr:
