@@ -28,6 +28,9 @@ CASES = [
     (Support(2, oo), LogMoment(R(1, 2), 3)),
     (LogMoment(R(1, 2), 10), SquaredLogDeviation(R(3, 4), 10)),
     (Support(0, 100), TailProbability(50, R(1, 10))),
+    # the designer's longest wait, median and tail (two tail probabilities, piecewise uniform)
+    (Support(0, 3600), TailProbability(600, R(1, 2)), TailProbability(3000, R(9, 10))),
+    (Support(1, 50), TailProbability(30, R(3, 4)), TailProbability(4, R(1, 5)), TailProbability(10, R(1, 2))),
     (Support(0, 10), Mean(R(33, 10))),
     (Support(1, 100), LogMoment(2, 10)),
     (Support(0, oo), Mean(5), Moment(kappa ** 2, 40)),

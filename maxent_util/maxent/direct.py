@@ -155,8 +155,8 @@ def _pieces(support: tuple, terms: list[_Term]) -> list[_Piece] | None:
     different points share a piece."""
     lower, upper = support
     points = sorted({lower, upper, *(t.upper for t in terms)}, key=lambda p: (p == oo, p if p != oo else 0))
-    if len(points) > 3:
-        return None  # at most one tail probability is written here
+    if len(points) > 3 and any(type(t.constraint) is not TailProbability for t in terms):
+        return None  # several tail probabilities are written here only alone (a piecewise-uniform law)
     pieces = []
     for a, b in zip(points, points[1:]):
         active = [t for t in terms if t.lower == lower and (t.upper == oo or bool(b <= t.upper))]
@@ -272,10 +272,19 @@ def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple)
         variance = second.value - first.value ** 2
         values = {first.multiplier: 1 - first.value / variance, second.multiplier: 1 / (2 * variance)}
         return [values[t.multiplier] for t in terms]
-    if kinds == ["TailProbability"] and upper != oo:
-        term = terms[0]
-        k1, delta = term.upper, term.value
-        return [sympy.log((1 - delta) * (k1 - lower) / (delta * (upper - k1)))]
+    if set(kinds) == {"TailProbability"} and upper != oo:
+        # piecewise uniform: piece j = [b_(j-1), b_j) holds mass delta_j - delta_(j-1) at density d_j,
+        # and the indicators of the tail probabilities at b_j and above are on there, so
+        # lambda_j = log(d_(j+1) / d_j) (one tail probability: log((1 - delta)(k1 - a) / (delta (b - k1))))
+        by_end = sorted(terms, key=lambda term: term.upper)
+        ends = [lower, *(term.upper for term in by_end), upper]
+        masses = [term.value for term in by_end]
+        masses = [b - a for a, b in zip([0, *masses], [*masses, 1])]
+        density = [m / (b - a) for m, a, b in zip(masses, ends, ends[1:])]
+        if any(not (bool(m > 0) and bool(b > a)) for m, a, b in zip(masses, ends, ends[1:])):
+            return None
+        values = {term.multiplier: sympy.log(density[j + 1] / density[j]) for j, term in enumerate(by_end)}
+        return [values[t.multiplier] for t in terms]
     return None
 
 
