@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -70,3 +71,31 @@ def test_a_min_of_other_expressions_is_left_to_sympy():
     """Min(t**2, 4) is not a clamp of t: the general rewrite still reads it."""
     pieces = pieces_of(sympy.Min(t**2, 4))
     assert pieces is None or all(value_at(pieces, sympy.Integer(x)) == min(x * x, 4) for x in range(5))
+
+
+def test_a_piece_with_t_beside_the_log_of_a_sum_is_not_given_to_sympy_s_solve():
+    """A design's piece ``t log(t + c)`` has no closed-form inverse; the others still go to sympy."""
+    from maxent_util.utility.core import _log_of_a_sum_beside_t
+
+    assert _log_of_a_sum_beside_t(t * sympy.log(t + 57600) / 1200 - t / 1200 + 1)
+    assert not _log_of_a_sum_beside_t(1 - sympy.log(t + 1) / 10)      # t = exp(10 (1 - y)) - 1
+    assert not _log_of_a_sum_beside_t(1 - t * sympy.log(t) / 100)     # LambertW
+    assert not _log_of_a_sum_beside_t(sympy.exp(-t / 5))
+
+
+def test_a_design_s_inverse_is_its_root():
+    """The inverse of a designed utility comes from the numerical route; the reference is
+    scipy's brentq on the utility's own values."""
+    from scipy import optimize
+
+    from maxent_util import Utility
+
+    clamp = sympy.Min(3600, sympy.Max(600, t))
+    expr = sympy.Piecewise((sympy.Rational(3, 5) - t / 1200 + clamp / 1500 + t * sympy.log(t + 57600) / 1200
+                            - t * sympy.log(clamp + 57600) / 1500 - t * sympy.log(61200) / 6000, t < 3600),
+                           (0, True))
+    utility = Utility(expr)
+    assert utility.inverse_expr is None
+    for level in (0.9, 0.5, 0.025):
+        root = optimize.brentq(lambda x: float(expr.subs(t, x)) - level, 0.0, 3600.0, xtol=1e-12)
+        assert utility.inverse(level) == pytest.approx(root, rel=1e-9)
