@@ -102,11 +102,11 @@ def _paper_form(expr: sympy.Expr) -> sympy.Expr:
     return expr
 
 
-def closed_form_parts(constraints: tuple, pieces: list, terms: list, solution: dict, parts: list,
-                      closed_form: bool, derivation: Any, limit: Any) -> dict[str, Any]:
-    """The pieces of the pdf, CDF and survival function, the multipliers (lambda_0 first) and the
-    derivation record (noting any constants kept as floats) of the law that the multipliers
-    ``solution`` give, every step bounded by ``limit`` (derive's deadline)."""
+def density_parts(constraints: tuple, pieces: list, terms: list, solution: dict, parts: list,
+                  closed_form: bool, limit: Any) -> dict[str, Any]:
+    """The first steps of :func:`closed_form_parts`: the multipliers (lambda_0 first), the pdf's
+    pieces and their masses, without the CDF (which a candidate of the active-set search, see
+    :mod:`maxent_util.maxent.kkt`, does not need unless it is the answer)."""
     # the numbers every step may combine; a step that builds far larger ones (exact powers
     # multiplied under a common root: exp(-l log(kappa/s)**2)/Z with s = 796/25 held a
     # 4,300-digit integer) keeps its constants as 25-digit floats instead
@@ -139,6 +139,22 @@ def closed_form_parts(constraints: tuple, pieces: list, terms: list, solution: d
         exponents = [piece.exponent.subs(_at_digits(solution, _FOLDED_DIGITS)) for piece in pieces]
     pdf_pieces = [_simplify(tame(sympy.exp(exponent) / partition), limit) for exponent in exponents]
     masses = [_simplify(tame(part / partition), limit) for part in parts]
+    return {"multipliers": multipliers, "partition": partition, "pdf_pieces": pdf_pieces, "masses": masses,
+            "folded": folded, "tame": tame}
+
+
+def closed_form_parts(constraints: tuple, pieces: list, terms: list, solution: dict, parts: list,
+                      closed_form: bool, derivation: Any, limit: Any,
+                      density: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The pieces of the pdf, CDF and survival function, the multipliers (lambda_0 first) and the
+    derivation record (noting any constants kept as floats) of the law that the multipliers
+    ``solution`` give, every step bounded by ``limit`` (derive's deadline); ``density``, the
+    :func:`density_parts` of the same arguments when they are already built."""
+    if density is None:
+        density = density_parts(constraints, pieces, terms, solution, parts, closed_form, limit)
+    multipliers, partition = density["multipliers"], density["partition"]
+    pdf_pieces, masses, tame = density["pdf_pieces"], density["masses"], density["tame"]
+    folded = density["folded"]  # tame() below notes what it folds here
 
     cdf_pieces, sf_pieces = [], []
     below = sympy.Integer(0)

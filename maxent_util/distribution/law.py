@@ -230,10 +230,10 @@ class CaptimeDistribution(Immutable):
     # -- construction ----------------------------------------------------
     @classmethod
     def _from_solution(cls, constraints, support, pieces, terms, solution, parts, closed_form,
-                       derivation, timeout, deadline=None) -> "CaptimeDistribution":
+                       derivation, timeout, deadline=None, density=None) -> "CaptimeDistribution":
         # every step shares one deadline (derive's); `timeout` is kept for later methods
         built = closed_form_parts(constraints, pieces, terms, solution, parts, closed_form, derivation,
-                                  deadline if deadline is not None else timeout)
+                                  deadline if deadline is not None else timeout, density=density)
         return cls(constraints=constraints, support=support, closed_form=closed_form,
                    timeout=math.inf if timeout is None else timeout, **built)
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,7 @@ from ..errors import (ConstraintError, InfeasibleError, MaxEntError, MaximumNotA
 from ..problem import (build_pieces, check_ranges, clear_kept, keep, kept_store, make_terms, stationary_density,
                        support_of)
 from ..distribution import CaptimeDistribution
+from ..distribution.closed_form import density_parts
 from .direct import direct_law
 from .exact import parts_at_root, positive_number, recognise_exact
 from .fast import TimeUp, fast_problem
@@ -418,7 +420,11 @@ def _derive_active_set(constraints: tuple, deadline: Deadline, digits: int, meth
         for active in itertools.combinations(inequalities, size):
             system = tuple(c.as_equality() for c in constraints if c.relation == "==" or c in active)
             try:
-                law = _derive_steps(system, deadline, digits, method)
+                solved = _solve_steps(system, deadline, digits, method)
+                # with numbers the KKT conditions are read off the density alone, and the CDF is
+                # written for the answer only (about half of each rejected candidate's time)
+                density = solved.density() if numbers else None
+                law = solved.candidate(density) if numbers else solved.law()
             except (InfeasibleError, NotNormalizableError) as error:
                 failures.append(error)
                 continue
@@ -426,6 +432,8 @@ def _derive_active_set(constraints: tuple, deadline: Deadline, digits: int, meth
             condition, rows = kkt_rows(law, constraints, active, names, local, deadline)
             if condition == sympy.false:
                 continue
+            if numbers:
+                law = solved.law(density)
             law = annotate(law, constraints, names, local, ((sympy.true, rows),))
             cases.append((condition, law))
             if condition == sympy.true:
@@ -451,7 +459,43 @@ def _derive_active_set(constraints: tuple, deadline: Deadline, digits: int, meth
         f"({'; '.join(str(f) for f in failures[:2]) or 'each candidate broke a bound or a sign'}).")
 
 
+@dataclass(frozen=True)
+class _Solved:
+    """A law's multipliers found, before its closed form is written (see :func:`_solve_steps`)."""
+
+    constraints: tuple
+    support: tuple
+    pieces: list
+    terms: list
+    multipliers: dict
+    parts: list
+    closed_form: bool
+    record: Derivation
+    deadline: Deadline
+
+    def density(self) -> dict[str, Any]:
+        return density_parts(self.constraints, self.pieces, self.terms, self.multipliers, self.parts,
+                             self.closed_form, self.deadline)
+
+    def law(self, density: dict[str, Any] | None = None) -> CaptimeDistribution:
+        # the last steps (simplifying, the cdf) get what is left: each gives up its cosmetic work in time
+        return CaptimeDistribution._from_solution(
+            self.constraints, self.support, self.pieces, self.terms, self.multipliers, self.parts,
+            self.closed_form, self.record, self.deadline.seconds, deadline=self.deadline, density=density)
+
+    def candidate(self, density: dict[str, Any]) -> SimpleNamespace:
+        """What the KKT conditions read of the law (its multipliers and density), without its CDF."""
+        return SimpleNamespace(support=self.support, breakpoints=self.record.breakpoints,
+                               _pdf_pieces=density["pdf_pieces"], _scales=[p.scale for p in self.pieces],
+                               multipliers=density["multipliers"], closed_form=self.closed_form,
+                               parameters=(), derivation=self.record)
+
+
 def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto"):
+    return _solve_steps(constraints, deadline, digits, method).law()
+
+
+def _solve_steps(constraints: tuple, deadline: Deadline, digits: int, method: str = "auto") -> _Solved:
     timeout = deadline.seconds
     support = support_of(constraints)
     terms, interior = make_terms(constraints, support)
@@ -535,9 +579,7 @@ def _derive_steps(constraints: tuple, deadline: Deadline, digits: int, method: s
     relations = [sympy.Eq(eq, 0) for eq in equations]
 
     record = Derivation(support, record_terms, points, stationary, partition, relations, method, notes)
-    # the last steps (simplifying, the cdf) get what is left: each gives up its cosmetic work in time
-    return CaptimeDistribution._from_solution(constraints, support, pieces, terms, multipliers, parts,
-                                              closed_form, record, timeout, deadline=deadline)
+    return _Solved(constraints, support, pieces, terms, multipliers, parts, closed_form, record, deadline)
 
 
 #: the numeric solutions kept (see _numeric_solution)
