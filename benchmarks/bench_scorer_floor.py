@@ -17,8 +17,9 @@ every 89th sits exactly at 3600 s (a run stopped at its cap), it times, interlea
   ``maxent_util/scorer.py`` placed in the package, e.g. ``maxent_util._scorer_before``), so
   that before and after are measured in one run.
 
-A law valued by its own survival function (quadrature, some microseconds a runtime) is timed,
-with its floor and numpy, on the first ``--n-law`` runtimes only; its row says so. It prints a
+A law valued by its own survival function is timed on every runtime like the others; on the first
+``--n-law`` runtimes, its survival function written out is also timed against its quadrature
+panels (the route it took before, some microseconds a runtime). It prints a
 markdown table: the medians, the ratios scorer / numpy and scorer / floor (and before / floor),
 the largest difference between the scorer and numpy, and whether before and after agree to the
 bit. Nothing is asserted about speed. Set ``NPY_DISABLE_CPU_FEATURES`` to the dispatched
@@ -94,6 +95,27 @@ def floor(x: np.ndarray) -> np.ndarray:
 _OUT = np.empty(0)
 
 
+def _law_routes(utility: object, x: np.ndarray, repeat: int) -> None:
+    """The fast-route law's survival function written out (its segments' exp(c0 + c1 u)) against
+    the route it took before, its quadrature panels (20 Gauss-Legendre nodes a runtime), on the
+    same runtimes, interleaved; printed before the table's row of that law."""
+    numeric = utility._law.numeric
+    routes = {"written": numeric.sf, "panels": lambda v: np.clip(numeric._partial(v, True), 0.0, 1.0)}
+    inner = x[(x > numeric.support[0]) & (x < numeric.support[1])]
+    times: dict[str, list[float]] = {name: [] for name in routes}
+    for _ in range(repeat):
+        for name, function in routes.items():
+            start = time.perf_counter()
+            function(inner)
+            times[name].append(time.perf_counter() - start)
+    median = {name: statistics.median(values) for name, values in times.items()}
+    gap = float(np.max(np.abs(routes["written"](inner) - routes["panels"](inner))))
+    print(f"(the law's survival function on {inner.size:,} runtimes inside its support: written "
+          f"{1e3 * median['written']:.1f} ms, its quadrature panels (the route before) "
+          f"{1e3 * median['panels']:.1f} ms, ratio {median['panels'] / median['written']:.1f}; "
+          f"largest difference {gap:.1e})", flush=True)
+
+
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(np.asarray(a, float).view(np.int64), np.asarray(b, float).view(np.int64)))
 
@@ -128,8 +150,7 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
         scorer = compile_scorer(utility)
         x = runtimes
         if getattr(scorer, "route", "") == "the law's survival function":
-            x = runtimes[:arguments.n_law]
-            label += f" ({x.size:,} runtimes)"
+            _law_routes(utility, runtimes[:arguments.n_law], arguments.repeat)
         contenders = {"scorer": scorer, "numpy": by_hand, "floor": floor}
         if before is not None:
             contenders["before"] = before(utility)

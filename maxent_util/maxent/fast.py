@@ -873,17 +873,18 @@ class FastProblem:
 # the law
 
 
-def _exponential_integral(c1: np.ndarray, lo: np.ndarray, hi: np.ndarray, top: np.ndarray) -> np.ndarray:
+def _exponential_integral(c1: Any, lo: Any, hi: Any, top: Any) -> Any:
     """The integral of exp(c1 (u - top)) over [lo, hi] (0 where hi <= lo), ``top`` the end of
     the segment where the density is largest: exp at the end of [lo, hi] where it is largest,
     times (1 - exp(-|c1| width)) / |c1| (the width where c1 is 0). No exponent is positive, and
     a far tail keeps its relative precision (the distance to ``top`` is a difference of nearby
-    numbers, not of large exponents)."""
+    numbers, not of large exponents). Arrays, or numbers for one segment (``c1`` and ``top``)."""
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
-        width = hi - lo
+        width = np.subtract(hi, lo)
+        c1 = np.asarray(c1, dtype=float)
         peak = np.exp(np.where(c1 == 0, 0.0, c1 * (np.where(c1 > 0, hi, lo) - top)))
         slope = np.abs(c1)
-        value = peak * np.where(slope == 0, width, -np.expm1(-slope * width) / slope)
+        value = peak * np.where(slope == 0, width, -np.expm1(-slope * width) / np.where(slope == 0, 1.0, slope))
     return np.where(width > 0, value, 0.0)
 
 
@@ -954,19 +955,23 @@ class NumericLaw:
         self._segment_before = np.concatenate([[0.0], np.cumsum(self._segment_mass)[:-1]])
         self._segment_after = np.concatenate([np.cumsum(self._segment_mass[::-1])[::-1][1:], [0.0]])
 
-    def _exponential_tail(self, segment: np.ndarray, x: np.ndarray, upper_tail: bool) -> np.ndarray:
+    def _exponential_tail(self, segment: Any, x: np.ndarray, upper_tail: bool) -> np.ndarray:
         """P(kappa > x) (or P(kappa <= x)) for captimes inside segments where the density is
         exp(c0 + c1 u): the mass of the segments beyond, plus the share of x's segment on its
         side (the integral of exp(c1 u) over that part over its integral over the segment, so
-        that both tails sum to the panels' masses; c0 cancels)."""
+        that both tails sum to the panels' masses; c0 cancels). ``segment``: one segment's
+        index, or each captime's."""
+        in_log = self._in_log[segment]
         low, high = self._u_ends(segment)
         with np.errstate(divide="ignore", invalid="ignore"):
-            u = np.where(self._in_log[segment], np.log(x), x)
+            if np.ndim(segment) == 0:
+                u = np.log(x) if in_log else x
+            else:
+                u = np.where(in_log, np.log(x), x)
         lo, hi = (u, high) if upper_tail else (low, u)
-        c1 = self._c1[segment]
-        share = _exponential_integral(c1, lo, hi, self._top[segment]) / self._written_mass[segment]
-        beyond = self._segment_after[segment] if upper_tail else self._segment_before[segment]
-        return beyond + self._segment_mass[segment] * share
+        part = _exponential_integral(self._c1[segment], lo, hi, self._top[segment])
+        beyond = (self._segment_after if upper_tail else self._segment_before)[segment]
+        return beyond + part * (self._segment_mass[segment] / self._written_mass[segment])
 
     def _u_ends(self, segment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ends of segments in their u (kappa, or log(kappa) where the density is a power)."""
@@ -1057,13 +1062,20 @@ class NumericLaw:
         out[nan] = np.nan
         if inner.any():
             x_inner = flat[inner]
-            segment = np.clip(np.searchsorted(self.problem.ends, x_inner, side="right") - 1,
-                              0, len(self.problem.start) - 1)
-            written = (self._in_kappa | self._in_log)[segment]
-            values = np.empty(x_inner.shape)
-            if written.any():
-                values[written] = self._exponential_tail(segment[written], x_inner[written], upper_tail)
-            if not written.all():
+            if len(self.problem.start) == 1:  # one segment (a support and a mean, say): no look-up
+                segment = np.zeros(x_inner.shape, dtype=int)
+                written = np.full(x_inner.shape, bool(self._in_kappa[0] | self._in_log[0]))
+            else:
+                segment = np.clip(np.searchsorted(self.problem.ends, x_inner, side="right") - 1,
+                                  0, len(self.problem.start) - 1)
+                written = (self._in_kappa | self._in_log)[segment]
+            if written.all():
+                values = self._exponential_tail(0 if len(self.problem.start) == 1 else segment,
+                                                x_inner, upper_tail)
+            else:
+                values = np.empty(x_inner.shape)
+                if written.any():
+                    values[written] = self._exponential_tail(segment[written], x_inner[written], upper_tail)
                 values[~written] = self._partial(x_inner[~written], upper_tail)
             out[inner] = np.clip(values, 0.0, 1.0)
         return out.reshape(x.shape)
