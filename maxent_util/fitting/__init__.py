@@ -32,12 +32,15 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
+import sympy
 
 from ..bootstrap import check_level, generator
 from ..distribution import CaptimeDistribution
 from ..errors import DataError, MaxEntError, argument_message, short
+from ..expressions import numpy_modules
 from ..maxent import derive
 from ..runs import _runs_array, first_bad
+from ..symbols import kappa
 from .closed_forms import INF, Family, in_seconds
 from .likelihood import Data, NoMaximum, cross_validated, fit_one, location_interval, profile_interval
 from .reading import read_waiting_times
@@ -235,8 +238,12 @@ def _check_law(law: CaptimeDistribution, family: Family, p: dict[str, float], da
     if not points.size:
         return
     numbers = law.numeric  # the fast route's double-precision law: no closed form needed
-    with np.errstate(divide="ignore"):
-        derived = np.log((law.to_scipy() if numbers is None else numbers).pdf(points))
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if numbers is not None:
+            density = numbers.pdf(points)
+        else:  # a preset's closed form (no scipy.stats distribution built for three points)
+            density = sympy.lambdify(kappa, law.pdf, numpy_modules(law.pdf))(points)
+        derived = np.log(np.broadcast_to(np.asarray(density, dtype=float), points.shape))
     expected = family.logpdf(points, p)
     gap = float(np.max(np.abs(derived - expected)))
     if not gap <= _LAW_AGREEMENT * max(1.0, float(np.max(np.abs(expected)))):

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 import sympy
-from scipy import special, stats
+import scipy  # scipy.stats (0.5 to 1 s to import) is loaded by scipy when first used: a bounded log-normal's moments
+from scipy import special
 
 from ..constraints import ContinuousAt, LogMoment, Mean, SquaredLogDeviation, Support
 from ..distribution import CaptimeDistribution
@@ -450,7 +451,7 @@ class LogNormal(Family):
     def log_moments(self, p: dict[str, float]) -> tuple[float, float]:
         """E[log kappa] and the standard deviation of log kappa."""
         mu, sigma = p["mu"], p["sigma"]
-        truncated = stats.truncnorm((self.log_lower - mu) / sigma, (self.log_upper - mu) / sigma,
+        truncated = scipy.stats.truncnorm((self.log_lower - mu) / sigma, (self.log_upper - mu) / sigma,
                                     loc=mu, scale=sigma)
         mean, variance = truncated.stats(moments="mv")
         return float(mean), math.sqrt(float(variance))
