@@ -245,6 +245,10 @@ class HighPrecision:
             except (ZeroDivisionError, TypeError):
                 raise self.no_root(norm) from None
             scale = mpmath.mpf(1)
+            # next to the root the merit moves by the square of the residual, below the
+            # quadrature's rounding: a step that shrinks the residual may not raise the merit by
+            # more than that rounding (a strict test rejected the last step and halved it 60 times)
+            slack = mpmath.mpf(10) ** (5 - mpmath.mp.dps) * (1 + abs(merit))
             for _ in range(60):
                 trial = [p + scale * s for p, s in zip(point, step)]
                 if self.integrable(trial):
@@ -252,7 +256,7 @@ class HighPrecision:
                         trial_merit, trial_norm = self._merit(trial)
                     except (ValueError, ZeroDivisionError, OverflowError):
                         trial_merit = trial_norm = mpmath.inf
-                    if trial_merit < merit or (trial_norm < norm and trial_merit <= merit):
+                    if trial_merit < merit or (trial_norm < norm and trial_merit <= merit + slack):
                         point, merit, norm = trial, trial_merit, trial_norm
                         break
                 scale /= 2
