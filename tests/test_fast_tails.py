@@ -22,8 +22,7 @@ from maxent_util import LogMoment, Mean, SquaredLogDeviation, Support, TailProba
 
 
 def written(law) -> bool:
-    numeric = law.numeric
-    return bool((numeric._in_kappa | numeric._in_log).all())
+    return bool(law.numeric._written_segments().all())
 
 
 def points_of(law) -> np.ndarray:

@@ -922,9 +922,19 @@ class NumericLaw:
         self._before = np.concatenate([[0.0], np.cumsum(mass)[:-1]])
         self._after = np.concatenate([np.cumsum(mass[::-1])[::-1][1:], [0.0]])
         self._total = float(mass.sum())
-        self._exponential_pieces(mass)
+        self._mass = mass
+        self._written: np.ndarray | None = None  # see _written_segments
 
-    def _exponential_pieces(self, mass: np.ndarray) -> None:
+    def _written_segments(self) -> np.ndarray:
+        """Which segments have their tails written out (see :meth:`_exponential_pieces`), read
+        when a CDF or survival function is first asked for: a law used only for its numbers
+        does not pay for them."""
+        if self._written is None:
+            self._exponential_pieces()
+            self._written = self._in_kappa | self._in_log
+        return self._written
+
+    def _exponential_pieces(self) -> None:
         """Where the density is exp(c0 + c1 u) on a segment, in u = kappa (Mean, a tail
         probability) or u = log(kappa) (LogMoment: a power of kappa), its tails there are
         written out (:meth:`_exponential_tail`) instead of summed over the panel's nodes: the
@@ -951,7 +961,7 @@ class NumericLaw:
         low, high = self._u_ends(every)
         self._top = np.where(self._c1 > 0, high, low)
         self._written_mass = _exponential_integral(self._c1, low, high, self._top)
-        self._segment_mass = np.bincount(self._segment, weights=mass, minlength=len(problem.start))
+        self._segment_mass = np.bincount(self._segment, weights=self._mass, minlength=len(problem.start))
         self._segment_before = np.concatenate([[0.0], np.cumsum(self._segment_mass)[:-1]])
         self._segment_after = np.concatenate([np.cumsum(self._segment_mass[::-1])[::-1][1:], [0.0]])
 
@@ -1061,14 +1071,15 @@ class NumericLaw:
         out[above] = 0.0 if upper_tail else 1.0
         out[nan] = np.nan
         if inner.any():
+            by_segment = self._written_segments()
             x_inner = flat[inner]
             if len(self.problem.start) == 1:  # one segment (a support and a mean, say): no look-up
                 segment = np.zeros(x_inner.shape, dtype=int)
-                written = np.full(x_inner.shape, bool(self._in_kappa[0] | self._in_log[0]))
+                written = np.full(x_inner.shape, bool(by_segment[0]))
             else:
                 segment = np.clip(np.searchsorted(self.problem.ends, x_inner, side="right") - 1,
                                   0, len(self.problem.start) - 1)
-                written = (self._in_kappa | self._in_log)[segment]
+                written = by_segment[segment]
             if written.all():
                 values = self._exponential_tail(0 if len(self.problem.start) == 1 else segment,
                                                 x_inner, upper_tail)
