@@ -1277,15 +1277,16 @@ class _LawScorer:
         owner = f"utility of {self._utility.name}" if self._utility.name else "utility of a derived law"
         _bind((), owner, args, kwargs)  # the law has no parameters
         runtimes = _as_float(t, "t", owner)
-        if np.ndim(runtimes) == 0 or np.size(runtimes) <= _LAW_BLOCK:
+        block = getattr(self._values, "block", None) or _LAW_BLOCK
+        if np.ndim(runtimes) == 0 or np.size(runtimes) <= block:
             return self._values(runtimes)
         # in blocks: the law's quadrature holds some 20 nodes a runtime in each temporary
         # (gigabytes for 10^7 runtimes at once); every runtime is valued on its own, by the
         # same code, so the numbers are the same to the bit
         flat = np.ravel(runtimes)
         out = np.empty(flat.shape[0])
-        for start in range(0, flat.shape[0], _LAW_BLOCK):
-            out[start:start + _LAW_BLOCK] = self._values(flat[start:start + _LAW_BLOCK])
+        for start in range(0, flat.shape[0], block):
+            out[start:start + block] = self._values(flat[start:start + block])
         return out.reshape(np.shape(runtimes))
 
     def with_threads(self, threads: int) -> "_LawScorer":

@@ -881,6 +881,12 @@ def _exponential_integral(c1: Any, lo: Any, hi: Any, top: Any) -> Any:
     numbers, not of large exponents). Arrays, or numbers for one segment (``c1`` and ``top``)."""
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
         width = np.subtract(hi, lo)
+        if np.ndim(c1) == 0:  # one segment: its branch chosen once
+            c1 = float(c1)
+            if c1 == 0:
+                return np.where(width > 0, width, 0.0)
+            peak = np.exp(c1 * np.subtract(hi if c1 > 0 else lo, top))
+            return np.where(width > 0, peak * (-np.expm1(-abs(c1) * width) / abs(c1)), 0.0)
         c1 = np.asarray(c1, dtype=float)
         peak = np.exp(np.where(c1 == 0, 0.0, c1 * (np.where(c1 > 0, hi, lo) - top)))
         slope = np.abs(c1)
@@ -1073,17 +1079,13 @@ class NumericLaw:
         if inner.any():
             by_segment = self._written_segments()
             x_inner = flat[inner]
-            if len(self.problem.start) == 1:  # one segment (a support and a mean, say): no look-up
-                segment = np.zeros(x_inner.shape, dtype=int)
-                written = np.full(x_inner.shape, bool(by_segment[0]))
+            segment = 0 if len(self.problem.start) == 1 else np.clip(  # one segment: no look-up
+                np.searchsorted(self.problem.ends, x_inner, side="right") - 1, 0, len(self.problem.start) - 1)
+            if by_segment.all():
+                values = self._exponential_tail(segment, x_inner, upper_tail)
             else:
-                segment = np.clip(np.searchsorted(self.problem.ends, x_inner, side="right") - 1,
-                                  0, len(self.problem.start) - 1)
+                segment = np.broadcast_to(segment, x_inner.shape)
                 written = by_segment[segment]
-            if written.all():
-                values = self._exponential_tail(0 if len(self.problem.start) == 1 else segment,
-                                                x_inner, upper_tail)
-            else:
                 values = np.empty(x_inner.shape)
                 if written.any():
                     values[written] = self._exponential_tail(segment[written], x_inner[written], upper_tail)
