@@ -61,7 +61,7 @@ else:
     read = time.perf_counter() - start
     rank(table, rules)
 print(json.dumps({{"seconds": time.perf_counter() - start, "read": read,
-                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}))
 """
 
 
