@@ -210,3 +210,27 @@ def test_read_runs_takes_the_chunked_route(tmp_path, monkeypatch):
         table = read_runs(path)
     assert isinstance(table["instance"].dtype, pd.CategoricalDtype)
     same_values(table, exact(path))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "", None]), st.sampled_from(["x", "y", ""]),
+                          st.sampled_from(["solved", "capped", "bogus", None])),
+                min_size=1, max_size=8),
+       st.lists(st.sampled_from(["", "z", "unused"]), max_size=2))
+def test_validate_table_reads_categoricals_as_it_reads_their_values(rows, unused):
+    # validate_table checks a categorical column through its categories, skipping the rows
+    # when every category passes: it must refuse the same rows as the same values as objects,
+    # whatever unused categories (an empty one included) the column carries
+    from maxent_util import validate_table
+
+    plain = pd.DataFrame(rows, columns=["algorithm", "instance", "status"]).assign(runtime=1.0)
+    as_categories = plain.copy()
+    for column in ("algorithm", "instance", "status"):
+        present = [v for v in dict.fromkeys(plain[column]) if v is not None]
+        extra = [v for v in dict.fromkeys(unused) if v not in present]
+        as_categories[column] = pd.Categorical(plain[column], categories=present + extra)
+    # the same column, row and requirement (a missing value shows as None in one, nan in the
+    # other)
+    messages = [outcome(validate_table, table) for table in (plain, as_categories)]
+    assert [m and m.split("; got")[0] for m in messages[:1]] == \
+        [m and m.split("; got")[0] for m in messages[1:]]
