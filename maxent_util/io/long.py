@@ -246,8 +246,10 @@ def _pandas_blocks(stream: Any, header: list[str], names: dict[str, _Words],
     """The CSV body of ``stream`` parsed by pandas' C reader, ``_CHUNK_ROWS`` rows at a time,
     into ``names`` (each chunk's names factorised in the order they appear, as pyarrow's
     dictionaries have them, so both routes give the same table) and ``values`` (float64, by
-    the parser the exact route's ``pd.to_numeric`` uses, so the same numbers); False when a
-    row is not as the header says. Only one chunk's cells are ever held as str."""
+    the parser the exact route's ``pd.to_numeric`` uses: the same numbers, to the bit on
+    300,000 random decimals of up to 30 digits, but for the sign of "-0", which to_numeric
+    reads as the integer 0); False when a row is not as the header says. Only one chunk's
+    cells are ever held as str."""
     # names as object, not "category": pandas sorts each chunk's categories, which took half
     # the time of the read
     types = {name: np.float64 if name in _NUMBERS else object for name in header}
