@@ -141,7 +141,7 @@ def test_the_chunked_route_holds_no_str_per_cell(tmp_path, monkeypatch):
 
 
 GOOD = {
-    "name": ["a", "b", "NA", "null", '"q,r"', "é", "A", '" a"', "a b"],
+    "name": ["a", "b", "NA", "null", '"q,r"', "é", "A", '" a"', "a b", "1", "1.0", "True", "nan"],
     "runtime": ["1", "2.5", " 3", "0", "-0", "1e3", "0.1000000000000000055511", "5000", '"7"',
                 "4999.999999999999999999"],
     "cutoff": ["5000", "1e4", " 6000", "5000.0"],
