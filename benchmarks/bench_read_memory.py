@@ -78,11 +78,14 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--csv-mb", type=float, default=100.0,
                         help="size of the generated CSV in MB (default 100)")
+    parser.add_argument("--instances", type=int, default=100_000,
+                        help="instances (default 100,000; the algorithms make up the size: "
+                             "1,000,000 gives 2 algorithms, nearly every name distinct)")
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default 3)")
     parser.add_argument("--before", type=Path, default=None,
                         help="another checkout of the library, probed in the same rounds")
     arguments = parser.parse_args(list(argv))
-    n_instances = 100_000
+    n_instances = arguments.instances
     n_algorithms = max(1, round(arguments.csv_mb * 1e6 / (51 * n_instances)))  # ~51 B a row
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "runs.csv"

@@ -177,13 +177,16 @@ class _Words:
         lookup = self.lookup
         found = np.fromiter((lookup.setdefault(word, len(lookup)) for word in words),
                             np.int32, len(words))
-        self.codes.append(found[codes])
+        # the narrowest integer for the names seen so far (a status or an algorithm: one
+        # byte a row, not four); the blocks' codes are widened as they are joined
+        self.codes.append(found.astype(np.min_scalar_type(-len(lookup)), copy=False)[codes])
 
     def categorical(self) -> pd.Categorical:
-        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.int32)
+        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.int8)
         self.codes.clear()  # the blocks' codes, now copied: at most one column held twice
-        categories = pd.Index(list(self.lookup), dtype=object)
-        return pd.Categorical.from_codes(codes, categories=categories)
+        words = list(self.lookup)
+        self.lookup = {}  # freed before pandas hashes the categories to check them
+        return pd.Categorical.from_codes(codes, categories=pd.Index(words, dtype=object))
 
 
 class _LongestLine:
@@ -262,8 +265,8 @@ def _pandas_blocks(stream: Any, header: list[str], names: dict[str, _Words],
                 if list(chunk.columns) != header:
                     return False
                 for name in header:
-                    if name in _NUMBERS:
-                        values[name].append(chunk[name].to_numpy(dtype=np.float64))
+                    if name in _NUMBERS:  # a copy: a view would keep the chunk's block
+                        values[name].append(chunk[name].to_numpy(dtype=np.float64, copy=True))
                         continue
                     codes, words = pd.factorize(chunk[name].to_numpy(dtype=object))
                     if codes.size and codes.min() < 0:  # a missing cell
