@@ -10,6 +10,8 @@ five rules (two presets' utilities, PAR-2, PAR-10, solved) against the baseline 
 ``groupby("algorithm").mean()``, no validation), interleaved over ``--repeat`` rounds, and
 prints the medians and their ratio rank / baseline. Nothing is asserted about speed: the
 machine's load moves single timings a lot, the ratio of interleaved medians much less.
+The memory of reading and ranking a long CSV (with and without pyarrow) is measured by
+``bench_read_memory.py``.
 """
 
 from __future__ import annotations

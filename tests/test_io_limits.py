@@ -236,12 +236,12 @@ def test_extra_columns_are_joined_at_once(tmp_path):
     assert runs.columns[-1] == "x1499" and runs["x1499"].tolist() == ["1499"] * 3
     from maxent_util.io import long as long_module
 
-    saved = long_module._read_long_arrow
-    long_module._read_long_arrow = lambda source, limits: None
+    saved = long_module._read_long_blocks
+    long_module._read_long_blocks = lambda source, limits: None
     try:
         exact = read_long(path, limits=ReadLimits(max_columns=5000))
     finally:
-        long_module._read_long_arrow = saved
+        long_module._read_long_blocks = saved
     assert exact.shape == runs.shape and exact["x1499"].tolist() == ["1499"] * 3
 
 

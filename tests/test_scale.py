@@ -25,12 +25,12 @@ HEADER = "algorithm,instance,runtime,status,cutoff,note\n"
 
 def exact(path):
     """read_long by the cell-by-cell route (pyarrow off)."""
-    saved = long_module._read_long_arrow
-    long_module._read_long_arrow = lambda source, limits: None
+    saved = long_module._read_long_blocks
+    long_module._read_long_blocks = lambda source, limits: None
     try:
         return read_long(path)
     finally:
-        long_module._read_long_arrow = saved
+        long_module._read_long_blocks = saved
 
 
 def test_the_arrow_route_reads_what_the_exact_route_reads(tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -40,12 +41,14 @@ def read_long(path: PathLike, *, limits: ReadLimits | None = None) -> pd.DataFra
     -------
     pandas.DataFrame
         The long table in file order. Surrounding whitespace is removed from
-        every field. With pyarrow installed (the ``[arrow]`` extra) a file
-        is parsed by pyarrow's CSV reader into categorical ``algorithm``,
-        ``instance`` and ``status`` columns (categories: the values present),
-        which hold a large table in a fraction of the memory; a file that
-        reader cannot take whole, or that breaks a rule, is read again
-        cell by cell, which names the offending cell.
+        every field. A plain (uncompressed) file is parsed block by block
+        into categorical ``algorithm``, ``instance`` and ``status`` columns
+        (categories: the values present, in the order they first appear),
+        which hold a large table in a fraction of the memory: by pyarrow's
+        CSV reader when it is installed (the ``[arrow]`` extra), else by
+        pandas' in chunks. A file that reader cannot take whole, or that
+        breaks a rule, is read again cell by cell, which names the
+        offending cell.
 
     Raises
     ------
@@ -69,7 +72,7 @@ def read_long(path: PathLike, *, limits: ReadLimits | None = None) -> pd.DataFra
     1    kissat    b.cnf     60.0  capped    60.0
     """
     chosen = read_limits(limits)
-    fast = _read_long_arrow(path, chosen)
+    fast = _read_long_blocks(path, chosen)
     if fast is not None:
         return fast
     header, body = _read_csv_cells(path, "read_long", chosen)
@@ -152,59 +155,147 @@ def _stripped(categories: pd.Index, longest: int) -> bool:
 
 # Bytes of the file pyarrow parses at a time: the reader holds about one block of text at once.
 _BLOCK_SIZE = 1 << 20
+# Rows pandas parses at a time when pyarrow is not installed (about 3 MB of a runs CSV).
+_CHUNK_ROWS = 1 << 16
+_NUMBERS = ("runtime", "cutoff")
 
 
 class _Words:
     """The distinct names of a column across the blocks of a file, and each block's codes.
 
-    Each block's dictionary (its distinct names, not its rows) is looked up in a dict of the
-    names seen so far; the rows get their codes by one numpy gather.
+    Each block's distinct names (not its rows) are looked up in a dict of the names seen so
+    far, in the order they first appear; the rows get their codes by one numpy gather.
     """
 
     def __init__(self) -> None:
         self.lookup: dict[str, int] = {}
         self.codes: list[np.ndarray] = []
 
-    def add(self, column: Any) -> None:
-        """One block's dictionary-encoded column: its names mapped to codes of the file."""
-        words = column.dictionary.to_pylist()
+    def add(self, words: list[Any], codes: np.ndarray) -> None:
+        """One block's names in the order they first appear in it, and its rows as positions
+        in ``words``."""
         lookup = self.lookup
         found = np.fromiter((lookup.setdefault(word, len(lookup)) for word in words),
                             np.int32, len(words))
-        self.codes.append(found[column.indices.to_numpy()])
+        # the narrowest integer for the names seen so far (a status or an algorithm: one
+        # byte a row, not four); the blocks' codes are widened as they are joined
+        self.codes.append(found.astype(np.min_scalar_type(-len(lookup)), copy=False)[codes])
 
     def categorical(self) -> pd.Categorical:
-        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.int32)
+        codes = np.concatenate(self.codes) if self.codes else np.zeros(0, dtype=np.int8)
         self.codes.clear()  # the blocks' codes, now copied: at most one column held twice
-        categories = pd.Index(list(self.lookup), dtype=object)
-        return pd.Categorical.from_codes(codes, categories=categories)
+        words = list(self.lookup)
+        self.lookup = {}  # freed before pandas hashes the categories to check them
+        return pd.Categorical.from_codes(codes, categories=pd.Index(words, dtype=object))
 
 
-def _read_long_arrow(path: Any, limits: ReadLimits) -> pd.DataFrame | None:
-    """The long CSV at ``path`` read by pyarrow block by block, names and statuses as
-    categoricals; None when pyarrow is not installed, ``path`` is a stream, or anything in the
-    file is out of the ordinary (then the exact route reads it and names what is wrong).
-    A FIFO, device or folder is refused before it is read; the bytes are counted as pyarrow
-    reads them, against ``limits.max_bytes``."""
-    if _is_stream(path) or not isinstance(path, (str, os.PathLike)):
-        return None
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pa_csv
-    except ImportError:  # the [arrow] extra is not installed: the exact route reads the file
-        return None
-    label = os.fspath(path)
-    if not isinstance(label, str) or split_member(label) is not None:
-        return None  # ARCHIVE:MEMBER: the exact route unpacks it, within the limits
-    handle = open_regular(label, "read_long")
-    stored = _Source(handle.read, counter(label, "read_long", limits.max_bytes, "max_bytes",
-                                          "a file of at most {limit} bytes"), label, "read_long")
+class _LongestLine:
+    """A watch that keeps the length in bytes of the longest line read so far. The block
+    readers parse numbers without holding their text, so a number cell longer than
+    ``max_cell_chars`` (which the exact route refuses) is found by its line."""
+
+    def __init__(self) -> None:
+        self.longest = 0
+        self.current = 0
+
+    def __call__(self, chunk: bytes) -> None:
+        ends = np.flatnonzero(np.frombuffer(chunk, np.uint8) == ord("\n"))
+        if ends.size:
+            inner = int(np.diff(ends).max()) - 1 if ends.size > 1 else 0
+            self.longest = max(self.longest, self.current + int(ends[0]), inner)
+            self.current = len(chunk) - int(ends[-1]) - 1
+        else:
+            self.current += len(chunk)
+        self.longest = max(self.longest, self.current)
+
+
+def _arrow_blocks(stream: Any, header: list[str], names: dict[str, _Words],
+                  values: dict[str, list[np.ndarray]]) -> bool:
+    """The CSV body of ``stream`` parsed by pyarrow, block by block, into ``names`` and
+    ``values``; False when pyarrow cannot take it whole (the exact route then reads it)."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
     words = pa.dictionary(pa.int32(), pa.string())
-    numbers = ("runtime", "cutoff")
     try:  # jemalloc hands freed blocks back to the system sooner than the default pool
         pool = pa.jemalloc_memory_pool()
     except NotImplementedError:  # a pyarrow built without it
         pool = pa.default_memory_pool()
+    convert = pa_csv.ConvertOptions(
+        column_types={name: pa.float64() if name in _NUMBERS else words for name in header},
+        null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False)
+    try:
+        with pa.PythonFile(stream, mode="r") as raw, pa_csv.open_csv(
+                raw, convert_options=convert, memory_pool=pool,
+                read_options=pa_csv.ReadOptions(block_size=_BLOCK_SIZE)) as reader:
+            if list(reader.schema.names) != header:
+                return False
+            for batch in reader:
+                for name, column in zip(batch.schema.names, batch.columns):
+                    if name in _NUMBERS:
+                        values[name].append(column.to_numpy(zero_copy_only=False))
+                    else:
+                        names[name].add(column.dictionary.to_pylist(),
+                                        column.indices.to_numpy())
+    except pa.ArrowException:
+        return False
+    finally:
+        pool.release_unused()  # the blocks' buffers go back to the system, not to a cache
+    return True
+
+
+def _pandas_blocks(stream: Any, header: list[str], names: dict[str, _Words],
+                   values: dict[str, list[np.ndarray]]) -> bool:
+    """The CSV body of ``stream`` parsed by pandas' C reader, ``_CHUNK_ROWS`` rows at a time,
+    into ``names`` (each chunk's names factorised in the order they appear, as pyarrow's
+    dictionaries have them, so both routes give the same table) and ``values`` (float64, by
+    the parser the exact route's ``pd.to_numeric`` uses: the same numbers, to the bit on
+    300,000 random decimals of up to 30 digits, but for the sign of "-0", which to_numeric
+    reads as the integer 0); False when a row is not as the header says. Only one chunk's
+    cells are ever held as str."""
+    # names as object, not "category": pandas sorts each chunk's categories, which took half
+    # the time of the read
+    types = {name: np.float64 if name in _NUMBERS else object for name in header}
+    with warnings.catch_warnings():
+        # a row longer than the header: with index_col=False pandas would drop its extra cells
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        with pd.read_csv(stream, header=0, index_col=False, dtype=types, na_filter=False,
+                         encoding="utf-8", engine="c", chunksize=_CHUNK_ROWS) as reader:
+            for chunk in reader:
+                if list(chunk.columns) != header:
+                    return False
+                for name in header:
+                    if name in _NUMBERS:  # a copy: a view would keep the chunk's block
+                        values[name].append(chunk[name].to_numpy(dtype=np.float64, copy=True))
+                        continue
+                    codes, words = pd.factorize(chunk[name].to_numpy(dtype=object))
+                    if codes.size and codes.min() < 0:  # a missing cell
+                        return False
+                    names[name].add(words.tolist(), codes)
+    return True
+
+
+def _read_long_blocks(path: Any, limits: ReadLimits) -> pd.DataFrame | None:
+    """The long CSV at ``path`` read block by block, names and statuses as categoricals (by
+    pyarrow when it is installed, else by pandas in chunks); None when ``path`` is a stream,
+    a compressed file or an archive's member, or anything in the file is out of the ordinary
+    (then the exact route reads it and names what is wrong). A FIFO, device or folder is
+    refused before it is read; the bytes are counted as they are read, against
+    ``limits.max_bytes``."""
+    if _is_stream(path) or not isinstance(path, (str, os.PathLike)):
+        return None
+    label = os.fspath(path)
+    if not isinstance(label, str) or split_member(label) is not None:
+        return None  # ARCHIVE:MEMBER: the exact route unpacks it, within the limits
+    try:
+        import pyarrow  # noqa: F401
+        blocks = _arrow_blocks
+    except ImportError:  # the [arrow] extra is not installed
+        blocks = _pandas_blocks
+    handle = open_regular(label, "read_long")
+    stored = _Source(handle.read, counter(label, "read_long", limits.max_bytes, "max_bytes",
+                                          "a file of at most {limit} bytes"), label, "read_long")
+    lines = _LongestLine()
     try:
         if compression_of(stored.head(6)) is not None:
             return None  # the exact route unpacks it, within the limits
@@ -220,35 +311,37 @@ def _read_long_arrow(path: Any, limits: ReadLimits) -> pd.DataFrame | None:
         def again(size: int) -> bytes:
             return pending.pop() if pending else buffered.read(size)
 
-        convert = pa_csv.ConvertOptions(
-            column_types={name: pa.float64() if name in numbers else words for name in header},
-            null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False)
-        names = {name: _Words() for name in header if name not in numbers}
-        values: dict[str, list[np.ndarray]] = {name: [] for name in header if name in numbers}
+        names = {name: _Words() for name in header if name not in _NUMBERS}
+        values: dict[str, list[np.ndarray]] = {name: [] for name in header if name in _NUMBERS}
         # read through Python in blocks (a memory map would count the whole file as resident,
         # and would not count the bytes against the limit)
-        whole = io.BufferedReader(_Source(again, text_only(label, "read_long"), label, "read_long"))
-        with pa.PythonFile(whole, mode="r") as raw, pa_csv.open_csv(
-                raw, convert_options=convert, memory_pool=pool,
-                read_options=pa_csv.ReadOptions(block_size=_BLOCK_SIZE)) as reader:
-            if list(reader.schema.names) != header:
-                return None
-            for batch in reader:
-                for name, column in zip(batch.schema.names, batch.columns):
-                    if name in numbers:
-                        values[name].append(column.to_numpy(zero_copy_only=False))
-                    else:
-                        names[name].add(column)
+        watch = text_only(label, "read_long")
+
+        def watched(chunk: bytes) -> None:
+            watch(chunk)
+            lines(chunk)
+
+        whole = io.BufferedReader(_Source(again, watched, label, "read_long"))
+        if not blocks(whole, header, names, values):
+            return None
     except DataError:
         raise
-    except (pa.ArrowException, OSError, ValueError, UnicodeDecodeError, csv.Error):
+    except (OSError, ValueError, UnicodeDecodeError, csv.Error, pd.errors.ParserWarning):
         return None  # the exact route reads it again and says what is wrong
     finally:
         handle.close()
-        pool.release_unused()  # the blocks' buffers go back to the system, not to a cache
+    if lines.longest > limits.max_cell_chars:
+        return None  # a cell may be longer than the limit: the exact route names it
+    return _assembled(header, names, values, limits)
+
+
+def _assembled(header: list[str], names: dict[str, _Words], values: dict[str, list[np.ndarray]],
+               limits: ReadLimits) -> pd.DataFrame | None:
+    """The long table from the blocks' names and numbers; None when a value breaks a rule
+    (the exact route then names it)."""
     frame = {name: names.pop(name).categorical() for name in list(names)}
     for name in header:
-        if name not in numbers and not _stripped(frame[name].categories, limits.max_cell_chars):
+        if name not in _NUMBERS and not _stripped(frame[name].categories, limits.max_cell_chars):
             return None
     runtime = np.concatenate(values.pop("runtime")) if values["runtime"] else np.zeros(0)
     if not np.all(np.isfinite(runtime) & (runtime >= 0)):

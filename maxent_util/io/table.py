@@ -327,10 +327,18 @@ def is_one_of(series: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:
     """Per row, whether the value is one of ``allowed``; a categorical column is checked
     through its categories (one comparison per category, not per row)."""
     if isinstance(series.dtype, pd.CategoricalDtype):
-        codes = series.cat.codes.to_numpy()
-        hits = np.append(series.cat.categories.isin(allowed), False)  # code -1: missing
-        return hits[codes]
+        return _through_categories(series, series.cat.categories.isin(allowed))
     return series.isin(allowed).to_numpy(dtype=bool)
+
+
+def _through_categories(series: pd.Series, hits: np.ndarray) -> np.ndarray:
+    """Per row of a categorical column, ``hits`` of its category (False where missing): no
+    gather over the rows when every category hits and no value is missing, the common case
+    of a validated column (a gather of 10^6 codes costs 3 ms a column)."""
+    codes = series.cat.codes.to_numpy()
+    if hits.all() and (codes.size == 0 or codes.min() >= 0):
+        return np.ones(codes.size, dtype=bool)
+    return np.append(hits, False)[codes]  # code -1: missing
 
 
 def _names_ok(series: pd.Series) -> np.ndarray:
@@ -338,12 +346,14 @@ def _names_ok(series: pd.Series) -> np.ndarray:
     where the column's type tells (categorical, string dtype, or an object column that pandas
     infers to hold only str); an object column of mixed types is checked value by value."""
     if isinstance(series.dtype, pd.CategoricalDtype):
-        ok = _names_ok(pd.Series(series.cat.categories, dtype=series.cat.categories.dtype))
-        return np.append(ok, False)[series.cat.codes.to_numpy()]
+        categories = series.cat.categories
+        return _through_categories(series, _names_ok(pd.Series(categories,
+                                                               dtype=categories.dtype)))
     if series.dtype == object and pd.api.types.infer_dtype(series, skipna=False) == "string":
         # every value is a str (skipna=False: a missing value would make it "mixed"), so only
-        # "" can fail: one hash lookup per row, cached in each str, not a comparison per row
-        return ~series.isin(("",)).to_numpy(dtype=bool)
+        # "" can fail, and a str is true unless empty: numpy asks each for its truth (its
+        # length), cheaper than a hash lookup per row
+        return series.to_numpy(dtype=object).astype(bool)
     if isinstance(series.dtype, pd.StringDtype):
         return (series.notna() & (series != "")).to_numpy(dtype=bool)
     values = series.to_numpy(dtype=object)
