@@ -7,6 +7,8 @@ accept and refuse the same files and give the same values.
 
 from __future__ import annotations
 
+import gzip
+import importlib.util
 import sys
 import tracemalloc
 
@@ -237,3 +239,21 @@ def test_validate_table_reads_categoricals_as_it_reads_their_values(rows, unused
     messages = [outcome(validate_table, table) for table in (plain, as_categories)]
     assert [m and m.split("; got")[0] for m in messages[:1]] == \
         [m and m.split("; got")[0] for m in messages[1:]]
+
+
+@pytest.mark.parametrize("text", ["0" * 50 + "1.5", "0" * 20 + "7", "3.14159265358979323846264338327950288",
+                                  "1234.5678901234567890123", "2.5e-3", "0.30000000000000004"])
+def test_every_route_reads_a_runtime_as_python_does(tmp_path, monkeypatch, text):
+    """pandas' default parser read "0" * 20 + "1.5" as 0.0 and is not correctly rounded beyond
+    17 digits; every route gives Python's float(text) (the reference: correctly rounded). A
+    gzipped file takes the exact route, cell by cell."""
+    body = "algorithm,instance,runtime,status\na,i1," + text + ",solved\na,i2,2.0,solved\n"
+    path = tmp_path / "runs.csv"
+    path.write_text(body, encoding="utf-8")
+    packed = tmp_path / "runs.csv.gz"
+    packed.write_bytes(gzip.compress(body.encode("utf-8")))
+    read = {"chunked": chunked(path, monkeypatch), "exact (gzip)": read_long(packed)}
+    if importlib.util.find_spec("pyarrow") is not None:
+        read["pyarrow"] = arrow(path)
+    for route, table in read.items():
+        assert float(table.loc[table["instance"] == "i1", "runtime"].iloc[0]) == float(text), route

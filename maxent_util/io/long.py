@@ -249,18 +249,19 @@ def _pandas_blocks(stream: Any, header: list[str], names: dict[str, _Words],
     """The CSV body of ``stream`` parsed by pandas' C reader, ``_CHUNK_ROWS`` rows at a time,
     into ``names`` (each chunk's names factorised in the order they appear, as pyarrow's
     dictionaries have them, so both routes give the same table) and ``values`` (float64, by
-    the parser the exact route's ``pd.to_numeric`` uses: the same numbers, to the bit on
-    300,000 random decimals of up to 30 digits, but for the sign of "-0", which to_numeric
-    reads as the integer 0); False when a row is not as the header says. Only one chunk's
-    cells are ever held as str."""
+    Python's parser, as the exact route's: correctly rounded); False when a row is not as the
+    header says. Only one chunk's cells are ever held as str."""
     # names as object, not "category": pandas sorts each chunk's categories, which took half
     # the time of the read
     types = {name: np.float64 if name in _NUMBERS else object for name in header}
     with warnings.catch_warnings():
         # a row longer than the header: with index_col=False pandas would drop its extra cells
         warnings.simplefilter("error", pd.errors.ParserWarning)
+        # round_trip: Python's parser, correctly rounded (pandas' default one is not, and read
+        # "0" * 20 + "1.5" as 0.0)
         with pd.read_csv(stream, header=0, index_col=False, dtype=types, na_filter=False,
-                         encoding="utf-8", engine="c", chunksize=_CHUNK_ROWS) as reader:
+                         encoding="utf-8", engine="c", chunksize=_CHUNK_ROWS,
+                         float_precision="round_trip") as reader:
             for chunk in reader:
                 if list(chunk.columns) != header:
                     return False

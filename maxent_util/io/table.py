@@ -286,11 +286,29 @@ def not_runs(path: PathLike, header: list[str], body: np.ndarray, owner: str
 
 
 def _parse_numbers(cells: np.ndarray) -> np.ndarray:
-    """Cells to float, NaN where a cell is not a number (exact decimal parsing)."""
+    """Cells to float, NaN where a cell is not a number.
+
+    pandas decides which cells are numbers; their values are Python's, correctly rounded (as
+    pyarrow's are): pandas' own parser is not, and read ``"0" * 20 + "1.5"`` as 0.0."""
     if cells.size == 0:
         return np.zeros(cells.shape)
-    flat = pd.to_numeric(pd.Series(cells.ravel(), dtype=object), errors="coerce")
-    return flat.to_numpy(dtype=float).reshape(cells.shape)
+    flat = cells.ravel()
+    values = pd.to_numeric(pd.Series(flat, dtype=object), errors="coerce").to_numpy(dtype=float)
+    numbers = ~np.isnan(values)
+    if numbers.any():
+        texts = np.asarray(flat[numbers], dtype=object)
+        try:
+            values[numbers] = texts.astype(float)
+        except (ValueError, TypeError):  # a form pandas reads and Python does not: each on its own
+            values[numbers] = [_python_float(text, value) for text, value in zip(texts, values[numbers])]
+    return values.reshape(cells.shape)
+
+
+def _python_float(text: Any, fallback: float) -> float:
+    try:
+        return float(text)
+    except (ValueError, TypeError):
+        return fallback
 
 
 def _first(mask: np.ndarray) -> int | None:
