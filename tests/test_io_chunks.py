@@ -58,8 +58,7 @@ def outcome(read, path):
 
 
 def same_values(got, expected):
-    """Equal columns, names and values (categorical or str, -0.0 as 0.0: the exact route reads
-    "-0" as the integer 0)."""
+    """Equal columns, names and values (names categorical or str)."""
     pd.testing.assert_frame_equal(got, expected, check_dtype=False, check_categorical=False)
 
 
