@@ -453,8 +453,9 @@ def finish(read: Mapping[str, Fact]) -> Design:
             utility = linear_compute(read["known"].value, per_second, worth)
         else:
             per_captime = (worth + per_second * (kappa - t)) / (worth + per_second * kappa)
+            closed = _closed_form_expected(law, divided=cost > 0 and worth > 0)
             utility = expected_utility(per_captime, law, timeout=MONEY_SYMBOLIC_SECONDS,
-                                       method="auto" if _closed_form_expected(law) else "numerical")
+                                       method="auto" if closed else "numerical")
         spec = None
     utility = utility.with_name(spec or _described(read, ("captime", "value")))
     if spec is None:
@@ -463,13 +464,18 @@ def finish(read: Mapping[str, Fact]) -> Design:
                   tuple(notes))
 
 
-def _closed_form_expected(law: Any) -> bool:
+def _closed_form_expected(law: Any, divided: bool) -> bool:
     """Whether the money utility's integral over ``law`` is tried in closed form: a density
     whose exponent is at most linear in kappa and in log(kappa) (uniform, exponential, Pareto
     and log-Laplace pieces, the laws of bounds, means and tail chances) integrates at once;
     a log-normal's (log(kappa) squared) has no elementary integral, so it goes to quadrature
-    at once rather than after a time limit that a loaded machine would reach sooner."""
+    at once rather than after a time limit that a loaded machine would reach sooner.
+
+    ``divided``: the utility under a known captime divides by ``value + cost kappa`` (both
+    above 0). exp(-c kappa) / (a + b kappa) over a bounded piece (a truncated exponential:
+    the longest and the typical wait) has no form sympy finds; it gave up after 4 to 6 s."""
     log_kappa = sympy.Dummy("log_kappa")
+    bounded = law.support[1] != sympy.oo
     for piece in sympy.preorder_traversal(law.pdf):
         if isinstance(piece, sympy.exp):
             exponent = piece.args[0].subs(sympy.log(kappa), log_kappa)
@@ -478,6 +484,8 @@ def _closed_form_expected(law: Any) -> bool:
             except sympy.PolynomialError:
                 return False
             if polynomial.total_degree() > 1:
+                return False
+            if divided and bounded and polynomial.degree(kappa) == 1:
                 return False
     return True
 
