@@ -587,12 +587,15 @@ def pairwise(table: pd.DataFrame, rule: Any, *, ci: float = 0.95, resamples: int
     order = _rank_order(values)
     first, second = np.triu_indices(order.size, k=1)
     left, right = order[first], order[second]
-    means = resampled_means(values.values, resamples, rng)
+    # one algorithm's resampled means a row: a pair's draws are two rows apart, copied whole
+    # rather than gathered a number at a time, and each pair's draws lie together for the
+    # sort of its interval (a view of resamples x pairs, as interval_from reads them)
+    means = np.ascontiguousarray(resampled_means(values.values, resamples, rng).T)
     block = max(1, _BLOCK_VALUES // resamples)
     parts = []
     for start in range(0, left.size, block):
         chosen = slice(start, start + block)
-        draws = means[:, left[chosen]] - means[:, right[chosen]]
+        draws = (means[left[chosen]] - means[right[chosen]]).T
         parts.append(_pairs(values, left[chosen], right[chosen], level, draws))
     shown = ["mean a", "mean b", "difference", "ci low", "ci high", "wilcoxon p", "sign p"]
     names = values.algorithms.astype(str)
