@@ -230,7 +230,9 @@ def _average_ranks(magnitudes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     scipy.stats.wilcoxon, without loading scipy.stats (a second or two of a command's
     start). Ranks are halves of integers, exact in floating point."""
     count, columns = magnitudes.shape
-    order = np.argsort(magnitudes, axis=0, kind="stable")  # NaN last
+    # NaN last; equal values get the same average rank in any order, so no need of a stable
+    # sort (numpy's default is two to three times faster here)
+    order = np.argsort(magnitudes, axis=0)
     ordered = np.take_along_axis(magnitudes, order, axis=0)
     position = np.broadcast_to(np.arange(count)[:, None], (count, columns))
     starts = np.ones((count, columns), dtype=bool)
