@@ -598,13 +598,20 @@ def _explore_section(data: ReportData) -> str | None:
     parameter = keywords["parameter"]
     algorithms = sorted(frame["algorithm"].astype(str).unique())
     index = {name: k for k, name in enumerate(algorithms)}
+    # sweep gives, value by value in the order given, the algorithms by rank (then name): the
+    # rows of each value, in the order of its first row (as groupby(sort=False) gives them)
+    group = pd.factorize(frame[parameter])[0]
+    rows = np.argsort(group, kind="stable")
+    cuts = np.flatnonzero(np.diff(group[rows])) + 1
+    every_name = frame["algorithm"].astype(str).to_numpy()[rows].tolist()
+    every_rank = frame["rank"].to_numpy().astype(int)[rows].tolist()
+    every_score = frame["score"].to_numpy(dtype=float)[rows].tolist()
     orders, ranks, scores, leaders = [], [], [], []
-    # sweep gives, value by value in the order given, the algorithms by rank (then name)
-    for _, rows in frame.groupby(parameter, sort=False):
-        names = rows["algorithm"].astype(str).tolist()
+    for start, end in zip([0, *cuts.tolist()], [*cuts.tolist(), len(rows)]):
+        names = every_name[start:end]
         orders.append([index[name] for name in names])
-        ranks.append(rows["rank"].astype(int).tolist())
-        scores.append([float(x) for x in rows["score"]])
+        ranks.append(every_rank[start:end])
+        scores.append(every_score[start:end])
         leaders.append(tuple(n for n, r in zip(names, ranks[-1]) if r == 1))
     shown = [f"{value:.4g}" for value in values]
     payload = {"family": frame.attrs.get("family", keywords["family"]), "parameter": parameter,
