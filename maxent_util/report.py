@@ -387,7 +387,9 @@ def _latex(expr: Any) -> str:
     sympy.physics.units (0.2 s, a tenth of the page)."""
     plain = {symbol: sympy.Symbol(symbol.name) for symbol in expr.free_symbols
              if type(symbol) is sympy.Symbol}
-    return sympy.latex(expr.xreplace(plain))
+    with sympy.evaluate(False):  # the same tree, not evaluated again (an Eq would be decided)
+        expr = expr.xreplace(plain)
+    return sympy.latex(expr)
 
 
 def _formula(expr: Any, name: str | None = None, variable: Any = None) -> str:
