@@ -23,12 +23,14 @@ page and in its table of contents.
 from __future__ import annotations
 
 import base64
+import contextvars
 import datetime
 import hashlib
 import html
 import json
 import os
 import re
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -791,10 +793,58 @@ def _pairs_table(frame: pd.DataFrame, order: list[str]) -> tuple[str, str]:
             f'<tbody>{"".join(rows)}</tbody></table></div>', which)
 
 
+class _PairedTests:
+    """The paired tests of every rule of a page (:func:`pairwise`), made in a thread of their
+    own from the start of the page, while the figures are drawn: most of their time is numpy's
+    sorts and products, which let the drawing go on beside them on another core (the same
+    tables, from the same seed)."""
+
+    def __init__(self, data: ReportData) -> None:
+        self.data = data
+        self._frames: dict[str, pd.DataFrame] = {}
+        self._error: BaseException | None = None
+        # a daemon: a page given up (an error elsewhere, Ctrl-C) does not wait for it
+        self._thread = threading.Thread(target=self._run, name="maxent_util paired tests",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for name, rule in self.data.rules:
+                self._frames[name] = pairwise(self.data.table, {name: rule}, **self.data.options)
+        except BaseException as error:  # raised again where the page asks for the tests
+            self._error = error
+
+    def frame(self, name: str) -> pd.DataFrame:
+        self._thread.join()
+        if name not in self._frames and self._error is not None:
+            raise self._error
+        return self._frames[name]
+
+
+# the paired tests being made for the page being written (report_html sets it)
+_PAIRED: contextvars.ContextVar[_PairedTests | None] = contextvars.ContextVar(
+    "maxent_util paired tests", default=None)
+
+
+def _paired_frame(data: ReportData, name: str, rule: Any) -> pd.DataFrame:
+    """The paired tests of the rule ``name``: those made beside the page for ``data``, else
+    made here (a section rendered on its own)."""
+    paired = _PAIRED.get()
+    if paired is not None and paired.data is data:
+        return paired.frame(name)
+    return pairwise(data.table, {name: rule}, **data.options)
+
+
+def _paired(data: ReportData) -> bool:
+    """Whether the page compares the algorithms pair by pair (intervals asked, two or more)."""
+    return "ci" in data.options and data.table["algorithm"].nunique() > 1
+
+
 @section("uncertainty", "Bounds, intervals and which differences are real")
 def _uncertainty_section(data: ReportData) -> str:
     groups, _ = _ranking_columns(data)
-    paired = "ci" in data.options and data.table["algorithm"].nunique() > 1
+    paired = _paired(data)
     if paired:
         level = data.options["ci"]
         intro = (
@@ -827,7 +877,7 @@ def _uncertainty_section(data: ReportData) -> str:
         if not paired:
             parts.append("</div></details>")
             continue
-        frame = pairwise(data.table, {name: rule}, **data.options)
+        frame = _paired_frame(data, name, rule)
         order = [str(a) for a in data.ranking.sort_values([name + " rank"], kind="stable").index]
         real = int(frame["significant"].sum())
         # the table and the matrix side by side where the window is wide enough
@@ -1321,10 +1371,15 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     if heading is None:
         heading = _shown(track) if isinstance(track, str) and track else f"Runtime report: {label}"
     bodies = []
-    for part in chosen:
-        body = part.render(data)
-        if body is not None:
-            bodies.append((part, body))
+    paired = _PAIRED.set(_PairedTests(data) if any(part.id == "uncertainty" for part in chosen)
+                         and _paired(data) else None)
+    try:
+        for part in chosen:
+            body = part.render(data)
+            if body is not None:
+                bodies.append((part, body))
+    finally:
+        _PAIRED.reset(paired)
     contents = "".join(f'<li><a href="#{part.id}">{_e(part.title)}</a></li>' for part, _ in bodies)
     sections_html = "".join(f'<section id="{part.id}"><h2>{_e(part.title)}</h2>{body}</section>'
                             for part, body in bodies)
