@@ -409,12 +409,14 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, highlight: Any = None,
         # the ranks are written next to the names, so no y axis competes with the left labels;
         # the names of grey lines in a darker grey, to stay readable
         colour = style["color"] if top else "0.4"
+        # every name's point lies inside the panel: matplotlib need not check it each time it
+        # measures or draws a name (annotation_clip)
         for end, text, offset, align in ((0, f"{_text(name)}  {ranks[row, 0]:g}", -8, "right"),
                                          (-1, f"{ranks[row, -1]:g}  {_text(name)}", 8, "left")):
             ax.annotate(text, (positions[end], slots[row, end]), xytext=(offset, 0),
                         textcoords="offset points", ha=align, va="center", color=colour,
                         fontsize=size, fontweight="bold" if top and count > len(highlighted)
-                        else "normal")
+                        else "normal", annotation_clip=False)
     ax.set_xticks(positions, [_text(rule) for rule in rules], rotation=20 if len(rules) > 4 else 0,
                   ha="right" if len(rules) > 4 else "center")
     ax.set_yticks([])
