@@ -194,7 +194,7 @@ def _panel_layout() -> type:
                          else box.translated(*(_data_point(text) - point))
                          for text, box, point in texts]
                 boxes += [panel.get_legend().get_window_extent(renderer) for panel in panels
-                          if panel.get_legend() is not None]
+                          if panel.get_legend() is not None and panel.get_legend().get_visible()]
                 box = Bbox.union([frame] + boxes)
                 left = pad + max(margins[0], frame.x0 - box.x0)
                 bottom = pad + max(margins[1], frame.y0 - box.y0)
@@ -1070,7 +1070,7 @@ def to_svg(figure: Any, *, id_prefix: str = "figure") -> str:
     ----------
     figure : matplotlib.figure.Figure
         The figure (drawn as its layout engine placed it, such as the
-        package's figures' constrained layout; without one, with
+        package's figures' own; without one, with
         ``bbox_inches="tight"``).
     id_prefix : str, keyword-only
         Letters, digits and ``-``, starting with a letter; one per figure on
