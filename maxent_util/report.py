@@ -386,7 +386,7 @@ def _latex(expr: Any) -> str:
     """sympy's LaTeX of ``expr``, printed from its symbols without their assumptions: the same
     text, but for a factor such as e^(-kappa/500) with kappa known positive sympy's printer
     asks whether the exponent, known negative, is a constant, which simplifies it and loads
-    sympy.physics.units (0.2 s, a tenth of the page)."""
+    sympy.physics.units (0.2 s)."""
     plain = {symbol: sympy.Symbol(symbol.name) for symbol in expr.free_symbols
              if type(symbol) is sympy.Symbol}
     with sympy.evaluate(False):  # the same tree, not evaluated again (an Eq would be decided)
