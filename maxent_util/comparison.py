@@ -230,7 +230,9 @@ def _average_ranks(magnitudes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     scipy.stats.wilcoxon, without loading scipy.stats (a second or two of a command's
     start). Ranks are halves of integers, exact in floating point."""
     count, columns = magnitudes.shape
-    order = np.argsort(magnitudes, axis=0, kind="stable")  # NaN last
+    # NaN last; equal values get the same average rank in any order, so no need of a stable
+    # sort (numpy's default is two to three times faster here)
+    order = np.argsort(magnitudes, axis=0)
     ordered = np.take_along_axis(magnitudes, order, axis=0)
     position = np.broadcast_to(np.arange(count)[:, None], (count, columns))
     starts = np.ones((count, columns), dtype=bool)
@@ -339,10 +341,15 @@ def _sign_test(positive: np.ndarray, nonzero: np.ndarray) -> np.ndarray:
 _EXACT_SIGN_MAX = 1000
 
 
-@functools.lru_cache(maxsize=128)
+@functools.lru_cache(maxsize=1024)
 def _binomial_head(n: int) -> tuple[int, ...]:
-    """sum_{j <= m} C(n, j) for m = 0 .. n, exact."""
-    return tuple(itertools.accumulate(math.comb(n, j) for j in range(n + 1)))
+    """sum_{j <= m} C(n, j) for m = 0 .. n, exact: each C(n, j + 1) from C(n, j), seven times
+    faster than math.comb for each (the pairs of a table have about as many counts n as
+    it has instances)."""
+    terms = [1] * (n + 1)
+    for j in range(n):
+        terms[j + 1] = terms[j] * (n - j) // (j + 1)
+    return tuple(itertools.accumulate(terms))
 
 
 def _signed_rank_balance(differences: np.ndarray, ranks: np.ndarray) -> np.ndarray:
@@ -587,12 +594,15 @@ def pairwise(table: pd.DataFrame, rule: Any, *, ci: float = 0.95, resamples: int
     order = _rank_order(values)
     first, second = np.triu_indices(order.size, k=1)
     left, right = order[first], order[second]
-    means = resampled_means(values.values, resamples, rng)
+    # one algorithm's resampled means a row: a pair's draws are two rows apart, copied whole
+    # rather than gathered a number at a time, and each pair's draws lie together for the
+    # sort of its interval (a view of resamples x pairs, as interval_from reads them)
+    means = np.ascontiguousarray(resampled_means(values.values, resamples, rng).T)
     block = max(1, _BLOCK_VALUES // resamples)
     parts = []
     for start in range(0, left.size, block):
         chosen = slice(start, start + block)
-        draws = means[:, left[chosen]] - means[:, right[chosen]]
+        draws = (means[left[chosen]] - means[right[chosen]]).T
         parts.append(_pairs(values, left[chosen], right[chosen], level, draws))
     shown = ["mean a", "mean b", "difference", "ci low", "ci high", "wilcoxon p", "sign p"]
     names = values.algorithms.astype(str)

@@ -13,6 +13,7 @@ hide a solver from the legend.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import re
@@ -101,9 +102,114 @@ def _new_axes(ax: Any, size: tuple[float, float]) -> tuple[Any, Any]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=size, layout="constrained")
+    figure = Figure(figsize=size, layout=_panel_layout()())
     FigureCanvasAgg(figure)
     return figure, figure.add_subplot()
+
+
+def _data_point(text: Any) -> np.ndarray | None:
+    """Where on the screen the data point a text is written at lies (None for a text placed
+    otherwise): the text keeps its offset from it when the panel moves."""
+    from matplotlib.text import Annotation
+
+    if isinstance(text, Annotation):
+        tied = text.xycoords == "data" and text.anncoords in ("offset points", "offset pixels")
+        position = text.xy
+    else:
+        tied = text.get_transform() == text.axes.transData
+        position = text.get_unitless_position()
+    return text.axes.transData.transform(position) if tied else None
+
+
+# the space constrained layout leaves around a panel's decorations (its default pads), inches
+_PAD = 3 / 72
+
+
+@functools.cache
+def _panel_layout() -> type:
+    """The layout engine of the package's one-panel figures (a class: matplotlib is imported
+    when a figure is first made).
+
+    Constrained layout measures every artist of the panel, every line and marker of 200
+    algorithms included, twice per draw, where only the decorations around the frame (tick
+    labels, axis labels, title, the names written at a bump chart's ends) and the legends
+    beside it take room: most of the time of a figure written as SVG. This engine measures
+    those alone: once, and again only for what moved (texts placed at data points) or
+    changed (the ticks of an axis whose length changed). Any other figure (more panels, a
+    suptitle, a colorbar added after) is laid out by constrained layout, as before.
+    """
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    from matplotlib.transforms import Bbox
+
+    class PanelLayout(ConstrainedLayoutEngine):
+        _placed = False
+
+        def execute(self, fig: Any) -> Any:
+            panels = fig.axes
+            main = panels[0] if panels else None
+            if (main is None or fig.subfigs or any(
+                    text is not None and text.get_text() for text in
+                    (fig._suptitle, fig._supxlabel, fig._supylabel))
+                    or set(panels) != set(main._twinned_axes.get_siblings(main))
+                    or any(legend._outside_loc not in (None, "right")
+                           for legend in fig.legends)):
+                return super().execute(fig)
+            renderer = fig._get_renderer()
+            width, height = fig.bbox.width, fig.bbox.height
+            pad = _PAD * fig.dpi
+            # the figure's legends sit at its right edge (loc "outside right ..."): the panel
+            # and its decorations keep to their left
+            shown = [legend for legend in fig.legends
+                     if legend.get_visible() and legend._outside_loc == "right"]
+            right_edge = min([width] + [legend.get_window_extent(renderer).x0
+                                        for legend in shown]) - pad
+            ticks: list[Any] = []
+            # texts written at a data point (a bump chart's names) are measured once: when the
+            # panel moves they move with their point, the same size
+            texts = [(text, box, _data_point(text)) for panel in panels for text in panel.texts
+                     for box in [text.get_tightbbox(renderer)]  # null if not drawn
+                     if text.get_visible() and 0 < box.width < np.inf]
+            if not self._placed:
+                # a first guess of the usual margins, so that the axes' ticks (which depend on
+                # their length) are measured once in most figures
+                self._placed = True
+                guess = (pad + 0.6 * fig.dpi, pad + 0.5 * fig.dpi)
+                main.set_position([guess[0] / width, guess[1] / height,
+                                   max(0.1, (right_edge - 0.1 * fig.dpi - guess[0]) / width),
+                                   max(0.1, (height - pad - 0.15 * fig.dpi - guess[1]) / height)])
+            for _ in range(8):
+                frame = main.get_window_extent(renderer)
+                now = [tuple(np.asarray(axis.get_majorticklocs()).tolist())
+                       for panel in panels for axis in (panel.xaxis, panel.yaxis)]
+                if now != ticks:  # first, or the axes' ticks changed with their length
+                    ticks = now
+                    # the axes, their labels and the titles, as margins around the frame
+                    around = Bbox.union([frame] + [
+                        panel.get_tightbbox(renderer, bbox_extra_artists=[],
+                                            for_layout_only=True)
+                        for panel in panels if panel.get_visible()])
+                    margins = (frame.x0 - around.x0, frame.y0 - around.y0,
+                               around.x1 - frame.x1, around.y1 - frame.y1)
+                boxes = [text.get_window_extent(renderer) if point is None
+                         else box.translated(*(_data_point(text) - point))
+                         for text, box, point in texts]
+                boxes += [panel.get_legend().get_window_extent(renderer) for panel in panels
+                          if panel.get_legend() is not None and panel.get_legend().get_visible()]
+                box = Bbox.union([frame] + boxes)
+                left = pad + max(margins[0], frame.x0 - box.x0)
+                bottom = pad + max(margins[1], frame.y0 - box.y0)
+                right = right_edge - max(margins[2], box.x1 - frame.x1)
+                top = height - pad - max(margins[3], box.y1 - frame.y1)
+                if right - left < 0.1 * width or top - bottom < 0.1 * height:
+                    return super().execute(fig)  # it warns that the panel has no room
+                moved = max(abs(left - frame.x0), abs(right - frame.x1),
+                            abs(bottom - frame.y0), abs(top - frame.y1))
+                if moved < 0.5:
+                    break
+                main.set_position([left / width, bottom / height, (right - left) / width,
+                                   (top - bottom) / height])
+
+    return PanelLayout
 
 
 def _named_utilities(utilities: Any, arg: str = "utilities", owner: str = "plot_utilities"
@@ -303,12 +409,14 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, highlight: Any = None,
         # the ranks are written next to the names, so no y axis competes with the left labels;
         # the names of grey lines in a darker grey, to stay readable
         colour = style["color"] if top else "0.4"
+        # every name's point lies inside the panel: matplotlib need not check it each time it
+        # measures or draws a name (annotation_clip)
         for end, text, offset, align in ((0, f"{_text(name)}  {ranks[row, 0]:g}", -8, "right"),
                                          (-1, f"{ranks[row, -1]:g}  {_text(name)}", 8, "left")):
             ax.annotate(text, (positions[end], slots[row, end]), xytext=(offset, 0),
                         textcoords="offset points", ha=align, va="center", color=colour,
                         fontsize=size, fontweight="bold" if top and count > len(highlighted)
-                        else "normal")
+                        else "normal", annotation_clip=False)
     ax.set_xticks(positions, [_text(rule) for rule in rules], rotation=20 if len(rules) > 4 else 0,
                   ha="right" if len(rules) > 4 else "center")
     ax.set_yticks([])
@@ -385,7 +493,7 @@ def _solver_legend(figure: Any, ax: Any, created: bool, highlighted: Sequence[st
         return
     size = "small" if len(handles) <= 12 else "x-small"
     title = "algorithm" if others <= 0 else "best algorithms"
-    if created:  # outside the axes, to the right; constrained layout makes room for it
+    if created:  # outside the axes, to the right; the figure's layout makes room for it
         figure.legend(handles, labels, loc="outside right upper", fontsize=size,
                       ncols=max(1, math.ceil(len(handles) / 28)), title=title,
                       title_fontsize=size)
@@ -962,7 +1070,7 @@ def to_svg(figure: Any, *, id_prefix: str = "figure") -> str:
     ----------
     figure : matplotlib.figure.Figure
         The figure (drawn as its layout engine placed it, such as the
-        package's figures' constrained layout; without one, with
+        package's figures' own; without one, with
         ``bbox_inches="tight"``).
     id_prefix : str, keyword-only
         Letters, digits and ``-``, starting with a letter; one per figure on

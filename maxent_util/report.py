@@ -23,12 +23,14 @@ page and in its table of contents.
 from __future__ import annotations
 
 import base64
+import contextvars
 import datetime
 import hashlib
 import html
 import json
 import os
 import re
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -380,6 +382,18 @@ def _markup(node: Any) -> str:
     return f"<{node.tagName}{attributes}>{inner}</{node.tagName}>"
 
 
+def _latex(expr: Any) -> str:
+    """sympy's LaTeX of ``expr``, printed from its symbols without their assumptions: the same
+    text, but for a factor such as e^(-kappa/500) with kappa known positive sympy's printer
+    asks whether the exponent, known negative, is a constant, which simplifies it and loads
+    sympy.physics.units (0.2 s)."""
+    plain = {symbol: sympy.Symbol(symbol.name) for symbol in expr.free_symbols
+             if type(symbol) is sympy.Symbol}
+    with sympy.evaluate(False):  # the same tree, not evaluated again (an Eq would be decided)
+        expr = expr.xreplace(plain)
+    return sympy.latex(expr)
+
+
 def _formula(expr: Any, name: str | None = None, variable: Any = None) -> str:
     """A formula as MathML, drawn by the browser with no script, with its LaTeX source one
     click away; as ``name(variable) = expr`` when a name is given. Floats are shown to
@@ -397,7 +411,7 @@ def _formula(expr: Any, name: str | None = None, variable: Any = None) -> str:
     # where numbers were shortened, the LaTeX is where their full values are
     summary = "LaTeX, full values" if shown != source else "LaTeX"
     return (f'<div class="formula"><math displaystyle="true">{_markup(element)}</math>'
-            f"<details><summary>{summary}</summary><pre><code>{_e(sympy.latex(source))}</code>"
+            f"<details><summary>{summary}</summary><pre><code>{_e(_latex(source))}</code>"
             "</pre></details></div>")
 
 
@@ -588,13 +602,20 @@ def _explore_section(data: ReportData) -> str | None:
     parameter = keywords["parameter"]
     algorithms = sorted(frame["algorithm"].astype(str).unique())
     index = {name: k for k, name in enumerate(algorithms)}
+    # sweep gives, value by value in the order given, the algorithms by rank (then name): the
+    # rows of each value, in the order of its first row (as groupby(sort=False) gives them)
+    group = pd.factorize(frame[parameter])[0]
+    rows = np.argsort(group, kind="stable")
+    cuts = np.flatnonzero(np.diff(group[rows])) + 1
+    every_name = frame["algorithm"].astype(str).to_numpy()[rows].tolist()
+    every_rank = frame["rank"].to_numpy().astype(int)[rows].tolist()
+    every_score = frame["score"].to_numpy(dtype=float)[rows].tolist()
     orders, ranks, scores, leaders = [], [], [], []
-    # sweep gives, value by value in the order given, the algorithms by rank (then name)
-    for _, rows in frame.groupby(parameter, sort=False):
-        names = rows["algorithm"].astype(str).tolist()
+    for start, end in zip([0, *cuts.tolist()], [*cuts.tolist(), len(rows)]):
+        names = every_name[start:end]
         orders.append([index[name] for name in names])
-        ranks.append(rows["rank"].astype(int).tolist())
-        scores.append([float(x) for x in rows["score"]])
+        ranks.append(every_rank[start:end])
+        scores.append(every_score[start:end])
         leaders.append(tuple(n for n, r in zip(names, ranks[-1]) if r == 1))
     shown = [f"{value:.4g}" for value in values]
     payload = {"family": frame.attrs.get("family", keywords["family"]), "parameter": parameter,
@@ -772,10 +793,58 @@ def _pairs_table(frame: pd.DataFrame, order: list[str]) -> tuple[str, str]:
             f'<tbody>{"".join(rows)}</tbody></table></div>', which)
 
 
+class _PairedTests:
+    """The paired tests of every rule of a page (:func:`pairwise`), made in a thread of their
+    own from the start of the page, while the figures are drawn: most of their time is numpy's
+    sorts and products, which let the drawing go on beside them on another core (the same
+    tables, from the same seed)."""
+
+    def __init__(self, data: ReportData) -> None:
+        self.data = data
+        self._frames: dict[str, pd.DataFrame] = {}
+        self._error: BaseException | None = None
+        # a daemon: a page given up (an error elsewhere, Ctrl-C) does not wait for it
+        self._thread = threading.Thread(target=self._run, name="maxent_util paired tests",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for name, rule in self.data.rules:
+                self._frames[name] = pairwise(self.data.table, {name: rule}, **self.data.options)
+        except BaseException as error:  # raised again where the page asks for the tests
+            self._error = error
+
+    def frame(self, name: str) -> pd.DataFrame:
+        self._thread.join()
+        if name not in self._frames and self._error is not None:
+            raise self._error
+        return self._frames[name]
+
+
+# the paired tests being made for the page being written (report_html sets it)
+_PAIRED: contextvars.ContextVar[_PairedTests | None] = contextvars.ContextVar(
+    "maxent_util paired tests", default=None)
+
+
+def _paired_frame(data: ReportData, name: str, rule: Any) -> pd.DataFrame:
+    """The paired tests of the rule ``name``: those made beside the page for ``data``, else
+    made here (a section rendered on its own)."""
+    paired = _PAIRED.get()
+    if paired is not None and paired.data is data:
+        return paired.frame(name)
+    return pairwise(data.table, {name: rule}, **data.options)
+
+
+def _paired(data: ReportData) -> bool:
+    """Whether the page compares the algorithms pair by pair (intervals asked, two or more)."""
+    return "ci" in data.options and data.table["algorithm"].nunique() > 1
+
+
 @section("uncertainty", "Bounds, intervals and which differences are real")
 def _uncertainty_section(data: ReportData) -> str:
     groups, _ = _ranking_columns(data)
-    paired = "ci" in data.options and data.table["algorithm"].nunique() > 1
+    paired = _paired(data)
     if paired:
         level = data.options["ci"]
         intro = (
@@ -808,7 +877,7 @@ def _uncertainty_section(data: ReportData) -> str:
         if not paired:
             parts.append("</div></details>")
             continue
-        frame = pairwise(data.table, {name: rule}, **data.options)
+        frame = _paired_frame(data, name, rule)
         order = [str(a) for a in data.ranking.sort_values([name + " rank"], kind="stable").index]
         real = int(frame["significant"].sum())
         # the table and the matrix side by side where the window is wide enough
@@ -1302,10 +1371,15 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     if heading is None:
         heading = _shown(track) if isinstance(track, str) and track else f"Runtime report: {label}"
     bodies = []
-    for part in chosen:
-        body = part.render(data)
-        if body is not None:
-            bodies.append((part, body))
+    paired = _PAIRED.set(_PairedTests(data) if any(part.id == "uncertainty" for part in chosen)
+                         and _paired(data) else None)
+    try:
+        for part in chosen:
+            body = part.render(data)
+            if body is not None:
+                bodies.append((part, body))
+    finally:
+        _PAIRED.reset(paired)
     contents = "".join(f'<li><a href="#{part.id}">{_e(part.title)}</a></li>' for part, _ in bodies)
     sections_html = "".join(f'<section id="{part.id}"><h2>{_e(part.title)}</h2>{body}</section>'
                             for part, body in bodies)

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import sympy
+from matplotlib.transforms import Bbox
 
 from maxent_util import PAR, rank, sweep, t
 from maxent_util.plots import (HIGHLIGHT, plot_cactus, plot_ranking, plot_survival, plot_sweep,
@@ -119,3 +120,69 @@ def test_bump_chart_names_of_tied_algorithms_take_rows_of_their_own():
         assert len(boxes) == 6 and boxes_apart(boxes)
     # the lines still pass through the ranks themselves
     assert ax.get_lines()[1].get_ydata().tolist() == [2, 2]
+
+
+def inside(box, figure) -> bool:
+    return (box.x0 >= -0.5 and box.y0 >= -0.5 and box.x1 <= figure.bbox.width + 0.5
+            and box.y1 <= figure.bbox.height + 0.5)
+
+
+def laid_out_apart(figure) -> None:
+    """Every text, legend and panel of the figure inside it, and the legends clear of the
+    panels with all their decorations (tick labels, axis labels, titles): what the figures'
+    layout promises, measured by matplotlib itself."""
+    renderer = figure.canvas.get_renderer()
+    panels = [ax.get_tightbbox(renderer) for ax in figure.axes]
+    legends = [legend.get_window_extent(renderer) for legend in figure.legends]
+    # (a panel's tight box holds its drawn tick labels, axis labels and titles)
+    texts = [text.get_window_extent(renderer) for ax in figure.axes for text in ax.texts
+             if text.get_visible() and text.get_text()]
+    for box in panels + legends + texts:
+        assert inside(box, figure), (box, figure.bbox)
+    for legend in legends:
+        assert not any(overlap(legend, panel) for panel in panels)
+    # the decorations fit tightly: no more than a few points of the figure left unused
+    used = Bbox.union(panels)
+    assert used.x0 < 12 and used.y0 < 12 and figure.bbox.height - used.y1 < 12, \
+        (used, figure.bbox.bounds, [ax.get_title() for ax in figure.axes])
+
+
+def test_figures_keep_everything_inside_and_apart(case):
+    count, table = case
+    ranking = rank(table, {"PAR-2": PAR(2), "exp(-t/100)": sympy.exp(-t / 100)})
+    figures = [plot_ranking(ranking, title="ranks"),
+               plot_cactus(table, utility={"exp(-t/100)": sympy.exp(-t / 100)}, log_y=True),
+               plot_survival(table, utility={"exp(-t/100)": sympy.exp(-t / 100)},
+                             title="still running")]
+    for figure in figures:
+        drawn(figure, count)
+        laid_out_apart(figure)
+
+
+def test_bump_chart_keeps_long_names_and_many_rules_inside():
+    import pandas as pd
+
+    # names of 60 characters at both ends, and seven rules whose names are slanted
+    rules = {f"a rule with a long name {k}": np.roll(np.arange(1, 6), k) for k in range(7)}
+    frame = pd.DataFrame({f"{name} rank": ranks for name, ranks in rules.items()},
+                         index=pd.Index([f"solver-{k}-" + "w" * 50 for k in range(5)],
+                                        name="algorithm"))
+    figure = plot_ranking(frame)
+    drawn(figure, 5)
+    laid_out_apart(figure)
+    # the panel keeps a third of the width between names that take most of it
+    assert figure.axes[0].bbox.width > 0.2 * figure.bbox.width
+
+
+def test_figures_changed_after_are_laid_out_again():
+    table = competition(14, instances=6, seed=3)
+    figure = plot_cactus(table)
+    drawn(figure, 14)
+    # a title added after the first draw, then a second panel: both find room (the second
+    # by constrained layout, which lays out figures of several panels)
+    figure.axes[0].set_title("a title added later\non two lines")
+    drawn(figure, 14)
+    laid_out_apart(figure)
+    figure.axes[0].figure.suptitle("and a suptitle")
+    drawn(figure, 14)
+    laid_out_apart(figure)
