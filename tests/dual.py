@@ -37,8 +37,9 @@ used to integrate the library's own densities independently of its compiler.
 
 from __future__ import annotations
 
-import math
 import itertools
+import math
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable
@@ -333,8 +334,14 @@ def _nodes(expo: Callable[[np.ndarray], np.ndarray], ylo: float, yhi: float) -> 
     return y, w
 
 
+#: CPU time (time.process_time) past which solve() gives up as undecided; None: no limit
+_deadline: list[float | None] = [None]
+
+
 def _integrals(problem: Problem, lam: np.ndarray, mu: float) -> tuple[float, np.ndarray, np.ndarray, float]:
     """log Z, E[g], Cov(g) and P(kappa < kappa0) (continuity point) at lam."""
+    if _deadline[0] is not None and time.process_time() > _deadline[0]:
+        raise NoLaw("undecided: the dual ran out of its time")
     n = len(problem.features)
     chunks = []
     for lo, hi in problem.pieces():
@@ -510,15 +517,24 @@ def _continuity_gap(problem: Problem, lam: np.ndarray, mu: float) -> float:
                  - _exponent(problem, lam, mu, y0, *below[0])[0])
 
 
-def solve(problem: Problem, tolerance: float = 1e-9) -> Law:
-    """The maximum-entropy law of ``problem``.
+def solve(problem: Problem, tolerance: float = 1e-9, seconds: float | None = None) -> Law:
+    """The maximum-entropy law of ``problem``; ``seconds``: CPU time allowed (None: no limit).
 
     Raises
     ------
     NoLaw
         If no law exists (see the module's docstring); its message says why, and starts with
-        "undecided" when the solver could not settle the question.
+        "undecided" when the solver could not settle the question (or ran out of its time).
     """
+    saved = _deadline[0]
+    _deadline[0] = None if seconds is None else time.process_time() + seconds
+    try:
+        return _solve(problem, tolerance)
+    finally:
+        _deadline[0] = saved
+
+
+def _solve(problem: Problem, tolerance: float) -> Law:
     if problem.upper <= problem.lower:
         raise NoLaw("empty support")
     for f in problem.features:
