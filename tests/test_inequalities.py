@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import mpmath
 import numpy as np
@@ -167,7 +168,10 @@ def _dual_multipliers(mean: float, mean_rel: str, cut: float, tail: float, tail_
     return result.x
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: a set near the edge of what is feasible (below) fails, and a failure drawn at
+# random in one run in ten would say nothing new; run with MAXENT_UTIL_LONG_PROPERTIES to explore
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          derandomize=not os.environ.get("MAXENT_UTIL_LONG_PROPERTIES"))
 @given(mean=st.integers(15, 85).map(lambda m: m / 10), mean_rel=st.sampled_from(["<=", ">="]),
        cut=st.integers(1, 9), tail=st.integers(5, 95).map(lambda p: p / 100),
        tail_rel=st.sampled_from(["<=", ">="]))
@@ -217,3 +221,16 @@ def test_an_upper_bound_beside_an_equality_takes_the_fast_route():
                                 solver="anderson")
         assert law.numeric.active == (0,)
         np.testing.assert_allclose(law.numeric.multipliers, [float(a / mpmath.mpf(v)), float(1 - a)], rtol=1e-11)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known: near the edge of what is feasible (the largest mean with P(kappa < 3) >= 0.8 is 4.4) "
+    "the full route's 30-digit polish stops at lambda_1 = -9.994 where the fast route finds -10; "
+    "law.forms says the closed form disagrees with the law's numbers, which come from the fast "
+    "route, but the closed form and its multipliers miss the mean by 1.1e-4"))
+def test_a_set_at_the_edge_of_feasibility_has_a_closed_form_that_meets_it():
+    constraints = (Support(0, 10), Mean(4.3, relation=">="), TailProbability(3, 0.8, relation=">="))
+    law = derive(*constraints, method="numeric")
+    # the double-precision law meets the constraints (mean 4.3 to 1e-14)
+    assert float(law.numeric.mean()) == pytest.approx(4.3, abs=1e-9)
+    assert quad_expectation(law, kappa, 0, 10) >= 4.3 - 1e-9
