@@ -280,9 +280,9 @@ def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple)
         ends = [lower, *(term.upper for term in by_end), upper]
         masses = [term.value for term in by_end]
         masses = [b - a for a, b in zip([0, *masses], [*masses, 1])]
-        density = [m / (b - a) for m, a, b in zip(masses, ends, ends[1:])]
         if any(not (bool(m > 0) and bool(b > a)) for m, a, b in zip(masses, ends, ends[1:])):
             return None
+        density = [m / (b - a) for m, a, b in zip(masses, ends, ends[1:])]
         values = {term.multiplier: sympy.log(density[j + 1] / density[j]) for j, term in enumerate(by_end)}
         return [values[t.multiplier] for t in terms]
     return None

@@ -894,6 +894,12 @@ def _exponential_integral(c1: Any, lo: Any, hi: Any, top: Any) -> Any:
     return np.where(width > 0, value, 0.0)
 
 
+def _before_and_after(mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mass of the parts before each part, and after it."""
+    return (np.concatenate([[0.0], np.cumsum(mass)[:-1]]),
+            np.concatenate([np.cumsum(mass[::-1])[::-1][1:], [0.0]]))
+
+
 class NumericLaw:
     """A maximum-entropy law in double precision: its multipliers, Z, and vectorised pdf, CDF
     and survival function read from the quadrature panels (each point integrated over the part
@@ -925,8 +931,7 @@ class NumericLaw:
         self.log_z = log_z + math.log(total)
         self.lambda_0 = self.log_z - 1.0
         mass = self._nodes_probability.reshape(len(rule.left), len(_NODES)).sum(axis=1)
-        self._before = np.concatenate([[0.0], np.cumsum(mass)[:-1]])
-        self._after = np.concatenate([np.cumsum(mass[::-1])[::-1][1:], [0.0]])
+        self._before, self._after = _before_and_after(mass)
         self._total = float(mass.sum())
         self._mass = mass
         self._written: np.ndarray | None = None  # see _written_segments
@@ -948,16 +953,13 @@ class NumericLaw:
         exponentials (the segment masses before and after still come from the panels)."""
         problem, lam = self.problem, self.multipliers
         features = problem.features
-        inside = problem.inside.astype(float)
 
-        def total(name: str) -> np.ndarray:
-            return inside @ (lam * np.array([getattr(f, name) for f in features], dtype=float)) \
-                if features else np.zeros(len(problem.start))
+        def total(name: str) -> np.ndarray:  # per segment (inside is segments x features)
+            return problem.inside @ (lam * np.array([getattr(f, name) for f in features], dtype=float))
 
         # the constant terms (e, and b c of b (log(kappa) - c)) only scale a segment: its share cancels them
         a, a2, b, d = (total(name) for name in ("a", "a2", "b", "d"))
-        compiled = (problem.inside & np.array([f.extra is not None for f in features], dtype=bool)).any(axis=1) \
-            if features else np.zeros(len(problem.start), dtype=bool)
+        compiled = (problem.inside & np.array([f.extra is not None for f in features], dtype=bool)).any(axis=1)
         # which terms each segment holds (a multiplier of exactly 0 drops its term)
         plain = ~compiled & (a2 == 0) & (d == 0)
         self._in_kappa = plain & (b == 0)               # exp(-a kappa - e): exponential or uniform
@@ -968,8 +970,7 @@ class NumericLaw:
         self._top = np.where(self._c1 > 0, high, low)
         self._written_mass = _exponential_integral(self._c1, low, high, self._top)
         self._segment_mass = np.bincount(self._segment, weights=self._mass, minlength=len(problem.start))
-        self._segment_before = np.concatenate([[0.0], np.cumsum(self._segment_mass)[:-1]])
-        self._segment_after = np.concatenate([np.cumsum(self._segment_mass[::-1])[::-1][1:], [0.0]])
+        self._segment_before, self._segment_after = _before_and_after(self._segment_mass)
 
     def _exponential_tail(self, segment: Any, x: np.ndarray, upper_tail: bool) -> np.ndarray:
         """P(kappa > x) (or P(kappa <= x)) for captimes inside segments where the density is

@@ -114,7 +114,7 @@ def _ramp(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr]] | None:
     pick = max if isinstance(expr, sympy.Max) else min
     result, start = [], -sympy.oo
     for end in ends:
-        values = [next(value for stop, value in ramp if float(stop) > float(start)) for ramp in ramps]
+        values = [_value_after(ramp, start) for ramp in ramps]
         numbers = [v for v in values if v != t]
         if len(numbers) == len(values):
             result.append((end, pick(numbers, key=float)))
@@ -132,6 +132,11 @@ def _ramp(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr]] | None:
     return result
 
 
+def _value_after(ramp: list[tuple[sympy.Expr, sympy.Expr]], point: sympy.Expr) -> sympy.Expr:
+    """The value of a :func:`_ramp` just after ``point``: that of its first piece ending beyond it."""
+    return next(value for stop, value in ramp if float(stop) > float(point))
+
+
 def _clamp_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.Expr]] | None:
     """The pieces of an expression whose Min and Max hold only ``t`` and numbers (a clamp such
     as ``Min(3600, Max(600, t))``), in the simple ``t < b`` form; None for other Min and Max.
@@ -146,8 +151,9 @@ def _clamp_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.
         return None
     pieces = []
     for start, end, piece in outer:
-        nodes = [node for node in piece.atoms(sympy.Min, sympy.Max)
-                 if not any(node in other.args for other in piece.atoms(sympy.Min, sympy.Max))]
+        clamps = piece.atoms(sympy.Min, sympy.Max)
+        # the outermost: a Min or Max that no other holds as an argument
+        nodes = [node for node in clamps if not any(node in other.args for other in clamps)]
         ramps = {node: _ramp(node) for node in nodes}
         if any(ramp is None for ramp in ramps.values()):
             return None
@@ -155,9 +161,7 @@ def _clamp_pieces(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Expr, sympy.
                        if float(start) < float(stop) < float(end)}, key=float) + [end]
         low = start
         for high in cuts:
-            # each node's value on (low, high): the first of its ramp's pieces ending after low
-            values = {node: next(value for stop, value in ramp if float(stop) > float(low))
-                      for node, ramp in ramps.items()}
+            values = {node: _value_after(ramp, low) for node, ramp in ramps.items()}  # on (low, high)
             value = piece.xreplace(values)
             if pieces and pieces[-1][2] == value:
                 pieces[-1] = (pieces[-1][0], high, value)
