@@ -41,6 +41,19 @@ def best(function, repeat: int) -> float:
     return min(times)
 
 
+def print_sections(page: report.ReportData, whole_page, baseline: float, baseline_label: str,
+                   repeat: int) -> None:
+    """Every section of the page timed alone, then the whole page, as ratios to ``baseline``
+    (the rank every page makes first); best of ``repeat``."""
+    print(f"   {'part':<28} {'seconds':>8} {'x rank()':>9}")
+    print(f"   {baseline_label:<28} {baseline:8.3f} {1.0:9.1f}")
+    for part in report.SECTIONS:
+        seconds = best(lambda: part.render(page), repeat)
+        print(f"   {'section ' + part.id:<28} {seconds:8.3f} {seconds / baseline:9.1f}")
+    whole = best(whole_page, repeat)
+    print(f"   {'report_html, whole page':<28} {whole:8.3f} {whole / baseline:9.1f}")
+
+
 def main_benchmark(quick: bool) -> None:
     track = "parallel" if quick else "main"
     dataset = f"satcomp2021-{track}"
@@ -72,13 +85,8 @@ def main_benchmark(quick: bool) -> None:
                              provenance=(), notes=(), options=options, explore=True)
     print(f"\n2. {table['algorithm'].nunique()} solvers, {len(table)} runs; deriving the "
           f"utilities in this process took {derive:.1f} s. Best of {repeat}:")
-    print(f"   {'part':<28} {'seconds':>8} {'x rank()':>9}")
-    print(f"   {'rank(bounds=True) baseline':<28} {baseline:8.3f} {1.0:9.1f}")
-    for part in report.SECTIONS:
-        seconds = best(lambda: part.render(data), repeat)
-        print(f"   {'section ' + part.id:<28} {seconds:8.3f} {seconds / baseline:9.1f}")
-    whole = best(lambda: report.report_html(table, rules=rules, label=dataset, date="fixed"), repeat)
-    print(f"   {'report_html, whole page':<28} {whole:8.3f} {whole / baseline:9.1f}")
+    print_sections(data, lambda: report.report_html(table, rules=rules, label=dataset, date="fixed"),
+                   baseline, "rank(bounds=True) baseline", repeat)
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
         status = main(["report", "--dataset", dataset, "-o", str(Path(folder) / "r.html")])

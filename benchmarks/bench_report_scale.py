@@ -95,7 +95,7 @@ def command_benchmark(data: Path, versions: dict[str, Path], repeat: int) -> Non
 
 def section_benchmark(data: Path, repeat: int) -> None:
     import pandas as pd
-    from bench_report import best  # this folder: the script's own
+    from bench_report import best, print_sections  # this folder: the script's own
 
     from maxent_util import report
     from maxent_util.cli.inputs import cutoff_utilities
@@ -117,13 +117,8 @@ def section_benchmark(data: Path, repeat: int) -> None:
                              explore=True)
     print(f"\n2. In process, best of {repeat}, {table['algorithm'].nunique()} solvers x "
           f"{table['instance'].nunique()} instances, {len(rules)} rules:")
-    print(f"   {'part':<28} {'seconds':>8} {'x rank()':>9}")
-    print(f"   {'rank(bounds=True, ci=0.95)':<28} {baseline:8.3f} {1.0:9.1f}")
-    for part in report.SECTIONS:
-        seconds = best(lambda: part.render(page), repeat)
-        print(f"   {'section ' + part.id:<28} {seconds:8.3f} {seconds / baseline:9.1f}")
-    whole = best(lambda: report.report_html(table, rules=rules, date="fixed"), repeat)
-    print(f"   {'report_html, whole page':<28} {whole:8.3f} {whole / baseline:9.1f}")
+    print_sections(page, lambda: report.report_html(table, rules=rules, date="fixed"), baseline,
+                   "rank(bounds=True, ci=0.95)", repeat)
 
 
 if __name__ == "__main__":
