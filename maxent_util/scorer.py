@@ -1365,8 +1365,9 @@ def compile_scorer(utility: Any, *, backend: str = "numpy", threads: int | None 
     if backend not in BACKENDS:
         raise UtilityError(argument_message(
             "backend", "compile_scorer", f"one of {', '.join(map(repr, BACKENDS))}", backend))
-    installed = _installed_backends()
-    if backend not in installed:
+    # numpy is always there; find_spec reads the import path (a millisecond a call)
+    if backend != "numpy" and find_spec(backend) is None:
+        installed = _installed_backends()
         raise UtilityError(argument_message(
             "backend", "compile_scorer",
             f"an installed backend (installed: {', '.join(map(repr, installed))})", backend,
