@@ -54,7 +54,7 @@ from .io.limits import compression_of, split_member
 from .io.table import NamedBytes
 from .comparison import pairwise
 from .ranking import PAR, Solved, parse_rule, rank
-from . import sweeps
+from . import svgfigures, sweeps
 from .utility import Utility
 
 __all__ = ["FORMAT_NOTES", "ReportData", "SECTIONS", "Section", "report_html", "section",
@@ -271,14 +271,15 @@ def section(id: str, title: str) -> Callable[[Callable[[ReportData], str | None]
 # pieces of HTML
 
 
-def _svg(figure: Any, prefix: str, label: str) -> str:
-    """A figure as an inline ``<svg>`` element, labelled for screen readers."""
-    text = plots.to_svg(figure, id_prefix=prefix)
-    return text.replace("<svg", f'<svg role="img" aria-label="{_e(label)}"', 1)
-
-
 def _figure(figure: Any, prefix: str, label: str, caption: str) -> str:
-    return f"<figure>{_svg(figure, prefix, label)}<figcaption>{caption}</figcaption></figure>"
+    """A matplotlib figure with its caption (its ids start with ``prefix``)."""
+    return _drawn(plots.to_svg(figure, id_prefix=prefix), label, caption)
+
+
+def _drawn(svg: str, label: str, caption: str) -> str:
+    """An ``<svg>`` element, labelled for screen readers, with its caption."""
+    svg = svg.replace("<svg", f'<svg role="img" aria-label="{_e(label)}"', 1)
+    return f"<figure>{svg}<figcaption>{caption}</figcaption></figure>"
 
 
 def _short(expr: Any) -> Any:
@@ -695,36 +696,36 @@ def _highlighted(data: ReportData) -> tuple[list[str], str]:
 @section("bump-chart", "Ranks under each rule")
 def _bump_section(data: ReportData) -> str:
     names, note = _highlighted(data)
-    figure = plots.plot_ranking(data.ranking, highlight=names)
-    return _figure(figure, "bump", "bump chart of the ranks under each rule",
-                   "Each line joins an algorithm's ranks under the rules, left to right in the "
-                   "order of the table above; rank 1 at the top. Crossing lines are algorithms "
-                   "that the rules order differently." + note)
+    return _drawn(svgfigures.ranking_svg(data.ranking, highlight=names),
+                  "bump chart of the ranks under each rule",
+                  "Each line joins an algorithm's ranks under the rules, left to right in the "
+                  "order of the table above; rank 1 at the top. Crossing lines are algorithms "
+                  "that the rules order differently." + note)
 
 
 @section("cactus", "Cactus plot")
 def _cactus_section(data: ReportData) -> str:
     names, note = _highlighted(data)
-    figure = plots.plot_cactus(data.table, highlight=names)
-    return _figure(figure, "cactus", "cactus plot of solved instances against runtime",
-                   "The SAT Competition's figure: an algorithm's k-th shortest solved runtime "
-                   "against k. Further right solves more; lower solves faster. Capped runs "
-                   "and failures are left out." + note)
+    return _drawn(svgfigures.cactus_svg(data.table, highlight=names),
+                  "cactus plot of solved instances against runtime",
+                  "The SAT Competition's figure: an algorithm's k-th shortest solved runtime "
+                  "against k. Further right solves more; lower solves faster. Capped runs "
+                  "and failures are left out." + note)
 
 
 @section("survival", "Runs still running")
 def _survival_section(data: ReportData) -> str:
     utilities = data.utilities
     names, note = _highlighted(data)
-    figure = plots.plot_survival(data.table, utility=dict(utilities) if utilities else None,
-                                 highlight=names)
+    figure = svgfigures.survival_svg(data.table, utility=dict(utilities) if utilities else None,
+                                     highlight=names)
     overlay = (" The dashed black curves (right axis) are the utilities: an algorithm "
                "scores well under a utility when its curve falls early, while u(t) is still "
                "high." if utilities else "")
-    return _figure(figure, "survival", "fraction of runs still running against runtime",
-                   "The fraction of each algorithm's runs not yet solved at time t (log axis). "
-                   "Capped runs count until their cutoff (a Kaplan-Meier estimate where "
-                   "cutoffs differ); failures count as never solved." + overlay + note)
+    return _drawn(figure, "fraction of runs still running against runtime",
+                  "The fraction of each algorithm's runs not yet solved at time t (log axis). "
+                  "Capped runs count until their cutoff (a Kaplan-Meier estimate where "
+                  "cutoffs differ); failures count as never solved." + overlay + note)
 
 
 # Above this many algorithms a rule's list of pairs shows neighbours in its ranking only
