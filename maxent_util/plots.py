@@ -766,7 +766,8 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     if not isinstance(log_y, (bool, np.bool_)):
         raise UtilityError(argument_message("log_y", owner, "True or False", short(log_y)))
     cactus = cactus_lines(table, utility=utility, highlight=highlight, owner=owner)
-    runs, named, highlighted, styles = cactus.runs, cactus.utilities, cactus.highlighted, cactus.styles
+    runs, named, highlighted = cactus.runs, cactus.utilities, cactus.highlighted
+    styles = cactus.styles
     created = ax is None
     count = len(runs)
     figure, ax = _new_axes(ax, _runs_figure_size(len(highlighted)))
@@ -932,7 +933,8 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     """
     owner = "plot_survival"
     curves = survival_lines(table, utility=utility, highlight=highlight, owner=owner)
-    runs, named, highlighted, styles = curves.runs, curves.utilities, curves.highlighted, curves.styles
+    runs, named, highlighted = curves.runs, curves.utilities, curves.highlighted
+    styles = curves.styles
     created = ax is None
     count = len(runs)
     figure, ax = _new_axes(ax, _runs_figure_size(len(highlighted)))

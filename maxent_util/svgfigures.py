@@ -236,6 +236,7 @@ class _Legend:
 
     def draw(self, canvas: _Canvas, x0: float, y0: float) -> None:
         s = self.size
+        canvas.parts.append('<g class="legend">')
         canvas.parts.append(f'<rect x="{_n(x0)}" y="{_n(y0)}" width="{_n(self.width)}" '
                             f'height="{_n(self.height)}" rx="{_n(0.2 * s)}" fill="#ffffff" '
                             'fill-opacity="0.8" stroke="#cccccc" stroke-width="1"/>')
@@ -249,6 +250,7 @@ class _Legend:
             canvas.line([left, left + 2.0 * s], [middle, middle], style["colour"],
                         style["width"], dash=style.get("dash", ""))
             canvas.text(left + 2.8 * s, middle, label, s, va="center")
+        canvas.parts.append("</g>")
 
 
 def _entry(style: dict[str, Any]) -> dict[str, Any]:
@@ -344,7 +346,7 @@ def _runs_figure(lines: Any, *, x: tuple[float, float, bool], y: tuple[float, fl
             canvas.line(sx(xs), ty(ys), style["colour"], style["width"], dash=style["dash"],
                         name=f"u(t) = {label}")
     # the frame, the ticks and their labels, the axis labels
-    canvas.parts.append(f'<path d="M{_n(x0)},{_n(y0)}H{_n(x1)}V{_n(y1)}H{_n(x0)}Z" '
+    canvas.parts.append(f'<path class="frame" d="M{_n(x0)},{_n(y0)}H{_n(x1)}V{_n(y1)}H{_n(x0)}Z" '
                         'fill="none" stroke="#000000" stroke-width="0.8"/>')
     _x_ticks(canvas, sx, y1, x_ticks, x_labels)
     _y_ticks(canvas, sy, x0, y_ticks, y_labels, -1)
@@ -552,9 +554,16 @@ def ranking_svg(ranking_df: Any, *, highlight: Any = None) -> str:
     first = _PAD + max(left_width + 8, reach[0][0])
     last = width - _PAD - right_width - 8
     if columns > 1:
-        for _ in range(3):  # a later rule's slanted label may reach further left than the first's
+        # the panel reaches 0.3 of a column beyond the first and last, and a later rule's
+        # slanted name may reach further left than the first's: both kept inside the figure
+        for _ in range(100):
             unit = (last - first) / (columns - 1)
-            first = max(first, max(_PAD + reach[k][0] - k * unit for k in range(columns)))
+            moved = (max(first, _PAD + 0.3 * unit,
+                         max(_PAD + reach[k][0] - k * unit for k in range(columns))),
+                     min(last, width - _PAD - 0.3 * unit))
+            if abs(moved[0] - first) + abs(moved[1] - last) < 1e-3:
+                break
+            first, last = moved
         unit = (last - first) / (columns - 1)
         x0, x1 = first - 0.3 * unit, last + 0.3 * unit
     else:
@@ -587,7 +596,7 @@ def ranking_svg(ranking_df: Any, *, highlight: Any = None) -> str:
                     anchor="start", va="center", colour=colour, bold=bold[name])
     # the bottom axis alone, its ticks at the rules, their names beneath (slanted when many)
     ticks = "".join(f"M{_n(v)},{_n(y1)}v{_n(_TICK)}" for v in positions.tolist())
-    canvas.parts.append(f'<path d="M{_n(x0)},{_n(y1)}H{_n(x1)}{ticks}" fill="none" '
+    canvas.parts.append(f'<path class="frame" d="M{_n(x0)},{_n(y1)}H{_n(x1)}{ticks}" fill="none" '
                         'stroke="#000000" stroke-width="0.8"/>')
     for v, rule in zip(positions.tolist(), bump.rules):
         canvas.text(v, y1 + _TICK + _TICK_PAD, rule, _SIZE, anchor="end" if rotated else "middle",
