@@ -795,31 +795,45 @@ def _pairs_table(frame: pd.DataFrame, order: list[str]) -> tuple[str, str]:
 
 
 class _PairedTests:
-    """The paired tests of every rule of a page (:func:`pairwise`), made in a thread of their
-    own from the start of the page, while the figures are drawn: most of their time is numpy's
-    sorts and products, which let the drawing go on beside them on another core (the same
-    tables, from the same seed)."""
+    """The paired tests of every rule of a page (:func:`pairwise`), made from the start of the
+    page in two threads of their own, one rule at a time each, while the other sections are
+    written: most of their time is numpy's sorts and products, which let the threads and the
+    page go on side by side on the cores there are (the same tables, from the same seed: each
+    rule's tests are made as on their own)."""
+
+    # two threads: the machines reports are written on have at least two cores, and a third
+    # thread would only share them
+    WORKERS = 2
 
     def __init__(self, data: ReportData) -> None:
         self.data = data
         self._frames: dict[str, pd.DataFrame] = {}
-        self._error: BaseException | None = None
-        # a daemon: a page given up (an error elsewhere, Ctrl-C) does not wait for it
-        self._thread = threading.Thread(target=self._run, name="maxent_util paired tests",
-                                        daemon=True)
-        self._thread.start()
+        self._errors: dict[str, BaseException] = {}
+        self._done = {name: threading.Event() for name, _ in data.rules}
+        self._queue = list(data.rules)
+        self._lock = threading.Lock()
+        # daemons: a page given up (an error elsewhere, Ctrl-C) does not wait for them
+        for _ in range(min(self.WORKERS, len(self._queue))):
+            threading.Thread(target=self._run, name="maxent_util paired tests",
+                             daemon=True).start()
 
     def _run(self) -> None:
-        try:
-            for name, rule in self.data.rules:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    return
+                name, rule = self._queue.pop(0)
+            try:
                 self._frames[name] = pairwise(self.data.table, {name: rule}, **self.data.options)
-        except BaseException as error:  # raised again where the page asks for the tests
-            self._error = error
+            except BaseException as error:  # raised again where the page asks for the tests
+                self._errors[name] = error
+            finally:
+                self._done[name].set()
 
     def frame(self, name: str) -> pd.DataFrame:
-        self._thread.join()
-        if name not in self._frames and self._error is not None:
-            raise self._error
+        self._done[name].wait()
+        if name in self._errors:
+            raise self._errors[name]
         return self._frames[name]
 
 
