@@ -9,8 +9,10 @@ is allowed by its sha256 in that policy; no other script can run.
 
 Everything that comes from data (algorithm, instance and rule names, file
 names, notes, formulas) is escaped with :func:`html.escape`, or in the JSON
-block as ``\u003c`` escapes; figures are written by matplotlib's SVG writer,
-which escapes the text it draws.
+block as ``\u003c`` escapes; the bump chart, cactus and survival figures are
+written by :mod:`maxent_util.svgfigures` (no matplotlib on a page's path), the
+optional sweep figure by matplotlib's SVG writer, both escaping the text they
+draw.
 
 The page is a list of *sections*, each made by one function that receives
 the :class:`ReportData` (the table, the rules, the ranking, the provenance)
@@ -1252,9 +1254,11 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     format, counts, cutoff, reader notes, sha256, version, date); the
     rankings under each rule with lower and upper scores
     (:func:`~maxent_util.rank` with ``bounds=True``); the bump chart of the
-    ranks (:func:`~maxent_util.plots.plot_ranking`); the cactus plot
-    (:func:`~maxent_util.plots.plot_cactus`); the survival plot with the
-    utilities overlaid (:func:`~maxent_util.plots.plot_survival`); and each
+    ranks, the cactus plot and the survival plot with the utilities overlaid
+    (the figures of :func:`~maxent_util.plots.plot_ranking`,
+    :func:`~maxent_util.plots.plot_cactus` and
+    :func:`~maxent_util.plots.plot_survival`, written as SVG by
+    :mod:`maxent_util.svgfigures`); and each
     rule's formula, its LaTeX source and the constraints it was derived
     from.
 
@@ -1340,7 +1344,8 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         If a rule is not one, as :func:`~maxent_util.rank`; for an unknown
         section id.
     MissingExtraError
-        If matplotlib (the ``plot`` extra) is missing and a figure is asked for.
+        If matplotlib (the ``plot`` extra) is missing and the sweep section is
+        asked for (the other figures are written without it).
     ExportError
         If ``title`` holds bytes UTF-8 cannot encode (a lone surrogate such as
         ``"\\udcff"``); such bytes in a file name, a label or a note are shown as

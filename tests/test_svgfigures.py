@@ -226,3 +226,23 @@ def test_any_names_are_text_of_a_well_formed_figure(names, rules, random):
     assert sorted(rule for rule in ranks) == sorted(set(texts) & set(ranks))
     width, height = (float(v) for v in root.get("viewBox").split()[2:])
     assert width > 0 and height > 0
+
+
+def test_a_report_needs_no_matplotlib():
+    # in a process where importing matplotlib fails, the default page has its three figures
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys; sys.modules['matplotlib'] = None\n"
+            "from synthetic_runs import competition\n"
+            "from maxent_util import PAR\n"
+            "from maxent_util.report import report_html\n"
+            "page = report_html(competition(5, instances=8, seed=2), rules={'PAR-2': PAR(2), "
+            "'u': 'exponential(500)'}, resamples=50, date='fixed')\n"
+            "print(page.count('<svg'), 'matplotlib' in sys.modules and sys.modules['matplotlib'] "
+            "is not None)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).parent, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["3", "False"]
