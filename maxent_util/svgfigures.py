@@ -180,7 +180,9 @@ class _Canvas:
         points = " ".join(f"{_n(a)},{_n(b)}" for a, b in zip(np.asarray(x).tolist(),
                                                              np.asarray(y).tolist()))
         title = f"<title>{html.escape(name, quote=False)}</title>" if name is not None else ""
-        self.parts.append(f'<path d="M{points}" fill="none" stroke="{colour}" '
+        # an algorithm that solved nothing has a line of no points: an empty path, drawn as
+        # nothing (a bare "M" would be an error in the browser's console)
+        self.parts.append(f'<path d="{"M" + points if points else ""}" fill="none" stroke="{colour}" '
                           f'stroke-width="{_n(width)}"{dash}{opacity}>{title}</path>')
 
     def markers(self, x: Any, y: Any, colour: str, diameter: float) -> None:

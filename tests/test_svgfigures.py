@@ -246,3 +246,33 @@ def test_a_report_needs_no_matplotlib():
                           cwd=Path(__file__).parent, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["3", "False"]
+
+
+def points(d: str) -> list[tuple[float, float]]:
+    return [tuple(map(float, p.split(","))) for p in d[1:].split()] if d else []
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.text(st.characters(categories=("L", "N", "P", "S", "Zs")), min_size=1,
+                        max_size=20), min_size=1, max_size=12, unique=True),
+       st.integers(1, 8), st.randoms(use_true_random=False), st.booleans())
+def test_runs_figures_of_any_table_stay_in_their_panel(names, instances, random, utility):
+    # any names, runtimes from 0 to the cutoff over six decades, any statuses (nothing solved
+    # included): a well-formed figure, a line per algorithm, every point inside the panel
+    rows = [(name, f"i{k}", random.choice([0.0, 10 ** random.uniform(-3, 3)]),
+             random.choice(["solved", "solved", "capped", "memout"]))
+            for name in names for k in range(instances)]
+    table = pd.DataFrame(rows, columns=["algorithm", "instance", "runtime", "status"])
+    table["cutoff"] = 1000.0
+    table.loc[table["status"] == "capped", "runtime"] = 1000.0
+    for svg in (cactus_svg(table),
+                survival_svg(table, utility="exponential(100)" if utility else None)):
+        figure = Figure(svg)
+        algorithms = [line for line in figure.lines
+                      if not line.find("title").text.startswith("u(t)")]
+        assert sorted(line.find("title").text for line in algorithms) == sorted(names)
+        frame = figure.frame
+        for line in figure.lines:
+            for x, y in points(line.get("d")):
+                assert frame.x0 - 0.01 <= x <= frame.x1 + 0.01
+                assert frame.y0 - 0.01 <= y <= frame.y1 + 0.01
