@@ -36,7 +36,8 @@ from .runs import Runs, real, validate_runs
 from .utility import Utility
 
 __all__ = ["HIGHLIGHT", "PAPER_UTILITIES", "plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
-           "survival_curve", "plot_sweep", "plot_race", "to_svg"]
+           "survival_curve", "plot_sweep", "plot_race", "to_svg", "BumpChart", "bump_chart",
+           "RunsLines", "cactus_lines", "survival_lines"]
 
 #: The paper's figure of utilities (Section 3): the seven families with kappa0 = 24.
 PAPER_UTILITIES: tuple[str, ...] = tuple(figure_spec(name) for name in FIGURE_PARAMETERS)
@@ -359,7 +360,36 @@ class BumpChart:
 
 
 def bump_chart(ranking_df: Any, highlight: Any = None, owner: str = "plot_ranking") -> BumpChart:
-    """The contents of :func:`plot_ranking`'s figure (:class:`BumpChart`), checked."""
+    """The contents of :func:`plot_ranking`'s figure, checked.
+
+    Parameters
+    ----------
+    ranking_df : pandas.DataFrame
+        The output of :func:`maxent_util.rank`, as for :func:`plot_ranking`.
+    highlight : int or sequence of str, optional
+        The algorithms drawn in colour, as for :func:`plot_ranking`.
+    owner : str
+        The function named in errors.
+
+    Returns
+    -------
+    BumpChart
+        The rules, ranks, colours, rows of the names and sizes.
+
+    Raises
+    ------
+    UtilityError
+        If the table has no rank columns, or ``highlight`` names an algorithm it lacks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"a rank": [1, 1], "b rank": [2, 1]},
+    ...                      index=pd.Index(["x", "y"], name="algorithm"))
+    >>> chart = bump_chart(table)
+    >>> chart.rules, chart.slots[:, 0].tolist(), chart.styles["x"]["color"]
+    (['a', 'b'], [1.0, 2.0], '#1f77b4')
+    """
     columns = _rank_columns(ranking_df)
     rules = [c[: -len(" rank")] for c in columns]
     ranks = np.asarray(ranking_df[columns], dtype=float)
@@ -644,7 +674,26 @@ class RunsLines:
     end: float
 
     def marked(self, name: str) -> bool:
-        """Whether a cactus line gets a marker at each point: a highlighted one of few."""
+        """Whether a cactus line gets a marker at each point: a highlighted one of few.
+
+        Parameters
+        ----------
+        name : str
+            An algorithm of :attr:`lines`.
+
+        Returns
+        -------
+        bool
+            True for a highlighted algorithm's line of at most 60 points.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> runs = pd.DataFrame({"algorithm": ["a"], "instance": ["i"], "runtime": [3.0],
+        ...                      "status": ["solved"]})
+        >>> cactus_lines(runs).marked("a")
+        True
+        """
         x = next(x for line, x, _ in self.lines if line == name)
         return x.size <= 60 and name in self.highlighted
 
@@ -661,9 +710,40 @@ def _runs_lines(table: Any, utility: Any, highlight: Any, owner: str
 
 def cactus_lines(table: Any, *, utility: Any = None, highlight: Any = None,
                  owner: str = "plot_cactus") -> RunsLines:
-    """The lines of :func:`plot_cactus` (:class:`RunsLines`): per algorithm, most solved
-    first, the counts 1..k against the sorted solved runtimes; the range 0 to the latest
-    runtime or cutoff."""
+    """The lines of :func:`plot_cactus`: per algorithm, most solved first, the counts 1..k
+    against the sorted solved runtimes; the range 0 to the latest runtime or cutoff.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A long runtime table.
+    utility, highlight
+        As for :func:`plot_cactus`.
+    owner : str, keyword-only
+        The function named in errors.
+
+    Returns
+    -------
+    RunsLines
+        The lines, the runs, the colours and the range.
+
+    Raises
+    ------
+    DataError
+        If ``table`` is not a valid long table.
+    UtilityError
+        If a utility cannot be read or has free parameters, or ``highlight`` names an
+        algorithm the table lacks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a", "b"], "instance": ["i", "j", "i"],
+    ...                      "runtime": [30.0, 5.0, 100.0],
+    ...                      "status": ["solved", "solved", "capped"], "cutoff": 100.0})
+    >>> [(name, x.tolist(), y.tolist()) for name, x, y in cactus_lines(runs).lines]
+    [('a', [1, 2], [5.0, 30.0]), ('b', [], [])]
+    """
     runs, named, highlighted, styles = _runs_lines(table, utility, highlight, owner)
     lines = []
     for name, one in sorted(runs, key=_most_solved):
@@ -675,9 +755,42 @@ def cactus_lines(table: Any, *, utility: Any = None, highlight: Any = None,
 
 def survival_lines(table: Any, *, utility: Any = None, highlight: Any = None,
                    owner: str = "plot_survival") -> RunsLines:
-    """The curves of :func:`plot_survival` (:class:`RunsLines`): per algorithm, in the table's
-    order, where its survival steps from the left end (a power of ten below every runtime) to
-    its last runtime or cutoff, and its value after each step."""
+    """The curves of :func:`plot_survival`: per algorithm, in the table's order, where its
+    survival steps from the left end (a power of ten below every runtime) to its last runtime
+    or cutoff, and its value after each step.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A long runtime table.
+    utility, highlight
+        As for :func:`plot_survival`.
+    owner : str, keyword-only
+        The function named in errors.
+
+    Returns
+    -------
+    RunsLines
+        The curves, the runs, the colours and the range of runtimes.
+
+    Raises
+    ------
+    DataError
+        If ``table`` is not a valid long table.
+    UtilityError
+        If a utility cannot be read or has free parameters, or ``highlight`` names an
+        algorithm the table lacks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a"] * 4, "instance": list("ijkl"),
+    ...                      "runtime": [2.0, 8.0, 50.0, 20.0],
+    ...                      "status": ["solved", "solved", "capped", "memout"],
+    ...                      "cutoff": [100.0, 100.0, 50.0, 100.0]})
+    >>> [(x.tolist(), y.tolist()) for _, x, y in survival_lines(runs).lines]
+    [([1.0, 2.0, 8.0, 100.0], [1.0, 0.75, 0.5, 0.5])]
+    """
     runs, named, highlighted, styles = _runs_lines(table, utility, highlight, owner)
     left = _left_end(runs)
     right = left
