@@ -25,8 +25,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .plots import _GREY, _UTILITY_STYLES, _power_label, bump_chart, cactus_lines, survival_lines, \
-    _runs_figure_size
+from .plots import (_GREY, _UTILITY_STYLES, _power_label, _runs_figure_size, bump_chart,
+                    cactus_lines, survival_lines)
 
 __all__ = ["ranking_svg", "cactus_svg", "survival_svg", "text_width"]
 
