@@ -19,6 +19,7 @@ import math
 import re
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from importlib.util import find_spec
@@ -35,7 +36,8 @@ from .runs import Runs, real, validate_runs
 from .utility import Utility
 
 __all__ = ["HIGHLIGHT", "PAPER_UTILITIES", "plot_utilities", "plot_ranking", "plot_cactus", "plot_survival",
-           "survival_curve", "plot_sweep", "plot_race", "to_svg"]
+           "survival_curve", "plot_sweep", "plot_race", "to_svg", "BumpChart", "bump_chart",
+           "RunsLines", "cactus_lines", "survival_lines"]
 
 #: The paper's figure of utilities (Section 3): the seven families with kappa0 = 24.
 PAPER_UTILITIES: tuple[str, ...] = tuple(figure_spec(name) for name in FIGURE_PARAMETERS)
@@ -337,6 +339,76 @@ def _rank_columns(ranking: Any) -> list[str]:
     return columns
 
 
+@dataclass(frozen=True)
+class BumpChart:
+    """What a bump chart shows, whoever draws it (:func:`plot_ranking`, the report's SVG).
+
+    ``ranks`` has a row per algorithm (in the table's order) and a column per rule;
+    ``slots`` the row each name is written on at the first and last rule (tied algorithms
+    share a rank but not a row); ``pitch`` the inches a rank takes, ``size`` the names' font
+    size in points, ``figsize`` the figure's width and height in inches."""
+
+    rules: list[str]
+    ranks: np.ndarray
+    algorithms: list[str]
+    highlighted: list[str]
+    styles: dict[str, dict[str, Any]]
+    slots: np.ndarray
+    pitch: float
+    size: float
+    figsize: tuple[float, float]
+
+
+def bump_chart(ranking_df: Any, highlight: Any = None, owner: str = "plot_ranking") -> BumpChart:
+    """The contents of :func:`plot_ranking`'s figure, checked.
+
+    Parameters
+    ----------
+    ranking_df : pandas.DataFrame
+        The output of :func:`maxent_util.rank`, as for :func:`plot_ranking`.
+    highlight : int or sequence of str, optional
+        The algorithms drawn in colour, as for :func:`plot_ranking`.
+    owner : str
+        The function named in errors.
+
+    Returns
+    -------
+    BumpChart
+        The rules, ranks, colours, rows of the names and sizes.
+
+    Raises
+    ------
+    UtilityError
+        If the table has no rank columns, or ``highlight`` names an algorithm it lacks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"a rank": [1, 1], "b rank": [2, 1]},
+    ...                      index=pd.Index(["x", "y"], name="algorithm"))
+    >>> chart = bump_chart(table)
+    >>> chart.rules, chart.slots[:, 0].tolist(), chart.styles["x"]["color"]
+    (['a', 'b'], [1.0, 2.0], '#1f77b4')
+    """
+    columns = _rank_columns(ranking_df)
+    rules = [c[: -len(" rank")] for c in columns]
+    ranks = np.asarray(ranking_df[columns], dtype=float)
+    algorithms = [str(name) for name in ranking_df.index]
+    count = len(algorithms)
+    best_first = [algorithms[row] for row in np.argsort(ranks[:, 0], kind="stable")]
+    highlighted = _highlighted(best_first, highlight, owner)
+    # the rows get closer as algorithms are added, and the names smaller with them
+    pitch = 0.3 if count <= 20 else 0.2 if count <= 70 else 0.14  # inches a rank
+    # each name on a line of its own: tied algorithms share a rank (1, 2, 2, 4) but their names
+    # take the rows the tie leaves free (2 and 3), in the table's order
+    slots = np.empty_like(ranks)
+    for end in (0, -1):
+        slots[np.argsort(ranks[:, end], kind="stable"), end] = np.arange(1, count + 1)
+    return BumpChart(rules, ranks, algorithms, highlighted, _emphasis(algorithms, highlighted),
+                     slots, pitch, min(8.5, 72 * pitch * 0.78),
+                     (max(6.0, 1.5 * len(rules) + 4.5), max(3.5, pitch * count + 1.5)))
+
+
 def plot_ranking(ranking_df: Any, ax: Any = None, *, highlight: Any = None,
                  title: str | None = None) -> Any:
     """Bump chart of the ranks of algorithms under each rule (the paper's Figure 3).
@@ -382,24 +454,12 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, highlight: Any = None,
     >>> [label.get_text() for label in figure.axes[0].get_xticklabels()]
     ['a', 'b']
     """
-    columns = _rank_columns(ranking_df)
-    rules = [c[: -len(" rank")] for c in columns]
-    ranks = np.asarray(ranking_df[columns], dtype=float)
-    algorithms = [str(name) for name in ranking_df.index]
-    count = len(algorithms)
-    best_first = [algorithms[row] for row in np.argsort(ranks[:, 0], kind="stable")]
-    highlighted = _highlighted(best_first, highlight, "plot_ranking")
-    styles = _emphasis(algorithms, highlighted)
-    # the rows get closer as algorithms are added, and the names smaller with them
-    pitch = 0.3 if count <= 20 else 0.2 if count <= 70 else 0.14  # inches a rank
-    size = min(8.5, 72 * pitch * 0.78)  # points
-    figure, ax = _new_axes(ax, (max(6.0, 1.5 * len(rules) + 4.5), max(3.5, pitch * count + 1.5)))
+    bump = bump_chart(ranking_df, highlight)
+    rules, ranks, algorithms, count = bump.rules, bump.ranks, bump.algorithms, len(bump.algorithms)
+    highlighted, styles, pitch, size, slots = (bump.highlighted, bump.styles, bump.pitch,
+                                               bump.size, bump.slots)
+    figure, ax = _new_axes(ax, bump.figsize)
     positions = np.arange(len(rules))
-    # each name on a line of its own: tied algorithms share a rank (1, 2, 2, 4) but their names
-    # take the rows the tie leaves free (2 and 3), in the table's order
-    slots = np.empty_like(ranks)
-    for end in (0, -1):
-        slots[np.argsort(ranks[:, end], kind="stable"), end] = np.arange(1, count + 1)
     for row, name in enumerate(algorithms):
         style = styles[name]
         top = name in highlighted
@@ -430,14 +490,25 @@ def plot_ranking(ranking_df: Any, ax: Any = None, *, highlight: Any = None,
     return figure
 
 
+# matplotlib's qualitative palettes tab10 and tab20, written out so that a figure drawn without
+# matplotlib (the report's SVG) has the same colours
+_TAB10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+          "#7f7f7f", "#bcbd22", "#17becf")
+_TAB20 = ("#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
+          "#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
+          "#7f7f7f", "#c7c7c7", "#bcbd22", "#dbdb8d", "#17becf", "#9edae5")
+
+
 def _colours(count: int) -> list[Any]:
+    """Distinct colours for ``count`` lines: hex strings from a palette up to 20, else RGBA
+    tuples along matplotlib's turbo map."""
+    if count <= 20:
+        palette = _TAB10 if count <= 10 else _TAB20
+        return list(palette[:count])
+    # More highlighted algorithms than a qualitative palette holds: a continuous map.
     require_matplotlib()
     from matplotlib import colormaps
 
-    palette = colormaps["tab10" if count <= 10 else "tab20"]
-    if count <= 20:
-        return [palette(i % palette.N) for i in range(count)]
-    # More highlighted algorithms than a qualitative palette holds: a continuous map.
     return [colormaps["turbo"](x) for x in np.linspace(0.05, 0.95, count)]
 
 
@@ -584,6 +655,158 @@ def _draw_utilities(ax: Any, named: list[tuple[str, Any]], runtimes: np.ndarray,
                   title="utility", title_fontsize="small")
 
 
+@dataclass(frozen=True)
+class RunsLines:
+    """The lines of a cactus or survival figure, whoever draws them (:func:`plot_cactus` and
+    :func:`plot_survival`, the report's SVG).
+
+    ``lines`` holds ``(algorithm, x, y)`` in drawing order (a survival curve's points are
+    where it steps, drawn as steps after each); ``runs`` each algorithm's validated runs by
+    name; ``utilities`` the ``(label, utility)`` overlaid; ``start`` and ``end`` the range of
+    runtimes shown."""
+
+    lines: list[tuple[str, np.ndarray, np.ndarray]]
+    runs: list[tuple[str, Runs]]
+    highlighted: list[str]
+    styles: dict[str, dict[str, Any]]
+    utilities: list[tuple[str, Any]]
+    start: float
+    end: float
+
+    def marked(self, name: str) -> bool:
+        """Whether a cactus line gets a marker at each point: a highlighted one of few.
+
+        Parameters
+        ----------
+        name : str
+            An algorithm of :attr:`lines`.
+
+        Returns
+        -------
+        bool
+            True for a highlighted algorithm's line of at most 60 points.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> runs = pd.DataFrame({"algorithm": ["a"], "instance": ["i"], "runtime": [3.0],
+        ...                      "status": ["solved"]})
+        >>> cactus_lines(runs).marked("a")
+        True
+        """
+        x = next(x for line, x, _ in self.lines if line == name)
+        return x.size <= 60 and name in self.highlighted
+
+
+def _runs_lines(table: Any, utility: Any, highlight: Any, owner: str
+                ) -> tuple[list[tuple[str, Runs]], list[tuple[str, Any]], list[str],
+                           dict[str, dict[str, Any]]]:
+    runs = _algorithm_runs(table, owner)
+    named = _overlay(utility, owner) if utility is not None else []
+    highlighted = _highlighted([name for name, _ in sorted(runs, key=_most_solved)], highlight,
+                               owner)
+    return runs, named, highlighted, _emphasis([name for name, _ in runs], highlighted)
+
+
+def cactus_lines(table: Any, *, utility: Any = None, highlight: Any = None,
+                 owner: str = "plot_cactus") -> RunsLines:
+    """The lines of :func:`plot_cactus`: per algorithm, most solved first, the counts 1..k
+    against the sorted solved runtimes; the range 0 to the latest runtime or cutoff.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A long runtime table.
+    utility, highlight
+        As for :func:`plot_cactus`.
+    owner : str, keyword-only
+        The function named in errors.
+
+    Returns
+    -------
+    RunsLines
+        The lines, the runs, the colours and the range.
+
+    Raises
+    ------
+    DataError
+        If ``table`` is not a valid long table.
+    UtilityError
+        If a utility cannot be read or has free parameters, or ``highlight`` names an
+        algorithm the table lacks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a", "a", "b"], "instance": ["i", "j", "i"],
+    ...                      "runtime": [30.0, 5.0, 100.0],
+    ...                      "status": ["solved", "solved", "capped"], "cutoff": 100.0})
+    >>> [(name, x.tolist(), y.tolist()) for name, x, y in cactus_lines(runs).lines]
+    [('a', [1, 2], [5.0, 30.0]), ('b', [], [])]
+    """
+    runs, named, highlighted, styles = _runs_lines(table, utility, highlight, owner)
+    lines = []
+    for name, one in sorted(runs, key=_most_solved):
+        times = np.sort(one.runtimes[one.solved])
+        lines.append((name, np.arange(1, times.size + 1), times))
+    return RunsLines(lines, runs, highlighted, styles, named, 0.0,
+                     max(_last_time(one) for _, one in runs))
+
+
+def survival_lines(table: Any, *, utility: Any = None, highlight: Any = None,
+                   owner: str = "plot_survival") -> RunsLines:
+    """The curves of :func:`plot_survival`: per algorithm, in the table's order, where its
+    survival steps from the left end (a power of ten below every runtime) to its last runtime
+    or cutoff, and its value after each step.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A long runtime table.
+    utility, highlight
+        As for :func:`plot_survival`.
+    owner : str, keyword-only
+        The function named in errors.
+
+    Returns
+    -------
+    RunsLines
+        The curves, the runs, the colours and the range of runtimes.
+
+    Raises
+    ------
+    DataError
+        If ``table`` is not a valid long table.
+    UtilityError
+        If a utility cannot be read or has free parameters, or ``highlight`` names an
+        algorithm the table lacks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"algorithm": ["a"] * 4, "instance": list("ijkl"),
+    ...                      "runtime": [2.0, 8.0, 50.0, 20.0],
+    ...                      "status": ["solved", "solved", "capped", "memout"],
+    ...                      "cutoff": [100.0, 100.0, 50.0, 100.0]})
+    >>> [(x.tolist(), y.tolist()) for _, x, y in survival_lines(runs).lines]
+    [([1.0, 2.0, 8.0, 100.0], [1.0, 0.75, 0.5, 0.5])]
+    """
+    runs, named, highlighted, styles = _runs_lines(table, utility, highlight, owner)
+    left = _left_end(runs)
+    right = left
+    lines = []
+    for name, one in runs:
+        times, survival = survival_curve(one)
+        shown = times > left  # runs solved at t = 0 are in the value at the left end
+        start = float(survival[~shown][-1]) if (~shown).any() else 1.0
+        end = _last_time(one)
+        right = max(right, end)
+        x = np.concatenate([[left], times[shown], [end]])
+        y = np.concatenate([[start], survival[shown], [survival[-1] if survival.size else 1.0]])
+        lines.append((name, x, y))
+    return RunsLines(lines, runs, highlighted, styles, named, left, right)
+
+
 def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
                 log_y: bool = False, highlight: Any = None, title: str | None = None) -> Any:
     """Cactus plot: each algorithm's solved runs, sorted by runtime.
@@ -655,20 +878,16 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     owner = "plot_cactus"
     if not isinstance(log_y, (bool, np.bool_)):
         raise UtilityError(argument_message("log_y", owner, "True or False", short(log_y)))
-    runs = _algorithm_runs(table, owner)
-    named = _overlay(utility, owner) if utility is not None else []
+    cactus = cactus_lines(table, utility=utility, highlight=highlight, owner=owner)
+    runs, named, highlighted = cactus.runs, cactus.utilities, cactus.highlighted
+    styles = cactus.styles
     created = ax is None
     count = len(runs)
-    order = sorted(runs, key=_most_solved)
-    highlighted = _highlighted([name for name, _ in order], highlight, owner)
-    styles = _emphasis([name for name, _ in runs], highlighted)
     figure, ax = _new_axes(ax, _runs_figure_size(len(highlighted)))
-    for name, one in order:
-        times = np.sort(one.runtimes[one.solved])
-        ax.plot(np.arange(1, times.size + 1), times, **styles[name],
-                marker="." if times.size <= 60 and name in highlighted else None,
+    for name, x, times in cactus.lines:
+        ax.plot(x, times, **styles[name], marker="." if cactus.marked(name) else None,
                 markersize=4, label=_text(name))
-    top = max(_last_time(one) for _, one in runs)
+    top = cactus.end
     if log_y:
         _log_scale(ax, "y")
         solved = np.concatenate([one.runtimes[one.solved] for _, one in runs])
@@ -826,24 +1045,14 @@ def plot_survival(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
     ([1.0, 2.0, 8.0, 100.0], [1.0, 0.75, 0.5, 0.5])
     """
     owner = "plot_survival"
-    runs = _algorithm_runs(table, owner)
-    named = _overlay(utility, owner) if utility is not None else []
+    curves = survival_lines(table, utility=utility, highlight=highlight, owner=owner)
+    runs, named, highlighted = curves.runs, curves.utilities, curves.highlighted
+    styles = curves.styles
     created = ax is None
     count = len(runs)
-    highlighted = _highlighted([name for name, _ in sorted(runs, key=_most_solved)], highlight,
-                               owner)
-    styles = _emphasis([name for name, _ in runs], highlighted)
     figure, ax = _new_axes(ax, _runs_figure_size(len(highlighted)))
-    left = _left_end(runs)
-    right = left
-    for name, one in runs:
-        times, survival = survival_curve(one)
-        shown = times > left  # runs solved at t = 0 are in the value at the left end
-        start = float(survival[~shown][-1]) if (~shown).any() else 1.0
-        end = _last_time(one)
-        right = max(right, end)
-        x = np.concatenate([[left], times[shown], [end]])
-        y = np.concatenate([[start], survival[shown], [survival[-1] if survival.size else 1.0]])
+    left, right = curves.start, curves.end
+    for name, x, y in curves.lines:
         ax.plot(x, y, drawstyle="steps-post", **styles[name], label=_text(name))
     _log_scale(ax, "x")
     ax.set_xlim(left, right)

@@ -9,8 +9,10 @@ is allowed by its sha256 in that policy; no other script can run.
 
 Everything that comes from data (algorithm, instance and rule names, file
 names, notes, formulas) is escaped with :func:`html.escape`, or in the JSON
-block as ``\u003c`` escapes; figures are written by matplotlib's SVG writer,
-which escapes the text it draws.
+block as ``\u003c`` escapes; the bump chart, cactus and survival figures are
+written by :mod:`maxent_util.svgfigures` (no matplotlib on a page's path), the
+optional sweep figure by matplotlib's SVG writer, both escaping the text they
+draw.
 
 The page is a list of *sections*, each made by one function that receives
 the :class:`ReportData` (the table, the rules, the ranking, the provenance)
@@ -54,7 +56,7 @@ from .io.limits import compression_of, split_member
 from .io.table import NamedBytes
 from .comparison import pairwise
 from .ranking import PAR, Solved, parse_rule, rank
-from . import sweeps
+from . import svgfigures, sweeps
 from .utility import Utility
 
 __all__ = ["FORMAT_NOTES", "ReportData", "SECTIONS", "Section", "report_html", "section",
@@ -271,14 +273,15 @@ def section(id: str, title: str) -> Callable[[Callable[[ReportData], str | None]
 # pieces of HTML
 
 
-def _svg(figure: Any, prefix: str, label: str) -> str:
-    """A figure as an inline ``<svg>`` element, labelled for screen readers."""
-    text = plots.to_svg(figure, id_prefix=prefix)
-    return text.replace("<svg", f'<svg role="img" aria-label="{_e(label)}"', 1)
-
-
 def _figure(figure: Any, prefix: str, label: str, caption: str) -> str:
-    return f"<figure>{_svg(figure, prefix, label)}<figcaption>{caption}</figcaption></figure>"
+    """A matplotlib figure with its caption (its ids start with ``prefix``)."""
+    return _drawn(plots.to_svg(figure, id_prefix=prefix), label, caption)
+
+
+def _drawn(svg: str, label: str, caption: str) -> str:
+    """An ``<svg>`` element, labelled for screen readers, with its caption."""
+    svg = svg.replace("<svg", f'<svg role="img" aria-label="{_e(label)}"', 1)
+    return f"<figure>{svg}<figcaption>{caption}</figcaption></figure>"
 
 
 def _short(expr: Any) -> Any:
@@ -695,36 +698,36 @@ def _highlighted(data: ReportData) -> tuple[list[str], str]:
 @section("bump-chart", "Ranks under each rule")
 def _bump_section(data: ReportData) -> str:
     names, note = _highlighted(data)
-    figure = plots.plot_ranking(data.ranking, highlight=names)
-    return _figure(figure, "bump", "bump chart of the ranks under each rule",
-                   "Each line joins an algorithm's ranks under the rules, left to right in the "
-                   "order of the table above; rank 1 at the top. Crossing lines are algorithms "
-                   "that the rules order differently." + note)
+    return _drawn(svgfigures.ranking_svg(data.ranking, highlight=names),
+                  "bump chart of the ranks under each rule",
+                  "Each line joins an algorithm's ranks under the rules, left to right in the "
+                  "order of the table above; rank 1 at the top. Crossing lines are algorithms "
+                  "that the rules order differently." + note)
 
 
 @section("cactus", "Cactus plot")
 def _cactus_section(data: ReportData) -> str:
     names, note = _highlighted(data)
-    figure = plots.plot_cactus(data.table, highlight=names)
-    return _figure(figure, "cactus", "cactus plot of solved instances against runtime",
-                   "The SAT Competition's figure: an algorithm's k-th shortest solved runtime "
-                   "against k. Further right solves more; lower solves faster. Capped runs "
-                   "and failures are left out." + note)
+    return _drawn(svgfigures.cactus_svg(data.table, highlight=names),
+                  "cactus plot of solved instances against runtime",
+                  "The SAT Competition's figure: an algorithm's k-th shortest solved runtime "
+                  "against k. Further right solves more; lower solves faster. Capped runs "
+                  "and failures are left out." + note)
 
 
 @section("survival", "Runs still running")
 def _survival_section(data: ReportData) -> str:
     utilities = data.utilities
     names, note = _highlighted(data)
-    figure = plots.plot_survival(data.table, utility=dict(utilities) if utilities else None,
-                                 highlight=names)
+    figure = svgfigures.survival_svg(data.table, utility=dict(utilities) if utilities else None,
+                                     highlight=names)
     overlay = (" The dashed black curves (right axis) are the utilities: an algorithm "
                "scores well under a utility when its curve falls early, while u(t) is still "
                "high." if utilities else "")
-    return _figure(figure, "survival", "fraction of runs still running against runtime",
-                   "The fraction of each algorithm's runs not yet solved at time t (log axis). "
-                   "Capped runs count until their cutoff (a Kaplan-Meier estimate where "
-                   "cutoffs differ); failures count as never solved." + overlay + note)
+    return _drawn(figure, "fraction of runs still running against runtime",
+                  "The fraction of each algorithm's runs not yet solved at time t (log axis). "
+                  "Capped runs count until their cutoff (a Kaplan-Meier estimate where "
+                  "cutoffs differ); failures count as never solved." + overlay + note)
 
 
 # Above this many algorithms a rule's list of pairs shows neighbours in its ranking only
@@ -794,31 +797,45 @@ def _pairs_table(frame: pd.DataFrame, order: list[str]) -> tuple[str, str]:
 
 
 class _PairedTests:
-    """The paired tests of every rule of a page (:func:`pairwise`), made in a thread of their
-    own from the start of the page, while the figures are drawn: most of their time is numpy's
-    sorts and products, which let the drawing go on beside them on another core (the same
-    tables, from the same seed)."""
+    """The paired tests of every rule of a page (:func:`pairwise`), made from the start of the
+    page in two threads of their own, one rule at a time each, while the other sections are
+    written: most of their time is numpy's sorts and products, which let the threads and the
+    page go on side by side on the cores there are (the same tables, from the same seed: each
+    rule's tests are made as on their own)."""
+
+    # two threads: the machines reports are written on have at least two cores, and a third
+    # thread would only share them
+    WORKERS = 2
 
     def __init__(self, data: ReportData) -> None:
         self.data = data
         self._frames: dict[str, pd.DataFrame] = {}
-        self._error: BaseException | None = None
-        # a daemon: a page given up (an error elsewhere, Ctrl-C) does not wait for it
-        self._thread = threading.Thread(target=self._run, name="maxent_util paired tests",
-                                        daemon=True)
-        self._thread.start()
+        self._errors: dict[str, BaseException] = {}
+        self._done = {name: threading.Event() for name, _ in data.rules}
+        self._queue = list(data.rules)
+        self._lock = threading.Lock()
+        # daemons: a page given up (an error elsewhere, Ctrl-C) does not wait for them
+        for _ in range(min(self.WORKERS, len(self._queue))):
+            threading.Thread(target=self._run, name="maxent_util paired tests",
+                             daemon=True).start()
 
     def _run(self) -> None:
-        try:
-            for name, rule in self.data.rules:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    return
+                name, rule = self._queue.pop(0)
+            try:
                 self._frames[name] = pairwise(self.data.table, {name: rule}, **self.data.options)
-        except BaseException as error:  # raised again where the page asks for the tests
-            self._error = error
+            except BaseException as error:  # raised again where the page asks for the tests
+                self._errors[name] = error
+            finally:
+                self._done[name].set()
 
     def frame(self, name: str) -> pd.DataFrame:
-        self._thread.join()
-        if name not in self._frames and self._error is not None:
-            raise self._error
+        self._done[name].wait()
+        if name in self._errors:
+            raise self._errors[name]
         return self._frames[name]
 
 
@@ -1237,9 +1254,11 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
     format, counts, cutoff, reader notes, sha256, version, date); the
     rankings under each rule with lower and upper scores
     (:func:`~maxent_util.rank` with ``bounds=True``); the bump chart of the
-    ranks (:func:`~maxent_util.plots.plot_ranking`); the cactus plot
-    (:func:`~maxent_util.plots.plot_cactus`); the survival plot with the
-    utilities overlaid (:func:`~maxent_util.plots.plot_survival`); and each
+    ranks, the cactus plot and the survival plot with the utilities overlaid
+    (the figures of :func:`~maxent_util.plots.plot_ranking`,
+    :func:`~maxent_util.plots.plot_cactus` and
+    :func:`~maxent_util.plots.plot_survival`, written as SVG by
+    :mod:`maxent_util.svgfigures`); and each
     rule's formula, its LaTeX source and the constraints it was derived
     from.
 
@@ -1325,7 +1344,8 @@ def report_html(table: pd.DataFrame, *, rules: Mapping[str, Any] | Sequence[Any]
         If a rule is not one, as :func:`~maxent_util.rank`; for an unknown
         section id.
     MissingExtraError
-        If matplotlib (the ``plot`` extra) is missing and a figure is asked for.
+        If matplotlib (the ``plot`` extra) is missing and the sweep section is
+        asked for (the other figures are written without it).
     ExportError
         If ``title`` holds bytes UTF-8 cannot encode (a lone surrogate such as
         ``"\\udcff"``); such bytes in a file name, a label or a note are shown as

@@ -227,3 +227,59 @@ def test_the_explorer_s_columns_do_not_overlap_at_48_solvers(browser, page_of_48
     assert tab.console_messages == [] and tab.dialogs == []
     assert tab.requested == [page_of_48.resolve().as_uri()]
     tab.close()
+
+
+# Per figure: its box, its panel's frame, its legends' boxes, and every text's box, whether it
+# is in a legend and where it is anchored, as the browser draws them in its own fonts.
+_FIGURE_BOXES = """Array.from(document.querySelectorAll('figure svg'), svg => {
+  const edges = r => [r.left, r.top, r.right, r.bottom];
+  return {svg: edges(svg.getBoundingClientRect()),
+          frame: edges(svg.querySelector('.frame').getBoundingClientRect()),
+          legends: Array.from(svg.querySelectorAll('g.legend > rect'),
+                              r => edges(r.getBoundingClientRect())),
+          texts: Array.from(svg.querySelectorAll('text'), t => ({
+              box: edges(t.getBoundingClientRect()), legend: !!t.closest('g.legend'),
+              anchor: t.getAttribute('text-anchor'), size: Number(t.getAttribute('font-size'))}))};
+})"""
+
+
+def _inside(inner, outer) -> bool:
+    return (outer[0] - 0.5 <= inner[0] and outer[1] - 0.5 <= inner[1]
+            and inner[2] <= outer[2] + 0.5 and inner[3] <= outer[3] + 0.5)
+
+
+@pytest.mark.parametrize("count", [14, 48])
+def test_figures_keep_their_texts_inside_and_apart_in_the_browser(browser, tmp_path, count):
+    # the figures written without matplotlib, drawn in the browser's own fonts: long names,
+    # one of them hostile
+    table = competition(count, instances=10)
+    names = sorted(table["algorithm"].unique())
+    table["algorithm"] = table["algorithm"].map(
+        {name: f"{LONG_NAMES[i % len(LONG_NAMES)]}-{i:02d}" for i, name in enumerate(names)})
+    path = tmp_path / "figures.html"
+    path.write_text(report_html(table, rules={"uniform(500)": "uniform(500)", "PAR-2": PAR(2),
+                                              "pareto(5, 1)": "pareto(5, 1)"},
+                                date="fixed", ci=None,
+                                sections=["bump-chart", "cactus", "survival"]), encoding="utf-8")
+    tab = open_page(browser, path)
+    figures = tab.evaluate(_FIGURE_BOXES)
+    assert len(figures) == 3
+    for figure in figures:
+        assert _inside(figure["frame"], figure["svg"])
+        for text in figure["texts"]:
+            assert _inside(text["box"], figure["svg"]), text
+            if text["legend"]:
+                assert any(_inside(text["box"], legend) for legend in figure["legends"]), text
+            else:
+                assert not any(_overlap(text["box"], legend) for legend in figure["legends"])
+        for legend in figure["legends"]:
+            assert not _overlap(legend, figure["frame"])
+    # the bump chart's names, at either end, one under the other
+    names = [text for text in figures[0]["texts"] if text["size"] < 10]
+    for anchor in ("start", "end"):
+        boxes = sorted((text["box"] for text in names if text["anchor"] == anchor),
+                       key=lambda box: box[1])
+        assert len(boxes) == count
+        assert all(upper[3] <= lower[1] + 0.5 for upper, lower in zip(boxes, boxes[1:]))
+    assert tab.console_messages == [] and tab.dialogs == []
+    tab.close()
