@@ -34,6 +34,7 @@ import scipy
 from ._timing import SymbolicTimeout as _SymbolicTimeout
 from ._timing import time_limit
 from .errors import NoClosedFormError, argument_message
+from .expressions import numpy_modules
 from .problem import float_stand_ins
 from .scorer import compile_scorer, fold_float_constants
 from .symbols import kappa, t
@@ -180,7 +181,7 @@ def make_rv(distribution: Any) -> Any:
             masses = [float(cdf(float(b))) if b != sympy.oo else 1.0
                       for b in distribution.breakpoints[1:]]
             lazy["ppf"] = None if inverses is None else (
-                [sympy.lambdify(_level, inverse, "scipy") for inverse in inverses], masses)
+                [sympy.lambdify(_level, inverse, numpy_modules(inverse)) for inverse in inverses], masses)
         return lazy["ppf"]
 
     def inversion() -> Any:
@@ -243,7 +244,7 @@ def _endpoint(value: sympy.Expr, names: tuple[str, ...]) -> Any:
         return float(value)
     if value.is_Symbol:
         return value.name
-    function = sympy.lambdify([sympy.Symbol(n, positive=True) for n in names], value, "numpy")
+    function = sympy.lambdify([sympy.Symbol(n, positive=True) for n in names], value, numpy_modules(value))
     return lambda **values: function(*(values[n] for n in names))
 
 

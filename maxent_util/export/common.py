@@ -19,6 +19,7 @@ from sympy.codegen.rewriting import expm1_opt, optimize
 # the checks and the write of a file, shared with the report, live with atomic_file
 from .._output import writable, write  # noqa: F401  (the export modules import them from here)
 from ..errors import ExportError, MaxEntError, argument_message, short
+from ..expressions import numpy_modules
 from ..symbols import q
 from ..distribution import CaptimeDistribution
 from ..utility import QualityUtility, Utility, y as level
@@ -247,10 +248,10 @@ def preset_form(utility: Any, owner: str) -> tuple[Any, dict[str, float], Any]:
         levels = np.linspace(0.01, 0.99, 99)
         try:
             times = utility.inverse(levels)
-            function = sympy.lambdify(level, inverse.subs({s: v for s, v in zip(
+            at_defaults = inverse.subs({s: v for s, v in zip(
                 sorted(inverse.free_symbols - {level}, key=lambda s: s.name),
-                [defaults[s.name] for s in sorted(inverse.free_symbols - {level}, key=lambda s: s.name)])}),
-                modules=["scipy", "numpy"])
+                [defaults[s.name] for s in sorted(inverse.free_symbols - {level}, key=lambda s: s.name)])})
+            function = sympy.lambdify(level, at_defaults, modules=numpy_modules(at_defaults))
             with np.errstate(all="ignore"):
                 found = np.broadcast_to(np.asarray(function(levels), dtype=float), levels.shape)
             if not np.allclose(found, times, rtol=1e-9):

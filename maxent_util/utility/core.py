@@ -24,7 +24,7 @@ import scipy
 
 from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
-from ..expressions import as_expression
+from ..expressions import as_expression, numpy_modules
 from ..problem import kept_by_srepr, number_stand_ins
 from ..scorer import compile_scorer
 from ..symbols import kappa, q, t
@@ -501,7 +501,7 @@ class Utility(Immutable):
 
     def _inverse_closed_form(self, levels: np.ndarray) -> np.ndarray:
         if self._inverse_function is None:
-            self._inverse_function = sympy.lambdify(y, self.inverse_expr, modules=["scipy", "numpy"])
+            self._inverse_function = sympy.lambdify(y, self.inverse_expr, modules=numpy_modules(self.inverse_expr))
         with np.errstate(all="ignore"):
             return np.broadcast_to(np.asarray(self._inverse_function(levels), dtype=float),
                                    levels.shape).copy()

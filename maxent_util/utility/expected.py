@@ -20,6 +20,7 @@ import scipy
 
 from .._timing import check_timeout as _check_timeout
 from ..errors import NoClosedFormError, UtilityError, argument_message
+from ..expressions import numpy_modules
 from ..symbols import kappa, t
 from .core import Utility, as_function, expression, support_pair
 from .pieces import SOLVE_SECONDS, SYMBOLIC_SECONDS, is_zero, try_symbolic
@@ -104,8 +105,8 @@ class ExpectedUtility(Utility):
     def _quadrature(self, runtimes: Any) -> Any:
         if self._quadrature_functions is None:
             lower, upper = (float(bound) for bound in self.captime_support)
-            per_captime = sympy.lambdify((t, kappa), self.per_captime, modules=["scipy", "numpy"])
-            pdf = sympy.lambdify(kappa, self.captime_pdf, modules=["scipy", "numpy"])
+            per_captime = sympy.lambdify((t, kappa), self.per_captime, modules=numpy_modules(self.per_captime))
+            pdf = sympy.lambdify(kappa, self.captime_pdf, modules=numpy_modules(self.captime_pdf))
             self._quadrature_functions = (lower, upper, per_captime, pdf)
         lower, upper, per_captime, pdf = self._quadrature_functions
         times = np.asarray(runtimes, dtype=float)

@@ -20,6 +20,7 @@ from .._immutable import Immutable
 from .._timing import Deadline, SymbolicTimeout, run_bounded
 from ..constraints import provably
 from ..errors import MaxEntError, UtilityError, argument_message, short
+from ..expressions import numpy_modules
 from ..symbols import kappa, t
 from .core import Utility, as_function, as_parameter, captime_parameter, require, support_pair
 from .expected import ExpectedUtility, expected_utility
@@ -48,7 +49,7 @@ def _known_captime(kappa0: sympy.Expr, numerator: sympy.Expr, denominator: sympy
     if end is not None and not (numerator.free_symbols | denominator.free_symbols) - {t}:
         grid = end * np.concatenate([np.linspace(0, 1, 1001, endpoint=False),
                                      1 - np.logspace(-12, -3, 10)])
-        ratio = sympy.lambdify(t, numerator / denominator, modules=["scipy", "numpy"])
+        ratio = sympy.lambdify(t, numerator / denominator, modules=numpy_modules(numerator / denominator))
         with np.errstate(all="ignore"):
             p = np.broadcast_to(np.asarray(ratio(grid), dtype=float), grid.shape)
         failing = np.flatnonzero(~(p >= -1e-12))
@@ -313,7 +314,7 @@ def _density_problem(pdf: sympy.Expr, lower: sympy.Expr, upper: sympy.Expr) -> t
     grid = np.unique(np.concatenate([np.linspace(low, finite_high, 2001),
                                      np.geomspace(max(low, 1e-12), max(finite_high, 1e-12), 2001)]))
     grid = grid[(grid >= low) & (grid <= finite_high)]
-    density = sympy.lambdify(kappa, pdf, modules=["scipy", "numpy"])
+    density = sympy.lambdify(kappa, pdf, modules=numpy_modules(pdf))
     with np.errstate(all="ignore"):
         values = np.broadcast_to(np.asarray(density(grid), dtype=float), grid.shape)
     negative = np.flatnonzero(values < 0)
