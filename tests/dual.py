@@ -403,8 +403,18 @@ def _project(problem: Problem, lam: np.ndarray) -> np.ndarray:
     return lam
 
 
+#: a KKT residual below this is accepted once a step no longer lowers the dual by more than its
+#: rounding (solve's default tolerance)
+NOISE_FLOOR = 1e-9
+
+
 def _inner(problem: Problem, mu: float, tolerance: float = 1e-11, iterations: int = 300) -> Law:
-    """Minimise the dual over the multipliers (mu fixed) by projected, damped Newton."""
+    """Minimise the dual over the multipliers (mu fixed) by projected, damped Newton.
+
+    It stops at ``tolerance``, or below :data:`NOISE_FLOOR` once steps only move within the
+    quadrature's rounding: on a narrow log-normal (features of size 400 in y, cancelling) the
+    residual stays near 1e-10 and the line search otherwise took 6,500 evaluations of Z
+    (19 s) after Newton had converged in 16."""
     lam = _start(problem)
     if lam is None:
         raise NoLaw("no multipliers make the density integrable (the set is not normalisable)")
@@ -466,7 +476,11 @@ def _inner(problem: Problem, mu: float, tolerance: float = 1e-11, iterations: in
                 break
         if not accepted:
             break
+        stalled = f0 - f1 <= 1e-13 * max(1.0, abs(f0))
         lam, f0, state = trial, f1, s1
+        if stalled and residual < NOISE_FLOOR:
+            converged = True
+            break
         if np.abs(lam).max() > 1e4 or f0 < -1e3:
             raise NoLaw("the dual is unbounded below (the constraints cannot all hold)")
     log_z, m, cov, below = state
