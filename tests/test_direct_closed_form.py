@@ -84,7 +84,10 @@ def test_written_law_is_the_full_derivations_law(constraints):
 
 @st.composite
 def written_sets(draw):
-    value = R(draw(st.integers(5, 95)), 100)
+    # not 1/2: Support(0, 10), Mean(5) is the uniform law, whose multiplier 0 the writer leaves to
+    # the full route by design, to be recognised exactly (direct.py's _near_small_fraction;
+    # tests/test_derive_trust.py checks that law)
+    value = R(draw(st.integers(5, 95).filter(lambda n: n != 50)), 100)
     kind = draw(st.sampled_from(["bounded mean", "bounded log moment", "log-normal", "truncated normal", "gamma",
                                  "power on (0, b]", "half-normal", "squared log deviation"]))
     if kind == "bounded mean":

@@ -72,10 +72,16 @@ def _simplest(expr: sympy.Expr) -> sympy.Expr:
 
 
 def _paper_form_of(expr: sympy.Expr) -> sympy.Expr:
-    """:func:`_paper_form` of ``expr`` with its powers combined, or ``expr`` where that fails or
-    grows its numbers."""
+    """:func:`_paper_form` of ``expr`` with its powers combined and its products multiplied out
+    where that is shorter (t**a*(c/t**a + d) is c + d*t**a: left as it was, its limits took
+    sympy seconds and a gamma law's scorer lost its value at 0), or ``expr`` where that fails
+    or grows its numbers."""
     try:
-        simplest = _paper_form(sympy.powsimp(expr, force=False))
+        combined = sympy.powsimp(expr, force=False)
+        expanded = sympy.powsimp(sympy.expand_mul(combined), force=False)
+        if sympy.count_ops(expanded) < sympy.count_ops(combined):
+            combined = expanded
+        simplest = _paper_form(combined)
     except Exception:  # cosmetic, as in _simplest
         return expr
     return expr if grew(simplest, expr) else simplest
