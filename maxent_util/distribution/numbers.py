@@ -135,11 +135,8 @@ def _double_precision_sf(numeric: Any) -> Any:
     def survival(runtimes: Any) -> Any:
         out = numeric.sf(np.asarray(runtimes, dtype=float))
         return float(out) if np.ndim(out) == 0 else out
-    # runtimes a call may take at once: where every segment's tails are written out a runtime
-    # costs a few floats, not the quadrature's twenty nodes (None: the scorer's default)
-    survival.block = _WRITTEN_BLOCK if numeric._written_segments().all() else None
+    # runtimes a call may take at once: where every segment's tails are written out, any number
+    # (the law streams over them in blocks of its own, straight into its output); else the
+    # quadrature's twenty nodes a runtime bound it (None: the scorer's default)
+    survival.block = math.inf if numeric._written_segments().all() else None
     return survival
-
-
-#: runtimes valued at a time where a law's tails are written out (a few MB of temporaries)
-_WRITTEN_BLOCK = 1 << 16
