@@ -236,3 +236,24 @@ def test_a_share_in_place_is_the_segment_integral(c1, lo, width, beyond):
         # from the part's lower end whatever the slope (the kernel starts from the larger end)
         exact = b - a if c1 == 0 else mpmath.exp(c * (a - m)) * mpmath.expm1(c * (b - a)) / c
     assert float(mine[0]) == pytest.approx(float(exact), rel=1e-13, abs=1e-300)
+
+
+def test_a_written_survival_function_is_checked_against_mpmath_before_it_scores(monkeypatch):
+    """A law's written tails are compared with mpmath (its own masses, each segment's share in
+    closed form) before a scorer values anything with them: a wrong share is refused."""
+    from maxent_util.errors import MaxEntError
+    from maxent_util.scorer import compile_scorer
+
+    good = mu.derive(Support(0, 3600), Mean(1000)).utility()
+    assert compile_scorer(good).route == "the law's survival function"
+    share = fast_module._exponential_share
+
+    def off_by_a_millionth(c1, width, offset):
+        value = share(c1, width, offset)
+        value *= 1 + 1e-6  # in place, as the share is
+        return value
+
+    monkeypatch.setattr(fast_module, "_exponential_share", off_by_a_millionth)
+    wrong = mu.derive(Support(0, 3600), Mean(1100)).utility()  # a fresh law: not yet checked
+    with pytest.raises(MaxEntError, match="mpmath at 30 digits"):
+        compile_scorer(wrong)
