@@ -228,8 +228,8 @@ def test_a_share_in_place_is_the_segment_integral(c1, lo, width, beyond):
     larger = hi if c1 > 0 else lo
     top = larger + beyond if c1 > 0 else larger - beyond
     expected = _exponential_integral(np.array([c1]), np.array([lo]), np.array([hi]), np.array([top]))
-    offset = None if beyond == 0 or c1 == 0 else np.array([larger - top])
-    mine = _exponential_share(c1, np.array([hi - lo]), offset)
+    exponent = None if beyond == 0 or c1 == 0 else np.array([c1 * (larger - top)])
+    mine = _exponential_share(c1, np.array([hi - lo]), exponent)
     np.testing.assert_array_max_ulp(mine, expected, maxulp=1)
     with mpmath.workdps(30):
         c, a, b, m = (mpmath.mpf(v) for v in (c1, lo, hi, top))

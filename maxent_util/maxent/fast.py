@@ -889,25 +889,24 @@ def _exponential_integral(c1: np.ndarray, lo: np.ndarray, hi: np.ndarray, top: n
     return np.where(width > 0, value, 0.0)
 
 
-def _exponential_share(c1: float, width: np.ndarray, offset: np.ndarray | None) -> np.ndarray:
+def _exponential_share(c1: float, width: np.ndarray, exponent: np.ndarray | None) -> np.ndarray:
     """:func:`_exponential_integral` of one segment in place, for runtimes: ``width`` (each
-    runtime's part of the segment, hi - lo, at least 0) becomes exp(c1 offset) times
-    (1 - exp(-|c1| width)) / |c1| (the width where c1 is 0), ``offset`` the distance from the
-    segment's top to the runtime's end of its part where that end is the larger (None where the
-    larger end is the segment's top itself: exp(0) = 1, so the product is skipped). The same
-    operations on the same numbers as :func:`_exponential_integral` (a negation moved from the
-    numerator to the divisor, and a product's factors swapped: both exact), so the same bits;
-    ``offset`` is overwritten too."""
+    runtime's part of the segment, hi - lo, at least 0) becomes exp(exponent) times
+    (1 - exp(-|c1| width)) / |c1| (the width where c1 is 0), ``exponent`` c1 times the distance
+    from the segment's top to the part's end where the density is largest (None where that end
+    is the top itself: exp(0) = 1, so the product is skipped). The same operations on the same
+    numbers as :func:`_exponential_integral` (a negation moved from the numerator to the
+    divisor, and a product's factors swapped: both exact), so the same bits; ``exponent`` is
+    overwritten too."""
     if c1 == 0:
         return width
     slope = abs(c1)
     np.multiply(width, -slope, out=width)
     np.expm1(width, out=width)
     np.divide(width, -slope, out=width)  # -expm1(...) / |c1|: the sign of a quotient is exact
-    if offset is not None:
-        np.multiply(offset, c1, out=offset)
-        np.exp(offset, out=offset)
-        np.multiply(offset, width, out=width)
+    if exponent is not None:
+        np.exp(exponent, out=exponent)
+        np.multiply(exponent, width, out=width)
     return width
 
 
@@ -1023,12 +1022,16 @@ class NumericLaw:
         u = np.log(x, out=scratch) if in_log else x
         # the part of the segment on x's side: [u, high] above, [low, u] below
         width = np.subtract(high, u, out=out) if upper_tail else np.subtract(u, low, out=out)
-        if in_log:  # log() may round a captime just inside the segment onto (or past) its end
+        if in_log or (upper_tail and math.isfinite(high)):
+            # log() may round a captime just inside the segment onto (or past) its end; and
+            # above a finite end S is then 0 with no repair (a part of width 0, nothing beyond)
             np.maximum(width, 0.0, out=width)
-        # the part's end where the density is largest is u itself where c1 slopes away from u
-        # (down above u, up below it), else the segment's top
-        offset = np.subtract(u, top, out=scratch) if (c1 < 0 if upper_tail else c1 > 0) else None
-        _exponential_share(c1, width, offset)
+        exponent = None
+        if c1 < 0 if upper_tail else c1 > 0:
+            # the part's end where the density is largest is u itself (the density falls away
+            # from u on x's side), else the segment's top; u - 0.0 is u, bit for bit
+            exponent = np.multiply(np.subtract(u, top, out=scratch) if top else u, c1, out=scratch)
+        _exponential_share(c1, width, exponent)
         np.multiply(width, ratio, out=width)
         if beyond != 0.0:  # the share is never -0.0, so adding +0.0 would change no bit
             np.add(width, beyond, out=width)
@@ -1063,9 +1066,15 @@ class NumericLaw:
                     out[where] = part[:where.size]
         np.clip(out, 0.0, 1.0, out=out)
         low, high = self.support
-        for end, value in ((x <= low, 1.0 if upper_tail else 0.0), (x >= high, 0.0 if upper_tail else 1.0)):
-            if end.any():
-                out[end] = value
+        # S = 1 at and below the support's start and 0 at and past its end (F the other way
+        # round); the smallest runtime says whether any lies at the start (NaN: look)
+        if not x.min() > low:
+            below = x <= low
+            out[below] = 1.0 if upper_tail else 0.0
+        if not upper_tail or not math.isfinite(high):  # else 0 already, see _exponential_tail
+            above = x >= high
+            if above.any():
+                out[above] = 0.0 if upper_tail else 1.0
 
     def _u_ends(self, segment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ends of segments in their u (kappa, or log(kappa) where the density is a power)."""
