@@ -131,6 +131,10 @@ def _disagreements(law: Any) -> dict[str, str]:
     return found
 
 
+#: digits of the mpmath evaluation a law's written-out survival function is checked against
+_REFERENCE_DIGITS = 30
+
+
 def _written_share(numeric: Any, segment: int, x: float) -> Any:
     """S at a captime ``x`` inside ``segment`` of a law whose tails there are written out, in
     mpmath at :data:`_REFERENCE_DIGITS` digits: the law's own masses and c1, and the integral of
@@ -154,9 +158,6 @@ def _written_share(numeric: Any, segment: int, x: float) -> Any:
     low, high = u(ends[segment]), u(ends[segment + 1])
     share = integral(u(x), high) / integral(low, high)
     return mpmath.mpf(float(numeric._segment_after[segment])) + mpmath.mpf(float(numeric._segment_mass[segment])) * share
-
-
-_REFERENCE_DIGITS = 30
 
 
 def _check_written(numeric: Any, survival: Any) -> None:
