@@ -13,6 +13,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import maxent_util.maxent.fast as fast_module
 import maxent_util.scorer as scorer_module
 from maxent_util.scorer import _OuterUfunc, _select, _select_over, compile_scorer
 from maxent_util.symbols import t
@@ -138,12 +139,14 @@ def test_a_law_valued_by_itself_is_evaluated_in_blocks(fast_route_law, runtimes,
     scorer = compile_scorer(utility)
     assert scorer.route == "the law's survival function"
     x = np.array(runtimes)
-    saved = scorer_module._LAW_BLOCK
-    scorer_module._LAW_BLOCK = block  # many blocks, of a length that divides nothing
+    # many blocks, of a length that divides nothing: the scorer's (a law valued by quadrature)
+    # and the law's own (its tails written out, evaluated in place block by block)
+    saved = scorer_module._LAW_BLOCK, fast_module._TAIL_BLOCK
+    scorer_module._LAW_BLOCK = fast_module._TAIL_BLOCK = block
     try:
         values = scorer(x.reshape(1, -1))
     finally:
-        scorer_module._LAW_BLOCK = saved
+        scorer_module._LAW_BLOCK, fast_module._TAIL_BLOCK = saved
     assert values.shape == (1, x.size)
     values = values.ravel()
     # the law's survival function on all runtimes at once (the route before blocks): every

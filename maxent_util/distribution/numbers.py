@@ -12,6 +12,7 @@ import mpmath
 import numpy as np
 import sympy
 
+from .._reference import agree
 from ..errors import MaxEntError
 from ..scorer import compile_scorer
 from ..symbols import kappa, t
@@ -130,16 +131,71 @@ def _disagreements(law: Any) -> dict[str, str]:
     return found
 
 
+#: digits of the mpmath evaluation a law's written-out survival function is checked against
+_REFERENCE_DIGITS = 30
+
+
+def _written_share(numeric: Any, segment: int, x: float) -> Any:
+    """S at a captime ``x`` inside ``segment`` of a law whose tails there are written out, in
+    mpmath at :data:`_REFERENCE_DIGITS` digits: the law's own masses and c1, and the integral of
+    exp(c1 u) over [u, end] over its integral over the segment in closed form,
+    exp(c1 a) expm1(c1 (b - a)) / c1 from the part's lower end a (the double-precision route
+    starts from the end where the density is largest, and divides in another order)."""
+    ends = numeric.problem.ends
+    c1 = mpmath.mpf(float(numeric._c1[segment]))
+
+    def u(value: Any) -> Any:
+        value = mpmath.mpf(float(value))
+        return mpmath.log(value) if numeric._in_log[segment] else value
+
+    def integral(a: Any, b: Any) -> Any:
+        if c1 == 0:
+            return b - a
+        if not mpmath.isfinite(a):  # u = log(kappa) from kappa = 0, where the density's c1 > 0
+            return mpmath.exp(c1 * b) / c1
+        return mpmath.exp(c1 * a) * (mpmath.expm1(c1 * (b - a)) if mpmath.isfinite(b) else -1) / c1
+
+    low, high = u(ends[segment]), u(ends[segment + 1])
+    share = integral(u(x), high) / integral(low, high)
+    return mpmath.mpf(float(numeric._segment_after[segment])) + mpmath.mpf(float(numeric._segment_mass[segment])) * share
+
+
+def _check_written(numeric: Any, survival: Any) -> None:
+    """Before a law's written-out survival function values anything: at its check points and
+    beside the ends of its segments, against :func:`_written_share` in mpmath (the scorer's
+    agreement, 1e-9), in [0, 1] and non-increasing; once a law. Raises MaxEntError."""
+    if numeric.__dict__.get("_survival_checked"):
+        return
+    low, high = (float(end) for end in numeric.support)
+    ends = [float(end) for end in numeric.problem.ends if math.isfinite(end) and end > 0]
+    points = np.unique(np.concatenate([_check_points(numeric), [end * f for end in ends for f in (1 - 1e-6, 1 + 1e-6)]]))
+    points = points[(points > low) & (points < high)]
+    values = np.asarray(survival(points), dtype=float)
+    segments = np.clip(np.searchsorted(numeric.problem.ends, points, side="right") - 1,
+                       0, len(numeric.problem.start) - 1)
+    with mpmath.workdps(_REFERENCE_DIGITS):
+        reference = np.array([float(_written_share(numeric, int(s), float(x))) for s, x in zip(segments, points)])
+    good = agree(values, reference) & (values >= 0) & (values <= 1)
+    good[1:] &= np.diff(values) <= 1e-15  # S does not rise (beyond rounding)
+    if not good.all():
+        i = int(np.flatnonzero(~good)[0])
+        raise MaxEntError(f"the law's survival function gives {values[i]!r} at t = {points[i]!r}, but mpmath at "
+                          f"{_REFERENCE_DIGITS} digits gives {reference[i]!r} (or the values are not in [0, 1] "
+                          "and falling). Suggestion: report it with this message.")
+    numeric.__dict__["_survival_checked"] = True
+
+
 def _double_precision_sf(numeric: Any) -> Any:
-    """S(t) of float runtimes from a double-precision law: a float for a scalar."""
+    """S(t) of float runtimes from a double-precision law: a float for a scalar. Where its tails
+    are written out, checked against mpmath once before it is handed out (:func:`_check_written`)."""
     def survival(runtimes: Any) -> Any:
         out = numeric.sf(np.asarray(runtimes, dtype=float))
         return float(out) if np.ndim(out) == 0 else out
-    # runtimes a call may take at once: where every segment's tails are written out a runtime
-    # costs a few floats, not the quadrature's twenty nodes (None: the scorer's default)
-    survival.block = _WRITTEN_BLOCK if numeric._written_segments().all() else None
+    written = numeric._written_segments().all()
+    if written:
+        _check_written(numeric, survival)
+    # runtimes a call may take at once: where every segment's tails are written out, any number
+    # (the law streams over them in blocks of its own, straight into its output); else the
+    # quadrature's twenty nodes a runtime bound it (None: the scorer's default)
+    survival.block = math.inf if written else None
     return survival
-
-
-#: runtimes valued at a time where a law's tails are written out (a few MB of temporaries)
-_WRITTEN_BLOCK = 1 << 16

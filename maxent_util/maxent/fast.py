@@ -873,20 +873,15 @@ class FastProblem:
 # the law
 
 
-def _exponential_integral(c1: Any, lo: Any, hi: Any, top: Any) -> Any:
+def _exponential_integral(c1: np.ndarray, lo: np.ndarray, hi: np.ndarray, top: np.ndarray) -> np.ndarray:
     """The integral of exp(c1 (u - top)) over [lo, hi] (0 where hi <= lo), ``top`` the end of
     the segment where the density is largest: exp at the end of [lo, hi] where it is largest,
     times (1 - exp(-|c1| width)) / |c1| (the width where c1 is 0). No exponent is positive, and
     a far tail keeps its relative precision (the distance to ``top`` is a difference of nearby
-    numbers, not of large exponents). Arrays, or numbers for one segment (``c1`` and ``top``)."""
+    numbers, not of large exponents). Arrays of segments (the masses of a law's segments); a
+    runtime's share of its segment is the same formula in place, :func:`_exponential_share`."""
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
         width = np.subtract(hi, lo)
-        if np.ndim(c1) == 0:  # one segment: its branch chosen once
-            c1 = float(c1)
-            if c1 == 0:
-                return np.where(width > 0, width, 0.0)
-            peak = np.exp(c1 * np.subtract(hi if c1 > 0 else lo, top))
-            return np.where(width > 0, peak * (-np.expm1(-abs(c1) * width) / abs(c1)), 0.0)
         c1 = np.asarray(c1, dtype=float)
         peak = np.exp(np.where(c1 == 0, 0.0, c1 * (np.where(c1 > 0, hi, lo) - top)))
         slope = np.abs(c1)
@@ -894,10 +889,35 @@ def _exponential_integral(c1: Any, lo: Any, hi: Any, top: Any) -> Any:
     return np.where(width > 0, value, 0.0)
 
 
+def _exponential_share(c1: float, width: np.ndarray, exponent: np.ndarray | None) -> np.ndarray:
+    """:func:`_exponential_integral` of one segment in place, for runtimes: ``width`` (each
+    runtime's part of the segment, hi - lo, at least 0) becomes exp(exponent) times
+    (1 - exp(-|c1| width)) / |c1| (the width where c1 is 0), ``exponent`` c1 times the distance
+    from the segment's top to the part's end where the density is largest (None where that end
+    is the top itself: exp(0) = 1, so the product is skipped). The same operations on the same
+    numbers as :func:`_exponential_integral` (a negation moved from the numerator to the
+    divisor, and a product's factors swapped: both exact), so the same bits; ``exponent`` is
+    overwritten too."""
+    if c1 == 0:
+        return width
+    slope = abs(c1)
+    np.multiply(width, -slope, out=width)
+    np.expm1(width, out=width)
+    np.divide(width, -slope, out=width)  # -expm1(...) / |c1|: the sign of a quotient is exact
+    if exponent is not None:
+        np.exp(exponent, out=exponent)
+        np.multiply(exponent, width, out=width)
+    return width
+
+
 def _before_and_after(mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The mass of the parts before each part, and after it."""
     return (np.concatenate([[0.0], np.cumsum(mass)[:-1]]),
             np.concatenate([np.cumsum(mass[::-1])[::-1][1:], [0.0]]))
+
+
+#: captimes a written-out tail is evaluated on at a time (its two temporaries stay in cache)
+_TAIL_BLOCK = 1 << 15
 
 
 class NumericLaw:
@@ -972,23 +992,89 @@ class NumericLaw:
         self._segment_mass = np.bincount(self._segment, weights=self._mass, minlength=len(problem.start))
         self._segment_before, self._segment_after = _before_and_after(self._segment_mass)
 
-    def _exponential_tail(self, segment: Any, x: np.ndarray, upper_tail: bool) -> np.ndarray:
-        """P(kappa > x) (or P(kappa <= x)) for captimes inside segments where the density is
-        exp(c0 + c1 u): the mass of the segments beyond, plus the share of x's segment on its
-        side (the integral of exp(c1 u) over that part over its integral over the segment, so
-        that both tails sum to the panels' masses; c0 cancels). ``segment``: one segment's
-        index, or each captime's."""
-        in_log = self._in_log[segment]
-        low, high = self._u_ends(segment)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if np.ndim(segment) == 0:
-                u = np.log(x) if in_log else x
+    def _segment_tails(self, upper_tail: bool) -> list[tuple[bool, float, float, float, float, float, float]]:
+        """For each segment, what a runtime's tail in it needs (read once a law and tail): whether
+        u is log(kappa), the segment's ends and top in u, c1, the ratio of the segment's mass to
+        its written integral, and the mass of the segments beyond it on that side."""
+        key = "_upper_tails" if upper_tail else "_lower_tails"
+        found = self.__dict__.get(key)
+        if found is None:
+            self._written_segments()
+            every = np.arange(len(self.problem.start))
+            low, high = self._u_ends(every)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = self._segment_mass / self._written_mass
+            beyond = self._segment_after if upper_tail else self._segment_before
+            found = [(bool(self._in_log[s]), float(low[s]), float(high[s]), float(self._c1[s]),
+                      float(self._top[s]), float(ratio[s]), float(beyond[s])) for s in every]
+            self.__dict__[key] = found
+        return found
+
+    def _exponential_tail(self, segment: int, x: np.ndarray, upper_tail: bool, out: np.ndarray,
+                          scratch: np.ndarray) -> None:
+        """P(kappa > x) (or P(kappa <= x)) into ``out`` for captimes ``x`` in one segment where
+        the density is exp(c0 + c1 u): the mass of the segments beyond, plus the share of the
+        segment on x's side (the integral of exp(c1 u) over that part over its integral over the
+        segment, so that both tails sum to the panels' masses; c0 cancels). ``scratch``: a
+        buffer of x's size. Not clipped to [0, 1], and x outside the segment is not repaired:
+        :meth:`_written_tail` does both."""
+        in_log, low, high, c1, top, ratio, beyond = self._segment_tails(upper_tail)[segment]
+        u = np.log(x, out=scratch) if in_log else x
+        # the part of the segment on x's side: [u, high] above, [low, u] below
+        width = np.subtract(high, u, out=out) if upper_tail else np.subtract(u, low, out=out)
+        if in_log or (upper_tail and math.isfinite(high)):
+            # log() may round a captime just inside the segment onto (or past) its end; and
+            # above a finite end S is then 0 with no repair (a part of width 0, nothing beyond)
+            np.maximum(width, 0.0, out=width)
+        exponent = None
+        if c1 < 0 if upper_tail else c1 > 0:
+            # the part's end where the density is largest is u itself (the density falls away
+            # from u on x's side), else the segment's top; u - 0.0 is u, bit for bit
+            exponent = np.multiply(np.subtract(u, top, out=scratch) if top else u, c1, out=scratch)
+        _exponential_share(c1, width, exponent)
+        np.multiply(width, ratio, out=width)
+        if beyond != 0.0:  # the share is never -0.0, so adding +0.0 would change no bit
+            np.add(width, beyond, out=width)
+
+    def _written_tails(self, x: np.ndarray, upper_tail: bool, out: np.ndarray) -> np.ndarray:
+        """:meth:`_written_tail` of a flat array of captimes into ``out``, in blocks that keep
+        the few temporaries in cache; returns ``out``."""
+        # log(0), 0 * inf and the like at runtimes outside the support, repaired after the formula
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            for start in range(0, x.size, _TAIL_BLOCK):
+                self._written_tail(x[start:start + _TAIL_BLOCK], upper_tail, out[start:start + _TAIL_BLOCK])
+        return out
+
+    def _written_tail(self, x: np.ndarray, upper_tail: bool, out: np.ndarray) -> None:
+        """P(kappa > x) (or P(kappa <= x)) into ``out`` for a block of captimes, every segment
+        written out: each segment's captimes by :meth:`_exponential_tail`, clipped to [0, 1], then
+        1 and 0 at and beyond the ends of the support (NaN stays NaN)."""
+        scratch = np.empty(x.shape)
+        count = len(self.problem.start)
+        if count == 1:
+            self._exponential_tail(0, x, upper_tail, out, scratch)
+        else:
+            segment = np.searchsorted(self.problem.ends[1:-1], x, side="right")
+            present = np.flatnonzero(np.bincount(segment, minlength=count))
+            if len(present) == 1:
+                self._exponential_tail(int(present[0]), x, upper_tail, out, scratch)
             else:
-                u = np.where(in_log, np.log(x), x)
-        lo, hi = (u, high) if upper_tail else (low, u)
-        part = _exponential_integral(self._c1[segment], lo, hi, self._top[segment])
-        beyond = (self._segment_after if upper_tail else self._segment_before)[segment]
-        return beyond + part * (self._segment_mass[segment] / self._written_mass[segment])
+                part = np.empty(x.shape)
+                for s in present:
+                    where = np.flatnonzero(segment == s)
+                    self._exponential_tail(int(s), x[where], upper_tail, part[:where.size], scratch[:where.size])
+                    out[where] = part[:where.size]
+        np.clip(out, 0.0, 1.0, out=out)
+        low, high = self.support
+        # S = 1 at and below the support's start and 0 at and past its end (F the other way
+        # round); the smallest runtime says whether any lies at the start (NaN: look)
+        if not x.min() > low:
+            below = x <= low
+            out[below] = 1.0 if upper_tail else 0.0
+        if not upper_tail or not math.isfinite(high):  # else 0 already, see _exponential_tail
+            above = x >= high
+            if above.any():
+                out[above] = 0.0 if upper_tail else 1.0
 
     def _u_ends(self, segment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ends of segments in their u (kappa, or log(kappa) where the density is a power)."""
@@ -1069,6 +1155,12 @@ class NumericLaw:
         x = np.asarray(x, dtype=float)
         flat = x.ravel()
         out = np.empty(flat.shape)
+        if flat.size == 0:
+            return out.reshape(x.shape)
+        by_segment = self._written_segments()
+        if by_segment.all():
+            self._written_tails(flat, upper_tail, out)
+            return out.reshape(x.shape)
         low, high = self.support
         below = flat <= low
         above = flat >= high
@@ -1078,20 +1170,15 @@ class NumericLaw:
         out[above] = 0.0 if upper_tail else 1.0
         out[nan] = np.nan
         if inner.any():
-            by_segment = self._written_segments()
             x_inner = flat[inner]
-            segment = 0 if len(self.problem.start) == 1 else np.clip(  # one segment: no look-up
-                np.searchsorted(self.problem.ends, x_inner, side="right") - 1, 0, len(self.problem.start) - 1)
-            if by_segment.all():
-                values = self._exponential_tail(segment, x_inner, upper_tail)
-            else:
-                segment = np.broadcast_to(segment, x_inner.shape)
-                written = by_segment[segment]
-                values = np.empty(x_inner.shape)
-                if written.any():
-                    values[written] = self._exponential_tail(segment[written], x_inner[written], upper_tail)
-                values[~written] = self._partial(x_inner[~written], upper_tail)
-            out[inner] = np.clip(values, 0.0, 1.0)
+            segment = np.clip(np.searchsorted(self.problem.ends, x_inner, side="right") - 1,
+                              0, len(self.problem.start) - 1)
+            written = by_segment[segment]
+            values = np.empty(x_inner.shape)
+            if written.any():
+                values[written] = self._written_tails(x_inner[written], upper_tail, np.empty(int(written.sum())))
+            values[~written] = np.clip(self._partial(x_inner[~written], upper_tail), 0.0, 1.0)
+            out[inner] = values
         return out.reshape(x.shape)
 
     def cdf(self, x: Any) -> np.ndarray:
