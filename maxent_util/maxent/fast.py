@@ -97,21 +97,31 @@ class _Feature:
     sign: int = 0
 
     def __call__(self, k: np.ndarray, logk: np.ndarray) -> np.ndarray:
-        out = np.full(np.shape(k), self.e)
+        # the terms added in a fixed order, from the first present one (adding them to a zero
+        # start gave the same numbers, one array operation dearer)
+        out = None if self.e == 0 else np.full(np.shape(k), self.e)
         if self.a:
-            out = out + self.a * k
+            out = self.a * k if out is None else out + self.a * k
         if self.a2:
-            out = out + self.a2 * k * k
+            out = self.a2 * k * k if out is None else out + self.a2 * k * k
         if self.b or self.d:
             shifted = logk - self.c
-            out = out + self.b * shifted + self.d * shifted * shifted
+            out = self.b * shifted if out is None else out + self.b * shifted
+            out = out + self.d * shifted * shifted
         if self.extra is not None:
-            out = out + self.extra(k)
-        return out
+            out = self.extra(k) if out is None else out + self.extra(k)
+        return np.zeros(np.shape(k)) if out is None else out
+
+    @property
+    def logarithmic(self) -> bool:
+        """Whether g reads log(kappa)."""
+        return bool(self.b or self.d)
 
 
 def _number(value: Any) -> float | None:
     """A finite float of a sympy number, or None (a symbol, infinity)."""
+    if isinstance(value, sympy.Rational):  # integers too: the common case, no tree to search
+        return float(value)
     if isinstance(value, sympy.Basic):
         if not value.is_number or value.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
             return None
@@ -265,6 +275,27 @@ class _Rule:
     log_jacobian: np.ndarray  # per node
     cut_segment: np.ndarray   # where tails were cut off: segment and point
     cut_z: np.ndarray
+    cut_jacobian: np.ndarray  # there: the log of the Jacobian, and the features
+    cut_features: np.ndarray
+    #: each panel's two halves (all left halves, then all right ones): (weights, log of the
+    #: Jacobian, features, kappa) at their nodes, to judge the panels at other multipliers;
+    #: None in a law's rule (made again if asked for)
+    halves: tuple | None = None
+
+
+def _panels_of(nodes: tuple, which: Any) -> tuple:
+    """The nodes of some panels (a mask or slice over them) of panel-major node arrays."""
+    count = len(nodes[0]) // len(_NODES)
+    return tuple(a.reshape((count, len(_NODES)) + a.shape[1:])[which].reshape((-1,) + a.shape[1:])
+                 for a in nodes)
+
+
+def _join(parts: list[tuple], order: np.ndarray | None) -> tuple:
+    """Node arrays of panels joined, then the panels put in ``order`` (None: as they are)."""
+    joined = tuple(np.concatenate(arrays) if len(arrays) > 1 else arrays[0] for arrays in zip(*parts))
+    if order is None:
+        return joined
+    return _panels_of(joined, order)
 
 
 def _lost(z: np.ndarray, phi: np.ndarray, peak: float) -> bool:
@@ -324,21 +355,72 @@ class FastProblem:
                            for end, reaches in ((0, low == 0 and self.logarithmic[s]), (1, high == math.inf))
                            if reaches]
         self._compiled_at = [self.inside[s] & compiled for s, _ in self._open_ends]
+        # what the hot loops would otherwise ask again at every step: the leading coefficients
+        # stacked per open end (one product with lam reads them all), which ends a compiled
+        # feature reaches, whether any multiplier has a sign, and the segments' shapes
+        self._leading_at_ends = np.array([[self._leading[name][s] for name in ("a", "a2", "b", "d")]
+                                          for s, _ in self._open_ends], dtype=float).reshape(
+                                              len(self._open_ends), 4, len(features))
+        self._compiled_reach = any(bool(c.any()) for c in self._compiled_at)
+        self._bounded = bool(self.signs.any())
+        self._everywhere = bool(self.inside.all())
+        self._all_log, self._no_log = bool(self.logarithmic.all()), not self.logarithmic.any()
+        self._reads_log = any(f.b or f.d for f in features)
+        self._ladder: tuple | None = None  # see _ladder_at
 
     # -- evaluation ------------------------------------------------------------
     def _at(self, segment: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kappa, log of the Jacobian, features) at points z of the segments' variables."""
-        logarithmic = self.logarithmic[segment]
+        z = np.asarray(z, dtype=float)
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            k = np.where(logarithmic, np.exp(z), z)
-            logk = np.where(logarithmic, z, np.log(z))
-            columns = [np.where(self.inside[segment, i], f(k, logk), 0.0) for i, f in enumerate(self.features)]
-        g = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(z) + (0,))
-        return k, np.where(logarithmic, z, 0.0), g
+            # every segment in log(kappa), or none: the same numbers without the choice per point
+            if self._all_log:
+                k, logk, jacobian = np.exp(z), z, z
+            elif self._no_log:
+                k, jacobian = z, np.zeros(z.shape)
+                logk = np.log(z) if self._reads_log else None
+            else:
+                logarithmic = self.logarithmic[segment]
+                k = np.where(logarithmic, np.exp(z), z)
+                logk = np.where(logarithmic, z, np.log(z))
+                jacobian = np.where(logarithmic, z, 0.0)
+            g = np.empty(z.shape + (len(self.features),))
+            for i, f in enumerate(self.features):
+                g[..., i] = f(k, logk) if self._everywhere else np.where(self.inside[segment, i], f(k, logk), 0.0)
+        return k, jacobian, g
 
     def exponent(self, lam: np.ndarray, segment: np.ndarray, z: np.ndarray) -> np.ndarray:
         """log of the unnormalised density times the Jacobian, at points z."""
         _, jacobian, g = self._at(segment, z)
+        return self._phi(jacobian, g, lam)
+
+    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(segment, z, log of the Jacobian, features) at the ladder of points :meth:`rule`
+        looks for the mass on: a ladder over each segment's range, and the named scales.  It
+        depends on the problem alone, so it is made once."""
+        if self._ladder is None:
+            ladder_segment, ladder = [], []
+            for s in range(len(self.start)):
+                a, b = self.start[s], self.stop[s]
+                if self.logarithmic[s]:
+                    points = np.arange(math.ceil(a * 2) / 2, b, 0.5)
+                    scales = self.log_scales[(self.log_scales > a) & (self.log_scales < b)]
+                else:
+                    points = np.linspace(a, b, 65)[1:-1]
+                    scales = np.exp(self.log_scales)
+                    scales = scales[(scales > a) & (scales < b)]
+                points = np.unique(np.concatenate([[a, b], points, scales]))
+                ladder.append(points)
+                ladder_segment.append(np.full(len(points), s))
+            z = np.concatenate(ladder)
+            seg = np.concatenate(ladder_segment)
+            _, jacobian, g = self._at(seg, z)
+            self._ladder = (seg, z, jacobian, g)
+        return self._ladder
+
+    @staticmethod
+    def _phi(jacobian: np.ndarray, g: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """:meth:`exponent` from the features at the points."""
         with np.errstate(invalid="ignore", over="ignore"):
             phi = jacobian - g @ lam
         # 0 * inf (kappa**2 far out, with its multiplier 0) has no mass there, not a NaN
@@ -348,23 +430,9 @@ class FastProblem:
         """Panels that integrate exp(-lam . g) to 1e-15 of Z; None when the density is not
         integrable at ``lam`` (its mass reaches 0 or infinity) or is not resolved."""
         segments = len(self.start)
-        # 1. where the mass is: a ladder over each segment's range, and the named scales
-        ladder_segment, ladder = [], []
-        for s in range(segments):
-            a, b = self.start[s], self.stop[s]
-            if self.logarithmic[s]:
-                points = np.arange(math.ceil(a * 2) / 2, b, 0.5)
-                scales = self.log_scales[(self.log_scales > a) & (self.log_scales < b)]
-            else:
-                points = np.linspace(a, b, 65)[1:-1]
-                scales = np.exp(self.log_scales)
-                scales = scales[(scales > a) & (scales < b)]
-            points = np.unique(np.concatenate([[a, b], points, scales]))
-            ladder.append(points)
-            ladder_segment.append(np.full(len(points), s))
-        z = np.concatenate(ladder)
-        seg = np.concatenate(ladder_segment)
-        phi = self.exponent(lam, seg, z)
+        # 1. where the mass is
+        seg, z, ladder_jacobian, ladder_g = self._ladder_at()
+        phi = self._phi(ladder_jacobian, ladder_g, lam)
         if np.isnan(phi).any() or np.isposinf(phi).any():
             return None
         peak = np.max(phi)
@@ -373,8 +441,11 @@ class FastProblem:
         left, right, owner = [], [], []
         cuts: list[tuple[int, float]] = []
         for s in range(segments):
-            mask = seg == s
-            zs, ps = z[mask], phi[mask]
+            if segments == 1:
+                zs, ps = z, phi
+            else:
+                mask = seg == s
+                zs, ps = z[mask], phi[mask]
             kept = np.nonzero(ps >= peak - _TAIL)[0]
             if len(kept) == 0:
                 continue  # no mass worth a double here
@@ -398,12 +469,19 @@ class FastProblem:
         if not left:
             return None
         left_a, right_a, owner_a = np.concatenate(left), np.concatenate(right), np.concatenate(owner)
-        # 2. bisect every panel that disagrees with its two halves
-        done_left, done_right, done_owner = [], [], []
+        # 2. bisect every panel that disagrees with its two halves; a bisected panel's halves
+        # are the next round's panels, their nodes and features already known
+        done: list[tuple] = []
         total = None
+        nodes = self._panel_nodes(owner_a, left_a, right_a)
         for _ in range(_MAX_ROUNDS):
             middle = (left_a + right_a) / 2
-            whole, halves = self._whole_and_halves(lam, owner_a, left_a, middle, right_a, peak)
+            halves_nodes = self._panel_nodes(np.concatenate([owner_a, owner_a]), np.concatenate([left_a, middle]),
+                                             np.concatenate([middle, right_a]))
+            n = len(left_a)
+            whole = self._integrals(nodes, lam, peak)
+            parts = self._integrals(halves_nodes, lam, peak)
+            halves = parts[:n] + parts[n:]
             if not (np.all(np.isfinite(whole)) and np.all(np.isfinite(halves))):
                 return None
             if total is None:
@@ -411,34 +489,48 @@ class FastProblem:
                 if not total > 0:
                     return None
             good = np.abs(whole - halves) <= _PANEL_TOLERANCE * total
-            done_left.append(left_a[good])
-            done_right.append(right_a[good])
-            done_owner.append(owner_a[good])
-            if good.all():
+            every = good.all()
+            done.append((left_a, right_a, owner_a, nodes, halves_nodes) if every else
+                        (left_a[good], right_a[good], owner_a[good], _panels_of(nodes, good),
+                         _panels_of(halves_nodes, np.concatenate([good, good]))))
+            if every:
                 break
             bad = ~good
             left_a = np.concatenate([left_a[bad], middle[bad]])
             right_a = np.concatenate([middle[bad], right_a[bad]])
             owner_a = np.concatenate([owner_a[bad], owner_a[bad]])
-            if sum(map(len, done_left)) + len(left_a) > _MAX_PANELS:
+            nodes = _panels_of(halves_nodes, np.concatenate([bad, bad]))
+            if sum(len(d[0]) for d in done) + len(left_a) > _MAX_PANELS:
                 return None
         else:
             return None
-        panel_left = np.concatenate(done_left)
-        panel_right = np.concatenate(done_right)
-        panel_owner = np.concatenate(done_owner)
+        panel_left, panel_right, panel_owner = (np.concatenate([d[i] for d in done]) for i in range(3))
         order = np.lexsort((panel_left, panel_owner))
-        panel_left, panel_right, panel_owner = panel_left[order], panel_right[order], panel_owner[order]
-        return self.rule_of_panels(panel_owner, panel_left, panel_right,
-                                   np.array([c[0] for c in cuts], dtype=int),
-                                   np.array([c[1] for c in cuts], dtype=float))
+        ordered = None if len(done) == 1 and np.array_equal(order, np.arange(len(order))) else order
+        whole_nodes = _join([d[3] for d in done], ordered)
+        # each panel's halves: left halves of every panel, then right halves, in the rule's order
+        halves_nodes = _join([_panels_of(d[4], slice(0, len(d[0]))) for d in done]
+                             + [_panels_of(d[4], slice(len(d[0]), None)) for d in done],
+                             None if ordered is None else np.concatenate([ordered, ordered + len(order)]))
+        cut_segment = np.array([c[0] for c in cuts], dtype=int)
+        cut_z = np.array([c[1] for c in cuts], dtype=float)
+        if ordered is not None:
+            panel_left, panel_right, panel_owner = panel_left[order], panel_right[order], panel_owner[order]
+        return self._rule_of_nodes(panel_owner, panel_left, panel_right, cut_segment, cut_z, whole_nodes,
+                                   halves_nodes)
 
     def rule_of_panels(self, segment: np.ndarray, left: np.ndarray, right: np.ndarray,
                        cut_segment: np.ndarray, cut_z: np.ndarray) -> _Rule:
         """The rule of given panels (sorted by segment, then position) for these features."""
-        nodes, weights, node_owner = self._nodes(segment, left, right)
-        k, jacobian, g = self._at(node_owner, nodes)
-        return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z)
+        return self._rule_of_nodes(segment, left, right, cut_segment, cut_z,
+                                   self._panel_nodes(segment, left, right), None)
+
+    def _rule_of_nodes(self, segment, left, right, cut_segment, cut_z, nodes: tuple,
+                       halves: tuple | None) -> _Rule:
+        weights, jacobian, g, k = nodes
+        _, cut_jacobian, cut_g = self._at(cut_segment, cut_z)
+        return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z,
+                     cut_jacobian, cut_g, halves)
 
     def _nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray):
         half = (right - left) / 2
@@ -447,20 +539,19 @@ class FastProblem:
         weights = (half[:, None] * _WEIGHTS).ravel()
         return nodes, weights, np.repeat(owner, len(_NODES))
 
-    def _whole_and_halves(self, lam, owner, left, middle, right, shift) -> tuple[np.ndarray, np.ndarray]:
-        """Each panel's integral by one rule over it, and by one rule over each half (one pass)."""
-        n = len(left)
-        values = self._panel_integrals(lam, np.concatenate([owner, owner, owner]),
-                                       np.concatenate([left, left, middle]),
-                                       np.concatenate([right, middle, right]), shift)
-        return values[:n], values[n:2 * n] + values[2 * n:]
-
-    def _panel_integrals(self, lam, owner, left, right, shift) -> np.ndarray:
+    def _panel_nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple:
+        """(weights, log of the Jacobian, features, kappa) at the nodes of panels, panel-major."""
         nodes, weights, node_owner = self._nodes(owner, left, right)
-        phi = self.exponent(lam, node_owner, nodes)
+        k, jacobian, g = self._at(node_owner, nodes)
+        return weights, jacobian, g, k
+
+    def _integrals(self, nodes: tuple, lam: np.ndarray, shift: float) -> np.ndarray:
+        """Each panel's integral of exp(-lam . g) (times the Jacobian, over exp(shift))."""
+        weights, jacobian, g, _ = nodes
+        phi = self._phi(jacobian, g, lam)
         with np.errstate(under="ignore", over="ignore"):
             values = weights * np.exp(phi - shift)
-        return values.reshape(len(left), len(_NODES)).sum(axis=1)
+        return values.reshape(-1, len(_NODES)).sum(axis=1)
 
     # -- the dual --------------------------------------------------------------
     @staticmethod
@@ -566,7 +657,7 @@ class FastProblem:
         expectations are then the law's (with E[kappa**2] infinite they are not)."""
         if not len(rule.cut_z):
             return True
-        _, jacobian, g = self._at(rule.cut_segment, rule.cut_z)
+        jacobian, g = rule.cut_jacobian, rule.cut_features
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             at_cut = (jacobian - g @ lam)[:, None] + np.log(np.abs(g))
             peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(np.abs(rule.features)),
@@ -691,7 +782,8 @@ class FastProblem:
         if (moments is None or not self._settled(rule, lam, moments, scale) or not self._resolved(rule, lam)
                 or self.integrable(lam) is False or np.any(self.project(lam) != lam)):
             return None
-        return NumericLaw(self, lam, moments[0], rule)
+        # the panels' halves served the search; the law keeps only its own nodes
+        return NumericLaw(self, lam, moments[0], dataclasses.replace(rule, halves=None))
 
     def _tail_reached(self, rule: _Rule, lam: np.ndarray, drop: float) -> bool:
         """Whether the density where ``rule`` cut a tail off is within ``drop`` (in log) of its
@@ -699,7 +791,7 @@ class FastProblem:
         if not len(rule.cut_z):
             return False
         peak = np.max(rule.log_jacobian - rule.features @ lam)
-        return bool(np.max(self.exponent(lam, rule.cut_segment, rule.cut_z)) > peak - drop)
+        return bool(np.max(self._phi(rule.cut_jacobian, rule.cut_features, lam)) > peak - drop)
 
     def _still_holds(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether a rule built at other multipliers is as good at ``lam`` as one built there:
@@ -715,9 +807,10 @@ class FastProblem:
         with np.errstate(under="ignore"):
             whole = (rule.weight * np.exp(-(rule.features @ lam) - peak)).reshape(len(rule.left), -1).sum(axis=1)
         n = len(rule.left)
-        parts = self._panel_integrals(lam, np.concatenate([rule.segment, rule.segment]),
-                                      np.concatenate([rule.left, middle]), np.concatenate([middle, rule.right]),
-                                      peak)
+        if rule.halves is None:
+            rule.halves = self._panel_nodes(np.concatenate([rule.segment, rule.segment]),
+                                            np.concatenate([rule.left, middle]), np.concatenate([middle, rule.right]))
+        parts = self._integrals(rule.halves, lam, peak)
         halves = parts[:n] + parts[n:]
         total = float(np.sum(halves))
         return bool(total > 0 and np.all(np.abs(whole - halves) <= _PANEL_TOLERANCE * total))
