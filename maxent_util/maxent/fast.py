@@ -277,6 +277,7 @@ class _Rule:
     cut_z: np.ndarray
     cut_jacobian: np.ndarray  # there: the log of the Jacobian, and the features
     cut_features: np.ndarray
+    abs_features: np.ndarray  # |features|, for E[|g|] at every step
     #: each panel's two halves (all left halves, then all right ones): (weights, log of the
     #: Jacobian, features, kappa) at their nodes, to judge the panels at other multipliers;
     #: None in a law's rule (made again if asked for)
@@ -530,7 +531,7 @@ class FastProblem:
         weights, jacobian, g, k = nodes
         _, cut_jacobian, cut_g = self._at(cut_segment, cut_z)
         return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z,
-                     cut_jacobian, cut_g, halves)
+                     cut_jacobian, cut_g, np.abs(g), halves)
 
     def _nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray):
         half = (right - left) / 2
@@ -558,7 +559,7 @@ class FastProblem:
     def _log_partition(rule: _Rule, lam: np.ndarray) -> float | None:
         """log Z under exp(-lam . g) by ``rule`` (None when it is not finite)."""
         phi = -(rule.features @ lam)
-        shift = np.max(phi)
+        shift = phi.max()
         with np.errstate(under="ignore"):
             z = float(rule.weight @ np.exp(phi - shift))
         return math.log(z) + shift if z > 0 and math.isfinite(z) else None
@@ -567,7 +568,7 @@ class FastProblem:
     def _moments(rule: _Rule, lam: np.ndarray):
         """(log Z, E[g], Cov[g], E[|g|]) under exp(-lam . g) by ``rule``."""
         phi = -(rule.features @ lam)
-        shift = np.max(phi)
+        shift = phi.max()
         with np.errstate(under="ignore"):
             mass = rule.weight * np.exp(phi - shift)
         z = mass.sum()
@@ -577,7 +578,7 @@ class FastProblem:
         mean = p @ rule.features
         centred = rule.features - mean
         cov = (centred * p[:, None]).T @ centred
-        return math.log(z) + shift, mean, cov, p @ np.abs(rule.features)
+        return math.log(z) + shift, mean, cov, p @ rule.abs_features
 
     def initial(self) -> np.ndarray | None:
         """Multipliers at which the density is integrable, near the answer's scale, with the
@@ -618,6 +619,8 @@ class FastProblem:
     # -- the dual's domain and the inequalities' signs ------------------------------
     def project(self, lam: np.ndarray) -> np.ndarray:
         """The nearest multipliers with the signs the inequalities require."""
+        if not self._bounded:
+            return lam
         return np.where(self.signs > 0, np.maximum(lam, 0.0), np.where(self.signs < 0, np.minimum(lam, 0.0), lam))
 
     def integrable(self, lam: np.ndarray) -> bool | None:
@@ -626,11 +629,11 @@ class FastProblem:
         integrable, though it grows only beyond kappa = 1e-300); None where a feature compiled
         from an expression reaches an end with a non-zero multiplier (the rule's check judges)."""
         decided = True
-        for (segment, end), compiled in zip(self._open_ends, self._compiled_at):
-            if np.any(lam[compiled] != 0):
+        leading = (self._leading_at_ends @ lam).tolist()
+        for (segment, end), compiled, (a, a2, b, d) in zip(self._open_ends, self._compiled_at, leading):
+            if self._compiled_reach and np.any(lam[compiled] != 0):
                 decided = None
                 continue
-            a, a2, b, d = (self._leading[name][segment] @ lam for name in ("a", "a2", "b", "d"))
             if end:  # kappa -> oo, in z = log(kappa) with the Jacobian: -a2 e^2z - a e^z - d z^2 + (1 - b) z
                 fine = a2 > 0 if a2 else a > 0 if a else d > 0 if d else b > 1
             else:    # kappa -> 0: -d z^2 + (1 - b) z as z -> -oo
@@ -668,6 +671,8 @@ class FastProblem:
     def _held(self, lam: np.ndarray, gradient: np.ndarray) -> np.ndarray:
         """The inequalities held at multiplier 0, the dual's descent pushing past it: they do not
         bind (E[g] is strictly inside the bound) and Newton leaves them out."""
+        if not self._bounded:
+            return np.zeros(len(lam), dtype=bool)
         return (((self.signs > 0) & (lam <= 0) & (gradient > 0))
                 | ((self.signs < 0) & (lam >= 0) & (gradient < 0)))
 
@@ -676,9 +681,11 @@ class FastProblem:
         """The dual's gradient and Newton's step on the multipliers the active set leaves free
         (a held inequality's stays at 0); None where the free features' covariance is singular."""
         gradient = self.values - mean
-        free = ~self._held(lam, gradient)
-        step = np.zeros_like(lam)
         try:
+            if not self._bounded:  # every multiplier free
+                return gradient, np.linalg.solve(cov, -gradient)
+            free = ~self._held(lam, gradient)
+            step = np.zeros_like(lam)
             step[free] = np.linalg.solve(cov[np.ix_(free, free)], -gradient[free])
         except np.linalg.LinAlgError:
             return None
@@ -692,6 +699,8 @@ class FastProblem:
         # E[g] is a sum of terms as large as E[|g|]: its rounding is relative to that (the
         # spread of g, infinite for a heavy tail, is no measure of it)
         tolerance = _TOLERANCE * np.maximum(scale, size)
+        if not self._bounded:
+            return bool((np.abs(gradient) <= tolerance).all())
         free = ~self._held(lam, gradient)
         return bool(np.all(np.abs(gradient[free]) <= tolerance[free]))
 
@@ -764,8 +773,8 @@ class FastProblem:
         rule = rule_at(lam) if rule is None else rule
         if rule is None:
             return None
+        moments = self._moments(rule, lam)
         for _ in range(2):
-            moments = self._moments(rule, lam)
             if moments is None:
                 return None
             newton = self._newton_step(lam, moments[1], moments[2])
@@ -777,8 +786,7 @@ class FastProblem:
             trial_moments = self._moments(rule, trial)
             if trial_moments is None or not self._settled(rule, trial, trial_moments, scale):
                 break
-            lam = trial
-        moments = self._moments(rule, lam)
+            lam, moments = trial, trial_moments  # the moments at the point reached, already known
         if (moments is None or not self._settled(rule, lam, moments, scale) or not self._resolved(rule, lam)
                 or self.integrable(lam) is False or np.any(self.project(lam) != lam)):
             return None
