@@ -135,6 +135,16 @@ def constraint_kinds() -> dict[str, type["Constraint"]]:
     return dict(_registry)
 
 
+def _srepr(value: Any) -> Any:
+    """``sympy.srepr`` of a sympy value (the same text, without the printer for the plain
+    numbers every derive call hashes); other values as they are."""
+    if isinstance(value, sympy.Integer):
+        return f"Integer({value.p})"
+    if isinstance(value, sympy.Rational):
+        return f"Rational({value.p}, {value.q})"
+    return sympy.srepr(value) if isinstance(value, sympy.Basic) else value
+
+
 class Constraint:
     """Base class of the constraints on the captime distribution.
 
@@ -323,8 +333,7 @@ class Constraint:
         cached = self.__dict__.get("_cached_key")
         if cached is not None:
             return cached
-        key = (type(self).__name__,) + tuple(
-            (k, sympy.srepr(v) if isinstance(v, sympy.Basic) else v) for k, v in self._arguments.items())
+        key = (type(self).__name__,) + tuple((k, _srepr(v)) for k, v in self._arguments.items())
         # an equality keeps the key it always had; an inequality differs from it
         key = key if self.relation == "==" else key + (("relation", self.relation),)
         self.__dict__["_cached_key"] = key
