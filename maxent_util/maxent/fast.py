@@ -299,6 +299,16 @@ def _join(parts: list[tuple], order: np.ndarray | None) -> tuple:
     return _panels_of(joined, order)
 
 
+def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.linalg.solve(a, b)``; one equation by its division (what LAPACK does with it),
+    without numpy's checks around the call."""
+    if len(b) == 1:
+        if a[0, 0] == 0:
+            raise np.linalg.LinAlgError("Singular matrix")
+        return b / a[0]
+    return np.linalg.solve(a, b)
+
+
 def _lost(z: np.ndarray, phi: np.ndarray, peak: float) -> bool:
     """Whether mass beyond an end of log(kappa)'s range (kappa = 1e-300 or 1e300) matters: the
     log-density at the end and its neighbour ``z``, ``phi``, falling outwards at rate r leave
@@ -310,6 +320,19 @@ def _lost(z: np.ndarray, phi: np.ndarray, peak: float) -> bool:
     if not rate > 0:
         return phi[outer] >= peak - _END_DROP
     return phi[outer] - peak - math.log(rate) > -_RESOLVED
+
+
+def _quiet(method: Callable) -> Callable:
+    """``method`` under ``np.errstate(all="ignore")``: the entry points of the solution (its
+    steps meet overflow, underflow, 0 * inf and log(0) by design and handle their results) set
+    it once, not every array operation of every step."""
+
+    @functools.wraps(method)
+    def quiet(*arguments: Any, **keywords: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return method(*arguments, **keywords)
+
+    return quiet
 
 
 class TimeUp(Exception):
@@ -373,23 +396,23 @@ class FastProblem:
     def _at(self, segment: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kappa, log of the Jacobian, features) at points z of the segments' variables."""
         z = np.asarray(z, dtype=float)
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            # every segment in log(kappa), or none: the same numbers without the choice per point
-            if self._all_log:
-                k, logk, jacobian = np.exp(z), z, z
-            elif self._no_log:
-                k, jacobian = z, np.zeros(z.shape)
-                logk = np.log(z) if self._reads_log else None
-            else:
-                logarithmic = self.logarithmic[segment]
-                k = np.where(logarithmic, np.exp(z), z)
-                logk = np.where(logarithmic, z, np.log(z))
-                jacobian = np.where(logarithmic, z, 0.0)
-            g = np.empty(z.shape + (len(self.features),))
-            for i, f in enumerate(self.features):
-                g[..., i] = f(k, logk) if self._everywhere else np.where(self.inside[segment, i], f(k, logk), 0.0)
+        # every segment in log(kappa), or none: the same numbers without the choice per point
+        if self._all_log:
+            k, logk, jacobian = np.exp(z), z, z
+        elif self._no_log:
+            k, jacobian = z, np.zeros(z.shape)
+            logk = np.log(z) if self._reads_log else None
+        else:
+            logarithmic = self.logarithmic[segment]
+            k = np.where(logarithmic, np.exp(z), z)
+            logk = np.where(logarithmic, z, np.log(z))
+            jacobian = np.where(logarithmic, z, 0.0)
+        g = np.empty(z.shape + (len(self.features),))
+        for i, f in enumerate(self.features):
+            g[..., i] = f(k, logk) if self._everywhere else np.where(self.inside[segment, i], f(k, logk), 0.0)
         return k, jacobian, g
 
+    @_quiet
     def exponent(self, lam: np.ndarray, segment: np.ndarray, z: np.ndarray) -> np.ndarray:
         """log of the unnormalised density times the Jacobian, at points z."""
         _, jacobian, g = self._at(segment, z)
@@ -410,7 +433,8 @@ class FastProblem:
                     points = np.linspace(a, b, 65)[1:-1]
                     scales = np.exp(self.log_scales)
                     scales = scales[(scales > a) & (scales < b)]
-                points = np.unique(np.concatenate([[a, b], points, scales]))
+                points = np.sort(np.concatenate([[a, b], points, scales]))
+                points = points[np.concatenate([[True], points[1:] != points[:-1]])]  # np.unique's
                 ladder.append(points)
                 ladder_segment.append(np.full(len(points), s))
             z = np.concatenate(ladder)
@@ -422,11 +446,11 @@ class FastProblem:
     @staticmethod
     def _phi(jacobian: np.ndarray, g: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """:meth:`exponent` from the features at the points."""
-        with np.errstate(invalid="ignore", over="ignore"):
-            phi = jacobian - g @ lam
+        phi = jacobian - g @ lam
         # 0 * inf (kappa**2 far out, with its multiplier 0) has no mass there, not a NaN
         return np.where(np.isnan(phi), -np.inf, phi)
 
+    @_quiet
     def rule(self, lam: np.ndarray) -> "_Rule | None":
         """Panels that integrate exp(-lam . g) to 1e-15 of Z; None when the density is not
         integrable at ``lam`` (its mass reaches 0 or infinity) or is not resolved."""
@@ -550,8 +574,7 @@ class FastProblem:
         """Each panel's integral of exp(-lam . g) (times the Jacobian, over exp(shift))."""
         weights, jacobian, g, _ = nodes
         phi = self._phi(jacobian, g, lam)
-        with np.errstate(under="ignore", over="ignore"):
-            values = weights * np.exp(phi - shift)
+        values = weights * np.exp(phi - shift)
         return values.reshape(-1, len(_NODES)).sum(axis=1)
 
     # -- the dual --------------------------------------------------------------
@@ -560,8 +583,7 @@ class FastProblem:
         """log Z under exp(-lam . g) by ``rule`` (None when it is not finite)."""
         phi = -(rule.features @ lam)
         shift = phi.max()
-        with np.errstate(under="ignore"):
-            z = float(rule.weight @ np.exp(phi - shift))
+        z = float(rule.weight @ np.exp(phi - shift))
         return math.log(z) + shift if z > 0 and math.isfinite(z) else None
 
     @staticmethod
@@ -569,8 +591,7 @@ class FastProblem:
         """(log Z, E[g], Cov[g], E[|g|]) under exp(-lam . g) by ``rule``."""
         phi = -(rule.features @ lam)
         shift = phi.max()
-        with np.errstate(under="ignore"):
-            mass = rule.weight * np.exp(phi - shift)
+        mass = rule.weight * np.exp(phi - shift)
         z = mass.sum()
         if not (z > 0 and math.isfinite(z)):
             return None
@@ -661,10 +682,9 @@ class FastProblem:
         if not len(rule.cut_z):
             return True
         jacobian, g = rule.cut_jacobian, rule.cut_features
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            at_cut = (jacobian - g @ lam)[:, None] + np.log(np.abs(g))
-            peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(np.abs(rule.features)),
-                          axis=0)
+        at_cut = (jacobian - g @ lam)[:, None] + np.log(np.abs(g))
+        peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(np.abs(rule.features)),
+                      axis=0)
         at_cut = np.where(np.isnan(at_cut), np.inf, at_cut)
         return bool(np.all(at_cut <= peak - _RESOLVED))
 
@@ -683,10 +703,10 @@ class FastProblem:
         gradient = self.values - mean
         try:
             if not self._bounded:  # every multiplier free
-                return gradient, np.linalg.solve(cov, -gradient)
+                return gradient, _solve(cov, -gradient)
             free = ~self._held(lam, gradient)
             step = np.zeros_like(lam)
-            step[free] = np.linalg.solve(cov[np.ix_(free, free)], -gradient[free])
+            step[free] = _solve(cov[np.ix_(free, free)], -gradient[free])
         except np.linalg.LinAlgError:
             return None
         return gradient, step
@@ -705,6 +725,7 @@ class FastProblem:
         return bool(np.all(np.abs(gradient[free]) <= tolerance[free]))
 
     # -- Newton's method on the dual -------------------------------------------------
+    @_quiet
     def solve(self, deadline: Any = None, start: "NumericLaw | None" = None,
               guess: np.ndarray | None = None) -> "NumericLaw | None":
         """Newton's method on the dual; the law, or None when it does not settle.  ``deadline``
@@ -812,8 +833,7 @@ class FastProblem:
         peak = float(np.max(rule.log_jacobian - rule.features @ lam))
         middle = (rule.left + rule.right) / 2
         # each panel by its own nodes (the rule's), and by a rule over each of its halves
-        with np.errstate(under="ignore"):
-            whole = (rule.weight * np.exp(-(rule.features @ lam) - peak)).reshape(len(rule.left), -1).sum(axis=1)
+        whole = (rule.weight * np.exp(-(rule.features @ lam) - peak)).reshape(len(rule.left), -1).sum(axis=1)
         n = len(rule.left)
         if rule.halves is None:
             rule.halves = self._panel_nodes(np.concatenate([rule.segment, rule.segment]),
@@ -872,6 +892,7 @@ class FastProblem:
 
 
     # -- Newton's method on the multiplier equations (the full route's search) -------------
+    @_quiet
     def at(self, lam: np.ndarray):
         """(rule, moments) of the density at ``lam``: a rule built there and (log Z, E[g], Cov[g],
         E[|g|]) under it; None where ``lam`` is outside the dual's domain or the rule fails."""
@@ -883,6 +904,7 @@ class FastProblem:
         moments = self._moments(rule, lam)
         return None if moments is None else (rule, moments)
 
+    @_quiet
     def equations_root(self, mu: np.ndarray, basis: np.ndarray, rows: np.ndarray, scale: np.ndarray, *,
                        tolerance: float = 1e-11, iterations: int = 80) -> tuple[np.ndarray, float, bool]:
         """Newton's method on E[g_rows] = values[rows] over multipliers lam = basis @ mu: a
