@@ -391,6 +391,7 @@ class FastProblem:
         self._all_log, self._no_log = bool(self.logarithmic.all()), not self.logarithmic.any()
         self._reads_log = any(f.b or f.d for f in features)
         self._ladder: tuple | None = None  # see _ladder_at
+        self._first_panels: tuple | None = None  # see _first_round
 
     # -- evaluation ------------------------------------------------------------
     def _at(self, segment: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -498,11 +499,12 @@ class FastProblem:
         # are the next round's panels, their nodes and features already known
         done: list[tuple] = []
         total = None
-        nodes = self._panel_nodes(owner_a, left_a, right_a)
-        for _ in range(_MAX_ROUNDS):
+        first = self._first_round(owner_a, left_a, right_a)
+        nodes = first[0]
+        for round_ in range(_MAX_ROUNDS):
             middle = (left_a + right_a) / 2
-            halves_nodes = self._panel_nodes(np.concatenate([owner_a, owner_a]), np.concatenate([left_a, middle]),
-                                             np.concatenate([middle, right_a]))
+            halves_nodes = first[1] if round_ == 0 else self._panel_nodes(
+                np.concatenate([owner_a, owner_a]), np.concatenate([left_a, middle]), np.concatenate([middle, right_a]))
             n = len(left_a)
             whole = self._integrals(nodes, lam, peak)
             parts = self._integrals(halves_nodes, lam, peak)
@@ -543,6 +545,20 @@ class FastProblem:
             panel_left, panel_right, panel_owner = panel_left[order], panel_right[order], panel_owner[order]
         return self._rule_of_nodes(panel_owner, panel_left, panel_right, cut_segment, cut_z, whole_nodes,
                                    halves_nodes)
+
+    def _first_round(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple[tuple, tuple]:
+        """The nodes of the first panels of a rule and of their halves.  Rules built at nearby
+        multipliers (the start, where the mass moved, the answer) often cut the tails at the
+        same points of the ladder and so start from the same panels: their nodes are kept."""
+        kept = self._first_panels
+        if kept is not None and all(np.array_equal(a, b) for a, b in zip(kept[:3], (owner, left, right))):
+            return kept[3]
+        middle = (left + right) / 2
+        found = (self._panel_nodes(owner, left, right),
+                 self._panel_nodes(np.concatenate([owner, owner]), np.concatenate([left, middle]),
+                                   np.concatenate([middle, right])))
+        self._first_panels = (owner, left, right, found)
+        return found
 
     def rule_of_panels(self, segment: np.ndarray, left: np.ndarray, right: np.ndarray,
                        cut_segment: np.ndarray, cut_z: np.ndarray) -> _Rule:
@@ -756,6 +772,9 @@ class FastProblem:
             return None if lam is None else self._newton(self.project(lam), rule_at)
         except _GiveUp:
             return None
+        finally:
+            # the law keeps its problem: not the nodes that served the search
+            self._ladder = self._first_panels = None
 
     def _same_shape(self, other: "NumericLaw") -> bool:
         problem = other.problem
