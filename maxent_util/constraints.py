@@ -135,14 +135,30 @@ def constraint_kinds() -> dict[str, type["Constraint"]]:
     return dict(_registry)
 
 
+#: srepr of sympy values met before, by identity (each kept with its value, so that the id is
+#: not reused while it is here): sympy hands out one object for ``oo``, ``kappa`` and, from its
+#: cache, ``kappa**2`` made again, and a value never changes
+_SREPR_KEPT: dict[int, tuple[sympy.Basic, str]] = {}
+_SREPR_KEEP = 512
+
+
 def _srepr(value: Any) -> Any:
     """``sympy.srepr`` of a sympy value (the same text, without the printer for the plain
-    numbers every derive call hashes); other values as they are."""
+    numbers every derive call hashes, nor for a value met before); other values as they are."""
     if isinstance(value, sympy.Integer):
         return f"Integer({value.p})"
     if isinstance(value, sympy.Rational):
         return f"Rational({value.p}, {value.q})"
-    return sympy.srepr(value) if isinstance(value, sympy.Basic) else value
+    if not isinstance(value, sympy.Basic):
+        return value
+    kept = _SREPR_KEPT.get(id(value))
+    if kept is not None and kept[0] is value:
+        return kept[1]
+    text = sympy.srepr(value)
+    if len(_SREPR_KEPT) >= _SREPR_KEEP:
+        _SREPR_KEPT.clear()
+    _SREPR_KEPT[id(value)] = (value, text)
+    return text
 
 
 class Constraint:

@@ -121,7 +121,10 @@ class _Feature:
 def _number(value: Any) -> float | None:
     """A finite float of a sympy number, or None (a symbol, infinity)."""
     if isinstance(value, sympy.Rational):  # integers too: the common case, no tree to search
-        return float(value)
+        try:
+            return value.p / value.q  # correctly rounded, as float(value) is, without mpmath
+        except OverflowError:
+            return None
     if isinstance(value, sympy.Basic):
         if not value.is_number or value.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
             return None
