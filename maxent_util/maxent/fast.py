@@ -346,6 +346,63 @@ class _GiveUp(Exception):
     """The solution took more quadrature rules than any well-posed set needs."""
 
 
+@functools.lru_cache(maxsize=256)
+def _layout(lower: float, upper: float, features: tuple[tuple, ...]) -> dict[str, Any]:
+    """The attributes of a :class:`FastProblem` that follow from its support and its features'
+    regions and kinds (per feature: lower, upper, a, a2, b, d, whether compiled, sign): its
+    segments, which features act on each, which segments are integrated in log(kappa), and the
+    leading terms of the exponent at the ends 0 and oo.  Read-only arrays, shared."""
+    f_lower, f_upper, f_a, f_a2, f_b, f_d, f_compiled, f_sign = (
+        [f[i] for f in features] for i in range(8))
+    ends = {lower, upper}
+    for low, high in zip(f_lower, f_upper):
+        ends.update(p for p in (low, high) if lower < p < upper)
+    ends = np.array(sorted(ends))
+    lows, highs = ends[:-1], ends[1:]
+    count = len(features)
+    # where a segment meets a feature's region: [segment, feature]
+    inside = np.array([[fl <= a and b <= fu for fl, fu in zip(f_lower, f_upper)]
+                       for a, b in zip(lows, highs)], dtype=bool).reshape(len(lows), count)
+    # log(kappa) where the density may be a power of kappa near 0, or runs to infinity
+    logs = np.array([bool(b or d or c) for b, d, c in zip(f_b, f_d, f_compiled)], dtype=bool)
+    powers = (inside & logs).any(axis=1) if count else np.zeros(len(lows), dtype=bool)
+    logarithmic = (highs == math.inf) | (powers & ((lows == 0) | (highs > _WIDE * np.maximum(lows, 1e-300))))
+    # each segment's range in its own variable
+    with np.errstate(divide="ignore"):
+        start = np.where(logarithmic, np.log(np.maximum(lows, 0)), lows)
+        stop = np.where(logarithmic, np.log(highs), highs)
+    start = np.where(logarithmic, np.maximum(start, -_LOG_END), start)
+    stop = np.where(logarithmic, np.minimum(stop, _LOG_END), stop)
+    signs = np.array(f_sign, dtype=int)
+    # the leading terms of the exponent at the ends 0 and oo: [segment, feature] coefficients
+    # of kappa, log(kappa) and log(kappa)**2, and whether a compiled feature reaches the end
+    leading = {name: inside * np.array(values, dtype=float)
+               for name, values in (("a", f_a), ("a2", f_a2), ("b", f_b), ("d", f_d))}
+    compiled = np.array(f_compiled, dtype=bool)
+    open_ends = [(s, end) for s, (low, high) in enumerate(zip(lows, highs))
+                 for end, reaches in ((0, low == 0 and logarithmic[s]), (1, high == math.inf))
+                 if reaches]
+    compiled_at = [inside[s] & compiled for s, _ in open_ends]
+    layout = {
+        "ends": ends, "inside": inside, "logarithmic": logarithmic, "start": start, "stop": stop,
+        "signs": signs, "_leading": leading, "_open_ends": open_ends, "_compiled_at": compiled_at,
+        # what the hot loops would otherwise ask again at every step: the leading coefficients
+        # stacked per open end (one product with lam reads them all), which ends a compiled
+        # feature reaches, whether any multiplier has a sign, and the segments' shapes
+        "_leading_at_ends": np.array([[leading[name][s] for name in ("a", "a2", "b", "d")] for s, _ in open_ends],
+                                     dtype=float).reshape(len(open_ends), 4, count),
+        "_compiled_reach": any(bool(c.any()) for c in compiled_at),
+        "_bounded": bool(signs.any()),
+        "_everywhere": bool(inside.all()),
+        "_all_log": bool(logarithmic.all()), "_no_log": not logarithmic.any(),
+        "_reads_log": any(b or d for b, d in zip(f_b, f_d)),
+    }
+    for value in [*layout.values(), *leading.values(), *compiled_at]:
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return layout
+
+
 class FastProblem:
     """The constraints' features on their support, and the segments their regions cut."""
 
@@ -353,46 +410,11 @@ class FastProblem:
                  scales: tuple[float, ...]) -> None:
         self.lower, self.upper, self.features = lower, upper, features
         self.values = np.array([f.value for f in features], dtype=float)
-        ends = {lower, upper}
-        for feature in features:
-            ends.update(p for p in (feature.lower, feature.upper) if lower < p < upper)
-        self.ends = np.array(sorted(ends))
-        lows, highs = self.ends[:-1], self.ends[1:]
-        # where a segment meets a feature's region: [segment, feature]
-        self.inside = np.array([[f.lower <= a and b <= f.upper for f in features]
-                                for a, b in zip(lows, highs)], dtype=bool).reshape(len(lows), len(features))
-        # log(kappa) where the density may be a power of kappa near 0, or runs to infinity
-        logs = np.array([bool(f.b or f.d or f.extra is not None) for f in features], dtype=bool)
-        powers = (self.inside & logs).any(axis=1) if len(features) else np.zeros(len(lows), dtype=bool)
-        self.logarithmic = (highs == math.inf) | (powers & ((lows == 0) | (highs > _WIDE * np.maximum(lows, 1e-300))))
-        # each segment's range in its own variable
-        with np.errstate(divide="ignore"):
-            self.start = np.where(self.logarithmic, np.log(np.maximum(lows, 0)), lows)
-            self.stop = np.where(self.logarithmic, np.log(highs), highs)
-        self.start = np.where(self.logarithmic, np.maximum(self.start, -_LOG_END), self.start)
-        self.stop = np.where(self.logarithmic, np.minimum(self.stop, _LOG_END), self.stop)
         self.log_scales = np.log(np.array(scales)) if scales else np.zeros(0)
-        self.signs = np.array([f.sign for f in features], dtype=int)
-        # the leading terms of the exponent at the ends 0 and oo: [segment, feature] coefficients
-        # of kappa, log(kappa) and log(kappa)**2, and whether a compiled feature reaches the end
-        self._leading = {name: self.inside * np.array([getattr(f, name) for f in features], dtype=float)
-                         for name in ("a", "a2", "b", "d")}
-        compiled = np.array([f.extra is not None for f in features], dtype=bool)
-        self._open_ends = [(s, end) for s, (low, high) in enumerate(zip(lows, highs))
-                           for end, reaches in ((0, low == 0 and self.logarithmic[s]), (1, high == math.inf))
-                           if reaches]
-        self._compiled_at = [self.inside[s] & compiled for s, _ in self._open_ends]
-        # what the hot loops would otherwise ask again at every step: the leading coefficients
-        # stacked per open end (one product with lam reads them all), which ends a compiled
-        # feature reaches, whether any multiplier has a sign, and the segments' shapes
-        self._leading_at_ends = np.array([[self._leading[name][s] for name in ("a", "a2", "b", "d")]
-                                          for s, _ in self._open_ends], dtype=float).reshape(
-                                              len(self._open_ends), 4, len(features))
-        self._compiled_reach = any(bool(c.any()) for c in self._compiled_at)
-        self._bounded = bool(self.signs.any())
-        self._everywhere = bool(self.inside.all())
-        self._all_log, self._no_log = bool(self.logarithmic.all()), not self.logarithmic.any()
-        self._reads_log = any(f.b or f.d for f in features)
+        # the segments and what each feature does on them depend on the support and the
+        # features' kinds and regions, not on their values: shared by every set of that shape
+        vars(self).update(_layout(lower, upper, tuple((f.lower, f.upper, f.a, f.a2, f.b, f.d, f.extra is not None,
+                                                       f.sign) for f in features)))
         self._ladder: tuple | None = None  # see _ladder_at
         self._first_panels: tuple | None = None  # see _first_round
 
