@@ -290,8 +290,9 @@ class _Rule:
 def _panels_of(nodes: tuple, which: Any) -> tuple:
     """The nodes of some panels (a mask or slice over them) of panel-major node arrays."""
     count = len(nodes[0]) // len(_NODES)
-    return tuple(a.reshape((count, len(_NODES)) + a.shape[1:])[which].reshape((-1,) + a.shape[1:])
-                 for a in nodes)
+    chosen = [a.reshape((count, len(_NODES)) + a.shape[1:])[which] for a in nodes]
+    # the node count spelt out: with no features a (nodes, 0) array has no -1 to infer
+    return tuple(a.reshape((a.shape[0] * len(_NODES),) + a.shape[2:]) for a in chosen)
 
 
 def _join(parts: list[tuple], order: np.ndarray | None) -> tuple:

@@ -1,0 +1,129 @@
+"""What the fast route shares and reuses to save time: constraint keys spelt without sympy's
+printer, a fraction's float without mpmath, one equation solved by its division, a problem's
+layout shared by every set of its shape, and a rule's nodes taken from the bisection that chose
+its panels.  Each must give what the slow way gives."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings, strategies as st
+
+from conftest import ROOT, run_script
+from maxent_util import LogMoment, Mean, Moment, SquaredLogDeviation, Support, kappa
+from maxent_util.constraints import _srepr
+from maxent_util.maxent import fast
+from maxent_util.maxent.fast import _number, _solve, fast_problem
+
+R = sympy.Rational
+
+#: the issue's three named shapes, at a value v in (0, 1)
+SHAPES = [
+    lambda v: (Support(0, 10), Mean(1 + 8 * v)),
+    lambda v: (Support(0, sympy.oo), Mean(5), Moment(kappa ** 2, 30 + 10 * v)),
+    lambda v: (LogMoment(v / 2, 10), SquaredLogDeviation(1 + v, 10)),
+]
+values = st.fractions(min_value=Fraction(1, 20), max_value=Fraction(19, 20), max_denominator=1000).map(
+    lambda f: R(f.numerator, f.denominator))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(st.integers(-10 ** 40, 10 ** 40), st.integers(1, 10 ** 40))
+def test_a_fraction_is_spelt_as_srepr_spells_it(p, q):
+    value = R(p, q)
+    assert _srepr(value) == sympy.srepr(value)
+    # the float the fast route reads: correctly rounded, as sympy's own
+    assert _number(value) == float(value)
+
+
+def test_keys_of_values_met_before_and_of_other_values_are_srepr():
+    for value in (sympy.oo, -sympy.oo, kappa, kappa ** 2, sympy.log(kappa), sympy.Float("3.7"),
+                  sympy.Symbol("alpha", positive=True), sympy.S.Half, sympy.S.Zero, sympy.Integer(-3)):
+        assert _srepr(value) == _srepr(value) == sympy.srepr(value)
+    assert _srepr("above") == "above" and _srepr(None) is None
+    # every constraint's key is the one sympy's printer spells
+    for constraint in (Mean(R(1, 3)), Support(0, sympy.oo), Moment(kappa ** 2, 3), SquaredLogDeviation(1, 10),
+                       LogMoment(R(1, 2), 10, side="above"), Mean(sympy.Float("0.1")), Mean(4, relation="<=")):
+        spelt = (type(constraint).__name__,) + tuple(
+            (k, sympy.srepr(v) if isinstance(v, sympy.Basic) else v) for k, v in constraint._arguments.items())
+        spelt += (("relation", constraint.relation),) if constraint.relation != "==" else ()
+        assert constraint._key() == spelt
+    assert Mean(4, relation="<=") != Mean(4) and Mean(R(1, 3)) != Mean(R(1, 4))
+    assert Moment(kappa ** 2, 3) == Moment(kappa ** 2, 3) and hash(Moment(kappa ** 2, 3)) == hash(Moment(kappa ** 2, 3))
+    assert Moment(kappa ** 2, 3) != Moment(kappa ** 3, 3)
+
+
+def test_a_number_too_large_for_a_double_is_not_read():
+    assert _number(sympy.Integer(10) ** 400) is None
+    assert _number(R(1, 10 ** 400)) == 0.0
+
+
+def test_one_equation_is_solved_as_numpy_solves_it():
+    a, b = np.array([[3.0]]), np.array([7.0])
+    assert _solve(a, b) == pytest.approx(np.linalg.solve(a, b), rel=1e-15)
+    with pytest.raises(np.linalg.LinAlgError):
+        _solve(np.array([[0.0]]), b)
+    two = np.array([[2.0, 1.0], [1.0, 3.0]])
+    np.testing.assert_allclose(_solve(two, np.array([1.0, 2.0])), np.linalg.solve(two, [1.0, 2.0]), rtol=1e-15)
+
+
+def test_sets_of_one_shape_share_a_read_only_layout():
+    first, second = fast_problem((Support(0, 10), Mean(2))), fast_problem((Support(0, 10), Mean(7)))
+    assert first.inside is second.inside and first.start is second.start
+    assert not first.start.flags.writeable and not first.ends.flags.writeable
+    other = fast_problem((Support(0, 20), Mean(2)))  # another support: another layout
+    assert other.stop is not first.stop and float(other.stop[0]) == 20.0
+    bound = fast_problem((Support(0, 10), Mean(2, relation="<=")))  # a sign: another layout
+    assert bound._bounded and not first._bounded
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(range(len(SHAPES))), values, values)
+def test_a_law_does_not_depend_on_the_sets_solved_before(shape, v, w):
+    constraints = SHAPES[shape](v)
+    fast_problem(SHAPES[shape](w)).solve()  # the same shape at another value: its layout kept
+    after = fast_problem(constraints).solve()
+    fast._layout.cache_clear()
+    fresh = fast_problem(constraints).solve()
+    np.testing.assert_allclose(after.multipliers, fresh.multipliers, rtol=1e-15, atol=0)
+    assert after.lambda_0 == pytest.approx(fresh.lambda_0, rel=1e-15)
+    # the law keeps neither the halves of its panels nor the search's nodes
+    assert after.rule.halves is None and after.problem._ladder is None and after.problem._first_panels is None
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(range(len(SHAPES))), values)
+def test_a_rules_nodes_are_those_of_its_panels(shape, v):
+    # the bisection hands its nodes (and its halves') to the rule, in the rule's order: they
+    # must be the nodes the panels have when made from scratch
+    problem = fast_problem(SHAPES[shape](v))
+    lam = problem.solve().multipliers
+    problem = fast_problem(SHAPES[shape](v))
+    with np.errstate(all="ignore"):
+        rule = problem.rule(lam)
+        again = problem.rule(lam)  # its first panels' nodes kept from the first build
+        scratch = problem.rule_of_panels(rule.segment, rule.left, rule.right, rule.cut_segment, rule.cut_z)
+        middle = (rule.left + rule.right) / 2
+        halves = problem._panel_nodes(np.concatenate([rule.segment, rule.segment]),
+                                      np.concatenate([rule.left, middle]), np.concatenate([middle, rule.right]))
+    assert np.all(np.diff(rule.left)[np.diff(rule.segment) == 0] > 0)  # sorted by segment, then position
+    for name in ("left", "right", "segment", "cut_z"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(rule, name))
+    for name in ("kappa", "weight", "features", "log_jacobian", "cut_features", "abs_features"):
+        np.testing.assert_allclose(getattr(rule, name), getattr(scratch, name), rtol=1e-15, atol=0)
+        np.testing.assert_allclose(getattr(again, name), getattr(rule, name), rtol=1e-15, atol=0)
+    for found, expected in zip(rule.halves, halves):
+        np.testing.assert_allclose(found, expected, rtol=1e-15, atol=0)
+
+
+def test_bare_benchmark_against_another_checkout(capsys, monkeypatch):
+    # this checkout against itself, one round: a smoke test of the worker (the times it prints
+    # are not checked); both sides derive the same laws
+    out = run_script(monkeypatch, capsys, "bench_derive.py", "--bare", "1", "--against", str(ROOT))
+    rows = [line for line in out.splitlines() if line.startswith(("Support(", "LogMoment("))]
+    assert len(rows) == 6 and "before/after" in out
+    for row in rows[3:]:
+        assert row.split()[-1] == "0.0e+00"
