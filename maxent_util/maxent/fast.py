@@ -295,12 +295,9 @@ def _panels_of(nodes: tuple, which: Any) -> tuple:
     return tuple(a.reshape((a.shape[0] * len(_NODES),) + a.shape[2:]) for a in chosen)
 
 
-def _join(parts: list[tuple], order: np.ndarray | None) -> tuple:
-    """Node arrays of panels joined, then the panels put in ``order`` (None: as they are)."""
-    joined = tuple(np.concatenate(arrays) if len(arrays) > 1 else arrays[0] for arrays in zip(*parts))
-    if order is None:
-        return joined
-    return _panels_of(joined, order)
+def _join(parts: list[tuple], order: np.ndarray) -> tuple:
+    """Node arrays of panels joined, then the panels put in ``order``."""
+    return _panels_of(tuple(np.concatenate(arrays) for arrays in zip(*parts)), order)
 
 
 def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -557,18 +554,22 @@ class FastProblem:
                 return None
         else:
             return None
+        cut_segment = np.array([c[0] for c in cuts], dtype=int)
+        cut_z = np.array([c[1] for c in cuts], dtype=float)
+        if len(done) == 1:
+            # the first panels all good: made segment by segment, left to right, they are in
+            # the rule's order, and their halves too (left halves, then right ones)
+            panel_left, panel_right, panel_owner, whole_nodes, halves_nodes = done[0]
+            return self._rule_of_nodes(panel_owner, panel_left, panel_right, cut_segment, cut_z, whole_nodes,
+                                       halves_nodes)
         panel_left, panel_right, panel_owner = (np.concatenate([d[i] for d in done]) for i in range(3))
         order = np.lexsort((panel_left, panel_owner))
-        ordered = None if len(done) == 1 and np.array_equal(order, np.arange(len(order))) else order
-        whole_nodes = _join([d[3] for d in done], ordered)
+        whole_nodes = _join([d[3] for d in done], order)
         # each panel's halves: left halves of every panel, then right halves, in the rule's order
         halves_nodes = _join([_panels_of(d[4], slice(0, len(d[0]))) for d in done]
                              + [_panels_of(d[4], slice(len(d[0]), None)) for d in done],
-                             None if ordered is None else np.concatenate([ordered, ordered + len(order)]))
-        cut_segment = np.array([c[0] for c in cuts], dtype=int)
-        cut_z = np.array([c[1] for c in cuts], dtype=float)
-        if ordered is not None:
-            panel_left, panel_right, panel_owner = panel_left[order], panel_right[order], panel_owner[order]
+                             np.concatenate([order, order + len(order)]))
+        panel_left, panel_right, panel_owner = panel_left[order], panel_right[order], panel_owner[order]
         return self._rule_of_nodes(panel_owner, panel_left, panel_right, cut_segment, cut_z, whole_nodes,
                                    halves_nodes)
 
