@@ -310,6 +310,42 @@ def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.linalg.solve(a, b)
 
 
+def _truncated_exponential(fraction: float) -> float | None:
+    """t such that the mean of exp(-t u) on [0, 1] is ``fraction``: 1/t - 1/(e^t - 1) = fraction
+    (t = 0 at 1/2; a mean near an end has |t| up to about 1/distance), by Newton's method on
+    that decreasing function, from a start that brackets it; None if it does not settle."""
+    if not 0 < fraction < 1:
+        return None
+
+    def mean_and_slope(t: float) -> tuple[float, float]:
+        if abs(t) < 0.1:  # 1/t - 1/(e^t - 1) cancels near 0: its series to t**9 (below 1e-17 there)
+            t2 = t * t
+            mean = 0.5 - t / 12 + t * t2 / 720 - t * t2 * t2 / 30240 + t * t2 ** 3 / 1209600 \
+                - t * t2 ** 4 / 47900160
+            slope = -1 / 12 + t2 / 240 - t2 * t2 / 6048 + t2 ** 3 / 172800 - t2 ** 4 / 5322240
+            return mean, slope
+        if abs(t) > 700:  # e^t - 1 overflows; the mean is 1/t or 1 + 1/t to rounding
+            return (1 / t if t > 0 else 1 + 1 / t), -1 / (t * t)
+        e = math.expm1(t)
+        return 1 / t - 1 / e, -1 / (t * t) + (e + 1) / (e * e)
+
+    # the mean is about 1/t near 0 and 1 + 1/t near 1: a start on the right side of the root
+    t = 1 / fraction if fraction < 0.25 else 1 / (fraction - 1) if fraction > 0.75 else 12 * (0.5 - fraction)
+    for _ in range(60):
+        mean, slope = mean_and_slope(t)
+        step = (mean - fraction) / slope
+        t -= step
+        if not math.isfinite(t):
+            return None
+        if abs(step) <= 1e-9 * max(1.0, abs(t)):
+            # converging quadratically: one more step leaves only the rounding of the mean (the
+            # steps do not shrink below it: a test on their size could wait for ever)
+            mean, slope = mean_and_slope(t)
+            t -= (mean - fraction) / slope
+            return t if math.isfinite(t) else None
+    return None
+
+
 def _lost(z: np.ndarray, phi: np.ndarray, peak: float) -> bool:
     """Whether mass beyond an end of log(kappa)'s range (kappa = 1e-300 or 1e300) matters: the
     log-density at the end and its neighbour ``z``, ``phi``, falling outwards at rate r leave
@@ -646,7 +682,11 @@ class FastProblem:
 
     def initial(self) -> np.ndarray | None:
         """Multipliers at which the density is integrable, near the answer's scale, with the
-        signs the inequalities require."""
+        signs the inequalities require; the answer itself where it has a closed form or one
+        equation (the first rule is then built at the answer, and Newton only checks it)."""
+        answer = self._closed_start()
+        if answer is not None:
+            return answer
         lam = np.zeros(len(self.features))
         if self.upper < math.inf:
             return lam
@@ -678,6 +718,38 @@ class FastProblem:
                 if gap > 0:
                     lam[i] = 1.0 + 1.0 / gap
                     return lam
+        return None
+
+    def _closed_start(self) -> np.ndarray | None:
+        """The multipliers of two common laws, or None: on [a, b], a mean alone (the truncated
+        exponential: one equation in one unknown, solved here); on (0, oo), E[log(kappa/k1)]
+        and E[log(kappa/k2)**2] (a log-normal law: log(kappa) is normal, its mean and variance
+        read off the constraints).  Equalities over the whole support only."""
+        features = self.features
+        if not all(f.sign == 0 and f.extra is None and f.e == 0 and f.lower == self.lower
+                   and f.upper == self.upper for f in features):
+            return None
+        if len(features) == 1 and self.upper < math.inf and features[0].a == 1 and not (
+                features[0].a2 or features[0].b or features[0].d):
+            width = self.upper - self.lower
+            t = _truncated_exponential(min(max((features[0].value - self.lower) / width, 0.0), 1.0))
+            return None if t is None else np.array([t / width])
+        if len(features) == 2 and self.lower == 0 and self.upper == math.inf:
+            first, second = features
+            if first.d and not second.d:
+                first, second = second, first
+            if first.b != 1 or first.d or first.a or first.a2 or second.d != 1 or second.b or second.a or second.a2:
+                return None
+            mean = first.value + first.c                      # E[log(kappa)]
+            variance = second.value - (mean - second.c) ** 2   # Var[log(kappa)]
+            if not variance > 0:
+                return None  # no law: left to Newton and the full route to say why
+            # the density in z = log(kappa), the Jacobian included, is
+            # exp(-lambda_b (z - c1) - lambda_d (z - c2)**2 + z): a normal of this mean and variance
+            lam_d = 0.5 / variance
+            lam_b = 1.0 - (mean - second.c) / variance
+            lam = np.array([lam_b, lam_d] if features[0] is first else [lam_d, lam_b])
+            return lam if np.all(np.isfinite(lam)) else None
         return None
 
     # -- the dual's domain and the inequalities' signs ------------------------------
