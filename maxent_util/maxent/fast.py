@@ -346,6 +346,47 @@ def _truncated_exponential(fraction: float) -> float | None:
     return None
 
 
+def _truncated_normal(lower: float, mean: float, square: float) -> tuple[float, float] | None:
+    """(mu, sigma) of the normal law that, truncated to [lower, oo), has E[kappa] = ``mean`` and
+    E[kappa**2] = ``square``; None where there is none, or the truncation point lies more than 8
+    of its sigmas from mu (then Newton's method on the dual finds the law from its usual start).
+
+    With alpha = (lower - mu) / sigma and rho = phi(alpha) / Q(alpha) (Q the normal's upper
+    tail), E - lower = sigma (rho - alpha) and Var = sigma**2 (1 + alpha rho - rho**2): their
+    ratio Var / (E - lower)**2 rises from 0 (alpha -> -oo, no truncation) to 1 (the exponential
+    law, alpha -> oo) and fixes alpha, found here by bisection and the secant rule."""
+    gap = mean - lower
+    ratio = (square - mean * mean) / (gap * gap) if gap > 0 else math.nan
+    if not 0 < ratio < 1:
+        return None
+
+    def parts(alpha: float) -> tuple[float, float]:  # (rho - alpha, Var / (E - lower)**2 - ratio)
+        rho = math.exp(-alpha * alpha / 2) / math.sqrt(2 * math.pi) / (0.5 * math.erfc(alpha / math.sqrt(2)))
+        return rho - alpha, (1 + alpha * rho - rho * rho) / (rho - alpha) ** 2 - ratio
+
+    low, high = -8.0, 8.0
+    f_low, f_high = parts(low)[1], parts(high)[1]
+    if not f_low < 0 < f_high:
+        return None
+    for _ in range(100):  # the Illinois rule: the secant's point, the stale end's value halved
+        alpha = high - f_high * (high - low) / (f_high - f_low)
+        f = parts(alpha)[1]
+        if f == 0 or high - low <= 1e-15 * max(1.0, abs(alpha)):
+            break
+        if (f < 0) == (f_low < 0):
+            low, f_low = alpha, f
+            f_high /= 2
+        else:
+            high, f_high = alpha, f
+            f_low /= 2
+    else:
+        return None
+    width = parts(alpha)[0]
+    sigma = gap / width
+    mu = lower - alpha * sigma
+    return (mu, sigma) if math.isfinite(mu) and math.isfinite(sigma) and sigma > 0 else None
+
+
 def _lost(z: np.ndarray, phi: np.ndarray, peak: float) -> bool:
     """Whether mass beyond an end of log(kappa)'s range (kappa = 1e-300 or 1e300) matters: the
     log-density at the end and its neighbour ``z``, ``phi``, falling outwards at rate r leave
@@ -739,7 +780,7 @@ class FastProblem:
             if first.d and not second.d:
                 first, second = second, first
             if first.b != 1 or first.d or first.a or first.a2 or second.d != 1 or second.b or second.a or second.a2:
-                return None
+                return self._truncated_normal_start()
             mean = first.value + first.c                      # E[log(kappa)]
             variance = second.value - (mean - second.c) ** 2   # Var[log(kappa)]
             if not variance > 0:
@@ -750,7 +791,25 @@ class FastProblem:
             lam_b = 1.0 - (mean - second.c) / variance
             lam = np.array([lam_b, lam_d] if features[0] is first else [lam_d, lam_b])
             return lam if np.all(np.isfinite(lam)) else None
-        return None
+        return self._truncated_normal_start() if len(features) == 2 and self.upper == math.inf else None
+
+    def _truncated_normal_start(self) -> np.ndarray | None:
+        """The multipliers of E[kappa] and E[kappa**2] on [L, oo), or None (see _closed_start)."""
+        features = self.features
+        first, second = features
+        if first.a2 and not second.a2:
+            first, second = second, first
+        if first.a != 1 or first.a2 or first.b or first.d or second.a2 != 1 or second.a or second.b or second.d:
+            return None
+        # E[kappa] and E[kappa**2] on [L, oo): a normal law truncated at L
+        normal = _truncated_normal(self.lower, first.value, second.value)
+        if normal is None:
+            return None
+        mu, sigma = normal
+        lam_a2 = 0.5 / sigma ** 2   # exp(-(kappa - mu)**2 / (2 sigma**2)) = exp(-lam_a kappa - lam_a2 kappa**2)
+        lam_a = -mu / sigma ** 2
+        lam = np.array([lam_a, lam_a2] if features[0] is first else [lam_a2, lam_a])
+        return lam if np.all(np.isfinite(lam)) else None
 
     # -- the dual's domain and the inequalities' signs ------------------------------
     def project(self, lam: np.ndarray) -> np.ndarray:
