@@ -295,6 +295,11 @@ def _panels_of(nodes: tuple, which: Any) -> tuple:
     return tuple(a.reshape((a.shape[0] * len(_NODES),) + a.shape[2:]) for a in chosen)
 
 
+def _nodes_of(nodes: tuple, first: int, stop: int) -> tuple:
+    """The nodes of panels ``first`` to ``stop`` (views)."""
+    return tuple(a[first * len(_NODES):stop * len(_NODES)] for a in nodes)
+
+
 def _join(parts: list[tuple], order: np.ndarray) -> tuple:
     """Node arrays of panels joined, then the panels put in ``order``."""
     return _panels_of(tuple(np.concatenate(arrays) for arrays in zip(*parts)), order)
@@ -368,17 +373,24 @@ def _truncated_normal(lower: float, mean: float, square: float) -> tuple[float, 
     f_low, f_high = parts(low)[1], parts(high)[1]
     if not f_low < 0 < f_high:
         return None
-    for _ in range(100):  # the Illinois rule: the secant's point, the stale end's value halved
+    kept = 0  # which end the last two steps kept: the Illinois rule halves its value
+    for _ in range(100):
         alpha = high - f_high * (high - low) / (f_high - f_low)
+        if not low < alpha < high:
+            break  # the bracket is as narrow as doubles make it
         f = parts(alpha)[1]
         if f == 0 or high - low <= 1e-15 * max(1.0, abs(alpha)):
             break
         if (f < 0) == (f_low < 0):
             low, f_low = alpha, f
-            f_high /= 2
+            if kept == 1:
+                f_high /= 2
+            kept = 1
         else:
             high, f_high = alpha, f
-            f_low /= 2
+            if kept == -1:
+                f_low /= 2
+            kept = -1
     else:
         return None
     width = parts(alpha)[0]
@@ -643,8 +655,8 @@ class FastProblem:
         order = np.lexsort((panel_left, panel_owner))
         whole_nodes = _join([d[3] for d in done], order)
         # each panel's halves: left halves of every panel, then right halves, in the rule's order
-        halves_nodes = _join([_panels_of(d[4], slice(0, len(d[0]))) for d in done]
-                             + [_panels_of(d[4], slice(len(d[0]), None)) for d in done],
+        halves_nodes = _join([_nodes_of(d[4], 0, len(d[0])) for d in done]
+                             + [_nodes_of(d[4], len(d[0]), 2 * len(d[0])) for d in done],
                              np.concatenate([order, order + len(order)]))
         panel_left, panel_right, panel_owner = panel_left[order], panel_right[order], panel_owner[order]
         return self._rule_of_nodes(panel_owner, panel_left, panel_right, cut_segment, cut_z, whole_nodes,
