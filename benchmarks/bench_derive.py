@@ -21,6 +21,12 @@ the multipliers (:mod:`maxent_util.maxent.direct`, "after") against the full der
 before ("before": the same law with that writer switched off), interleaved, medians; then the
 same in a fresh process per case (imports done, the law derived, its first read timed).
 
+``--bare [N]`` (default 21 rounds) times ``derive(method="numeric")`` on the three named sets of
+issue 36 against a bare numpy dual (one fixed Gauss-Legendre rule, Newton, no checks), a fresh
+value each round, interleaved, in wall-clock and CPU time; with ``--against DIR`` also the
+library checked out in DIR (the "before"), in a worker process given the same values,
+interleaved with this checkout's calls, and a table of both side by side.
+
 ``--sets [N]`` (default 48 sets, ``--seed 0``) measures instead what issue 27
 ("Derive at interactive speed") asks to improve: seeded random *equality* sets
 of numbers, then as many sets with inequalities (each constraint ``==``, ``<=`` or ``>=`` at
