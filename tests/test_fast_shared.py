@@ -195,3 +195,31 @@ def test_sets_with_no_law_are_refused_as_before(constraints, error, words):
 
     with pytest.raises(getattr(mu, error), match=words):
         mu.derive(*constraints, method="numeric")
+
+
+def test_a_wide_log_normal_is_derived_not_refused():
+    # log(kappa) normal with mean 0.554 + log(192) and variance 26.7**2 - (that - log(0.0197))**2
+    # (about 618): the full route's root finder stopped at a residual of 5.6e-8 and called the
+    # set infeasible; from its closed-form start the fast route settles and checks it
+    import maxent_util as mu
+
+    law = mu.derive(LogMoment(R(277, 500), 192), SquaredLogDeviation(R(267, 10), R(197, 10000)), method="numeric")
+    mean = mpmath.mpf(277) / 500 + mpmath.log(192)
+    variance = (mpmath.mpf(267) / 10) ** 2 - (mean - mpmath.log(mpmath.mpf(197) / 10000)) ** 2
+    expected = [1 - (mean - mpmath.log(mpmath.mpf(197) / 10000)) / variance, 1 / (2 * variance)]
+    np.testing.assert_allclose(law.numeric.multipliers, [float(x) for x in expected], rtol=1e-10)
+
+
+@pytest.mark.parametrize("upper, mean", [(153, R(382347, 2500)), (82, R(287, 500000)), (6460, R(5491, 25000))])
+def test_a_mean_near_an_end_has_its_truncated_exponential(upper, mean):
+    # reference: mpmath's root of 1/l - b/(e^(l b) - 1) = v at 40 digits (the full route's
+    # 30-digit numerics stopped at lambda = -16.3533 for the first, which misses the mean by 5e-5)
+    import maxent_util as mu
+
+    law = mu.derive(Support(0, upper), Mean(mean), method="numeric")
+    found = float(law.numeric.multipliers[0])
+    with mpmath.workdps(40):
+        v = mpmath.mpf(mean.p) / mean.q
+        root = mpmath.findroot(lambda l: 1 / l - upper / mpmath.expm1(l * upper) - v, found)
+    assert found == pytest.approx(float(root), rel=1e-12)
+    assert law.numeric.mean() == pytest.approx(float(mean), rel=1e-12)
