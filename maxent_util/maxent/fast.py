@@ -112,11 +112,6 @@ class _Feature:
             out = self.extra(k) if out is None else out + self.extra(k)
         return np.zeros(np.shape(k)) if out is None else out
 
-    @property
-    def logarithmic(self) -> bool:
-        """Whether g reads log(kappa)."""
-        return bool(self.b or self.d)
-
 
 def _number(value: Any) -> float | None:
     """A finite float of a sympy number, or None (a symbol, infinity)."""
@@ -869,7 +864,7 @@ class FastProblem:
             return True
         jacobian, g = rule.cut_jacobian, rule.cut_features
         at_cut = (jacobian - g @ lam)[:, None] + np.log(np.abs(g))
-        peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(np.abs(rule.features)),
+        peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(rule.abs_features),
                       axis=0)
         at_cut = np.where(np.isnan(at_cut), np.inf, at_cut)
         return bool(np.all(at_cut <= peak - _RESOLVED))
