@@ -21,6 +21,12 @@ the multipliers (:mod:`maxent_util.maxent.direct`, "after") against the full der
 before ("before": the same law with that writer switched off), interleaved, medians; then the
 same in a fresh process per case (imports done, the law derived, its first read timed).
 
+``--bare [N]`` (default 21 rounds) times ``derive(method="numeric")`` on the three named sets of
+issue 36 against a bare numpy dual (one fixed Gauss-Legendre rule, Newton, no checks), a fresh
+value each round, interleaved, in wall-clock and CPU time; with ``--against DIR`` also the
+library checked out in DIR (the "before"), in a worker process given the same values,
+interleaved with this checkout's calls, and a table of both side by side.
+
 ``--sets [N]`` (default 48 sets, ``--seed 0``) measures instead what issue 27
 ("Derive at interactive speed") asks to improve: seeded random *equality* sets
 of numbers, then as many sets with inequalities (each constraint ``==``, ``<=`` or ``>=`` at
@@ -590,38 +596,99 @@ BARE_CASES = [
 ]
 
 
-def bare_benchmark(rounds: int, seed: int) -> None:
+#: a worker that times derive(method="numeric") from another checkout (``--bare --against``):
+#: reads "case numerator" lines, answers "wall cpu multipliers..."
+_AGAINST_WORKER = """
+import sys, time
+sys.path.insert(0, {bench!r})
+import sympy
+from bench_derive import BARE_CASES
+from maxent_util.maxent import derive
+for line in sys.stdin:
+    case, numerator = map(int, line.split())
+    constraints = BARE_CASES[case][1](sympy.Rational(numerator, 1000))
+    derive.cache_clear()
+    t0, c0 = time.perf_counter(), time.process_time()
+    law = derive(*constraints, method="numeric")
+    t1, c1 = time.perf_counter(), time.process_time()
+    print(t1 - t0, c1 - c0, *map(repr, map(float, law.numeric.multipliers)), flush=True)
+"""
+
+
+def bare_benchmark(rounds: int, seed: int, against: str | None = None) -> None:
     """derive(method="numeric") on the named sets, derive's cache cleared, against the bare dual,
-    interleaved, a fresh value each round."""
+    interleaved, a fresh value each round; with ``against`` (another checkout of the library),
+    its derive too, in a worker process given the same values, interleaved with this one's."""
     import os
+    import subprocess
+
+    worker = None
+    if against is not None:
+        environment = dict(os.environ, PYTHONPATH=str(Path(against).resolve()))
+        worker = subprocess.Popen([sys.executable, "-c", _AGAINST_WORKER.format(bench=str(Path(__file__).parent))],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment,
+                                  cwd=against)
+
+    def before(case: int, numerator: int) -> tuple[float, float, np.ndarray]:
+        worker.stdin.write(f"{case} {numerator}\n")
+        worker.stdin.flush()
+        wall, cpu, *multipliers = worker.stdout.readline().split()
+        return float(wall), float(cpu), np.array([float(m) for m in multipliers])
 
     rng = np.random.default_rng(seed)
+    for case, (_, constraints_at, _) in enumerate(BARE_CASES):  # warm-up, both sides
+        derive.cache_clear()
+        derive(*constraints_at(sympy.Rational(1, 2)), method="numeric")
+        if worker is not None:
+            before(case, 500)
     print(f"derive(method=\"numeric\"), cache cleared, against a bare numpy dual (one 96-node "
-          f"Gauss-Legendre rule, Newton, no checks); medians of {rounds} interleaved rounds "
-          f"(load average {os.getloadavg()[0]:.1f})")
+          f"Gauss-Legendre rule, Newton, no checks){'' if against is None else ' and against ' + against}; "
+          f"medians of {rounds} interleaved rounds (load average {os.getloadavg()[0]:.1f})")
     print(f"{'':<46} {'wall clock':^30} {'CPU (the process alone)':^30}")
     print(f"{'set':<46} {'derive (ms)':>11} {'bare (ms)':>10} {'ratio':>7} {'derive (ms)':>11} {'bare (ms)':>10} "
           f"{'ratio':>7} {'max rel diff':>13}")
-    for label, constraints_at, bare_at in BARE_CASES:
-        ours, bare, worst = [], [], 0.0
-        for _ in range(rounds):
-            v = sympy.Rational(int(rng.integers(100, 900)), 1000)
+    rows = []
+    for case, (label, constraints_at, bare_at) in enumerate(BARE_CASES):
+        ours, bare, theirs, worst, worst_theirs = [], [], [], 0.0, 0.0
+        for round_ in range(rounds):
+            numerator = int(rng.integers(100, 900))
+            v = sympy.Rational(numerator, 1000)
             constraints = constraints_at(v)
             low, high, features, values, start = bare_at(v)
             jacobian = np.exp if label.startswith("LogMoment") else None
+            if worker is not None and round_ % 2:
+                theirs.append(before(case, numerator))
             derive.cache_clear()
             t0, c0 = time.perf_counter(), time.process_time()
             law = derive(*constraints, method="numeric")
             t1, c1 = time.perf_counter(), time.process_time()
             lam = bare_dual(low, high, features, values, start, jacobian)
             t2, c2 = time.perf_counter(), time.process_time()
+            if worker is not None and not round_ % 2:
+                theirs.append(before(case, numerator))
             ours.append((t1 - t0, c1 - c0))
             bare.append((t2 - t1, c2 - c1))
             found = np.asarray(law.numeric.multipliers, dtype=float)
             worst = max(worst, float(np.max(np.abs(found - lam) / np.maximum(1, np.abs(found)))))
+            if worker is not None:
+                worst_theirs = max(worst_theirs, float(np.max(np.abs(found - theirs[-1][2])
+                                                              / np.maximum(1, np.abs(found)))))
         a, b = np.median(ours, axis=0) * 1e3, np.median(bare, axis=0) * 1e3
         print(f"{label:<46} {a[0]:>11.2f} {b[0]:>10.2f} {a[0] / b[0]:>7.1f} {a[1]:>11.2f} {b[1]:>10.2f} "
               f"{a[1] / b[1]:>7.1f} {worst:>13.1e}")
+        if worker is not None:
+            t = np.median([r[:2] for r in theirs], axis=0) * 1e3
+            rows.append((label, t, a, b, worst_theirs))
+    if worker is not None:
+        worker.stdin.close()
+        worker.wait()
+        print(f"\nbefore ({against}) and after (this checkout), the same values, interleaved; CPU ms "
+              f"(load average {os.getloadavg()[0]:.1f})")
+        print(f"{'set':<46} {'before':>8} {'after':>8} {'bare':>8} {'before/bare':>12} {'after/bare':>11} "
+              f"{'before/after':>13} {'max rel diff':>13}")
+        for label, t, a, b, diff in rows:
+            print(f"{label:<46} {t[1]:>8.2f} {a[1]:>8.2f} {b[1]:>8.2f} {t[1] / b[1]:>12.1f} {a[1] / b[1]:>11.1f} "
+                  f"{t[1] / a[1]:>13.2f} {diff:>13.1e}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -652,9 +719,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bare", type=int, nargs="?", const=21, default=None, metavar="N",
                         help="instead: derive(method='numeric') on the three named sets against a bare "
                         "numpy dual, N interleaved rounds (default 21)")
+    parser.add_argument("--against", default=None, metavar="DIR",
+                        help="with --bare: also time derive from the library checked out in DIR (the "
+                        "'before'), in a worker process, interleaved")
     options = parser.parse_args(argv)
     if options.bare is not None:
-        bare_benchmark(options.bare, options.seed)
+        bare_benchmark(options.bare, options.seed, options.against)
         return
     if options.first_read is not None:
         first_read_benchmark(options.first_read, options.seed, options.only)

@@ -135,6 +135,32 @@ def constraint_kinds() -> dict[str, type["Constraint"]]:
     return dict(_registry)
 
 
+#: srepr of sympy values met before, by identity (each kept with its value, so that the id is
+#: not reused while it is here): sympy hands out one object for ``oo``, ``kappa`` and, from its
+#: cache, ``kappa**2`` made again, and a value never changes
+_SREPR_KEPT: dict[int, tuple[sympy.Basic, str]] = {}
+_SREPR_KEEP = 512
+
+
+def _srepr(value: Any) -> Any:
+    """``sympy.srepr`` of a sympy value (the same text, without the printer for the plain
+    numbers every derive call hashes, nor for a value met before); other values as they are."""
+    if isinstance(value, sympy.Integer):
+        return f"Integer({value.p})"
+    if isinstance(value, sympy.Rational):
+        return f"Rational({value.p}, {value.q})"
+    if not isinstance(value, sympy.Basic):
+        return value
+    kept = _SREPR_KEPT.get(id(value))
+    if kept is not None and kept[0] is value:
+        return kept[1]
+    text = sympy.srepr(value)
+    if len(_SREPR_KEPT) >= _SREPR_KEEP:
+        _SREPR_KEPT.clear()
+    _SREPR_KEPT[id(value)] = (value, text)
+    return text
+
+
 class Constraint:
     """Base class of the constraints on the captime distribution.
 
@@ -323,8 +349,7 @@ class Constraint:
         cached = self.__dict__.get("_cached_key")
         if cached is not None:
             return cached
-        key = (type(self).__name__,) + tuple(
-            (k, sympy.srepr(v) if isinstance(v, sympy.Basic) else v) for k, v in self._arguments.items())
+        key = (type(self).__name__,) + tuple((k, _srepr(v)) for k, v in self._arguments.items())
         # an equality keeps the key it always had; an inequality differs from it
         key = key if self.relation == "==" else key + (("relation", self.relation),)
         self.__dict__["_cached_key"] = key

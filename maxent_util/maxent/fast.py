@@ -97,21 +97,29 @@ class _Feature:
     sign: int = 0
 
     def __call__(self, k: np.ndarray, logk: np.ndarray) -> np.ndarray:
-        out = np.full(np.shape(k), self.e)
+        # the terms added in a fixed order, from the first present one (adding them to a zero
+        # start gave the same numbers, one array operation dearer)
+        out = None if self.e == 0 else np.full(np.shape(k), self.e)
         if self.a:
-            out = out + self.a * k
+            out = self.a * k if out is None else out + self.a * k
         if self.a2:
-            out = out + self.a2 * k * k
+            out = self.a2 * k * k if out is None else out + self.a2 * k * k
         if self.b or self.d:
             shifted = logk - self.c
-            out = out + self.b * shifted + self.d * shifted * shifted
+            out = self.b * shifted if out is None else out + self.b * shifted
+            out = out + self.d * shifted * shifted
         if self.extra is not None:
-            out = out + self.extra(k)
-        return out
+            out = self.extra(k) if out is None else out + self.extra(k)
+        return np.zeros(np.shape(k)) if out is None else out
 
 
 def _number(value: Any) -> float | None:
     """A finite float of a sympy number, or None (a symbol, infinity)."""
+    if isinstance(value, sympy.Rational):  # integers too: the common case, no tree to search
+        try:
+            return value.p / value.q  # correctly rounded, as float(value) is, without mpmath
+        except OverflowError:
+            return None
     if isinstance(value, sympy.Basic):
         if not value.is_number or value.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
             return None
@@ -265,6 +273,125 @@ class _Rule:
     log_jacobian: np.ndarray  # per node
     cut_segment: np.ndarray   # where tails were cut off: segment and point
     cut_z: np.ndarray
+    cut_jacobian: np.ndarray  # there: the log of the Jacobian, and the features
+    cut_features: np.ndarray
+    abs_features: np.ndarray  # |features|, for E[|g|] at every step
+    #: each panel's two halves (all left halves, then all right ones): (weights, log of the
+    #: Jacobian, features, kappa) at their nodes, to judge the panels at other multipliers;
+    #: None in a law's rule (made again if asked for)
+    halves: tuple | None = None
+
+
+def _panels_of(nodes: tuple, which: Any) -> tuple:
+    """The nodes of some panels (a mask or slice over them) of panel-major node arrays."""
+    count = len(nodes[0]) // len(_NODES)
+    chosen = [a.reshape((count, len(_NODES)) + a.shape[1:])[which] for a in nodes]
+    # the node count spelt out: with no features a (nodes, 0) array has no -1 to infer
+    return tuple(a.reshape((a.shape[0] * len(_NODES),) + a.shape[2:]) for a in chosen)
+
+
+def _nodes_of(nodes: tuple, first: int, stop: int) -> tuple:
+    """The nodes of panels ``first`` to ``stop`` (views)."""
+    return tuple(a[first * len(_NODES):stop * len(_NODES)] for a in nodes)
+
+
+def _join(parts: list[tuple], order: np.ndarray) -> tuple:
+    """Node arrays of panels joined, then the panels put in ``order``."""
+    return _panels_of(tuple(np.concatenate(arrays) for arrays in zip(*parts)), order)
+
+
+def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.linalg.solve(a, b)``; one equation by its division (what LAPACK does with it),
+    without numpy's checks around the call."""
+    if len(b) == 1:
+        if a[0, 0] == 0:
+            raise np.linalg.LinAlgError("Singular matrix")
+        return b / a[0]
+    return np.linalg.solve(a, b)
+
+
+def _truncated_exponential(fraction: float) -> float | None:
+    """t such that the mean of exp(-t u) on [0, 1] is ``fraction``: 1/t - 1/(e^t - 1) = fraction
+    (t = 0 at 1/2; a mean near an end has |t| up to about 1/distance), by Newton's method on
+    that decreasing function, from a start that brackets it; None if it does not settle."""
+    if not 0 < fraction < 1:
+        return None
+
+    def mean_and_slope(t: float) -> tuple[float, float]:
+        if abs(t) < 0.1:  # 1/t - 1/(e^t - 1) cancels near 0: its series to t**9 (below 1e-17 there)
+            t2 = t * t
+            mean = 0.5 - t / 12 + t * t2 / 720 - t * t2 * t2 / 30240 + t * t2 ** 3 / 1209600 \
+                - t * t2 ** 4 / 47900160
+            slope = -1 / 12 + t2 / 240 - t2 * t2 / 6048 + t2 ** 3 / 172800 - t2 ** 4 / 5322240
+            return mean, slope
+        if abs(t) > 700:  # e^t - 1 overflows; the mean is 1/t or 1 + 1/t to rounding
+            return (1 / t if t > 0 else 1 + 1 / t), -1 / (t * t)
+        e = math.expm1(t)
+        return 1 / t - 1 / e, -1 / (t * t) + (e + 1) / (e * e)
+
+    # the mean is about 1/t near 0 and 1 + 1/t near 1: a start on the right side of the root
+    t = 1 / fraction if fraction < 0.25 else 1 / (fraction - 1) if fraction > 0.75 else 12 * (0.5 - fraction)
+    for _ in range(60):
+        mean, slope = mean_and_slope(t)
+        step = (mean - fraction) / slope
+        t -= step
+        if not math.isfinite(t):
+            return None
+        if abs(step) <= 1e-9 * max(1.0, abs(t)):
+            # converging quadratically: one more step leaves only the rounding of the mean (the
+            # steps do not shrink below it: a test on their size could wait for ever)
+            mean, slope = mean_and_slope(t)
+            t -= (mean - fraction) / slope
+            return t if math.isfinite(t) else None
+    return None
+
+
+def _truncated_normal(lower: float, mean: float, square: float) -> tuple[float, float] | None:
+    """(mu, sigma) of the normal law that, truncated to [lower, oo), has E[kappa] = ``mean`` and
+    E[kappa**2] = ``square``; None where there is none, or the truncation point lies more than 8
+    of its sigmas from mu (then Newton's method on the dual finds the law from its usual start).
+
+    With alpha = (lower - mu) / sigma and rho = phi(alpha) / Q(alpha) (Q the normal's upper
+    tail), E - lower = sigma (rho - alpha) and Var = sigma**2 (1 + alpha rho - rho**2): their
+    ratio Var / (E - lower)**2 rises from 0 (alpha -> -oo, no truncation) to 1 (the exponential
+    law, alpha -> oo) and fixes alpha, found here by bisection and the secant rule."""
+    gap = mean - lower
+    ratio = (square - mean * mean) / (gap * gap) if gap > 0 else math.nan
+    if not 0 < ratio < 1:
+        return None
+
+    def parts(alpha: float) -> tuple[float, float]:  # (rho - alpha, Var / (E - lower)**2 - ratio)
+        rho = math.exp(-alpha * alpha / 2) / math.sqrt(2 * math.pi) / (0.5 * math.erfc(alpha / math.sqrt(2)))
+        return rho - alpha, (1 + alpha * rho - rho * rho) / (rho - alpha) ** 2 - ratio
+
+    low, high = -8.0, 8.0
+    f_low, f_high = parts(low)[1], parts(high)[1]
+    if not f_low < 0 < f_high:
+        return None
+    kept = 0  # which end the last two steps kept: the Illinois rule halves its value
+    for _ in range(100):
+        alpha = high - f_high * (high - low) / (f_high - f_low)
+        if not low < alpha < high:
+            break  # the bracket is as narrow as doubles make it
+        f = parts(alpha)[1]
+        if f == 0 or high - low <= 1e-15 * max(1.0, abs(alpha)):
+            break
+        if (f < 0) == (f_low < 0):
+            low, f_low = alpha, f
+            if kept == 1:
+                f_high /= 2
+            kept = 1
+        else:
+            high, f_high = alpha, f
+            if kept == -1:
+                f_low /= 2
+            kept = -1
+    else:
+        return None
+    width = parts(alpha)[0]
+    sigma = gap / width
+    mu = lower - alpha * sigma
+    return (mu, sigma) if math.isfinite(mu) and math.isfinite(sigma) and sigma > 0 else None
 
 
 def _lost(z: np.ndarray, phi: np.ndarray, peak: float) -> bool:
@@ -280,12 +407,82 @@ def _lost(z: np.ndarray, phi: np.ndarray, peak: float) -> bool:
     return phi[outer] - peak - math.log(rate) > -_RESOLVED
 
 
+def _quiet(method: Callable) -> Callable:
+    """``method`` under ``np.errstate(all="ignore")``: the entry points of the solution (its
+    steps meet overflow, underflow, 0 * inf and log(0) by design and handle their results) set
+    it once, not every array operation of every step."""
+
+    @functools.wraps(method)
+    def quiet(*arguments: Any, **keywords: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return method(*arguments, **keywords)
+
+    return quiet
+
+
 class TimeUp(Exception):
     """The deadline given to :meth:`FastProblem.solve` expired."""
 
 
 class _GiveUp(Exception):
     """The solution took more quadrature rules than any well-posed set needs."""
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(lower: float, upper: float, features: tuple[tuple, ...]) -> dict[str, Any]:
+    """The attributes of a :class:`FastProblem` that follow from its support and its features'
+    regions and kinds (per feature: lower, upper, a, a2, b, d, whether compiled, sign): its
+    segments, which features act on each, which segments are integrated in log(kappa), and the
+    leading terms of the exponent at the ends 0 and oo.  Read-only arrays, shared."""
+    f_lower, f_upper, f_a, f_a2, f_b, f_d, f_compiled, f_sign = (
+        [f[i] for f in features] for i in range(8))
+    ends = {lower, upper}
+    for low, high in zip(f_lower, f_upper):
+        ends.update(p for p in (low, high) if lower < p < upper)
+    ends = np.array(sorted(ends))
+    lows, highs = ends[:-1], ends[1:]
+    count = len(features)
+    # where a segment meets a feature's region: [segment, feature]
+    inside = np.array([[fl <= a and b <= fu for fl, fu in zip(f_lower, f_upper)]
+                       for a, b in zip(lows, highs)], dtype=bool).reshape(len(lows), count)
+    # log(kappa) where the density may be a power of kappa near 0, or runs to infinity
+    logs = np.array([bool(b or d or c) for b, d, c in zip(f_b, f_d, f_compiled)], dtype=bool)
+    powers = (inside & logs).any(axis=1) if count else np.zeros(len(lows), dtype=bool)
+    logarithmic = (highs == math.inf) | (powers & ((lows == 0) | (highs > _WIDE * np.maximum(lows, 1e-300))))
+    # each segment's range in its own variable
+    with np.errstate(divide="ignore"):
+        start = np.where(logarithmic, np.log(np.maximum(lows, 0)), lows)
+        stop = np.where(logarithmic, np.log(highs), highs)
+    start = np.where(logarithmic, np.maximum(start, -_LOG_END), start)
+    stop = np.where(logarithmic, np.minimum(stop, _LOG_END), stop)
+    signs = np.array(f_sign, dtype=int)
+    # the leading terms of the exponent at the ends 0 and oo: [segment, feature] coefficients
+    # of kappa, log(kappa) and log(kappa)**2, and whether a compiled feature reaches the end
+    leading = {name: inside * np.array(values, dtype=float)
+               for name, values in (("a", f_a), ("a2", f_a2), ("b", f_b), ("d", f_d))}
+    compiled = np.array(f_compiled, dtype=bool)
+    open_ends = [(s, end) for s, (low, high) in enumerate(zip(lows, highs))
+                 for end, reaches in ((0, low == 0 and logarithmic[s]), (1, high == math.inf))
+                 if reaches]
+    compiled_at = [inside[s] & compiled for s, _ in open_ends]
+    layout = {
+        "ends": ends, "inside": inside, "logarithmic": logarithmic, "start": start, "stop": stop,
+        "signs": signs, "_leading": leading, "_open_ends": open_ends, "_compiled_at": compiled_at,
+        # what the hot loops would otherwise ask again at every step: the leading coefficients
+        # stacked per open end (one product with lam reads them all), which ends a compiled
+        # feature reaches, whether any multiplier has a sign, and the segments' shapes
+        "_leading_at_ends": np.array([[leading[name][s] for name in ("a", "a2", "b", "d")] for s, _ in open_ends],
+                                     dtype=float).reshape(len(open_ends), 4, count),
+        "_compiled_reach": any(bool(c.any()) for c in compiled_at),
+        "_bounded": bool(signs.any()),
+        "_everywhere": bool(inside.all()),
+        "_all_log": bool(logarithmic.all()), "_no_log": not logarithmic.any(),
+        "_reads_log": any(b or d for b, d in zip(f_b, f_d)),
+    }
+    for value in [*layout.values(), *leading.values(), *compiled_at]:
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return layout
 
 
 class FastProblem:
@@ -295,76 +492,80 @@ class FastProblem:
                  scales: tuple[float, ...]) -> None:
         self.lower, self.upper, self.features = lower, upper, features
         self.values = np.array([f.value for f in features], dtype=float)
-        ends = {lower, upper}
-        for feature in features:
-            ends.update(p for p in (feature.lower, feature.upper) if lower < p < upper)
-        self.ends = np.array(sorted(ends))
-        lows, highs = self.ends[:-1], self.ends[1:]
-        # where a segment meets a feature's region: [segment, feature]
-        self.inside = np.array([[f.lower <= a and b <= f.upper for f in features]
-                                for a, b in zip(lows, highs)], dtype=bool).reshape(len(lows), len(features))
-        # log(kappa) where the density may be a power of kappa near 0, or runs to infinity
-        logs = np.array([bool(f.b or f.d or f.extra is not None) for f in features], dtype=bool)
-        powers = (self.inside & logs).any(axis=1) if len(features) else np.zeros(len(lows), dtype=bool)
-        self.logarithmic = (highs == math.inf) | (powers & ((lows == 0) | (highs > _WIDE * np.maximum(lows, 1e-300))))
-        # each segment's range in its own variable
-        with np.errstate(divide="ignore"):
-            self.start = np.where(self.logarithmic, np.log(np.maximum(lows, 0)), lows)
-            self.stop = np.where(self.logarithmic, np.log(highs), highs)
-        self.start = np.where(self.logarithmic, np.maximum(self.start, -_LOG_END), self.start)
-        self.stop = np.where(self.logarithmic, np.minimum(self.stop, _LOG_END), self.stop)
         self.log_scales = np.log(np.array(scales)) if scales else np.zeros(0)
-        self.signs = np.array([f.sign for f in features], dtype=int)
-        # the leading terms of the exponent at the ends 0 and oo: [segment, feature] coefficients
-        # of kappa, log(kappa) and log(kappa)**2, and whether a compiled feature reaches the end
-        self._leading = {name: self.inside * np.array([getattr(f, name) for f in features], dtype=float)
-                         for name in ("a", "a2", "b", "d")}
-        compiled = np.array([f.extra is not None for f in features], dtype=bool)
-        self._open_ends = [(s, end) for s, (low, high) in enumerate(zip(lows, highs))
-                           for end, reaches in ((0, low == 0 and self.logarithmic[s]), (1, high == math.inf))
-                           if reaches]
-        self._compiled_at = [self.inside[s] & compiled for s, _ in self._open_ends]
+        # the segments and what each feature does on them depend on the support and the
+        # features' kinds and regions, not on their values: shared by every set of that shape
+        vars(self).update(_layout(lower, upper, tuple((f.lower, f.upper, f.a, f.a2, f.b, f.d, f.extra is not None,
+                                                       f.sign) for f in features)))
+        self._ladder: tuple | None = None  # see _ladder_at
+        self._first_panels: tuple | None = None  # see _first_round
 
     # -- evaluation ------------------------------------------------------------
     def _at(self, segment: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kappa, log of the Jacobian, features) at points z of the segments' variables."""
-        logarithmic = self.logarithmic[segment]
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        z = np.asarray(z, dtype=float)
+        # every segment in log(kappa), or none: the same numbers without the choice per point
+        if self._all_log:
+            k, logk, jacobian = np.exp(z), z, z
+        elif self._no_log:
+            k, jacobian = z, np.zeros(z.shape)
+            logk = np.log(z) if self._reads_log else None
+        else:
+            logarithmic = self.logarithmic[segment]
             k = np.where(logarithmic, np.exp(z), z)
             logk = np.where(logarithmic, z, np.log(z))
-            columns = [np.where(self.inside[segment, i], f(k, logk), 0.0) for i, f in enumerate(self.features)]
-        g = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(z) + (0,))
-        return k, np.where(logarithmic, z, 0.0), g
+            jacobian = np.where(logarithmic, z, 0.0)
+        g = np.empty(z.shape + (len(self.features),))
+        for i, f in enumerate(self.features):
+            g[..., i] = f(k, logk) if self._everywhere else np.where(self.inside[segment, i], f(k, logk), 0.0)
+        return k, jacobian, g
 
+    @_quiet
     def exponent(self, lam: np.ndarray, segment: np.ndarray, z: np.ndarray) -> np.ndarray:
         """log of the unnormalised density times the Jacobian, at points z."""
         _, jacobian, g = self._at(segment, z)
-        with np.errstate(invalid="ignore", over="ignore"):
-            phi = jacobian - g @ lam
+        return self._phi(jacobian, g, lam)
+
+    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(segment, z, log of the Jacobian, features) at the ladder of points :meth:`rule`
+        looks for the mass on: a ladder over each segment's range, and the named scales.  It
+        depends on the problem alone, so it is made once."""
+        if self._ladder is None:
+            ladder_segment, ladder = [], []
+            for s in range(len(self.start)):
+                a, b = self.start[s], self.stop[s]
+                if self.logarithmic[s]:
+                    points = np.arange(math.ceil(a * 2) / 2, b, 0.5)
+                    scales = self.log_scales[(self.log_scales > a) & (self.log_scales < b)]
+                else:
+                    points = np.linspace(a, b, 65)[1:-1]
+                    scales = np.exp(self.log_scales)
+                    scales = scales[(scales > a) & (scales < b)]
+                points = np.sort(np.concatenate([[a, b], points, scales]))
+                points = points[np.concatenate([[True], points[1:] != points[:-1]])]  # np.unique's
+                ladder.append(points)
+                ladder_segment.append(np.full(len(points), s))
+            z = np.concatenate(ladder)
+            seg = np.concatenate(ladder_segment)
+            _, jacobian, g = self._at(seg, z)
+            self._ladder = (seg, z, jacobian, g)
+        return self._ladder
+
+    @staticmethod
+    def _phi(jacobian: np.ndarray, g: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """:meth:`exponent` from the features at the points."""
+        phi = jacobian - g @ lam
         # 0 * inf (kappa**2 far out, with its multiplier 0) has no mass there, not a NaN
         return np.where(np.isnan(phi), -np.inf, phi)
 
+    @_quiet
     def rule(self, lam: np.ndarray) -> "_Rule | None":
         """Panels that integrate exp(-lam . g) to 1e-15 of Z; None when the density is not
         integrable at ``lam`` (its mass reaches 0 or infinity) or is not resolved."""
         segments = len(self.start)
-        # 1. where the mass is: a ladder over each segment's range, and the named scales
-        ladder_segment, ladder = [], []
-        for s in range(segments):
-            a, b = self.start[s], self.stop[s]
-            if self.logarithmic[s]:
-                points = np.arange(math.ceil(a * 2) / 2, b, 0.5)
-                scales = self.log_scales[(self.log_scales > a) & (self.log_scales < b)]
-            else:
-                points = np.linspace(a, b, 65)[1:-1]
-                scales = np.exp(self.log_scales)
-                scales = scales[(scales > a) & (scales < b)]
-            points = np.unique(np.concatenate([[a, b], points, scales]))
-            ladder.append(points)
-            ladder_segment.append(np.full(len(points), s))
-        z = np.concatenate(ladder)
-        seg = np.concatenate(ladder_segment)
-        phi = self.exponent(lam, seg, z)
+        # 1. where the mass is
+        seg, z, ladder_jacobian, ladder_g = self._ladder_at()
+        phi = self._phi(ladder_jacobian, ladder_g, lam)
         if np.isnan(phi).any() or np.isposinf(phi).any():
             return None
         peak = np.max(phi)
@@ -373,8 +574,11 @@ class FastProblem:
         left, right, owner = [], [], []
         cuts: list[tuple[int, float]] = []
         for s in range(segments):
-            mask = seg == s
-            zs, ps = z[mask], phi[mask]
+            if segments == 1:
+                zs, ps = z, phi
+            else:
+                mask = seg == s
+                zs, ps = z[mask], phi[mask]
             kept = np.nonzero(ps >= peak - _TAIL)[0]
             if len(kept) == 0:
                 continue  # no mass worth a double here
@@ -398,12 +602,20 @@ class FastProblem:
         if not left:
             return None
         left_a, right_a, owner_a = np.concatenate(left), np.concatenate(right), np.concatenate(owner)
-        # 2. bisect every panel that disagrees with its two halves
-        done_left, done_right, done_owner = [], [], []
+        # 2. bisect every panel that disagrees with its two halves; a bisected panel's halves
+        # are the next round's panels, their nodes and features already known
+        done: list[tuple] = []
         total = None
-        for _ in range(_MAX_ROUNDS):
+        first = self._first_round(owner_a, left_a, right_a)
+        nodes = first[0]
+        for round_ in range(_MAX_ROUNDS):
             middle = (left_a + right_a) / 2
-            whole, halves = self._whole_and_halves(lam, owner_a, left_a, middle, right_a, peak)
+            halves_nodes = first[1] if round_ == 0 else self._panel_nodes(
+                np.concatenate([owner_a, owner_a]), np.concatenate([left_a, middle]), np.concatenate([middle, right_a]))
+            n = len(left_a)
+            whole = self._integrals(nodes, lam, peak)
+            parts = self._integrals(halves_nodes, lam, peak)
+            halves = parts[:n] + parts[n:]
             if not (np.all(np.isfinite(whole)) and np.all(np.isfinite(halves))):
                 return None
             if total is None:
@@ -411,34 +623,66 @@ class FastProblem:
                 if not total > 0:
                     return None
             good = np.abs(whole - halves) <= _PANEL_TOLERANCE * total
-            done_left.append(left_a[good])
-            done_right.append(right_a[good])
-            done_owner.append(owner_a[good])
-            if good.all():
+            every = good.all()
+            done.append((left_a, right_a, owner_a, nodes, halves_nodes) if every else
+                        (left_a[good], right_a[good], owner_a[good], _panels_of(nodes, good),
+                         _panels_of(halves_nodes, np.concatenate([good, good]))))
+            if every:
                 break
             bad = ~good
             left_a = np.concatenate([left_a[bad], middle[bad]])
             right_a = np.concatenate([middle[bad], right_a[bad]])
             owner_a = np.concatenate([owner_a[bad], owner_a[bad]])
-            if sum(map(len, done_left)) + len(left_a) > _MAX_PANELS:
+            nodes = _panels_of(halves_nodes, np.concatenate([bad, bad]))
+            if sum(len(d[0]) for d in done) + len(left_a) > _MAX_PANELS:
                 return None
         else:
             return None
-        panel_left = np.concatenate(done_left)
-        panel_right = np.concatenate(done_right)
-        panel_owner = np.concatenate(done_owner)
+        cut_segment = np.array([c[0] for c in cuts], dtype=int)
+        cut_z = np.array([c[1] for c in cuts], dtype=float)
+        if len(done) == 1:
+            # the first panels all good: made segment by segment, left to right, they are in
+            # the rule's order, and their halves too (left halves, then right ones)
+            panel_left, panel_right, panel_owner, whole_nodes, halves_nodes = done[0]
+            return self._rule_of_nodes(panel_owner, panel_left, panel_right, cut_segment, cut_z, whole_nodes,
+                                       halves_nodes)
+        panel_left, panel_right, panel_owner = (np.concatenate([d[i] for d in done]) for i in range(3))
         order = np.lexsort((panel_left, panel_owner))
+        whole_nodes = _join([d[3] for d in done], order)
+        # each panel's halves: left halves of every panel, then right halves, in the rule's order
+        halves_nodes = _join([_nodes_of(d[4], 0, len(d[0])) for d in done]
+                             + [_nodes_of(d[4], len(d[0]), 2 * len(d[0])) for d in done],
+                             np.concatenate([order, order + len(order)]))
         panel_left, panel_right, panel_owner = panel_left[order], panel_right[order], panel_owner[order]
-        return self.rule_of_panels(panel_owner, panel_left, panel_right,
-                                   np.array([c[0] for c in cuts], dtype=int),
-                                   np.array([c[1] for c in cuts], dtype=float))
+        return self._rule_of_nodes(panel_owner, panel_left, panel_right, cut_segment, cut_z, whole_nodes,
+                                   halves_nodes)
+
+    def _first_round(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple[tuple, tuple]:
+        """The nodes of the first panels of a rule and of their halves.  Rules built at nearby
+        multipliers (the start, where the mass moved, the answer) often cut the tails at the
+        same points of the ladder and so start from the same panels: their nodes are kept."""
+        kept = self._first_panels
+        if kept is not None and all(np.array_equal(a, b) for a, b in zip(kept[:3], (owner, left, right))):
+            return kept[3]
+        middle = (left + right) / 2
+        found = (self._panel_nodes(owner, left, right),
+                 self._panel_nodes(np.concatenate([owner, owner]), np.concatenate([left, middle]),
+                                   np.concatenate([middle, right])))
+        self._first_panels = (owner, left, right, found)
+        return found
 
     def rule_of_panels(self, segment: np.ndarray, left: np.ndarray, right: np.ndarray,
                        cut_segment: np.ndarray, cut_z: np.ndarray) -> _Rule:
         """The rule of given panels (sorted by segment, then position) for these features."""
-        nodes, weights, node_owner = self._nodes(segment, left, right)
-        k, jacobian, g = self._at(node_owner, nodes)
-        return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z)
+        return self._rule_of_nodes(segment, left, right, cut_segment, cut_z,
+                                   self._panel_nodes(segment, left, right), None)
+
+    def _rule_of_nodes(self, segment, left, right, cut_segment, cut_z, nodes: tuple,
+                       halves: tuple | None) -> _Rule:
+        weights, jacobian, g, k = nodes
+        _, cut_jacobian, cut_g = self._at(cut_segment, cut_z)
+        return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z,
+                     cut_jacobian, cut_g, np.abs(g), halves)
 
     def _nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray):
         half = (right - left) / 2
@@ -447,38 +691,34 @@ class FastProblem:
         weights = (half[:, None] * _WEIGHTS).ravel()
         return nodes, weights, np.repeat(owner, len(_NODES))
 
-    def _whole_and_halves(self, lam, owner, left, middle, right, shift) -> tuple[np.ndarray, np.ndarray]:
-        """Each panel's integral by one rule over it, and by one rule over each half (one pass)."""
-        n = len(left)
-        values = self._panel_integrals(lam, np.concatenate([owner, owner, owner]),
-                                       np.concatenate([left, left, middle]),
-                                       np.concatenate([right, middle, right]), shift)
-        return values[:n], values[n:2 * n] + values[2 * n:]
-
-    def _panel_integrals(self, lam, owner, left, right, shift) -> np.ndarray:
+    def _panel_nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple:
+        """(weights, log of the Jacobian, features, kappa) at the nodes of panels, panel-major."""
         nodes, weights, node_owner = self._nodes(owner, left, right)
-        phi = self.exponent(lam, node_owner, nodes)
-        with np.errstate(under="ignore", over="ignore"):
-            values = weights * np.exp(phi - shift)
-        return values.reshape(len(left), len(_NODES)).sum(axis=1)
+        k, jacobian, g = self._at(node_owner, nodes)
+        return weights, jacobian, g, k
+
+    def _integrals(self, nodes: tuple, lam: np.ndarray, shift: float) -> np.ndarray:
+        """Each panel's integral of exp(-lam . g) (times the Jacobian, over exp(shift))."""
+        weights, jacobian, g, _ = nodes
+        phi = self._phi(jacobian, g, lam)
+        values = weights * np.exp(phi - shift)
+        return values.reshape(-1, len(_NODES)).sum(axis=1)
 
     # -- the dual --------------------------------------------------------------
     @staticmethod
     def _log_partition(rule: _Rule, lam: np.ndarray) -> float | None:
         """log Z under exp(-lam . g) by ``rule`` (None when it is not finite)."""
         phi = -(rule.features @ lam)
-        shift = np.max(phi)
-        with np.errstate(under="ignore"):
-            z = float(rule.weight @ np.exp(phi - shift))
+        shift = phi.max()
+        z = float(rule.weight @ np.exp(phi - shift))
         return math.log(z) + shift if z > 0 and math.isfinite(z) else None
 
     @staticmethod
     def _moments(rule: _Rule, lam: np.ndarray):
         """(log Z, E[g], Cov[g], E[|g|]) under exp(-lam . g) by ``rule``."""
         phi = -(rule.features @ lam)
-        shift = np.max(phi)
-        with np.errstate(under="ignore"):
-            mass = rule.weight * np.exp(phi - shift)
+        shift = phi.max()
+        mass = rule.weight * np.exp(phi - shift)
         z = mass.sum()
         if not (z > 0 and math.isfinite(z)):
             return None
@@ -486,11 +726,15 @@ class FastProblem:
         mean = p @ rule.features
         centred = rule.features - mean
         cov = (centred * p[:, None]).T @ centred
-        return math.log(z) + shift, mean, cov, p @ np.abs(rule.features)
+        return math.log(z) + shift, mean, cov, p @ rule.abs_features
 
     def initial(self) -> np.ndarray | None:
         """Multipliers at which the density is integrable, near the answer's scale, with the
-        signs the inequalities require."""
+        signs the inequalities require; the answer itself where it has a closed form or one
+        equation (the first rule is then built at the answer, and Newton only checks it)."""
+        answer = self._closed_start()
+        if answer is not None:
+            return answer
         lam = np.zeros(len(self.features))
         if self.upper < math.inf:
             return lam
@@ -524,9 +768,61 @@ class FastProblem:
                     return lam
         return None
 
+    def _closed_start(self) -> np.ndarray | None:
+        """The multipliers of two common laws, or None: on [a, b], a mean alone (the truncated
+        exponential: one equation in one unknown, solved here); on (0, oo), E[log(kappa/k1)]
+        and E[log(kappa/k2)**2] (a log-normal law: log(kappa) is normal, its mean and variance
+        read off the constraints).  Equalities over the whole support only."""
+        features = self.features
+        if not all(f.sign == 0 and f.extra is None and f.e == 0 and f.lower == self.lower
+                   and f.upper == self.upper for f in features):
+            return None
+        if len(features) == 1 and self.upper < math.inf and features[0].a == 1 and not (
+                features[0].a2 or features[0].b or features[0].d):
+            width = self.upper - self.lower
+            t = _truncated_exponential(min(max((features[0].value - self.lower) / width, 0.0), 1.0))
+            return None if t is None else np.array([t / width])
+        if len(features) == 2 and self.lower == 0 and self.upper == math.inf:
+            first, second = features
+            if first.d and not second.d:
+                first, second = second, first
+            if first.b != 1 or first.d or first.a or first.a2 or second.d != 1 or second.b or second.a or second.a2:
+                return self._truncated_normal_start()
+            mean = first.value + first.c                      # E[log(kappa)]
+            variance = second.value - (mean - second.c) ** 2   # Var[log(kappa)]
+            if not variance > 0:
+                return None  # no law: left to Newton and the full route to say why
+            # the density in z = log(kappa), the Jacobian included, is
+            # exp(-lambda_b (z - c1) - lambda_d (z - c2)**2 + z): a normal of this mean and variance
+            lam_d = 0.5 / variance
+            lam_b = 1.0 - (mean - second.c) / variance
+            lam = np.array([lam_b, lam_d] if features[0] is first else [lam_d, lam_b])
+            return lam if np.all(np.isfinite(lam)) else None
+        return self._truncated_normal_start() if len(features) == 2 and self.upper == math.inf else None
+
+    def _truncated_normal_start(self) -> np.ndarray | None:
+        """The multipliers of E[kappa] and E[kappa**2] on [L, oo), or None (see _closed_start)."""
+        features = self.features
+        first, second = features
+        if first.a2 and not second.a2:
+            first, second = second, first
+        if first.a != 1 or first.a2 or first.b or first.d or second.a2 != 1 or second.a or second.b or second.d:
+            return None
+        # E[kappa] and E[kappa**2] on [L, oo): a normal law truncated at L
+        normal = _truncated_normal(self.lower, first.value, second.value)
+        if normal is None:
+            return None
+        mu, sigma = normal
+        lam_a2 = 0.5 / sigma ** 2   # exp(-(kappa - mu)**2 / (2 sigma**2)) = exp(-lam_a kappa - lam_a2 kappa**2)
+        lam_a = -mu / sigma ** 2
+        lam = np.array([lam_a, lam_a2] if features[0] is first else [lam_a2, lam_a])
+        return lam if np.all(np.isfinite(lam)) else None
+
     # -- the dual's domain and the inequalities' signs ------------------------------
     def project(self, lam: np.ndarray) -> np.ndarray:
         """The nearest multipliers with the signs the inequalities require."""
+        if not self._bounded:
+            return lam
         return np.where(self.signs > 0, np.maximum(lam, 0.0), np.where(self.signs < 0, np.minimum(lam, 0.0), lam))
 
     def integrable(self, lam: np.ndarray) -> bool | None:
@@ -535,11 +831,11 @@ class FastProblem:
         integrable, though it grows only beyond kappa = 1e-300); None where a feature compiled
         from an expression reaches an end with a non-zero multiplier (the rule's check judges)."""
         decided = True
-        for (segment, end), compiled in zip(self._open_ends, self._compiled_at):
-            if np.any(lam[compiled] != 0):
+        leading = (self._leading_at_ends @ lam).tolist()
+        for (segment, end), compiled, (a, a2, b, d) in zip(self._open_ends, self._compiled_at, leading):
+            if self._compiled_reach and np.any(lam[compiled] != 0):
                 decided = None
                 continue
-            a, a2, b, d = (self._leading[name][segment] @ lam for name in ("a", "a2", "b", "d"))
             if end:  # kappa -> oo, in z = log(kappa) with the Jacobian: -a2 e^2z - a e^z - d z^2 + (1 - b) z
                 fine = a2 > 0 if a2 else a > 0 if a else d > 0 if d else b > 1
             else:    # kappa -> 0: -d z^2 + (1 - b) z as z -> -oo
@@ -566,17 +862,18 @@ class FastProblem:
         expectations are then the law's (with E[kappa**2] infinite they are not)."""
         if not len(rule.cut_z):
             return True
-        _, jacobian, g = self._at(rule.cut_segment, rule.cut_z)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            at_cut = (jacobian - g @ lam)[:, None] + np.log(np.abs(g))
-            peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(np.abs(rule.features)),
-                          axis=0)
+        jacobian, g = rule.cut_jacobian, rule.cut_features
+        at_cut = (jacobian - g @ lam)[:, None] + np.log(np.abs(g))
+        peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(rule.abs_features),
+                      axis=0)
         at_cut = np.where(np.isnan(at_cut), np.inf, at_cut)
         return bool(np.all(at_cut <= peak - _RESOLVED))
 
     def _held(self, lam: np.ndarray, gradient: np.ndarray) -> np.ndarray:
         """The inequalities held at multiplier 0, the dual's descent pushing past it: they do not
         bind (E[g] is strictly inside the bound) and Newton leaves them out."""
+        if not self._bounded:
+            return np.zeros(len(lam), dtype=bool)
         return (((self.signs > 0) & (lam <= 0) & (gradient > 0))
                 | ((self.signs < 0) & (lam >= 0) & (gradient < 0)))
 
@@ -585,10 +882,12 @@ class FastProblem:
         """The dual's gradient and Newton's step on the multipliers the active set leaves free
         (a held inequality's stays at 0); None where the free features' covariance is singular."""
         gradient = self.values - mean
-        free = ~self._held(lam, gradient)
-        step = np.zeros_like(lam)
         try:
-            step[free] = np.linalg.solve(cov[np.ix_(free, free)], -gradient[free])
+            if not self._bounded:  # every multiplier free
+                return gradient, _solve(cov, -gradient)
+            free = ~self._held(lam, gradient)
+            step = np.zeros_like(lam)
+            step[free] = _solve(cov[np.ix_(free, free)], -gradient[free])
         except np.linalg.LinAlgError:
             return None
         return gradient, step
@@ -601,10 +900,13 @@ class FastProblem:
         # E[g] is a sum of terms as large as E[|g|]: its rounding is relative to that (the
         # spread of g, infinite for a heavy tail, is no measure of it)
         tolerance = _TOLERANCE * np.maximum(scale, size)
+        if not self._bounded:
+            return bool((np.abs(gradient) <= tolerance).all())
         free = ~self._held(lam, gradient)
         return bool(np.all(np.abs(gradient[free]) <= tolerance[free]))
 
     # -- Newton's method on the dual -------------------------------------------------
+    @_quiet
     def solve(self, deadline: Any = None, start: "NumericLaw | None" = None,
               guess: np.ndarray | None = None) -> "NumericLaw | None":
         """Newton's method on the dual; the law, or None when it does not settle.  ``deadline``
@@ -635,6 +937,9 @@ class FastProblem:
             return None if lam is None else self._newton(self.project(lam), rule_at)
         except _GiveUp:
             return None
+        finally:
+            # the law keeps its problem: not the nodes that served the search
+            self._ladder = self._first_panels = None
 
     def _same_shape(self, other: "NumericLaw") -> bool:
         problem = other.problem
@@ -673,8 +978,8 @@ class FastProblem:
         rule = rule_at(lam) if rule is None else rule
         if rule is None:
             return None
+        moments = self._moments(rule, lam)
         for _ in range(2):
-            moments = self._moments(rule, lam)
             if moments is None:
                 return None
             newton = self._newton_step(lam, moments[1], moments[2])
@@ -686,12 +991,12 @@ class FastProblem:
             trial_moments = self._moments(rule, trial)
             if trial_moments is None or not self._settled(rule, trial, trial_moments, scale):
                 break
-            lam = trial
-        moments = self._moments(rule, lam)
+            lam, moments = trial, trial_moments  # the moments at the point reached, already known
         if (moments is None or not self._settled(rule, lam, moments, scale) or not self._resolved(rule, lam)
                 or self.integrable(lam) is False or np.any(self.project(lam) != lam)):
             return None
-        return NumericLaw(self, lam, moments[0], rule)
+        # the panels' halves served the search; the law keeps only its own nodes
+        return NumericLaw(self, lam, moments[0], dataclasses.replace(rule, halves=None))
 
     def _tail_reached(self, rule: _Rule, lam: np.ndarray, drop: float) -> bool:
         """Whether the density where ``rule`` cut a tail off is within ``drop`` (in log) of its
@@ -699,7 +1004,7 @@ class FastProblem:
         if not len(rule.cut_z):
             return False
         peak = np.max(rule.log_jacobian - rule.features @ lam)
-        return bool(np.max(self.exponent(lam, rule.cut_segment, rule.cut_z)) > peak - drop)
+        return bool(np.max(self._phi(rule.cut_jacobian, rule.cut_features, lam)) > peak - drop)
 
     def _still_holds(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether a rule built at other multipliers is as good at ``lam`` as one built there:
@@ -712,12 +1017,12 @@ class FastProblem:
         peak = float(np.max(rule.log_jacobian - rule.features @ lam))
         middle = (rule.left + rule.right) / 2
         # each panel by its own nodes (the rule's), and by a rule over each of its halves
-        with np.errstate(under="ignore"):
-            whole = (rule.weight * np.exp(-(rule.features @ lam) - peak)).reshape(len(rule.left), -1).sum(axis=1)
+        whole = (rule.weight * np.exp(-(rule.features @ lam) - peak)).reshape(len(rule.left), -1).sum(axis=1)
         n = len(rule.left)
-        parts = self._panel_integrals(lam, np.concatenate([rule.segment, rule.segment]),
-                                      np.concatenate([rule.left, middle]), np.concatenate([middle, rule.right]),
-                                      peak)
+        if rule.halves is None:
+            rule.halves = self._panel_nodes(np.concatenate([rule.segment, rule.segment]),
+                                            np.concatenate([rule.left, middle]), np.concatenate([middle, rule.right]))
+        parts = self._integrals(rule.halves, lam, peak)
         halves = parts[:n] + parts[n:]
         total = float(np.sum(halves))
         return bool(total > 0 and np.all(np.abs(whole - halves) <= _PANEL_TOLERANCE * total))
@@ -771,6 +1076,7 @@ class FastProblem:
 
 
     # -- Newton's method on the multiplier equations (the full route's search) -------------
+    @_quiet
     def at(self, lam: np.ndarray):
         """(rule, moments) of the density at ``lam``: a rule built there and (log Z, E[g], Cov[g],
         E[|g|]) under it; None where ``lam`` is outside the dual's domain or the rule fails."""
@@ -782,6 +1088,7 @@ class FastProblem:
         moments = self._moments(rule, lam)
         return None if moments is None else (rule, moments)
 
+    @_quiet
     def equations_root(self, mu: np.ndarray, basis: np.ndarray, rows: np.ndarray, scale: np.ndarray, *,
                        tolerance: float = 1e-11, iterations: int = 80) -> tuple[np.ndarray, float, bool]:
         """Newton's method on E[g_rows] = values[rows] over multipliers lam = basis @ mu: a
