@@ -384,13 +384,19 @@ def _instance_names(series: pd.Series, repeats: int) -> _Names:
     if (categorical or series.dtype == object) and repeats > 1 and n % repeats == 0:
         values = series.cat.codes.to_numpy() if categorical else series.to_numpy()
         block = n // repeats
-        codes, distinct = pd.factorize(values[:block])
-        if distinct.size == block and bool(
-                (values.reshape(repeats, block)[1:] == values[:block]).all()):
-            # codes is 0, 1, 2, ...: every row's instance is its position in its block
-            names = (series.cat.categories[distinct] if categorical
+        head = values[:block]
+        if categorical and head.size == series.cat.categories.size and bool(
+                np.all(head == np.arange(head.size))):
+            distinct = head  # the categories in first-seen order, as read_long makes them
+        else:
+            distinct = pd.factorize(head)[1]
+        if distinct.size == block and bool((values.reshape(repeats, block)[1:] == head).all()):
+            # every row's instance is its position in its block
+            names = (series.cat.categories if distinct is head else
+                     series.cat.categories[distinct] if categorical
                      else pd.Index(distinct, dtype=object))
-            return _Names(names, lambda: np.tile(codes.astype(np.int64), repeats), True)
+            return _Names(names, lambda: np.tile(np.arange(block, dtype=np.int64), repeats),
+                          True)
     codes, distinct = pd.factorize(series)
     # one algorithm: regular when no instance repeats (then codes is 0, 1, 2, ...)
     return _Names(distinct, codes, repeats == 1 and len(distinct) == n)
