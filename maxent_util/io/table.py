@@ -366,16 +366,24 @@ def _through_categories(series: pd.Series, hits: np.ndarray) -> np.ndarray:
     return np.append(hits, False)[codes]  # code -1: missing
 
 
+# The statuses of a run that is not solved.
+_UNSOLVED = tuple(status for status in STATUSES if status != "solved")
+
+
 def _statuses(series: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row, whether the status is "solved", whether "capped", and whether it is one of
-    :data:`STATUSES`: two passes over a column of strings, the third over the rows that are
-    neither (a failure or an unknown status), not over every row."""
+    :data:`STATUSES`. A column that is not categorical is looked up row by row once, for
+    "solved"; the other statuses only on the rows that are not solved (most runs are)."""
     solved = is_one_of(series, ("solved",))
-    capped = is_one_of(series, ("capped",))
-    known = solved | capped
-    rest = np.flatnonzero(~known)
-    if rest.size:
-        known[rest] = is_one_of(series.iloc[rest], FAILURE_STATUSES)
+    if isinstance(series.dtype, pd.CategoricalDtype):  # through the categories: no lookup
+        capped = is_one_of(series, ("capped",))
+        return solved, capped, solved | capped | is_one_of(series, FAILURE_STATUSES)
+    rest = np.flatnonzero(~solved)
+    others = series.iloc[rest]
+    capped = np.zeros(solved.size, dtype=bool)
+    capped[rest] = is_one_of(others, ("capped",))
+    known = solved.copy()
+    known[rest] = is_one_of(others, _UNSOLVED)
     return solved, capped, known
 
 
