@@ -421,8 +421,9 @@ def _first_bad_name(series: pd.Series, column: str, factorise: Any,
         names = factorise(column, series)
         if names is not None:
             factorised[column] = names
-            empty = [i for i, value in enumerate(names.distinct) if value == ""]
-            return _first(names.codes() == empty[0]) if empty else None
+            # str, so only "" is false (iterating a pandas Index value by value is slower)
+            empty = _first(~np.asarray(names.distinct, dtype=object).astype(bool))
+            return None if empty is None else _first(names.codes() == empty)
     return _first(~_names_ok(series))
 
 
