@@ -124,7 +124,9 @@ class PAR:
             ``cutoffs`` is None) for an unsolved one.
         """
         limit = runtimes if cutoffs is None else cutoffs
-        return np.where(solved, runtimes, self.k * limit)
+        values = np.multiply(limit, self.k)  # one array over the runs, no temporary
+        np.copyto(values, runtimes, where=solved)
+        return values
 
     def score(self, runtimes: Any, solved: Any, cutoff: Any = None) -> float:
         """Mean penalised runtime of the runs.
@@ -348,12 +350,18 @@ def _cell_values(runs: Table, values: np.ndarray) -> np.ndarray:
     return np.add.reduceat(values[grouped], starts) / runs.runs_per_cell
 
 
-def sorted_sums(cell_values: np.ndarray, n_algorithms: int) -> np.ndarray:
+def sorted_sums(cell_values: np.ndarray, n_algorithms: int, in_place: bool = False
+                ) -> np.ndarray:
     """Per algorithm, the sum of its cells' values (an algorithms x instances grid, algorithm
     by algorithm) added in sorted order, so that equal multisets of values give bit-identical
-    sums whatever their order (the sums :func:`~maxent_util.sweeps.sweep` makes too)."""
+    sums whatever their order (the sums :func:`~maxent_util.sweeps.sweep` makes too). With
+    ``in_place``, each algorithm's row of ``cell_values`` is sorted where it is (no copy of
+    the grid)."""
     grid = cell_values.reshape(n_algorithms, -1)
     if _exact_in_any_order(cell_values):  # counts of solved runs, say: no sort needed
+        return grid.sum(axis=1)
+    if in_place:
+        grid.sort(axis=1)
         return grid.sum(axis=1)
     return np.sort(grid, axis=1).sum(axis=1)
 
@@ -366,20 +374,32 @@ def _exact_in_any_order(values: np.ndarray) -> bool:
     head = values[:1024]  # a fraction among the first values settles it without a full pass
     if not np.all(head == np.trunc(head)):
         return False
-    total = float(np.abs(values).sum())
-    return total < 2.0 ** 53 and bool(np.all(values == np.trunc(values)))
+    # block by block: no temporary the size of the values. A sum of integers is exact while it
+    # stays below 2**53 and rounds to at least 2**53 beyond, in any order: the same answer
+    total = 0.0
+    for start in range(0, values.size, _BLOCK):
+        block = values[start:start + _BLOCK]
+        if not np.all(block == np.trunc(block)):
+            return False
+        total += float(np.abs(block).sum())
+    return total < 2.0 ** 53
+
+
+# Values checked at a time by _exact_in_any_order (8 MB of float64).
+_BLOCK = 1 << 20
 
 
 def _aggregate(runs: Table, values: np.ndarray, aggregate: str,
-               cell_values: np.ndarray | None = None) -> np.ndarray:
+               cell_values: np.ndarray | None = None, in_place: bool = False) -> np.ndarray:
     """Per algorithm: mean of the runs in each cell, then mean (or sum) over its cells.
 
     Summing in sorted order makes equal multisets of runs give bit-identical
-    scores, so exact ties do not depend on row order.
+    scores, so exact ties do not depend on row order. With ``in_place`` the cells' values
+    may be reordered (the caller needs them no more).
     """
     if cell_values is None:
         cell_values = _cell_values(runs, values)
-    sums = sorted_sums(cell_values, runs.names.size)
+    sums = sorted_sums(cell_values, runs.names.size, in_place)
     return sums if aggregate == "sum" else sums / runs.cells_per_algorithm
 
 
@@ -395,17 +415,32 @@ class _Times:
 
     def __init__(self, runs: Table) -> None:
         self.runs = runs
-        self.stopped = (runs.runtimes if runs.cutoffs is None
-                        else np.minimum(runs.runtimes, runs.cutoffs))
+        self.solved = runs.runtimes[runs.solved]
+        capped = runs.runtimes[runs.capped]
+        # only capped runs have a stopping time: no array over every run
+        self.stopped = capped if runs.cutoffs is None else np.minimum(
+            capped, runs.cutoffs[runs.capped])
         self._distinct: np.ndarray | None = None
 
     @property
     def distinct(self) -> np.ndarray:
         if self._distinct is None:
-            runs = self.runs
-            self._distinct = np.unique(np.concatenate([runs.runtimes[runs.solved],
-                                                       self.stopped[runs.capped]]))
+            # np.unique, sorting its own array in place (np.unique sorts a copy of it)
+            times = np.concatenate([self.solved, self.stopped])
+            times.sort()
+            keep = np.empty(times.size, dtype=bool)
+            keep[:1] = True
+            np.not_equal(times[1:], times[:-1], out=keep[1:])
+            self._distinct = times[keep]
         return self._distinct
+
+    def row_of(self, value: float) -> str:
+        """The first run whose time is ``value`` (solved there, or capped and stopped there),
+        as a message names it."""
+        runs = self.runs
+        at = runs.solved & (runs.runtimes == value)
+        at[np.flatnonzero(runs.capped)[self.stopped == value]] = True
+        return _row_of(runs, at)
 
 
 def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str,
@@ -418,13 +453,9 @@ def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str,
     there: a number in [0, 1], non-increasing in t; then on the runs themselves.
     """
     times = _Times(runs) if times is None else times
-    stopped = times.stopped
     distinct = times.distinct
     at = evaluate_rule(u, distinct, owner, f"rule {name!r}: ")
-
-    def where(value: float) -> str:
-        return _row_of(runs, (runs.solved & (runs.runtimes == value))
-                       | (runs.capped & (stopped == value)))
+    where = times.row_of
 
     tolerance = 1e-12
     bad = first_bad(~((at >= -tolerance) & (at <= 1.0 + tolerance)))  # NaN fails too
@@ -441,15 +472,16 @@ def _utility_values(runs: Table, name: str, u: Callable[[Any], Any], owner: str,
             f"u({float(distinct[bad + 1])!r}) = {float(at[bad + 1])!r}",
             f"(rule {name!r}, at {where(distinct[bad])} and {where(distinct[bad + 1])}) "
             "A utility rewards shorter runs at least as much as longer ones."))
+    del at
     # then on the runs themselves: cheaper than looking each run's time up among the distinct
     # ones (a random search per run), and the same time gives the same value
     context = f"rule {name!r}: "
     lower = np.zeros(runs.runtimes.shape)
-    lower[runs.solved] = evaluate_rule(u, runs.runtimes[runs.solved], owner, context)
+    lower[runs.solved] = evaluate_rule(u, times.solved, owner, context)
     if not upper:
         return lower, None
     upper_values = lower.copy()
-    upper_values[runs.capped] = evaluate_rule(u, stopped[runs.capped], owner, context)
+    upper_values[runs.capped] = evaluate_rule(u, times.stopped, owner, context)
     return lower, upper_values
 
 
@@ -476,22 +508,31 @@ def _score_matrix(runs: Table, rules: list[tuple[str, Any]], bounds: bool, owner
     """Per rule: scores, lower and upper (with ``bounds``), whether higher is better, and
     (with ``cells``) the instances x algorithms matrix of per-instance values."""
     results = {}
-    times = _Times(runs)
-    for name, rule in rules:
+    times: _Times | None = _Times(runs)
+    utilities = [index for index, (_, rule) in enumerate(rules)
+                 if not isinstance(rule, (PAR, Solved))]
+    for index, (name, rule) in enumerate(rules):
         values, upper_values, aggregate, higher = _run_values(runs, name, rule, owner, times,
                                                               upper=bounds)
+        if not utilities or index >= utilities[-1]:
+            times = None  # no utility left to check: its arrays are freed
         cell_values = _cell_values(runs, values)
-        scores = _aggregate(runs, values, aggregate, cell_values)
+        matrix = _instance_matrix(runs, cell_values) if cells else None
+        classic = upper_values is values
+        # the rule's own arrays, not the table's: sorted where they are (no copy) unless the
+        # matrix is kept
+        scores = _aggregate(runs, values, aggregate, cell_values, in_place=not cells)
+        del values, cell_values
         lower = scores if bounds else None
         upper = None
         if bounds:
-            upper = scores if upper_values is values else _aggregate(runs, upper_values, "mean")
+            upper = scores if classic else _aggregate(runs, upper_values, "mean",
+                                                      in_place=True)
         bad = first_bad(~np.isfinite(scores))
         if bad is not None:
             raise UtilityError(argument_message(
                 "utilities", owner, "rules giving every algorithm a finite score",
                 float(scores[bad]), f"(rule {name!r}, algorithm {runs.names[bad]!r})"))
-        matrix = _instance_matrix(runs, cell_values) if cells else None
         results[name] = (scores, lower, upper, higher, matrix)
     return results
 

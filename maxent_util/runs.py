@@ -21,8 +21,8 @@ import pandas as pd
 
 from ._numbers import real  # noqa: F401  (read here by plots, bootstrap, estimate, racing)
 from .errors import DataError, argument_message, short
-from .io import FAILURE_STATUSES, STATUSES, validate_table
-from .io.table import is_one_of
+from .io import FAILURE_STATUSES, LONG_COLUMNS, STATUSES
+from .io.table import checked_table, is_one_of
 from .io.table import plain as _plain
 
 __all__ = [
@@ -297,6 +297,14 @@ def _missing_runs(frame: pd.DataFrame, owner: str, policy: str) -> pd.DataFrame:
                          "runtime": limit, "status": "capped", "cutoff": limit})
 
 
+def _long_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """The long table's columns of ``table`` on a fresh index, not a copy (a copy of 10^7 rows
+    of strings costs seconds): what the policies for repeated and missing runs work on."""
+    columns = [c for c in LONG_COLUMNS if c in table.columns]
+    return pd.DataFrame({column: _values(table[column]) for column in columns},
+                        index=pd.RangeIndex(len(table)), copy=False)
+
+
 def _values(series: pd.Series) -> Any:
     """The column's own values, not a copy: its numpy array, or its extension array."""
     if isinstance(series.dtype, pd.api.extensions.ExtensionDtype):
@@ -304,54 +312,99 @@ def _values(series: pd.Series) -> Any:
     return series.to_numpy(copy=False)
 
 
-def _cell_keys(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, Any]:
-    """Per run an integer naming its (algorithm, instance) pair; algorithms sorted."""
-    codes, names = _sorted_codes(frame["algorithm"])
-    instance_codes, instances = _first_seen_codes(frame["instance"], len(names))
-    return codes * len(instances) + instance_codes, names, instances
+class _Names:
+    """A names column split into its distinct values: ``distinct`` (sorted for algorithms,
+    in first-seen order for instances) and, per row, the index of its value there
+    (``codes()``, made when asked). ``regular`` says the rows follow the common layout, so
+    that no code is needed to find a run's cell: for algorithms, one run of equal length per
+    name, in ``distinct`` order; for instances, every block of ``len(distinct)`` rows lists
+    ``distinct`` in order."""
+
+    def __init__(self, distinct: Any, codes: Any, regular: bool = False) -> None:
+        self.distinct = distinct
+        self._codes = codes
+        self.regular = regular
+
+    def codes(self) -> np.ndarray:
+        if callable(self._codes):
+            self._codes = self._codes()
+        return self._codes
 
 
-def _first_seen_codes(series: pd.Series, repeats: int) -> tuple[np.ndarray, Any]:
-    """Per row the index of its value among the distinct values in first-seen order, and those
-    values (``pandas.factorize``). A column of strings that repeats its first ``1/repeats``
-    rows ``repeats`` times (every algorithm's runs listing the instances in one order) is
-    factorised on those rows alone and compared with the rest, block against block: hashing
-    10^6 Python strings into a table of 10^5 costs ten times the comparisons."""
+def _runs_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The starts and lengths of the runs of equal neighbours in ``values``, when there are at
+    most a quarter as many runs as values (each algorithm's rows together), else None."""
+    if values.size < 2:
+        return None
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    if starts.size * 4 > values.size:
+        return None
+    return starts, np.diff(np.append(starts, values.size))
+
+
+def _algorithm_names(series: pd.Series) -> _Names:
+    """The algorithm column sorted by name. Where each algorithm's rows come together, the
+    first row of each run is factorised (found by comparing neighbours, not hashing every
+    row); a categorical column is read through its codes, sorted by category name, not
+    category order (unused categories dropped). The column is validated: no missing value."""
+    categorical = isinstance(series.dtype, pd.CategoricalDtype)
+    raw = series.cat.codes.to_numpy() if categorical else series.to_numpy()
+    runs = _runs_of(raw) if categorical or raw.dtype == object else None
+    if categorical:
+        categories = series.cat.categories
+        heads = raw if runs is None else raw[runs[0]]
+        used = np.flatnonzero(np.bincount(heads, minlength=len(categories)))
+        order = np.argsort(np.asarray(categories[used], dtype=object), kind="stable")
+        rank = np.empty(len(categories), dtype=np.int64)
+        rank[used[order]] = np.arange(used.size)
+        distinct = categories[used[order]]
+        if runs is None:
+            return _Names(distinct, lambda: rank[raw])
+        head_codes = rank[heads]
+    elif runs is None:
+        codes, distinct = pd.factorize(series, sort=True)
+        return _Names(distinct, codes.astype(np.int64, copy=False))
+    else:
+        head_codes, distinct = pd.factorize(pd.Index(raw[runs[0]], dtype=object), sort=True)
+        head_codes = head_codes.astype(np.int64, copy=False)
+    lengths = runs[1]
+    regular = bool(head_codes.size == len(distinct) and np.all(lengths == lengths[0])
+                   and np.all(head_codes == np.arange(head_codes.size)))
+    return _Names(distinct, lambda: np.repeat(head_codes, lengths), regular)
+
+
+def _instance_names(series: pd.Series, repeats: int) -> _Names:
+    """The instance column in first-seen order (``pandas.factorize``). A column that repeats
+    its first ``1/repeats`` rows ``repeats`` times (every algorithm's runs listing the
+    instances in one order) is factorised on those rows alone and compared with the rest,
+    block against block (strings), or code against code (categorical): hashing 10^6 Python
+    strings into a table of 10^5 costs ten times the comparisons."""
     n = len(series)
-    if series.dtype == object and repeats > 1 and n % repeats == 0:
-        values = series.to_numpy()
+    categorical = isinstance(series.dtype, pd.CategoricalDtype)
+    if (categorical or series.dtype == object) and repeats > 1 and n % repeats == 0:
+        values = series.cat.codes.to_numpy() if categorical else series.to_numpy()
         block = n // repeats
-        codes, distinct = pd.factorize(values[:block])
-        if distinct.size == block and bool(
-                (values.reshape(repeats, block)[1:] == values[:block]).all()):
-            return np.tile(codes, repeats), pd.Index(distinct, dtype=object)
-    return pd.factorize(series)
+        head = values[:block]
+        if categorical and head.size == series.cat.categories.size and bool(
+                np.all(head == np.arange(head.size))):
+            distinct = head  # the categories in first-seen order, as read_long makes them
+        else:
+            distinct = pd.factorize(head)[1]
+        if distinct.size == block and bool((values.reshape(repeats, block)[1:] == head).all()):
+            # every row's instance is its position in its block
+            names = (series.cat.categories if distinct is head else
+                     series.cat.categories[distinct] if categorical
+                     else pd.Index(distinct, dtype=object))
+            return _Names(names, lambda: np.tile(np.arange(block, dtype=np.int64), repeats),
+                          True)
+    codes, distinct = pd.factorize(series)
+    # one algorithm: regular when no instance repeats (then codes is 0, 1, 2, ...)
+    return _Names(distinct, codes, repeats == 1 and len(distinct) == n)
 
 
-def _sorted_codes(series: pd.Series) -> tuple[np.ndarray, Any]:
-    """Per row the rank of its value among the distinct values sorted by name (int64), and
-    those values. A categorical column is read through its codes, sorted by category name,
-    not category order (unused categories dropped): no pass over the rows but a count and a
-    lookup (the column is validated: no missing values)."""
-    if not isinstance(series.dtype, pd.CategoricalDtype):
-        values = series.to_numpy()
-        if values.dtype == object and values.size > 1:
-            # runs of one value (each algorithm's rows together): factorise the first row of
-            # each run, found by comparing neighbours, not hashing every row
-            starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-            if starts.size * 4 <= values.size:
-                codes, names = pd.factorize(pd.Index(values[starts], dtype=object), sort=True)
-                lengths = np.diff(np.append(starts, values.size))
-                return np.repeat(codes.astype(np.int64), lengths), names
-        codes, names = pd.factorize(series, sort=True)
-        return codes.astype(np.int64, copy=False), names
-    codes = series.cat.codes.to_numpy()
-    categories = series.cat.categories
-    used = np.flatnonzero(np.bincount(codes, minlength=len(categories)))
-    order = np.argsort(np.asarray(categories[used], dtype=object), kind="stable")
-    rank = np.empty(len(categories), dtype=np.int64)
-    rank[used[order]] = np.arange(used.size)
-    return rank[codes], categories[used[order]]
+def _cell_keys(algorithms: _Names, instances: _Names) -> np.ndarray:
+    """Per run an integer naming its (algorithm, instance) pair."""
+    return algorithms.codes() * len(instances.distinct) + instances.codes()
 
 
 # A full grid is recognised by counting runs per cell (np.bincount) when the grid has at most
@@ -371,53 +424,85 @@ def long_table(table: Any, owner: str, duplicates: str = "raise",
                missing: str = "raise") -> Table:
     duplicates = policy(duplicates, "duplicates", owner, DUPLICATE_POLICIES)
     missing = policy(missing, "missing", owner, MISSING_POLICIES)
-    validate_table(table, name="table")
+    found: dict[str, _Names] = {}
+
+    def factorise(column: str, series: pd.Series) -> _Names:
+        if column == "algorithm":
+            found[column] = _algorithm_names(series)
+        else:  # as many blocks of instances as algorithms (a column checked already)
+            if "algorithm" not in found:
+                found["algorithm"] = _algorithm_names(table["algorithm"])
+            found[column] = _instance_names(series, len(found["algorithm"].distinct))
+        return found[column]
+
+    # the names are split into their distinct values while they are checked: checking those
+    # alone spares a pass over every row of a column of strings
+    checked = checked_table(table, name="table", factorise=factorise)
     if len(table) == 0:
         raise DataError(argument_message("table", owner, "at least one run", "no rows"))
-    columns = [c for c in ("algorithm", "instance", "runtime", "status", "cutoff")
-               if c in table.columns]
-    # the caller's columns, not a copy (a copy of 10^7 rows of strings costs seconds)
-    frame = pd.DataFrame({column: _values(table[column]) for column in columns},
-                         index=pd.RangeIndex(len(table)), copy=False)
     labels = table.index  # converted to Python objects only for a message
-    keys, names, instances = _cell_keys(frame)
-    n_instances = len(instances)
-    if _full_grid(keys, len(names) * n_instances):
-        # one run per cell, every cell: the cell of a run is its key (the common case, fast)
-        cells = keys
-        cell_keys = None
-        runs_per_cell = np.broadcast_to(np.int64(1), keys.shape)  # a view: no memory per run
+    for column in ("algorithm", "instance"):
+        if column not in found:
+            factorise(column, table[column])
+    algorithms, instances = found["algorithm"], found["instance"]
+    names = algorithms.distinct
+    n_instances = len(instances.distinct)
+    runtimes, cutoffs = checked.runtime, checked.cutoff
+    solved, capped = checked.solved, checked.capped
+    cell_keys = None
+    if algorithms.regular and instances.regular:
+        # algorithm-major runs listing the instances in one order: run i is in cell i, one
+        # run per cell, every cell (the common case: no key per run, no count)
+        cells = np.arange(len(table))
+        runs_per_cell = np.broadcast_to(np.int64(1), cells.shape)  # a view: no memory per run
+        ordered = True
     else:
-        cell_keys, first_run, cells, runs_per_cell = np.unique(
-            keys, return_index=True, return_inverse=True, return_counts=True)
-        if runs_per_cell.max() > 1 and duplicates != "mean":
-            if duplicates == "raise":
-                refuse_duplicates(frame, labels, owner)
-            keep = first_run[cells.ravel()] == np.arange(len(frame))
-            frame, labels = frame[keep].reset_index(drop=True), labels[keep]
-            keys, cell_keys, cells = keys[keep], cell_keys, np.searchsorted(cell_keys, keys[keep])
-            runs_per_cell = np.ones(cell_keys.size, dtype=np.int64)
-        if cell_keys.size < len(names) * n_instances:
-            added = _missing_runs(frame, owner, missing)
-            frame = pd.concat([frame, added], ignore_index=True)
-            labels = labels.astype(object).append(pd.Index([None] * len(added), dtype=object))
-            keys, names, instances = _cell_keys(frame)
-            n_instances = len(instances)
-            cell_keys, cells, runs_per_cell = np.unique(keys, return_inverse=True,
-                                                        return_counts=True)
-    cells = np.ravel(cells)
+        keys = _cell_keys(algorithms, instances)
+        if _full_grid(keys, len(names) * n_instances):
+            cells = keys  # one run per cell, every cell: the cell of a run is its key
+            runs_per_cell = np.broadcast_to(np.int64(1), keys.shape)
+        else:
+            frame = _long_columns(table)
+            cell_keys, first_run, cells, runs_per_cell = np.unique(
+                keys, return_index=True, return_inverse=True, return_counts=True)
+            if runs_per_cell.max() > 1 and duplicates != "mean":
+                if duplicates == "raise":
+                    refuse_duplicates(frame, labels, owner)
+                keep = first_run[cells.ravel()] == np.arange(len(frame))
+                frame, labels = frame[keep].reset_index(drop=True), labels[keep]
+                keys, cells = keys[keep], np.searchsorted(cell_keys, keys[keep])
+                runs_per_cell = np.ones(cell_keys.size, dtype=np.int64)
+                runtimes, solved, capped = runtimes[keep], solved[keep], capped[keep]
+                cutoffs = None if cutoffs is None else cutoffs[keep]
+            if cell_keys.size < len(names) * n_instances:
+                added = _missing_runs(frame, owner, missing)
+                frame = pd.concat([frame, added], ignore_index=True)
+                labels = labels.astype(object).append(pd.Index([None] * len(added),
+                                                               dtype=object))
+                algorithms = _algorithm_names(frame["algorithm"])
+                instances = _instance_names(frame["instance"], len(algorithms.distinct))
+                names = algorithms.distinct
+                n_instances = len(instances.distinct)
+                keys = _cell_keys(algorithms, instances)
+                cell_keys, cells, runs_per_cell = np.unique(keys, return_inverse=True,
+                                                            return_counts=True)
+                runtimes = frame["runtime"].to_numpy(dtype=float)
+                cutoffs = frame["cutoff"].to_numpy(dtype=float)  # a missing run needs one
+                solved = is_one_of(frame["status"], ("solved",))
+                capped = is_one_of(frame["status"], ("capped",))
+        cells = np.ravel(cells)
+        ordered = None
     cell_algorithm = (np.repeat(np.arange(len(names), dtype=np.int32), n_instances)
                       if cell_keys is None else cell_keys // n_instances)
-    cutoffs = frame["cutoff"].to_numpy(dtype=float) if "cutoff" in frame.columns else None
-    ordered = bool(cells.size == cell_algorithm.size
-                   and (cells.size < 2 or bool(np.all(np.diff(cells) == 1))) and cells[0] == 0)
+    if ordered is None:
+        ordered = bool(cells.size == cell_algorithm.size
+                       and (cells.size < 2 or bool(np.all(np.diff(cells) == 1)))
+                       and cells[0] == 0)
     return Table(names=np.asarray(names, dtype=object),
-                 instances=np.asarray(instances, dtype=object), cells=cells,
+                 instances=np.asarray(instances.distinct, dtype=object), cells=cells,
                  cell_algorithm=cell_algorithm, runs_per_cell=runs_per_cell,
                  cells_per_algorithm=np.bincount(cell_algorithm, minlength=len(names)),
-                 runtimes=frame["runtime"].to_numpy(dtype=float),
-                 solved=is_one_of(frame["status"], ("solved",)),
-                 capped=is_one_of(frame["status"], ("capped",)), cutoffs=cutoffs,
+                 runtimes=runtimes, solved=solved, capped=capped, cutoffs=cutoffs,
                  labels=labels, ordered=ordered)
 
 

@@ -186,7 +186,12 @@ class _Words:
         self.codes.clear()  # the blocks' codes, now copied: at most one column held twice
         words = list(self.lookup)
         self.lookup = {}  # freed before pandas hashes the categories to check them
-        return pd.Categorical.from_codes(codes, categories=pd.Index(words, dtype=object))
+        categories = pd.Index(words, dtype=object)
+        column = pd.Categorical.from_codes(codes, categories=categories)
+        # pandas keeps the hash table it checked the categories' uniqueness with (34 MB for
+        # 10^6 names) for lookups a long table never makes: dropped, it is rebuilt if asked
+        getattr(column.categories, "_cache", {}).pop("_engine", None)
+        return column
 
 
 class _LongestLine:
