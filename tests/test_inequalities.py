@@ -223,14 +223,15 @@ def test_an_upper_bound_beside_an_equality_takes_the_fast_route():
         np.testing.assert_allclose(law.numeric.multipliers, [float(a / mpmath.mpf(v)), float(1 - a)], rtol=1e-11)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known: near the edge of what is feasible (the largest mean with P(kappa < 3) >= 0.8 is 4.4) "
-    "the full route's 30-digit polish stops at lambda_1 = -9.994 where the fast route finds -10; "
-    "law.forms says the closed form disagrees with the law's numbers, which come from the fast "
-    "route, but the closed form and its multipliers miss the mean by 1.1e-4"))
 def test_a_set_at_the_edge_of_feasibility_has_a_closed_form_that_meets_it():
+    # near the edge of what is feasible (the largest mean with P(kappa < 3) >= 0.8 is 4.4) the
+    # density is exp(10 kappa) on [3, 10] (the truncated exponentials' means, 2.9 and 9.9, give
+    # 0.8 * 2.9 + 0.2 * 9.9 = 4.3 up to e**-30): the 30-digit polish stopped at lambda_1 = -9.994
+    # and its closed form missed the mean by 1.1e-4 until its quadrature was told the slope
     constraints = (Support(0, 10), Mean(4.3, relation=">="), TailProbability(3, 0.8, relation=">="))
     law = derive(*constraints, method="numeric")
     # the double-precision law meets the constraints (mean 4.3 to 1e-14)
     assert float(law.numeric.mean()) == pytest.approx(4.3, abs=1e-9)
     assert quad_expectation(law, kappa, 0, 10) >= 4.3 - 1e-9
+    # the closed form's multiplier: -10 up to the e**-30 terms above
+    assert abs(float({str(k): v for k, v in law.multipliers.items()}["lambda_1"]) + 10) <= 1e-9

@@ -131,6 +131,12 @@ class HighPrecision:
         if math.isfinite(curvature) and curvature > 0:
             width = 1 / math.sqrt(curvature)
             extra += [top + f * width for f in (-30, -10, -3, 3, 10, 30)]
+        # a steep slope at the top (exp(10 kappa) on [3, 10]: 70 units of log density, the peak
+        # at an end) is told too, where the density has fallen by e, e**3, ...: over the whole
+        # piece at once tanh-sinh stopped at its last level 1e-4 short, and the polish went off
+        slope = (value_at(top + step) - value_at(top - step)) / (2 * step)
+        if math.isfinite(slope) and abs(slope) * (hi - lo) > 10:
+            extra += [top + math.copysign(f, -slope) / abs(slope) for f in (1, 3, 10, 30, 100)]
         for u in extra:
             if a < u < b:
                 points.append(mpmath.mpf(u))
