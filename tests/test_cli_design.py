@@ -23,6 +23,9 @@ def spawn(folder: Path, *arguments: str):
     child = pexpect.spawn(sys.executable, ["-m", "maxent_util", "design", *arguments], cwd=str(folder),
                           env=checkout_env(MPLBACKEND="Agg"), encoding="utf-8", timeout=60,
                           dimensions=(200, 200))
+    # each answer is sent after its prompt is read: pexpect's 50 ms pause before every send
+    # (for programs that read before they show a prompt) only slows the tests
+    child.delaybeforesend = None
     return child
 
 

@@ -121,6 +121,7 @@ def test_the_command_shows_the_same_through_a_terminal(tmp_path, name):
                           cwd=str(tmp_path), env=checkout_env(), encoding="utf-8", timeout=60,
                           dimensions=(200, 200))
     child.logfile_read = seen = io.StringIO()  # everything the terminal showed
+    child.delaybeforesend = None  # each answer follows its prompt (no 50 ms pause a send)
     for text in answers:
         child.expect_exact("> ")
         child.sendline(text)
