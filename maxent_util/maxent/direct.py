@@ -292,7 +292,10 @@ def _near_small_fraction(value: float) -> bool:
     """Whether a double multiplier is a fraction of denominator at most 12 to rounding: the full
     route recognises such a value and verifies it exactly (and the generic forms here divide by
     0 at 0, or at 1 on a power of kappa)."""
-    return any(abs(value * d - round(value * d)) <= 1e-9 * d * max(1.0, abs(value)) for d in range(1, 13))
+    # beyond 1000 the full route recognises none (see exact.py), and lambda = 1e5 + 4e-6 of a
+    # mean 1e-5 above an end is no fraction it could verify
+    return abs(value) <= 1000 and any(abs(value * d - round(value * d)) <= 1e-9 * d * max(1.0, abs(value))
+                                      for d in range(1, 13))
 
 
 def _mp_end(value: sympy.Expr) -> Any:

@@ -241,7 +241,22 @@ def fast_problem(constraints: Sequence[Any]) -> "FastProblem | None":
         features.append(feature)
     if not features and upper == math.inf:
         return None
-    return FastProblem(lower, upper, tuple(features), _scales(constraints, lower, upper))
+    return FastProblem(lower, upper, tuple(features), _scales(constraints, lower, upper), _origins(features, lower, upper))
+
+
+def _origins(features: Sequence[_Feature], lower: float, upper: float) -> np.ndarray:
+    """Per feature, a constant taken off it: a multiple of kappa over the whole support is
+    measured from the support's end nearest its value.  The exponent lambda kappa then carries a
+    rounding relative to the distance from that end, not to kappa: a mean 1e-5 above 5 has lambda
+    near 1e5, and lambda kappa near 5e5 would round by 6e-11, more than the panels' 1e-15
+    resolves.  A constant on the whole support changes only Z (see NumericLaw.log_z)."""
+    origins = np.zeros(len(features))
+    for i, f in enumerate(features):
+        if (f.a and not (f.a2 or f.b or f.d or f.e) and f.extra is None and f.lower == lower
+                and f.upper == upper):
+            point = upper if upper - f.value < f.value - lower else lower
+            origins[i] = f.a * point
+    return origins
 
 
 def _scales(constraints: Sequence[Any], lower: float, upper: float) -> tuple[float, ...]:
@@ -489,9 +504,12 @@ class FastProblem:
     """The constraints' features on their support, and the segments their regions cut."""
 
     def __init__(self, lower: float, upper: float, features: tuple[_Feature, ...],
-                 scales: tuple[float, ...]) -> None:
+                 scales: tuple[float, ...], origins: np.ndarray | None = None) -> None:
         self.lower, self.upper, self.features = lower, upper, features
-        self.values = np.array([f.value for f in features], dtype=float)
+        # the features at the nodes, and their values, are taken from their origins (see _origins)
+        self.origins = np.zeros(len(features)) if origins is None else origins
+        self._shifted = bool(self.origins.any())
+        self.values = np.array([f.value for f in features], dtype=float) - self.origins
         self.log_scales = np.log(np.array(scales)) if scales else np.zeros(0)
         # the segments and what each feature does on them depend on the support and the
         # features' kinds and regions, not on their values: shared by every set of that shape
@@ -518,6 +536,8 @@ class FastProblem:
         g = np.empty(z.shape + (len(self.features),))
         for i, f in enumerate(self.features):
             g[..., i] = f(k, logk) if self._everywhere else np.where(self.inside[segment, i], f(k, logk), 0.0)
+        if self._shifted:
+            g -= self.origins  # exact where kappa is within a factor 2 of its origin (Sterbenz)
         return k, jacobian, g
 
     @_quiet
@@ -541,6 +561,15 @@ class FastProblem:
                     points = np.linspace(a, b, 65)[1:-1]
                     scales = np.exp(self.log_scales)
                     scales = scales[(scales > a) & (scales < b)]
+                    # a scale nearer an end than the ladder's step (a mean 1e-6 of the width from
+                    # it) has its mass there, between two rungs: its distances to the ends,
+                    # doubled, up to that step
+                    step = (b - a) / 64
+                    doubled = np.ldexp(1.0, np.arange(1, 40))
+                    near = np.concatenate([a + np.outer(scales[scales - a < step] - a, doubled).ravel(),
+                                           b - np.outer(b - scales[b - scales < step], doubled).ravel()])
+                    scales = np.concatenate([scales, near[(near > a) & (near < b)
+                                                          & (np.minimum(near - a, b - near) < step)]])
                 points = np.sort(np.concatenate([[a, b], points, scales]))
                 points = points[np.concatenate([[True], points[1:] != points[:-1]])]  # np.unique's
                 ladder.append(points)
@@ -951,7 +980,7 @@ class FastProblem:
         """Newton's method on the dual under a rule built at the multipliers it starts from,
         until it converges or the mass reaches where that rule's tails were cut; then a rule
         built where it stopped.  The answer is polished and checked under a rule built there."""
-        scale = np.maximum(np.abs(self.values), 1.0)
+        scale = np.maximum(np.abs(self.values + self.origins), 1.0)
         for _ in range(_MAX_ITERATIONS):
             fresh = rule is None
             rule = rule_at(lam) if rule is None else rule
@@ -1255,7 +1284,10 @@ class NumericLaw:
         # relative rounding of about |exponent| * 1e-16: the masses are scaled to sum to 1
         total = float(nodes.sum())
         self._nodes_probability = nodes / total
-        self.log_z = log_z + math.log(total)
+        # Z of the features from their origins (the density's, at the nodes and every point),
+        # and Z of the constraints' own features: exp(-lam . origins) times it
+        self._log_z = log_z + math.log(total)
+        self.log_z = self._log_z - float(lam @ problem.origins) if problem._shifted else self._log_z
         self.lambda_0 = self.log_z - 1.0
         mass = self._nodes_probability.reshape(len(rule.left), len(_NODES)).sum(axis=1)
         self._before, self._after = _before_and_after(mass)
@@ -1392,7 +1424,7 @@ class NumericLaw:
                     np.where(in_log, np.log(ends[segment + 1]), ends[segment + 1]))
 
     def _log_density(self, segment: np.ndarray, z: np.ndarray) -> np.ndarray:
-        return self.problem.exponent(self.multipliers, segment, z) - self.log_z
+        return self.problem.exponent(self.multipliers, segment, z) - self._log_z
 
     def _variable(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each captime's segment and its value in that segment's variable."""
