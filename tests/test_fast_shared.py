@@ -73,9 +73,13 @@ def test_one_equation_is_solved_as_numpy_solves_it():
 
 
 def test_sets_of_one_shape_share_a_read_only_layout():
-    first, second = fast_problem((Support(0, 10), Mean(2))), fast_problem((Support(0, 10), Mean(7)))
+    first, second = fast_problem((Support(0, 10), Mean(2))), fast_problem((Support(0, 10), Mean(3)))
     assert first.inside is second.inside and first.start is second.start
     assert not first.start.flags.writeable and not first.ends.flags.writeable
+    # a mean nearer the top: the segment's variable runs from the top, kappa - 10
+    near_top = fast_problem((Support(0, 10), Mean(7)))
+    assert near_top.inside is first.inside and float(near_top.start[0]) == -10.0
+    assert not near_top.start.flags.writeable and not near_top.stop.flags.writeable
     other = fast_problem((Support(0, 20), Mean(2)))  # another support: another layout
     assert other.stop is not first.stop and float(other.stop[0]) == 20.0
     bound = fast_problem((Support(0, 10), Mean(2, relation="<=")))  # a sign: another layout

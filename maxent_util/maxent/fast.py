@@ -241,22 +241,27 @@ def fast_problem(constraints: Sequence[Any]) -> "FastProblem | None":
         features.append(feature)
     if not features and upper == math.inf:
         return None
-    return FastProblem(lower, upper, tuple(features), _scales(constraints, lower, upper), _origins(features, lower, upper))
+    return FastProblem(lower, upper, tuple(features), _scales(constraints, lower, upper),
+                       _point(features, lower, upper))
 
 
-def _origins(features: Sequence[_Feature], lower: float, upper: float) -> np.ndarray:
-    """Per feature, a constant taken off it: a multiple of kappa over the whole support is
-    measured from the support's end nearest its value.  The exponent lambda kappa then carries a
-    rounding relative to the distance from that end, not to kappa: a mean 1e-5 above 5 has lambda
-    near 1e5, and lambda kappa near 5e5 would round by 6e-11, more than the panels' 1e-15
-    resolves.  A constant on the whole support changes only Z (see NumericLaw.log_z)."""
-    origins = np.zeros(len(features))
-    for i, f in enumerate(features):
-        if (f.a and not (f.a2 or f.b or f.d or f.e) and f.extra is None and f.lower == lower
-                and f.upper == upper):
-            point = upper if upper - f.value < f.value - lower else lower
-            origins[i] = f.a * point
-    return origins
+def _measured(feature: _Feature, lower: float, upper: float) -> bool:
+    """Whether a feature is a multiple of kappa over the whole support (see _point)."""
+    return bool(feature.a and not (feature.a2 or feature.b or feature.d or feature.e) and feature.extra is None
+                and feature.lower == lower and feature.upper == upper)
+
+
+def _point(features: Sequence[_Feature], lower: float, upper: float) -> float:
+    """The end of the support nearest the value of the first multiple of kappa over the whole
+    support (0 when there is none).  Such a feature is measured from there, and so is the
+    variable of the linear segments: lambda kappa with a mean 1e-5 above 5 (lambda near 1e5) is
+    near 5e5, rounded by 6e-11, and nodes kappa near 5 are 1e-15 apart, neither resolving the mass
+    to the panels' 1e-15; lambda (kappa - 5) at kappa - 5 are.  A constant on the whole support
+    changes only Z (see NumericLaw.log_z)."""
+    for f in features:
+        if _measured(f, lower, upper):
+            return upper if upper - f.value < f.value - lower else lower
+    return 0.0
 
 
 def _scales(constraints: Sequence[Any], lower: float, upper: float) -> tuple[float, ...]:
@@ -504,17 +509,25 @@ class FastProblem:
     """The constraints' features on their support, and the segments their regions cut."""
 
     def __init__(self, lower: float, upper: float, features: tuple[_Feature, ...],
-                 scales: tuple[float, ...], origins: np.ndarray | None = None) -> None:
+                 scales: tuple[float, ...], point: float = 0.0) -> None:
         self.lower, self.upper, self.features = lower, upper, features
-        # the features at the nodes, and their values, are taken from their origins (see _origins)
-        self.origins = np.zeros(len(features)) if origins is None else origins
+        # the multiples of kappa over the whole support, at the nodes and in their values, are
+        # measured from ``point`` (see _point), and so is the variable of the linear segments
+        self.origins = np.array([f.a * point if _measured(f, lower, upper) else 0.0 for f in features])
         self._shifted = bool(self.origins.any())
+        self.point = point if self._shifted else 0.0
         self.values = np.array([f.value for f in features], dtype=float) - self.origins
         self.log_scales = np.log(np.array(scales)) if scales else np.zeros(0)
         # the segments and what each feature does on them depend on the support and the
         # features' kinds and regions, not on their values: shared by every set of that shape
         vars(self).update(_layout(lower, upper, tuple((f.lower, f.upper, f.a, f.a2, f.b, f.d, f.extra is not None,
                                                        f.sign) for f in features)))
+        if self._shifted:
+            self.start = np.where(self.logarithmic, self.start, self.start - point)
+            self.stop = np.where(self.logarithmic, self.stop, self.stop - point)
+            self.start.setflags(write=False)
+            self.stop.setflags(write=False)
+            self._measured_linear = [i for i, f in enumerate(features) if self.origins[i]]
         self._ladder: tuple | None = None  # see _ladder_at
         self._first_panels: tuple | None = None  # see _first_round
 
@@ -526,18 +539,22 @@ class FastProblem:
         if self._all_log:
             k, logk, jacobian = np.exp(z), z, z
         elif self._no_log:
-            k, jacobian = z, np.zeros(z.shape)
-            logk = np.log(z) if self._reads_log else None
+            k, jacobian = (z + self.point if self._shifted else z), np.zeros(z.shape)
+            logk = np.log(k) if self._reads_log else None
         else:
             logarithmic = self.logarithmic[segment]
-            k = np.where(logarithmic, np.exp(z), z)
-            logk = np.where(logarithmic, z, np.log(z))
+            k = np.where(logarithmic, np.exp(z), z + self.point if self._shifted else z)
+            logk = np.where(logarithmic, z, np.log(k))
             jacobian = np.where(logarithmic, z, 0.0)
         g = np.empty(z.shape + (len(self.features),))
         for i, f in enumerate(self.features):
             g[..., i] = f(k, logk) if self._everywhere else np.where(self.inside[segment, i], f(k, logk), 0.0)
         if self._shifted:
-            g -= self.origins  # exact where kappa is within a factor 2 of its origin (Sterbenz)
+            g -= self.origins
+            if not self._all_log:
+                # on a linear segment z is kappa - point itself: a (kappa - point) from it, exact
+                for i in self._measured_linear:
+                    g[..., i] = np.where(self.logarithmic[segment], g[..., i], self.features[i].a * z)
         return k, jacobian, g
 
     @_quiet
@@ -559,15 +576,17 @@ class FastProblem:
                     scales = self.log_scales[(self.log_scales > a) & (self.log_scales < b)]
                 else:
                     points = np.linspace(a, b, 65)[1:-1]
-                    scales = np.exp(self.log_scales)
+                    scales = np.exp(self.log_scales) - self.point
                     scales = scales[(scales > a) & (scales < b)]
                     # a scale nearer an end than the ladder's step (a mean 1e-6 of the width from
                     # it) has its mass there, between two rungs: its distances to the ends,
-                    # doubled, up to that step
+                    # doubled, up to that step (not from an end itself, exp(log(end)) off by an ulp)
                     step = (b - a) / 64
+                    source = scales[np.minimum(scales - a, b - scales)
+                                    > 8 * np.spacing(max(abs(a + self.point), abs(b + self.point)))]
                     doubled = np.ldexp(1.0, np.arange(1, 40))
-                    near = np.concatenate([a + np.outer(scales[scales - a < step] - a, doubled).ravel(),
-                                           b - np.outer(b - scales[b - scales < step], doubled).ravel()])
+                    near = np.concatenate([a + np.outer(source[source - a < step] - a, doubled).ravel(),
+                                           b - np.outer(b - source[b - source < step], doubled).ravel()])
                     scales = np.concatenate([scales, near[(near > a) & (near < b)
                                                           & (np.minimum(near - a, b - near) < step)]])
                 points = np.sort(np.concatenate([[a, b], points, scales]))
@@ -973,6 +992,7 @@ class FastProblem:
     def _same_shape(self, other: "NumericLaw") -> bool:
         problem = other.problem
         return (len(problem.features) == len(self.features) and np.array_equal(problem.ends, self.ends)
+                and problem.point == self.point
                 and np.array_equal(problem.logarithmic, self.logarithmic)
                 and np.array_equal(problem.inside, self.inside) and np.array_equal(problem.signs, self.signs))
 
@@ -1431,7 +1451,7 @@ class NumericLaw:
         problem = self.problem
         segment = np.clip(np.searchsorted(problem.ends, x, side="right") - 1, 0, len(problem.start) - 1)
         with np.errstate(divide="ignore"):
-            z = np.where(problem.logarithmic[segment], np.log(np.maximum(x, 0)), x)
+            z = np.where(problem.logarithmic[segment], np.log(np.maximum(x, 0)), x - problem.point)
         return segment, z
 
     def pdf(self, x: Any) -> np.ndarray:
