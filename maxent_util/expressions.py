@@ -33,6 +33,7 @@ import ast
 import keyword
 import math
 import re
+import warnings
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
@@ -360,7 +361,7 @@ class _Reader:
                                    "read by maxent_util.durations")) from None
         self.text = text
         try:
-            tree = ast.parse(text, mode="eval")
+            tree = syntax_tree(text)
         except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as error:
             if _NUMBER_AND_WORD.fullmatch(text):  # "90 mn", "1 fortnight": a unit we do not know
                 raise _Refused("an arithmetic expression, or a duration with a unit of ms, s, "
@@ -956,6 +957,16 @@ def from_tree(tree: Any, *, where: str = "document", owner: str = "from_json",
 _NUMPY_FUNCTIONS = (sympy.exp, sympy.log, log1p, sympy.Abs, sympy.Min, sympy.Max, sympy.sign,
                     sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh,
                     sympy.asin, sympy.acos, sympy.atan, sympy.floor, sympy.ceiling)
+
+
+def syntax_tree(text: str) -> ast.Expression:
+    """``ast.parse(text, mode="eval")``, quietly: Python warns while it parses some texts (an
+    escape such as ``'\\l'`` in a string is a DeprecationWarning, printed to the person who typed
+    it), and the text is only ever read as data here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return ast.parse(text, mode="eval")
 
 
 def numpy_modules(expr: sympy.Basic) -> list[Any]:

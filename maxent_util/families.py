@@ -26,7 +26,7 @@ from .utility import Utility
 from .documents import from_json, to_json
 from .durations import DurationError, seconds_in_text
 from .errors import ConstraintError, MaxEntError, UtilityError, argument_message
-from .expressions import MAX_LENGTH, expansion_digits
+from .expressions import MAX_LENGTH, expansion_digits, syntax_tree
 
 __all__ = ["FIGURE_PARAMETERS", "figure_spec", "uniform", "exponential", "pareto", "log_laplace", "generalized_log_laplace", "log_normal",
            "piecewise", "FAMILIES", "parse_utility", "parse_family", "family_constraints"]
@@ -412,7 +412,7 @@ def _parse_family(spec: Any, owner: str) -> CaptimeDistribution:
         except DurationError as error:
             raise UtilityError(str(error)) from None
         try:
-            node = ast.parse(text, mode="eval").body
+            node = syntax_tree(text).body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.keywords:
