@@ -126,7 +126,8 @@ class HighPrecision:
                                 options={"xatol": 1e-12 * max(1.0, abs(r_u - l_u))})
         top = float(found.x) if math.isfinite(found.fun) else grid[peak]
         step = 1e-4 * max(abs(r_u - l_u), 1e-300)
-        curvature = -(value_at(top + step) - 2 * value_at(top) + value_at(top - step)) / step ** 2
+        before, at, after = value_at(top - step), value_at(top), value_at(top + step)
+        curvature = -(after - 2 * at + before) / step ** 2
         extra = [top]
         if math.isfinite(curvature) and curvature > 0:
             width = 1 / math.sqrt(curvature)
@@ -134,7 +135,7 @@ class HighPrecision:
         # a steep slope at the top (exp(10 kappa) on [3, 10]: 70 units of log density, the peak
         # at an end) is told too, where the density has fallen by e, e**3, ...: over the whole
         # piece at once tanh-sinh stopped at its last level 1e-4 short, and the polish went off
-        slope = (value_at(top + step) - value_at(top - step)) / (2 * step)
+        slope = (after - before) / (2 * step)
         if math.isfinite(slope) and abs(slope) * (hi - lo) > 10:
             extra += [top + math.copysign(f, -slope) / abs(slope) for f in (1, 3, 10, 30, 100)]
         for u in extra:
