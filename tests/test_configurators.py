@@ -1,11 +1,11 @@
-"""Real configurators (irace, SMAC3, Optuna) configuring a real command by utility.
+"""The configurators' side of the library: a real command run and costed by utility.
 
 The command is a tiny "solver" (a Python script that sleeps 0.01 + scale * |x - 0.3|
-seconds, the scale read from its instance file), so each configurator's choice is known and
-some runs meet the cutoff and are killed. Every route runs through one
-:class:`~maxent_util.export.CostTarget` (one runner, one cost), and the costs each tool
-recorded are checked against the library's ``cost_function`` of the runs' measured times.
-Each test takes a few seconds; a tool that is absent skips its test.
+seconds, the scale read from its instance file), so some runs meet the cutoff and are
+killed. :class:`~maxent_util.export.CostTarget` runs it and costs it; ``export_irace`` writes
+the folder irace runs. Real irace, SMAC3 and Optuna configuring minisat through these are the
+solver author's journeys (``tests/test_journeys.py``), which check the costs each tool
+recorded against the library's ``cost_function``.
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
-from conftest import checkout_env, irace_program
+from conftest import checkout_env
 
 from maxent_util.errors import DataError, ExportError
-from maxent_util.export import (CostTarget, Parameter, cost_function, export_irace, find_irace,
+from maxent_util.export import (CostTarget, Parameter, cost_function, export_irace,
                                 irace_parameters)
 
 SPEC = "exponential(0.2)"
@@ -51,93 +50,6 @@ def problem(tmp_path):
         path.write_text(repr(scale))
         instances.append(str(path))
     return [sys.executable, str(solver), "{config}", "{instance}"], instances
-
-
-def test_irace_configures_a_real_command_with_the_library_s_cost(tmp_path, problem):
-    irace = irace_program()
-    if irace is None:
-        pytest.skip("irace is not installed (Debian: r-cran-irace)")
-    command, instances = problem
-    folder = export_irace(tmp_path / "irace", command,
-                          SPEC, CUTOFF, space=SPACE, instances=instances, budget=18, parents=True)
-    assert sorted(p.name for p in folder.iterdir()) == ["cost.py", "instances.txt", "parameters.txt",
-                                                         "scenario.txt", "target-runner"]
-    # the runner imports this checkout's maxent_util; a tiny budget, two runs at a time
-    done = subprocess.run([irace, "--seed", "1", "--first-test", "2", "--iterations", "1",
-                           "--parallel", "2"], cwd=folder, capture_output=True, text=True,
-                          timeout=240, env=checkout_env())
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    # the costs irace recorded (rows: its instance-seed pairs, told apart by their seeds;
-    # columns: configurations), at 17 digits
-    dump = subprocess.run(["Rscript", "-e", 'load("irace.Rdata"); m <- iraceResults$experiments; '
-                           's <- iraceResults$state$.irace$instancesList$seed; '
-                           'for (i in seq_len(nrow(m))) for (j in seq_len(ncol(m))) if (!is.na(m[i, j])) '
-                           'cat(s[as.integer(rownames(m)[i])], colnames(m)[j], sprintf("%.17g", m[i, j]), "\\n")'],
-                          cwd=folder, capture_output=True, text=True, timeout=60)
-    assert dump.returncode == 0, dump.stderr
-    recorded = {(i, c): float(v) for i, c, v in (line.split() for line in dump.stdout.splitlines())}
-    runs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
-    assert len(runs) == len(recorded) >= 6  # 3 configurations on 2 instances at least
-    library = cost_function(SPEC)
-    statuses = set()
-    for run in runs:
-        assert recorded[(run["seed"], run["configuration"])] == run["cost"]
-        assert run["cost"] == pytest.approx(library(run["runtime"], run["status"], CUTOFF), abs=1e-15)
-        # the runner's status is the runtime's: capped at the cutoff, never past it by much
-        assert run["status"] == ("capped" if run["runtime"] >= CUTOFF else "solved")
-        statuses.add(run["status"])
-    assert run["cutoff"] == CUTOFF and "solved" in statuses
-
-
-def test_smac3_configures_a_real_command_with_the_library_s_cost(tmp_path, problem):
-    smac = pytest.importorskip("smac")
-    from ConfigSpace import ConfigurationSpace, Float
-    command, instances = problem
-    target = CostTarget(command, SPEC, CUTOFF, space=SPACE)
-    runs = []
-
-    def train(config, instance: str, seed: int = 0) -> float:
-        result = target.run(dict(config), instance)
-        runs.append((dict(config)["x"], instance, result))
-        return result.cost
-
-    space = ConfigurationSpace(seed=0)
-    space.add([Float(p.name, p.values, log=p.log) for p in SPACE])
-    scenario = smac.Scenario(space, instances=instances,
-                             instance_features={path: [k] for k, path in enumerate(instances)},
-                             n_trials=8, deterministic=True, crash_cost=1.0, seed=1,
-                             output_directory=tmp_path / "smac")
-    facade = smac.AlgorithmConfigurationFacade(scenario, train, overwrite=True, logging_level=40)
-    incumbent = facade.optimize()
-    assert 0.0 <= incumbent["x"] <= 1.0
-    library = cost_function(SPEC)
-    recorded = sorted(value.cost for value in facade.runhistory.values())
-    assert recorded == sorted(result.cost for _, _, result in runs) and len(recorded) == 8
-    for _, _, result in runs:
-        assert result.cost == pytest.approx(library(result.runtime, result.status, CUTOFF), abs=1e-15)
-
-
-def test_optuna_configures_a_real_command_with_the_library_s_cost(problem):
-    optuna = pytest.importorskip("optuna")
-    command, instances = problem
-    target = CostTarget(command, SPEC, CUTOFF, space=SPACE)
-    library = cost_function(SPEC)
-    results = {}
-
-    def objective(trial) -> float:
-        config = {p.name: trial.suggest_float(p.name, *p.values, log=p.log) for p in SPACE}
-        runs = [target.run(config, instance) for instance in instances[:2]]
-        results[trial.number] = runs
-        return float(np.mean([r.cost for r in runs]))
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=1))
-    study.optimize(objective, n_trials=6)
-    for trial in study.trials:
-        runs = results[trial.number]
-        expected = np.mean([library(r.runtime, r.status, CUTOFF) for r in runs])
-        assert trial.value == pytest.approx(expected, abs=1e-15)
-    assert study.best_value == min(t.value for t in study.trials)
 
 
 def test_a_run_past_the_cutoff_is_killed_and_costs_one(problem):

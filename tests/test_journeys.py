@@ -283,6 +283,19 @@ def test_solver_author_configures_minisat_with_irace(tmp_path, instances):
     best_id, *best = block.split()
     runs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
     assert len(runs) >= 8 and all(in_space(run["parameters"]) for run in runs)
+    # the costs irace itself recorded (rows: its instance-seed pairs, told apart by their seeds;
+    # columns: configurations), at 17 digits: irace was given the runner's costs, unrounded
+    dump = subprocess.run(["Rscript", "-e", 'load("irace.Rdata"); m <- iraceResults$experiments; '
+                           's <- iraceResults$state$.irace$instancesList$seed; '
+                           'for (i in seq_len(nrow(m))) for (j in seq_len(ncol(m))) if (!is.na(m[i, j])) '
+                           'cat(s[as.integer(rownames(m)[i])], colnames(m)[j], sprintf("%.17g", m[i, j]), "\\n")'],
+                          cwd=folder, capture_output=True, text=True, timeout=60)
+    assert dump.returncode == 0, dump.stderr
+    recorded = {(i, c): float(v) for i, c, v in (line.split() for line in dump.stdout.splitlines())}
+    assert len(recorded) == len(runs)
+    assert all(recorded[(run["seed"], run["configuration"])] == run["cost"] for run in runs)
+    # the runner's status is the runtime's: capped at the cutoff, else solved (minisat's 10 or 20)
+    assert all(run["status"] == ("capped" if run["runtime"] >= CUTOFF else "solved") for run in runs)
     # the best is a configuration the runner ran, with the words irace printed
     assert best in [run["parameters"] for run in runs if run["configuration"] == best_id]
     check_costs([r["runtime"] for r in runs], [r["status"] for r in runs], [r["cost"] for r in runs])

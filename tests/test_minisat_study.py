@@ -1,7 +1,7 @@
 """The minisat study (benchmarks/minisat_study.py) in its --quick mode, on real minisat runs.
 
 3 configurations on 6 small random 3-CNF instances, Optuna as the configurator (irace and
-SMAC3 have tests of their own in test_configurators.py); skipped without minisat or cnfgen.
+SMAC3 have journeys of their own in test_journeys.py); skipped without minisat or cnfgen.
 """
 
 from __future__ import annotations
