@@ -84,9 +84,10 @@ def test_written_law_is_the_full_derivations_law(constraints):
 
 @st.composite
 def written_sets(draw):
-    # not 1/2: Support(0, 10), Mean(5) is the uniform law, whose multiplier 0 the writer leaves to
-    # the full route by design, to be recognised exactly (direct.py's _near_small_fraction;
-    # tests/test_derive_trust.py checks that law)
+    # not 1/2: Support(1, 100), LogMoment(0, 10) is the log-uniform law, whose multiplier 1 the
+    # writer leaves to the full route by design, to be recognised exactly (direct.py's
+    # _near_small_fraction; tests/test_derive_trust.py checks that law); the uniform law of a
+    # mean at the middle is written, and tested below
     value = R(draw(st.integers(5, 95).filter(lambda n: n != 50)), 100)
     kind = draw(st.sampled_from(["bounded mean", "bounded log moment", "log-normal", "truncated normal", "gamma",
                                  "power on (0, b]", "half-normal", "squared log deviation"]))
@@ -138,3 +139,33 @@ def test_written_density_meets_its_constraints_by_quadrature(constraints):
         survival = sympy.lambdify(kappa, law._sf_pieces[0], "mpmath")
         x = lower + 1 if upper == mpmath.inf else (lower + upper) / 2
         assert abs(survival(x) - integral(lambda k: 1, x, upper)) <= 1e-15
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 10 ** 6), st.integers(1, 1000))
+def test_a_mean_at_the_middle_of_a_bounded_support_is_written_as_the_uniform_law(start, width, denominator):
+    low, high = R(start, denominator), R(start + width, denominator)
+    law = derive(Support(low, high), Mean((low + high) / 2))
+    with _full_route_forbidden():
+        law.pdf
+    # reference: the uniform law on [low, high], by hand: density 1/(b - a), S = (b - k)/(b - a)
+    assert law.multipliers == {sympy.Symbol("lambda_0", real=True): sympy.log(high - low) - 1,
+                               sympy.Symbol("lambda_1", real=True): 0}
+    for part, expected in ((law.pdf, 1 / (high - low)), (law.cdf, (kappa - low) / (high - low)),
+                           (law.sf, (high - kappa) / (high - low))):
+        # the piece that holds the middle of the support
+        inner = next(e for e, c in part.args if c.subs(kappa, (low + high) / 2) is sympy.true)
+        assert sympy.simplify(inner - expected) == 0, (part, expected)
+    assert law.forms["multipliers"] == "exact" and law.forms["cdf"] == "exact"
+
+
+def test_the_uniform_law_is_the_full_derivations_law():
+    # the full route recognises the multiplier 0 from its numeric root and verifies it exactly
+    for constraints in ((Support(0, 7200), Mean(3600)), (Support(2, 9), Mean(R(11, 2)))):
+        derive.cache_clear()
+        full = derive(*constraints, digits=30)
+        law = derive(*constraints)
+        with _full_route_forbidden():
+            assert law.closed_form == full.closed_form
+        assert law.multipliers == full.multipliers
+        assert (law.pdf, law.cdf, law.sf) == (full.pdf, full.cdf, full.sf)

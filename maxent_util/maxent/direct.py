@@ -9,8 +9,9 @@ SquaredLogDeviation, a TailProbability's indicator), and
 is exp(p0) times a length, an exponential over p1, or an erf (p2 < 0): written here once, for sympy
 (the law's pdf, CDF and survival function) and for mpmath (its multipliers to 30 digits by Newton's
 method on the dual, from the double-precision answer).  Where the multipliers have a closed form
-(the exponential, Pareto, half-normal and log-normal laws, a power of kappa on (0, b], and a tail
-probability's piecewise-uniform law) they are written out exactly and checked against the double-precision answer; the others are solved to
+(the exponential, Pareto, half-normal and log-normal laws, a power of kappa on (0, b], the
+uniform law of a mean at the middle of a bounded support, and a tail probability's
+piecewise-uniform law) they are written out exactly and checked against the double-precision answer; the others are solved to
 30 digits.  The gamma law (``Support(0, oo), Mean, LogMoment``: a power of kappa beside exp(-b kappa),
 which is neither form) is written out on its own: its CDF and survival function are the regularised
 incomplete gamma functions, and its dual's gradient and Hessian are gamma and digamma functions.
@@ -194,11 +195,17 @@ def _integral(ns: Any, p: tuple, shape: tuple, low: Any, high: Any) -> Any:
         if _is_inf(ns, low) == -1:
             return constant * ns.erfc(shift - root * high)
         return constant * (ns.erf(root * high - shift) - ns.erf(root * low - shift))
+    if linear and p1 == 0:
+        linear = False  # the multiplier of kappa is exactly 0 (a uniform law): a length, below
     if linear:
         def end(x: Any) -> Any:
             return 0 if _is_inf(ns, x) else ns.exp(p0) * ns.exp(p1 * x)
         return (end(high) - end(low)) / p1
     return ns.exp(p0) * (high - low)
+
+
+def _square(ns: Any, x: Any) -> Any:
+    return ns.inf if _is_inf(ns, x) else x ** 2
 
 
 def _moments(ns: Any, p: tuple, shape: tuple, low: Any, high: Any) -> list:
@@ -220,6 +227,8 @@ def _moments(ns: Any, p: tuple, shape: tuple, low: Any, high: Any) -> list:
             return value * x ** power
         return at(high) - at(low)
     if not quadratic:
+        if p1 == 0:  # exactly (a uniform law): int x exp(p0) dx
+            return [first, ns.exp(p0) * (_square(ns, high) - _square(ns, low)) / 2, None]
         return [first, (boundary(1) - first) / p1, None]
     second = (boundary(0) - p1 * first) / (2 * p2)
     return [first, second, (boundary(1) - first - p1 * second) / (2 * p2)]
@@ -244,13 +253,18 @@ def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple)
     """The multipliers in closed form where the shape has one (where the full route's sympy solves
     the equations): the exponential law on [a, oo), the Pareto law on [a, oo), a power of kappa
     on (0, b], the half-normal law, the log-normal law on (0, oo) (with or without its log
-    moment), a piecewise-uniform law."""
+    moment), the uniform law (a mean at the middle of a bounded support: multiplier 0), a
+    piecewise-uniform law."""
     lower, upper = support
     kinds = sorted(type(t.constraint).__name__ for t in terms)
     if not terms:
         return []
     if len(pieces) == 1 and upper == oo and len(terms) == 1 and not terms[0].logarithmic and terms[0].q == (0, 1, 0):
         return [1 / (terms[0].value - lower)]
+    if len(pieces) == 1 and upper != oo and len(terms) == 1 and not terms[0].logarithmic \
+            and terms[0].q == (0, 1, 0) and terms[0].value == (lower + upper) / 2:
+        # a mean at the middle of a bounded support: the uniform law, whose multiplier is 0
+        return [sympy.Integer(0)]
     if len(pieces) == 1 and upper == oo and lower != 0 and len(terms) == 1 and terms[0].logarithmic \
             and terms[0].q == (0, 1, 0):
         term = terms[0]
