@@ -126,6 +126,8 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
     parser.add_argument("--n-law", type=int, default=100_000,
                         help="runtimes for a law valued by quadrature (default 10^5)")
     parser.add_argument("--repeat", type=int, default=7, help="rounds (default 7)")
+    parser.add_argument("--only", default=None,
+                        help="only the rows whose label holds this text (e.g. 'law')")
     parser.add_argument("--before", default=None,
                         help="a module with another compile_scorer, timed alongside")
     arguments = parser.parse_args(list(argv))
@@ -147,6 +149,8 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
         rule += "---:|---:|---|"
     print(head + " max \\|scorer - numpy\\| |\n" + rule + "---:|")
     for label, utility, by_hand in cases():
+        if arguments.only is not None and arguments.only not in label:
+            continue
         scorer = compile_scorer(utility)
         x = runtimes
         if getattr(scorer, "route", "") == "the law's survival function":
