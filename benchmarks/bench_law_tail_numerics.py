@@ -17,7 +17,10 @@ factor exp(T) across it), keeping the library's formula, bit for bit, where it i
   towards the top, exp(y) - 1 as above, times the constant -ratio / |c1|;
 - ``E - K, / slope, times ratio``: the same with the library's division by |c1| and product by the
   ratio kept apart, and a wider narrow part (T = max(ln 4, log(drop + 3)): the rounding of
-  exp(c1 (u - top)) is amplified by 1 / (1 - K / E) <= 1 + 1 / (drop + 2)).
+  exp(c1 (u - top)) is amplified by 1 / (1 - K / E) <= 1 + 1 / (drop + 2));
+- ``E - K where it falls, / slope, times ratio``: the same where the density falls away from u,
+  the library's formula where it rises towards the top (there exp(y) - 1 is no more accurate than
+  expm1(y), and the benchmark's law needs no ``expm1`` on that side).
 
 For each law (truncated exponentials of many means on three widths, shifted exponentials,
 powers of kappa from LogMoment, several segments) and each tail it prints the ulp distance of
