@@ -1,8 +1,8 @@
 """The fast-route law's written tails with one ``exp`` instead of ``exp`` and ``expm1``: how far
 from today's numbers, how accurate, how fast.
 
-Run ``python benchmarks/bench_law_tail_numerics.py`` (about a minute; ``--mp`` and ``--n`` set
-its size). Where a segment's density is exp(c0 + c1 u) the law's tails are written out
+Run ``python benchmarks/bench_law_tail_numerics.py`` (a few minutes; ``--mp`` and ``--n``
+set its size). Where a segment's density is exp(c0 + c1 u) the law's tails are written out
 (``maxent_util.maxent.fast``): the share of the segment on a runtime's side is
 exp(c1 (u - top)) times -expm1(-|c1| width) / |c1|, times the segment's ratio of masses. Without
 numpy's AVX-512 loops ``expm1`` is the C library's (about twice an ``exp``), so the candidates
@@ -20,15 +20,16 @@ factor exp(T) across it), keeping the library's formula, bit for bit, where it i
   exp(c1 (u - top)) is amplified by 1 / (1 - K / E) <= 1 + 1 / (drop + 2));
 - ``E - K where it falls, / slope, times ratio``: the same where the density falls away from u,
   the library's formula where it rises towards the top (there exp(y) - 1 is no more accurate than
-  expm1(y), and the benchmark's law needs no ``expm1`` on that side).
+  expm1(y)); the scorer benchmark's S is on the falling side.
 
 For each law (truncated exponentials of many means on three widths, shifted exponentials,
 powers of kappa from LogMoment, several segments) and each tail it prints the ulp distance of
 each candidate to the library's numbers on ``--n`` runtimes a law, and the error against mpmath
 at 30 digits (the law's own constants and the double u: the arithmetic after the logarithm) on
 ``--mp`` of them, in ulp of the result (results below 1e-280 left out: there an intermediate may be
-subnormal, with less than double precision in every route); then the time a runtime of each on one block of 2^15 of the scorer benchmark's
-runtimes in cache (``Support(0, 3600), Mean(1200)``, whole-array numpy, best of ``--repeat``).
+subnormal, with less than double precision in every route); then the time a runtime of each on
+one block of 2^15 of the scorer benchmark's runtimes in cache (``Support(0, 3600), Mean(1200)``,
+whole-array numpy, best of ``--repeat``).
 Set ``NPY_DISABLE_CPU_FEATURES`` to the dispatched features this CPU has (as ``.ci/run`` builds
 the list) to measure without the widest SIMD. Nothing is asserted.
 """
@@ -221,7 +222,8 @@ def accuracy(n: int, mp: int) -> None:
             good = np.array([float(r) >= _SMALLEST for r in reference])
             for name in errors:
                 with mpmath.workdps(30):
-                    gap = np.array([float(abs(mpmath.mpf(float(merged[name][i])) - r)) for i, r in zip(pick, reference)])
+                    gap = np.array([float(abs(mpmath.mpf(float(merged[name][i])) - r))
+                                    for i, r in zip(pick, reference)])
                 errors[name].append((gap / np.where(good, spacing, 1.0))[good])
                 if label == BENCHMARK_LAW and upper:
                     benchmark_law[name] = errors[name][-1]
