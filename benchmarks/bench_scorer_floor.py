@@ -15,7 +15,9 @@ every 89th sits exactly at 3600 s (a run stopped at its cap), it times, interlea
   transcendental call);
 - with ``--before MODULE``, the scorer of another module too (a copy of an earlier
   ``maxent_util/scorer.py`` placed in the package, e.g. ``maxent_util._scorer_before``), so
-  that before and after are measured in one run.
+  that before and after are measured in one run;
+- with ``--only TEXT``, only the rows whose label holds TEXT (``--only ": law"``: the fast-route
+  law alone).
 
 A law valued by its own survival function is timed on every runtime like the others; on the first
 ``--n-law`` runtimes, its survival function written out is also timed against its quadrature
