@@ -15,7 +15,9 @@ every 89th sits exactly at 3600 s (a run stopped at its cap), it times, interlea
   transcendental call);
 - with ``--before MODULE``, the scorer of another module too (a copy of an earlier
   ``maxent_util/scorer.py`` placed in the package, e.g. ``maxent_util._scorer_before``), so
-  that before and after are measured in one run.
+  that before and after are measured in one run;
+- with ``--only TEXT``, only the rows whose label holds TEXT (``--only ": law"``: the fast-route
+  law alone).
 
 A law valued by its own survival function is timed on every runtime like the others; on the first
 ``--n-law`` runtimes, its survival function written out is also timed against its quadrature
@@ -126,6 +128,8 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
     parser.add_argument("--n-law", type=int, default=100_000,
                         help="runtimes for a law valued by quadrature (default 10^5)")
     parser.add_argument("--repeat", type=int, default=7, help="rounds (default 7)")
+    parser.add_argument("--only", default=None,
+                        help="only the rows whose label holds this text (e.g. 'law')")
     parser.add_argument("--before", default=None,
                         help="a module with another compile_scorer, timed alongside")
     arguments = parser.parse_args(list(argv))
@@ -147,6 +151,8 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
         rule += "---:|---:|---|"
     print(head + " max \\|scorer - numpy\\| |\n" + rule + "---:|")
     for label, utility, by_hand in cases():
+        if arguments.only is not None and arguments.only not in label:
+            continue
         scorer = compile_scorer(utility)
         x = runtimes
         if getattr(scorer, "route", "") == "the law's survival function":

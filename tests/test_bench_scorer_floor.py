@@ -28,3 +28,10 @@ def test_the_table_has_every_family_and_derived_law(capsys, monkeypatch):
         assert cells[8] == "yes"
         # utilities lie in [0, 1]: the scorer and numpy by hand differ by rounding only
         assert float(cells[9]) <= 1e-12
+
+
+def test_only_keeps_the_rows_asked_for(capsys, monkeypatch):
+    out = run_script(monkeypatch, capsys, "bench_scorer_floor.py", "--n", "2000", "--n-law", "200",
+                     "--repeat", "1", "--only", ": law")
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "ms |" in line]
+    assert [row.split(" | ")[0][2:].rstrip(" *") for row in rows] == ["Support(0,3600), Mean(1200): law"]
