@@ -71,6 +71,10 @@ _NARROWEST = 1e-12
 #: a feature's integrand g f where a tail is cut must be this far (in log) below its peak: the
 #: expectation is then not changed by the cut (a law with E[g] infinite fails this)
 _RESOLVED = 36.0
+#: a half-line whose exponent is a polynomial in kappa is integrated in kappa from its start to
+#: this many times the scale its constraints name (rounded up to a power of 2), in log(kappa)
+#: beyond (see _split)
+_LINEAR_REACH = 8.0
 
 
 # ---------------------------------------------------------------------------
@@ -264,6 +268,40 @@ def _point(features: Sequence[_Feature], lower: float, upper: float) -> float:
     return 0.0
 
 
+def _split(lower: float, upper: float, features: Sequence[_Feature]) -> float | None:
+    """Where the last segment of a half-line, [low, oo), turns from kappa to log(kappa), or None
+    (a bounded support; a feature in log(kappa) or compiled from an expression there; no scale;
+    ``low`` within a factor _WIDE of the turn).
+
+    log(kappa) serves the tail: an exponential or a normal's tail is cut far out after a few
+    panels, wherever its scale lies.  Near ``low`` it serves only a power of kappa, and with an
+    exponent a polynomial in kappa (Mean, Moment(kappa), Moment(kappa**2)) the density is smooth
+    in kappa there: in log(kappa) it falls as kappa times a constant, and reaching 1e-52 of its
+    peak (the tail's cut) takes some 60 panels below the mass, with nothing to resolve.  In kappa
+    the start is an end like any other.  The turn lies at _LINEAR_REACH times the largest scale
+    the features name (E[kappa] - low, sqrt(E[kappa**2]) - low), rounded up to a power of 2 so
+    that neighbouring values (a sweep) keep the same segments; any turn gives the same law, this
+    one only the fewest panels."""
+    if upper != math.inf:
+        return None
+    low = max([lower] + [p for f in features for p in (f.lower, f.upper) if lower < p < upper])
+    scale = 0.0
+    for f in features:
+        if not f.lower <= low or f.upper != upper:
+            continue  # no part of the half-line's last segment
+        if f.b or f.d or f.extra is not None:
+            return None
+        if f.a:
+            scale = max(scale, f.value - low)
+        if f.a2 and f.value > 0:
+            scale = max(scale, math.sqrt(f.value) - low)
+    if not 0 < scale < 1e300:
+        return None
+    turn = low + 2.0 ** math.ceil(math.log2(_LINEAR_REACH * scale))
+    # a start near the mass (within a factor _WIDE of the turn) costs log(kappa) nothing
+    return turn if low < turn < math.inf and turn > _WIDE * low else None
+
+
 def _scales(constraints: Sequence[Any], lower: float, upper: float) -> tuple[float, ...]:
     """The captimes the constraints name (values, points, ends): a narrow peak lies near one."""
     points = [p for p in (lower, upper) if 0 < p < math.inf]
@@ -296,6 +334,11 @@ class _Rule:
     cut_jacobian: np.ndarray  # there: the log of the Jacobian, and the features
     cut_features: np.ndarray
     abs_features: np.ndarray  # |features|, for E[|g|] at every step
+    #: the log of the Jacobian to a density per unit of log(kappa) (FastProblem._level), at the
+    #: nodes and where tails were cut: the footing on which densities in different segments are
+    #: compared (log_jacobian and cut_jacobian themselves where every segment has one variable)
+    level: np.ndarray
+    cut_level: np.ndarray
     #: each panel's two halves (all left halves, then all right ones): (weights, log of the
     #: Jacobian, features, kappa) at their nodes, to judge the panels at other multipliers;
     #: None in a law's rule (made again if asked for)
@@ -449,14 +492,15 @@ class _GiveUp(Exception):
 
 
 @functools.lru_cache(maxsize=256)
-def _layout(lower: float, upper: float, features: tuple[tuple, ...]) -> dict[str, Any]:
+def _layout(lower: float, upper: float, features: tuple[tuple, ...], turn: float | None = None) -> dict[str, Any]:
     """The attributes of a :class:`FastProblem` that follow from its support and its features'
-    regions and kinds (per feature: lower, upper, a, a2, b, d, whether compiled, sign): its
-    segments, which features act on each, which segments are integrated in log(kappa), and the
-    leading terms of the exponent at the ends 0 and oo.  Read-only arrays, shared."""
+    regions and kinds (per feature: lower, upper, a, a2, b, d, whether compiled, sign) and where
+    a half-line turns from kappa to log(kappa) (see _split): its segments, which features act on
+    each, which segments are integrated in log(kappa), and the leading terms of the exponent at
+    the ends 0 and oo.  Read-only arrays, shared."""
     f_lower, f_upper, f_a, f_a2, f_b, f_d, f_compiled, f_sign = (
         [f[i] for f in features] for i in range(8))
-    ends = {lower, upper}
+    ends = {lower, upper} if turn is None else {lower, turn, upper}
     for low, high in zip(f_lower, f_upper):
         ends.update(p for p in (low, high) if lower < p < upper)
     ends = np.array(sorted(ends))
@@ -481,6 +525,8 @@ def _layout(lower: float, upper: float, features: tuple[tuple, ...]) -> dict[str
     leading = {name: inside * np.array(values, dtype=float)
                for name, values in (("a", f_a), ("a2", f_a2), ("b", f_b), ("d", f_d))}
     compiled = np.array(f_compiled, dtype=bool)
+    # the ladder's step in each segment in kappa (see FastProblem._level)
+    floor = np.where(logarithmic, 0.0, (stop - start) / 64)
     open_ends = [(s, end) for s, (low, high) in enumerate(zip(lows, highs))
                  for end, reaches in ((0, low == 0 and logarithmic[s]), (1, high == math.inf))
                  if reaches]
@@ -496,7 +542,8 @@ def _layout(lower: float, upper: float, features: tuple[tuple, ...]) -> dict[str
         "_compiled_reach": any(bool(c.any()) for c in compiled_at),
         "_bounded": bool(signs.any()),
         "_everywhere": bool(inside.all()),
-        "_all_log": bool(logarithmic.all()), "_no_log": not logarithmic.any(),
+        "_mixed": bool(logarithmic.any() and not logarithmic.all()),
+        "_all_log": bool(logarithmic.all()), "_no_log": not logarithmic.any(), "_floor": floor,
         "_reads_log": any(b or d for b, d in zip(f_b, f_d)),
     }
     for value in [*layout.values(), *leading.values(), *compiled_at]:
@@ -521,7 +568,7 @@ class FastProblem:
         # the segments and what each feature does on them depend on the support and the
         # features' kinds and regions, not on their values: shared by every set of that shape
         vars(self).update(_layout(lower, upper, tuple((f.lower, f.upper, f.a, f.a2, f.b, f.d, f.extra is not None,
-                                                       f.sign) for f in features)))
+                                                       f.sign) for f in features), _split(lower, upper, features)))
         if self._shifted:
             self.start = np.where(self.logarithmic, self.start, self.start - point)
             self.stop = np.where(self.logarithmic, self.stop, self.stop - point)
@@ -557,16 +604,29 @@ class FastProblem:
                     g[..., i] = np.where(self.logarithmic[segment], g[..., i], self.features[i].a * z)
         return k, jacobian, g
 
+    def _level(self, segment: np.ndarray, k: np.ndarray, jacobian: np.ndarray) -> np.ndarray:
+        """The log of the Jacobian to a density per unit of log(kappa), at points of the segments
+        (``jacobian`` itself where every segment has one variable).  Where segments in kappa and
+        in log(kappa) meet (a half-line turned to log(kappa) at some point, see _split), the
+        density in kappa is per unit of kappa, the other per unit of log(kappa): compared as
+        they are, a law whose scale is 1e-300 has its density in kappa e**690 above the other,
+        and its tail in log(kappa) would be cut entirely.  Per unit of log(kappa) (times kappa
+        in the segments in kappa; no less than their ladder's step, near kappa = 0) every
+        density is on the footing the half-line had in log(kappa) alone."""
+        if not self._mixed:
+            return jacobian
+        return np.where(self.logarithmic[segment], jacobian, np.log(np.maximum(k, self._floor[segment])))
+
     @_quiet
     def exponent(self, lam: np.ndarray, segment: np.ndarray, z: np.ndarray) -> np.ndarray:
         """log of the unnormalised density times the Jacobian, at points z."""
         _, jacobian, g = self._at(segment, z)
         return self._phi(jacobian, g, lam)
 
-    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(segment, z, log of the Jacobian, features) at the ladder of points :meth:`rule`
-        looks for the mass on: a ladder over each segment's range, and the named scales.  It
-        depends on the problem alone, so it is made once."""
+    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(segment, z, log of the Jacobian, features, its level: see _level) at the ladder of
+        points :meth:`rule` looks for the mass on: a ladder over each segment's range, and the
+        named scales.  It depends on the problem alone, so it is made once."""
         if self._ladder is None:
             ladder_segment, ladder = [], []
             for s in range(len(self.start)):
@@ -595,8 +655,8 @@ class FastProblem:
                 ladder_segment.append(np.full(len(points), s))
             z = np.concatenate(ladder)
             seg = np.concatenate(ladder_segment)
-            _, jacobian, g = self._at(seg, z)
-            self._ladder = (seg, z, jacobian, g)
+            k, jacobian, g = self._at(seg, z)
+            self._ladder = (seg, z, jacobian, g, self._level(seg, k, jacobian))
         return self._ladder
 
     @staticmethod
@@ -612,29 +672,30 @@ class FastProblem:
         integrable at ``lam`` (its mass reaches 0 or infinity) or is not resolved."""
         segments = len(self.start)
         # 1. where the mass is
-        seg, z, ladder_jacobian, ladder_g = self._ladder_at()
-        phi = self._phi(ladder_jacobian, ladder_g, lam)
-        if np.isnan(phi).any() or np.isposinf(phi).any():
-            return None
+        seg, z, ladder_jacobian, ladder_g, ladder_level = self._ladder_at()
+        phi = self._phi(ladder_jacobian, ladder_g, lam)  # no NaN: _phi made them -inf
         peak = np.max(phi)
         if not math.isfinite(peak):
-            return None
+            return None  # a density of +inf somewhere, or none at all
+        # where the mass is, on one footing in every segment (see _level); peak is the shift
+        level = phi if ladder_level is ladder_jacobian else self._phi(ladder_level, ladder_g, lam)
+        top = peak if level is phi else np.max(level)
         left, right, owner = [], [], []
         cuts: list[tuple[int, float]] = []
         for s in range(segments):
             if segments == 1:
-                zs, ps = z, phi
+                zs, ps = z, level
             else:
                 mask = seg == s
-                zs, ps = z[mask], phi[mask]
-            kept = np.nonzero(ps >= peak - _TAIL)[0]
+                zs, ps = z[mask], level[mask]
+            kept = np.nonzero(ps >= top - _TAIL)[0]
             if len(kept) == 0:
                 continue  # no mass worth a double here
             first, last = kept[0], kept[-1]
             # mass at an end of log(kappa)'s range (kappa = 1e-300 or 1e300) means the density
             # is not integrable there, or too slowly decaying to be worth a double
-            if self.logarithmic[s] and (self.start[s] <= -_LOG_END and _lost(zs[:2], ps[:2], peak)
-                                        or self.stop[s] >= _LOG_END and _lost(zs[-2:], ps[-2:], peak)):
+            if self.logarithmic[s] and (self.start[s] <= -_LOG_END and _lost(zs[:2], ps[:2], top)
+                                        or self.stop[s] >= _LOG_END and _lost(zs[-2:], ps[-2:], top)):
                 return None
             a, b = zs[max(first - 1, 0)], zs[min(last + 1, len(zs) - 1)]
             if a > self.start[s]:
@@ -728,9 +789,10 @@ class FastProblem:
     def _rule_of_nodes(self, segment, left, right, cut_segment, cut_z, nodes: tuple,
                        halves: tuple | None) -> _Rule:
         weights, jacobian, g, k = nodes
-        _, cut_jacobian, cut_g = self._at(cut_segment, cut_z)
+        cut_k, cut_jacobian, cut_g = self._at(cut_segment, cut_z)
+        level = self._level(np.repeat(segment, len(_NODES)), k, jacobian) if self._mixed else jacobian
         return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z,
-                     cut_jacobian, cut_g, np.abs(g), halves)
+                     cut_jacobian, cut_g, np.abs(g), level, self._level(cut_segment, cut_k, cut_jacobian), halves)
 
     def _nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray):
         half = (right - left) / 2
@@ -902,7 +964,7 @@ class FastProblem:
             return True
         segments = np.array([s for s, _ in self._open_ends])
         z = np.where([end for _, end in self._open_ends], self.stop[segments], self.start[segments])
-        peak = np.max(rule.log_jacobian - rule.features @ lam)
+        peak = np.max(rule.level - rule.features @ lam)
         return bool(np.all(self.exponent(lam, segments, z) < peak - _END_DROP))
 
     def _resolved(self, rule: _Rule, lam: np.ndarray) -> bool:
@@ -910,9 +972,9 @@ class FastProblem:
         expectations are then the law's (with E[kappa**2] infinite they are not)."""
         if not len(rule.cut_z):
             return True
-        jacobian, g = rule.cut_jacobian, rule.cut_features
-        at_cut = (jacobian - g @ lam)[:, None] + np.log(np.abs(g))
-        peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(rule.abs_features),
+        level, g = rule.cut_level, rule.cut_features
+        at_cut = (level - g @ lam)[:, None] + np.log(np.abs(g))
+        peak = np.max((rule.level - rule.features @ lam)[:, None] + np.log(rule.abs_features),
                       axis=0)
         at_cut = np.where(np.isnan(at_cut), np.inf, at_cut)
         return bool(np.all(at_cut <= peak - _RESOLVED))
@@ -1052,8 +1114,8 @@ class FastProblem:
         peak at ``lam``: the mass has moved to where the rule no longer reaches."""
         if not len(rule.cut_z):
             return False
-        peak = np.max(rule.log_jacobian - rule.features @ lam)
-        return bool(np.max(self._phi(rule.cut_jacobian, rule.cut_features, lam)) > peak - drop)
+        peak = np.max(rule.level - rule.features @ lam)
+        return bool(np.max(self._phi(rule.cut_level, rule.cut_features, lam)) > peak - drop)
 
     def _still_holds(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether a rule built at other multipliers is as good at ``lam`` as one built there:
