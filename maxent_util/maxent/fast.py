@@ -27,6 +27,7 @@ multipliers of the right signs, every expectation resolved.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import math
@@ -591,7 +592,7 @@ class FastProblem:
         else:
             logarithmic = self.logarithmic[segment]
             k = np.where(logarithmic, np.exp(z), z + self.point if self._shifted else z)
-            logk = np.where(logarithmic, z, np.log(k))
+            logk = np.where(logarithmic, z, np.log(k)) if self._reads_log else None
             jacobian = np.where(logarithmic, z, 0.0)
         g = np.empty(z.shape + (len(self.features),))
         for i, f in enumerate(self.features):
@@ -623,40 +624,46 @@ class FastProblem:
         _, jacobian, g = self._at(segment, z)
         return self._phi(jacobian, g, lam)
 
-    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(segment, z, log of the Jacobian, features, its level: see _level) at the ladder of
-        points :meth:`rule` looks for the mass on: a ladder over each segment's range, and the
-        named scales.  It depends on the problem alone, so it is made once."""
+    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
+        """(segment, z, log of the Jacobian, features, its level: see _level, and each segment's
+        first and stop index among the points) at the ladder of points :meth:`rule` looks for
+        the mass on: a ladder over each segment's range, and the named scales.  It depends on
+        the problem alone, so it is made once."""
         if self._ladder is None:
             ladder_segment, ladder = [], []
+            # the named scales in each variable, as Python floats: a handful, sorted
+            log_scales = self.log_scales.tolist()
+            linear_scales = (np.exp(self.log_scales) - self.point).tolist() if not self._all_log else []
             for s in range(len(self.start)):
-                a, b = self.start[s], self.stop[s]
+                a, b = float(self.start[s]), float(self.stop[s])
                 if self.logarithmic[s]:
                     points = np.arange(math.ceil(a * 2) / 2, b, 0.5)
-                    scales = self.log_scales[(self.log_scales > a) & (self.log_scales < b)]
+                    scales = [x for x in log_scales if a < x < b]
                 else:
                     points = np.linspace(a, b, 65)[1:-1]
-                    scales = np.exp(self.log_scales) - self.point
-                    scales = scales[(scales > a) & (scales < b)]
+                    scales = [x for x in linear_scales if a < x < b]
                     # a scale nearer an end than the ladder's step (a mean 1e-6 of the width from
                     # it) has its mass there, between two rungs: its distances to the ends,
                     # doubled, up to that step (not from an end itself, exp(log(end)) off by an ulp)
                     step = (b - a) / 64
-                    source = scales[np.minimum(scales - a, b - scales)
-                                    > 8 * np.spacing(max(abs(a + self.point), abs(b + self.point)))]
-                    doubled = np.ldexp(1.0, np.arange(1, 40))
-                    near = np.concatenate([a + np.outer(source[source - a < step] - a, doubled).ravel(),
-                                           b - np.outer(b - source[b - source < step], doubled).ravel()])
-                    scales = np.concatenate([scales, near[(near > a) & (near < b)
-                                                          & (np.minimum(near - a, b - near) < step)]])
-                points = np.sort(np.concatenate([[a, b], points, scales]))
+                    least = 8 * float(np.spacing(max(abs(a + self.point), abs(b + self.point))))
+                    source = [x for x in scales if min(x - a, b - x) > least]
+                    if any(x - a < step or b - x < step for x in source):
+                        source = np.array(source)
+                        doubled = np.ldexp(1.0, np.arange(1, 40))
+                        near = np.concatenate([a + np.outer(source[source - a < step] - a, doubled).ravel(),
+                                               b - np.outer(b - source[b - source < step], doubled).ravel()])
+                        scales = scales + near[(near > a) & (near < b) & (np.minimum(near - a, b - near) < step)].tolist()
+                points = np.concatenate([[a, b], points, scales]) if scales else np.concatenate([[a, b], points])
+                points.sort()
                 points = points[np.concatenate([[True], points[1:] != points[:-1]])]  # np.unique's
                 ladder.append(points)
                 ladder_segment.append(np.full(len(points), s))
-            z = np.concatenate(ladder)
-            seg = np.concatenate(ladder_segment)
+            z = np.concatenate(ladder) if len(ladder) > 1 else ladder[0]
+            seg = np.concatenate(ladder_segment) if len(ladder) > 1 else ladder_segment[0]
+            bounds = np.cumsum([0] + [len(points) for points in ladder]).tolist()
             k, jacobian, g = self._at(seg, z)
-            self._ladder = (seg, z, jacobian, g, self._level(seg, k, jacobian))
+            self._ladder = (seg, z, jacobian, g, self._level(seg, k, jacobian), list(zip(bounds[:-1], bounds[1:])))
         return self._ladder
 
     @staticmethod
@@ -672,7 +679,7 @@ class FastProblem:
         integrable at ``lam`` (its mass reaches 0 or infinity) or is not resolved."""
         segments = len(self.start)
         # 1. where the mass is
-        seg, z, ladder_jacobian, ladder_g, ladder_level = self._ladder_at()
+        _, z, ladder_jacobian, ladder_g, ladder_level, bounds = self._ladder_at()
         phi = self._phi(ladder_jacobian, ladder_g, lam)  # no NaN: _phi made them -inf
         peak = np.max(phi)
         if not math.isfinite(peak):
@@ -682,13 +689,9 @@ class FastProblem:
         top = peak if level is phi else np.max(level)
         left, right, owner = [], [], []
         cuts: list[tuple[int, float]] = []
-        for s in range(segments):
-            if segments == 1:
-                zs, ps = z, level
-            else:
-                mask = seg == s
-                zs, ps = z[mask], level[mask]
-            kept = np.nonzero(ps >= top - _TAIL)[0]
+        for s, (begin, end) in enumerate(bounds):
+            zs, ps = z[begin:end], level[begin:end]
+            kept = np.flatnonzero(ps >= top - _TAIL)
             if len(kept) == 0:
                 continue  # no mass worth a double here
             first, last = kept[0], kept[-1]
@@ -704,32 +707,37 @@ class FastProblem:
                 cuts.append((s, b))
             width = _LOG_PANEL if self.logarithmic[s] else (self.stop[s] - self.start[s]) / 8
             count = max(2, int(math.ceil((b - a) / width)))
-            edges = np.linspace(a, b, count + 1)
+            edges = np.arange(count + 1) * ((b - a) / count) + a  # np.linspace(a, b, count + 1)'s
+            edges[-1] = b
             left.append(edges[:-1])
             right.append(edges[1:])
             owner.append(np.full(count, s))
         if not left:
             return None
-        left_a, right_a, owner_a = np.concatenate(left), np.concatenate(right), np.concatenate(owner)
+        left_a, right_a, owner_a = ((left[0], right[0], owner[0]) if len(left) == 1 else
+                                    (np.concatenate(left), np.concatenate(right), np.concatenate(owner)))
         # 2. bisect every panel that disagrees with its two halves; a bisected panel's halves
         # are the next round's panels, their nodes and features already known
         done: list[tuple] = []
         total = None
-        first = self._first_round(owner_a, left_a, right_a)
-        nodes = first[0]
+        nodes, halves_nodes, together = self._first_round(owner_a, left_a, right_a)
         for round_ in range(_MAX_ROUNDS):
             middle = (left_a + right_a) / 2
-            halves_nodes = first[1] if round_ == 0 else self._panel_nodes(
-                np.concatenate([owner_a, owner_a]), np.concatenate([left_a, middle]), np.concatenate([middle, right_a]))
             n = len(left_a)
-            whole = self._integrals(nodes, lam, peak)
-            parts = self._integrals(halves_nodes, lam, peak)
-            halves = parts[:n] + parts[n:]
-            if not (np.all(np.isfinite(whole)) and np.all(np.isfinite(halves))):
+            if round_ == 0:  # the panels and their halves in one evaluation
+                parts = self._integrals(together, lam, peak)
+                whole, parts = parts[:n], parts[n:]
+            else:
+                halves_nodes = self._panel_nodes(np.concatenate([owner_a, owner_a]), np.concatenate([left_a, middle]),
+                                                 np.concatenate([middle, right_a]))
+                whole = self._integrals(nodes, lam, peak)
+                parts = self._integrals(halves_nodes, lam, peak)
+            if not np.isfinite(whole).all() or not np.isfinite(parts).all():
                 return None
+            halves = parts[:n] + parts[n:]
             if total is None:
                 total = float(np.sum(halves))
-                if not total > 0:
+                if not 0 < total < math.inf:  # halves of finite parts can overflow only here
                     return None
             good = np.abs(whole - halves) <= _PANEL_TOLERANCE * total
             every = good.all()
@@ -766,17 +774,20 @@ class FastProblem:
         return self._rule_of_nodes(panel_owner, panel_left, panel_right, cut_segment, cut_z, whole_nodes,
                                    halves_nodes)
 
-    def _first_round(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple[tuple, tuple]:
-        """The nodes of the first panels of a rule and of their halves.  Rules built at nearby
-        multipliers (the start, where the mass moved, the answer) often cut the tails at the
-        same points of the ladder and so start from the same panels: their nodes are kept."""
+    def _first_round(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple[tuple, tuple, tuple]:
+        """The nodes of the first panels of a rule, of their halves, and of both together (one
+        evaluation; the first two are views of it).  Rules built at nearby multipliers (the
+        start, where the mass moved, the answer) often cut the tails at the same points of the
+        ladder and so start from the same panels: their nodes are kept."""
         kept = self._first_panels
-        if kept is not None and all(np.array_equal(a, b) for a, b in zip(kept[:3], (owner, left, right))):
+        if kept is not None and len(kept[0]) == len(owner) and all(
+                (a == b).all() for a, b in zip(kept[:3], (owner, left, right))):
             return kept[3]
         middle = (left + right) / 2
-        found = (self._panel_nodes(owner, left, right),
-                 self._panel_nodes(np.concatenate([owner, owner]), np.concatenate([left, middle]),
-                                   np.concatenate([middle, right])))
+        together = self._panel_nodes(np.concatenate([owner, owner, owner]), np.concatenate([left, left, middle]),
+                                     np.concatenate([right, middle, right]))
+        n = len(owner)
+        found = (_nodes_of(together, 0, n), _nodes_of(together, n, 3 * n), together)
         self._first_panels = (owner, left, right, found)
         return found
 
@@ -1073,23 +1084,26 @@ class FastProblem:
                 return None  # failed, or stuck at the edge of the dual's domain
             # settled where the rule was built: nothing left to check against a newer rule
             if fresh and steps == 0 and self._settled(rule, lam, moments, scale):
-                return self._answer(lam, rule_at, scale, rule)
+                return self._answer(lam, rule_at, scale, rule, moments)
             if self._still_holds(rule, lam, moments, scale):
                 return self._answer(lam, rule_at, scale)
             rule = None  # build one at the multipliers reached
         return None
 
     def _answer(self, lam: np.ndarray, rule_at: Callable, scale: np.ndarray,
-                rule: _Rule | None = None) -> "NumericLaw | None":
+                rule: _Rule | None = None, moments: tuple | None = None) -> "NumericLaw | None":
         """The law at the multipliers Newton settled on: two more Newton steps under a rule built
         at that very point (every start, a neighbour's or the cold one, ends on the same point
         to rounding), then every constraint checked by that rule (equalities to 1e-13 of their
         scale, inequalities inside their bounds, multipliers of the right signs, every
-        expectation resolved, the density integrable).  ``rule``: one already built at ``lam``."""
-        rule = rule_at(lam) if rule is None else rule
+        expectation resolved, the density integrable).  ``rule``: one already built at ``lam``,
+        and ``moments`` the moments at ``lam`` under it, if known."""
         if rule is None:
-            return None
-        moments = self._moments(rule, lam)
+            rule, moments = rule_at(lam), None
+            if rule is None:
+                return None
+        if moments is None:
+            moments = self._moments(rule, lam)
         for _ in range(2):
             if moments is None:
                 return None
@@ -1107,7 +1121,9 @@ class FastProblem:
                 or self.integrable(lam) is False or np.any(self.project(lam) != lam)):
             return None
         # the panels' halves served the search; the law keeps only its own nodes
-        return NumericLaw(self, lam, moments[0], dataclasses.replace(rule, halves=None))
+        kept = copy.copy(rule)
+        kept.halves = None
+        return NumericLaw(self, lam, moments[0], kept)
 
     def _tail_reached(self, rule: _Rule, lam: np.ndarray, drop: float) -> bool:
         """Whether the density where ``rule`` cut a tail off is within ``drop`` (in log) of its
@@ -1371,11 +1387,26 @@ class NumericLaw:
         self._log_z = log_z + math.log(total)
         self.log_z = self._log_z - float(lam @ problem.origins) if problem._shifted else self._log_z
         self.lambda_0 = self.log_z - 1.0
-        mass = self._nodes_probability.reshape(len(rule.left), len(_NODES)).sum(axis=1)
-        self._before, self._after = _before_and_after(mass)
-        self._total = float(mass.sum())
-        self._mass = mass
+        self._mass = self._nodes_probability.reshape(len(rule.left), len(_NODES)).sum(axis=1)
         self._written: np.ndarray | None = None  # see _written_segments
+
+    # the masses before and after each panel, and their sum: read by a CDF or survival function
+    # the tails are not written out for (see _partial), made when first asked for
+    @functools.cached_property
+    def _before_after(self) -> tuple[np.ndarray, np.ndarray]:
+        return _before_and_after(self._mass)
+
+    @property
+    def _before(self) -> np.ndarray:
+        return self._before_after[0]
+
+    @property
+    def _after(self) -> np.ndarray:
+        return self._before_after[1]
+
+    @functools.cached_property
+    def _total(self) -> float:
+        return float(self._mass.sum())
 
     def _written_segments(self) -> np.ndarray:
         """Which segments have their tails written out (see :meth:`_exponential_pieces`), read
