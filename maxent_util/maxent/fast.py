@@ -1082,8 +1082,9 @@ class FastProblem:
             lam, steps, moments = self._newton_on(rule, lam, scale)
             if moments is None or steps < 0:
                 return None  # failed, or stuck at the edge of the dual's domain
-            # settled where the rule was built: nothing left to check against a newer rule
-            if fresh and steps == 0 and self._settled(rule, lam, moments, scale):
+            # settled where the rule was built (no step taken with moments found: _newton_on
+            # returned on _settled): nothing left to check against a newer rule
+            if fresh and steps == 0:
                 return self._answer(lam, rule_at, scale, rule, moments)
             if self._still_holds(rule, lam, moments, scale):
                 return self._answer(lam, rule_at, scale)
@@ -1097,11 +1098,13 @@ class FastProblem:
         to rounding), then every constraint checked by that rule (equalities to 1e-13 of their
         scale, inequalities inside their bounds, multipliers of the right signs, every
         expectation resolved, the density integrable).  ``rule``: one already built at ``lam``,
-        and ``moments`` the moments at ``lam`` under it, if known."""
+        and ``moments`` the moments at ``lam`` under it where they are known to meet the
+        constraints (:meth:`_settled`)."""
         if rule is None:
             rule, moments = rule_at(lam), None
             if rule is None:
                 return None
+        settled = moments is not None  # whether the constraints are known to hold at lam
         if moments is None:
             moments = self._moments(rule, lam)
         for _ in range(2):
@@ -1116,9 +1119,11 @@ class FastProblem:
             trial_moments = self._moments(rule, trial)
             if trial_moments is None or not self._settled(rule, trial, trial_moments, scale):
                 break
-            lam, moments = trial, trial_moments  # the moments at the point reached, already known
-        if (moments is None or not self._settled(rule, lam, moments, scale) or not self._resolved(rule, lam)
-                or self.integrable(lam) is False or np.any(self.project(lam) != lam)):
+            # the moments at the point reached, already known, and the constraints checked there
+            lam, moments, settled = trial, trial_moments, True
+        if (moments is None or not (settled or self._settled(rule, lam, moments, scale))
+                or not self._resolved(rule, lam) or self.integrable(lam) is False
+                or (self._bounded and np.any(self.project(lam) != lam))):
             return None
         # the panels' halves served the search; the law keeps only its own nodes
         kept = copy.copy(rule)
