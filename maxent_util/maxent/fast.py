@@ -553,6 +553,35 @@ def _layout(lower: float, upper: float, features: tuple[tuple, ...], turn: float
     return layout
 
 
+@functools.lru_cache(maxsize=256)
+def _rungs(start: tuple[float, ...], stop: tuple[float, ...], logarithmic: tuple[bool, ...]) -> tuple[np.ndarray, ...]:
+    """Each segment's rungs of the ladder before the named scales join them (see
+    FastProblem._ladder_at): every half unit of log(kappa), or 64 steps of kappa, and both ends;
+    sorted, each once, read-only, shared by every problem of these segments."""
+    found = []
+    for a, b, log in zip(start, stop, logarithmic):
+        points = np.concatenate([[a, b], np.arange(math.ceil(a * 2) / 2, b, 0.5) if log else np.linspace(a, b, 65)[1:-1]])
+        points.sort()
+        points = points[np.concatenate([[True], points[1:] != points[:-1]])]  # np.unique's
+        points.setflags(write=False)
+        found.append(points)
+    return tuple(found)
+
+
+def _merged(points: np.ndarray, extra: list[float]) -> np.ndarray:
+    """Sorted ``points`` with the values of ``extra`` not among them put in their places: the
+    union of both, sorted, each value once (a handful of values into a ladder of thousands of
+    points, without sorting those again)."""
+    extra = sorted(set(extra))
+    pieces, last = [], 0
+    for x, i in zip(extra, np.searchsorted(points, extra).tolist()):
+        if i < len(points) and points[i] == x:
+            continue
+        pieces += [points[last:i], [x]]
+        last = i
+    return np.concatenate([*pieces, points[last:]]) if pieces else points
+
+
 class FastProblem:
     """The constraints' features on their support, and the segments their regions cut."""
 
@@ -624,23 +653,23 @@ class FastProblem:
         _, jacobian, g = self._at(segment, z)
         return self._phi(jacobian, g, lam)
 
-    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
-        """(segment, z, log of the Jacobian, features, its level: see _level, and each segment's
-        first and stop index among the points) at the ladder of points :meth:`rule` looks for
-        the mass on: a ladder over each segment's range, and the named scales.  It depends on
-        the problem alone, so it is made once."""
+    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, list]:
+        """(segment, z, log of the Jacobian, features, what _level adds to the Jacobian (None:
+        nothing), and each segment's first and stop index among the points) at the ladder of
+        points :meth:`rule` looks for the mass on: a ladder over each segment's range, and the
+        named scales.  It depends on the problem alone, so it is made once."""
         if self._ladder is None:
             ladder_segment, ladder = [], []
             # the named scales in each variable, as Python floats: a handful, sorted
             log_scales = self.log_scales.tolist()
             linear_scales = (np.exp(self.log_scales) - self.point).tolist() if not self._all_log else []
-            for s in range(len(self.start)):
-                a, b = float(self.start[s]), float(self.stop[s])
-                if self.logarithmic[s]:
-                    points = np.arange(math.ceil(a * 2) / 2, b, 0.5)
+            starts, stops, logarithmic = self.start.tolist(), self.stop.tolist(), self.logarithmic.tolist()
+            rungs = _rungs(tuple(starts), tuple(stops), tuple(logarithmic))
+            for s, (a, b) in enumerate(zip(starts, stops)):
+                points = rungs[s]
+                if logarithmic[s]:
                     scales = [x for x in log_scales if a < x < b]
                 else:
-                    points = np.linspace(a, b, 65)[1:-1]
                     scales = [x for x in linear_scales if a < x < b]
                     # a scale nearer an end than the ladder's step (a mean 1e-6 of the width from
                     # it) has its mass there, between two rungs: its distances to the ends,
@@ -654,24 +683,23 @@ class FastProblem:
                         near = np.concatenate([a + np.outer(source[source - a < step] - a, doubled).ravel(),
                                                b - np.outer(b - source[b - source < step], doubled).ravel()])
                         scales = scales + near[(near > a) & (near < b) & (np.minimum(near - a, b - near) < step)].tolist()
-                points = np.concatenate([[a, b], points, scales]) if scales else np.concatenate([[a, b], points])
-                points.sort()
-                points = points[np.concatenate([[True], points[1:] != points[:-1]])]  # np.unique's
+                points = _merged(points, scales) if scales else points
                 ladder.append(points)
                 ladder_segment.append(np.full(len(points), s))
             z = np.concatenate(ladder) if len(ladder) > 1 else ladder[0]
             seg = np.concatenate(ladder_segment) if len(ladder) > 1 else ladder_segment[0]
             bounds = np.cumsum([0] + [len(points) for points in ladder]).tolist()
             k, jacobian, g = self._at(seg, z)
-            self._ladder = (seg, z, jacobian, g, self._level(seg, k, jacobian), list(zip(bounds[:-1], bounds[1:])))
+            footing = self._level(seg, k, jacobian) - jacobian if self._mixed else None
+            self._ladder = (seg, z, jacobian, g, footing, list(zip(bounds[:-1], bounds[1:])))
         return self._ladder
 
     @staticmethod
     def _phi(jacobian: np.ndarray, g: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """:meth:`exponent` from the features at the points."""
-        phi = jacobian - g @ lam
-        # 0 * inf (kappa**2 far out, with its multiplier 0) has no mass there, not a NaN
-        return np.where(np.isnan(phi), -np.inf, phi)
+        # 0 * inf (kappa**2 far out, with its multiplier 0) has no mass there, not a NaN: fmax
+        # takes -inf over a NaN, and leaves every number as it is
+        return np.fmax(jacobian - g @ lam, -np.inf)
 
     @_quiet
     def rule(self, lam: np.ndarray) -> "_Rule | None":
@@ -679,14 +707,14 @@ class FastProblem:
         integrable at ``lam`` (its mass reaches 0 or infinity) or is not resolved."""
         segments = len(self.start)
         # 1. where the mass is
-        _, z, ladder_jacobian, ladder_g, ladder_level, bounds = self._ladder_at()
+        _, z, ladder_jacobian, ladder_g, footing, bounds = self._ladder_at()
         phi = self._phi(ladder_jacobian, ladder_g, lam)  # no NaN: _phi made them -inf
         peak = np.max(phi)
         if not math.isfinite(peak):
             return None  # a density of +inf somewhere, or none at all
         # where the mass is, on one footing in every segment (see _level); peak is the shift
-        level = phi if ladder_level is ladder_jacobian else self._phi(ladder_level, ladder_g, lam)
-        top = peak if level is phi else np.max(level)
+        level = phi if footing is None else phi + footing
+        top = peak if footing is None else np.max(level)
         left, right, owner = [], [], []
         cuts: list[tuple[int, float]] = []
         for s, (begin, end) in enumerate(bounds):
@@ -800,7 +828,8 @@ class FastProblem:
     def _rule_of_nodes(self, segment, left, right, cut_segment, cut_z, nodes: tuple,
                        halves: tuple | None) -> _Rule:
         weights, jacobian, g, k = nodes
-        cut_k, cut_jacobian, cut_g = self._at(cut_segment, cut_z)
+        cut_k, cut_jacobian, cut_g = (self._at(cut_segment, cut_z) if len(cut_z) else
+                                      (cut_z, cut_z, np.zeros((0, len(self.features)))))
         level = self._level(np.repeat(segment, len(_NODES)), k, jacobian) if self._mixed else jacobian
         return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z,
                      cut_jacobian, cut_g, np.abs(g), level, self._level(cut_segment, cut_k, cut_jacobian), halves)
