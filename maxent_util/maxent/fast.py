@@ -612,14 +612,18 @@ class FastProblem:
     def _at(self, segment: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kappa, log of the Jacobian, features) at points z of the segments' variables."""
         z = np.asarray(z, dtype=float)
-        # every segment in log(kappa), or none: the same numbers without the choice per point
-        if self._all_log:
+        # every point in log(kappa) (True), or none (False): the same numbers without the choice
+        # per point (the nodes of a half-line turned to log(kappa) often lie on one side)
+        every: bool | None = self._all_log or (False if self._no_log else None)
+        if every is None:
+            logarithmic = self.logarithmic[segment]
+            every = True if logarithmic.all() else False if not logarithmic.any() else None
+        if every:
             k, logk, jacobian = np.exp(z), z, z
-        elif self._no_log:
+        elif every is False:
             k, jacobian = (z + self.point if self._shifted else z), np.zeros(z.shape)
             logk = np.log(k) if self._reads_log else None
         else:
-            logarithmic = self.logarithmic[segment]
             k = np.where(logarithmic, np.exp(z), z + self.point if self._shifted else z)
             logk = np.where(logarithmic, z, np.log(k)) if self._reads_log else None
             jacobian = np.where(logarithmic, z, 0.0)
@@ -628,10 +632,11 @@ class FastProblem:
             g[..., i] = f(k, logk) if self._everywhere else np.where(self.inside[segment, i], f(k, logk), 0.0)
         if self._shifted:
             g -= self.origins
-            if not self._all_log:
+            if not every:
                 # on a linear segment z is kappa - point itself: a (kappa - point) from it, exact
                 for i in self._measured_linear:
-                    g[..., i] = np.where(self.logarithmic[segment], g[..., i], self.features[i].a * z)
+                    g[..., i] = self.features[i].a * z if every is False else np.where(
+                        logarithmic, g[..., i], self.features[i].a * z)
         return k, jacobian, g
 
     def _level(self, segment: np.ndarray, k: np.ndarray, jacobian: np.ndarray) -> np.ndarray:
