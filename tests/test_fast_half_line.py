@@ -148,8 +148,14 @@ def test_a_log_feature_keeps_the_half_line_in_log_kappa():
 @given(points=st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=40),
        extra=st.lists(st.floats(-1e3, 1e3), max_size=6))
 def test_scales_join_the_ladder_in_their_places(points, extra):
-    # the ladder's rungs (sorted, each once) and a few named scales: numpy's sorted union
-    from maxent_util.maxent.fast import _merged
+    # a few named scales put among the ladder's rungs (sorted, each once): numpy's insert
+    from maxent_util.maxent.fast import _spliced
 
     rungs = np.unique(np.array(points))
-    np.testing.assert_array_equal(_merged(rungs, extra), np.union1d(rungs, np.array(extra, dtype=float)))
+    extra = sorted(set(extra))
+    places = np.searchsorted(rungs, extra).tolist()
+    np.testing.assert_array_equal(_spliced(rungs, np.array(extra, dtype=float), places),
+                                  np.insert(rungs, places, extra))
+    rows = np.stack([rungs, -rungs], axis=1)
+    np.testing.assert_array_equal(_spliced(rows, np.stack([extra, extra], axis=1).reshape(-1, 2), places),
+                                  np.insert(rows, places, np.stack([extra, extra], axis=1).reshape(-1, 2), axis=0))

@@ -150,6 +150,10 @@ def _compiled(expr: sympy.Expr) -> Callable | None:
     return function if probe.shape == (2,) and np.all(np.isfinite(probe)) else None
 
 
+#: the Moment expressions read by their coefficients, made once (not at every constraint)
+_KAPPA_SQUARED = kappa ** 2
+_LOG_KAPPA = sympy.log(kappa)
+
 #: the sign of the multiplier of each relation (see _Feature.sign)
 _SIGNS = {"==": 0, "<=": 1, ">=": -1}
 
@@ -214,9 +218,9 @@ def _equality_feature(constraint: Any, lower: float, upper: float) -> _Feature |
         expr = constraint.expr
         if expr == kappa:
             return _Feature(value, low, high, a=1.0)
-        if expr == kappa ** 2:
+        if expr == _KAPPA_SQUARED:
             return _Feature(value, low, high, a2=1.0)
-        if expr == sympy.log(kappa):
+        if expr == _LOG_KAPPA:
             return _Feature(value, low, high, b=1.0)
         function = _compiled(expr)
         return None if function is None else _Feature(value, low, high, extra=function)
@@ -568,18 +572,21 @@ def _rungs(start: tuple[float, ...], stop: tuple[float, ...], logarithmic: tuple
     return tuple(found)
 
 
-def _merged(points: np.ndarray, extra: list[float]) -> np.ndarray:
-    """Sorted ``points`` with the values of ``extra`` not among them put in their places: the
-    union of both, sorted, each value once (a handful of values into a ladder of thousands of
-    points, without sorting those again)."""
-    extra = sorted(set(extra))
+def _spliced(array: np.ndarray, extra: Any, places: list[int]) -> np.ndarray:
+    """``array`` (along its first axis) with the rows of ``extra`` put before the rows at
+    ``places`` (ascending; rows for one place in their order): a handful of points into a
+    ladder of thousands, without sorting it again."""
     pieces, last = [], 0
-    for x, i in zip(extra, np.searchsorted(points, extra).tolist()):
-        if i < len(points) and points[i] == x:
-            continue
-        pieces += [points[last:i], [x]]
+    for j, i in enumerate(places):
+        pieces += [array[last:i], extra[j:j + 1]]
         last = i
-    return np.concatenate([*pieces, points[last:]]) if pieces else points
+    return np.concatenate([*pieces, array[last:]])
+
+
+#: the ladders' rungs evaluated, by what they depend on (FastProblem._rungs_at), the first
+#: made dropped beyond this many
+_RUNGS_AT: dict[tuple, tuple] = {}
+_RUNGS_KEPT = 64
 
 
 class FastProblem:
@@ -664,14 +671,14 @@ class FastProblem:
         points :meth:`rule` looks for the mass on: a ladder over each segment's range, and the
         named scales.  It depends on the problem alone, so it is made once."""
         if self._ladder is None:
-            ladder_segment, ladder = [], []
+            starts, stops, logarithmic = self.start.tolist(), self.stop.tolist(), self.logarithmic.tolist()
+            z, seg, jacobian, g, footing, bounds = self._rungs_at(starts, stops, logarithmic)
             # the named scales in each variable, as Python floats: a handful, sorted
             log_scales = self.log_scales.tolist()
             linear_scales = (np.exp(self.log_scales) - self.point).tolist() if not self._all_log else []
-            starts, stops, logarithmic = self.start.tolist(), self.stop.tolist(), self.logarithmic.tolist()
-            rungs = _rungs(tuple(starts), tuple(stops), tuple(logarithmic))
+            # the scales not among the rungs: their points, segments, and places among the rungs
+            extra_z, extra_segment, places = [], [], []
             for s, (a, b) in enumerate(zip(starts, stops)):
-                points = rungs[s]
                 if logarithmic[s]:
                     scales = [x for x in log_scales if a < x < b]
                 else:
@@ -688,16 +695,51 @@ class FastProblem:
                         near = np.concatenate([a + np.outer(source[source - a < step] - a, doubled).ravel(),
                                                b - np.outer(b - source[b - source < step], doubled).ravel()])
                         scales = scales + near[(near > a) & (near < b) & (np.minimum(near - a, b - near) < step)].tolist()
-                points = _merged(points, scales) if scales else points
-                ladder.append(points)
-                ladder_segment.append(np.full(len(points), s))
-            z = np.concatenate(ladder) if len(ladder) > 1 else ladder[0]
-            seg = np.concatenate(ladder_segment) if len(ladder) > 1 else ladder_segment[0]
-            bounds = np.cumsum([0] + [len(points) for points in ladder]).tolist()
+                if scales:
+                    begin, end = bounds[s]
+                    rungs = z[begin:end]
+                    scales = sorted(set(scales))
+                    for x, i in zip(scales, np.searchsorted(rungs, scales).tolist()):
+                        if i == len(rungs) or rungs[i] != x:
+                            extra_z.append(x)
+                            extra_segment.append(s)
+                            places.append(begin + i)
+            if extra_z:
+                # evaluated alone and put in their places: the ladder sorted in each segment
+                extra_seg = np.array(extra_segment)
+                k, extra_jacobian, extra_g = self._at(extra_seg, np.array(extra_z))
+                z, seg, jacobian, g = (_spliced(a, b, places) for a, b in ((z, extra_z), (seg, extra_seg),
+                                                                        (jacobian, extra_jacobian), (g, extra_g)))
+                if footing is not None:
+                    footing = _spliced(footing, self._level(extra_seg, k, extra_jacobian) - extra_jacobian, places)
+                bounds = [(begin + sum(t < s for t in extra_segment), end + sum(t <= s for t in extra_segment))
+                          for s, (begin, end) in enumerate(bounds)]
+            self._ladder = (seg, z, jacobian, g, footing, bounds)
+        return self._ladder
+
+    def _rungs_at(self, starts: list, stops: list, logarithmic: list) -> tuple:
+        """(z, segment, log of the Jacobian, features, footing or None, each segment's first and
+        stop index) at the ladder's rungs before the named scales join them (_rungs): they
+        depend on the segments and the features' kinds and coefficients, not on the values, and
+        are evaluated once for every problem that shares them (read-only)."""
+        key = (tuple(starts), tuple(stops), tuple(logarithmic), self.point, tuple(self.origins.tolist()),
+               tuple((f.lower, f.upper, f.a, f.a2, f.b, f.c, f.d, f.e, f.extra) for f in self.features))
+        found = _RUNGS_AT.get(key)
+        if found is None:
+            rungs = _rungs(*key[:3])
+            z = np.concatenate(rungs) if len(rungs) > 1 else rungs[0]
+            seg = np.repeat(np.arange(len(rungs)), [len(points) for points in rungs])
+            bounds = np.cumsum([0] + [len(points) for points in rungs]).tolist()
             k, jacobian, g = self._at(seg, z)
             footing = self._level(seg, k, jacobian) - jacobian if self._mixed else None
-            self._ladder = (seg, z, jacobian, g, footing, list(zip(bounds[:-1], bounds[1:])))
-        return self._ladder
+            for array in (z, seg, jacobian, g, footing):
+                if array is not None:
+                    array.setflags(write=False)
+            found = (z, seg, jacobian, g, footing, list(zip(bounds[:-1], bounds[1:])))
+            if len(_RUNGS_AT) >= _RUNGS_KEPT:
+                del _RUNGS_AT[next(iter(_RUNGS_AT))]
+            _RUNGS_AT[key] = found
+        return found
 
     @staticmethod
     def _phi(jacobian: np.ndarray, g: np.ndarray, lam: np.ndarray) -> np.ndarray:
