@@ -39,6 +39,7 @@ import sympy
 
 from ..constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
 from ..errors import ConstraintError, argument_message
+from ..problem import keep
 from ..symbols import kappa
 
 __all__ = ["FastProblem", "NumericLaw", "TimeUp", "fast_problem"]
@@ -584,7 +585,8 @@ def _spliced(array: np.ndarray, extra: Any, places: list[int]) -> np.ndarray:
 
 
 #: the ladders' rungs evaluated, by what they depend on (FastProblem._rungs_at), the first
-#: made dropped beyond this many
+#: made dropped beyond this many; shared like the layouts (_layout), which derive.cache_clear()
+#: keeps too: they hold no law, only the shape of one
 _RUNGS_AT: dict[tuple, tuple] = {}
 _RUNGS_KEPT = 64
 
@@ -736,9 +738,7 @@ class FastProblem:
                 if array is not None:
                     array.setflags(write=False)
             found = (z, seg, jacobian, g, footing, list(zip(bounds[:-1], bounds[1:])))
-            if len(_RUNGS_AT) >= _RUNGS_KEPT:
-                del _RUNGS_AT[next(iter(_RUNGS_AT))]
-            _RUNGS_AT[key] = found
+            keep(_RUNGS_AT, key, found, _RUNGS_KEPT)
         return found
 
     @staticmethod
