@@ -701,7 +701,7 @@ class FastProblem:
                     begin, end = bounds[s]
                     rungs = z[begin:end]
                     scales = sorted(set(scales))
-                    for x, i in zip(scales, np.searchsorted(rungs, scales).tolist()):
+                    for x, i in zip(scales, rungs.searchsorted(scales).tolist()):
                         if i == len(rungs) or rungs[i] != x:
                             extra_z.append(x)
                             extra_segment.append(s)
@@ -756,17 +756,17 @@ class FastProblem:
         # 1. where the mass is
         _, z, ladder_jacobian, ladder_g, footing, bounds = self._ladder_at()
         phi = self._phi(ladder_jacobian, ladder_g, lam)  # no NaN: _phi made them -inf
-        peak = np.max(phi)
+        peak = phi.max()
         if not math.isfinite(peak):
             return None  # a density of +inf somewhere, or none at all
         # where the mass is, on one footing in every segment (see _level); peak is the shift
         level = phi if footing is None else phi + footing
-        top = peak if footing is None else np.max(level)
+        top = peak if footing is None else level.max()
         left, right, owner = [], [], []
         cuts: list[tuple[int, float]] = []
         for s, (begin, end) in enumerate(bounds):
             zs, ps = z[begin:end], level[begin:end]
-            kept = np.flatnonzero(ps >= top - _TAIL)
+            kept = (ps >= top - _TAIL).nonzero()[0]
             if len(kept) == 0:
                 continue  # no mass worth a double here
             first, last = kept[0], kept[-1]
@@ -811,7 +811,7 @@ class FastProblem:
                 return None
             halves = parts[:n] + parts[n:]
             if total is None:
-                total = float(np.sum(halves))
+                total = float(halves.sum())
                 if not 0 < total < math.inf:  # halves of finite parts can overflow only here
                     return None
             good = np.abs(whole - halves) <= _PANEL_TOLERANCE * total
@@ -877,7 +877,7 @@ class FastProblem:
         weights, jacobian, g, k = nodes
         cut_k, cut_jacobian, cut_g = (self._at(cut_segment, cut_z) if len(cut_z) else
                                       (cut_z, cut_z, np.zeros((0, len(self.features)))))
-        level = self._level(np.repeat(segment, len(_NODES)), k, jacobian) if self._mixed else jacobian
+        level = self._level(segment.repeat(len(_NODES)), k, jacobian) if self._mixed else jacobian
         return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z,
                      cut_jacobian, cut_g, np.abs(g), level, self._level(cut_segment, cut_k, cut_jacobian), halves)
 
@@ -886,7 +886,7 @@ class FastProblem:
         middle = (right + left) / 2
         nodes = (middle[:, None] + half[:, None] * _NODES).ravel()
         weights = (half[:, None] * _WEIGHTS).ravel()
-        return nodes, weights, np.repeat(owner, len(_NODES))
+        return nodes, weights, owner.repeat(len(_NODES))
 
     def _panel_nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple:
         """(weights, log of the Jacobian, features, kappa) at the nodes of panels, panel-major."""
@@ -994,7 +994,7 @@ class FastProblem:
             lam_d = 0.5 / variance
             lam_b = 1.0 - (mean - second.c) / variance
             lam = np.array([lam_b, lam_d] if features[0] is first else [lam_d, lam_b])
-            return lam if np.all(np.isfinite(lam)) else None
+            return lam if np.isfinite(lam).all() else None
         return self._truncated_normal_start() if len(features) == 2 and self.upper == math.inf else None
 
     def _truncated_normal_start(self) -> np.ndarray | None:
@@ -1013,7 +1013,7 @@ class FastProblem:
         lam_a2 = 0.5 / sigma ** 2   # exp(-(kappa - mu)**2 / (2 sigma**2)) = exp(-lam_a kappa - lam_a2 kappa**2)
         lam_a = -mu / sigma ** 2
         lam = np.array([lam_a, lam_a2] if features[0] is first else [lam_a2, lam_a])
-        return lam if np.all(np.isfinite(lam)) else None
+        return lam if np.isfinite(lam).all() else None
 
     # -- the dual's domain and the inequalities' signs ------------------------------
     def project(self, lam: np.ndarray) -> np.ndarray:
@@ -1051,8 +1051,8 @@ class FastProblem:
             return True
         segments = np.array([s for s, _ in self._open_ends])
         z = np.where([end for _, end in self._open_ends], self.stop[segments], self.start[segments])
-        peak = np.max(rule.level - rule.features @ lam)
-        return bool(np.all(self.exponent(lam, segments, z) < peak - _END_DROP))
+        peak = (rule.level - rule.features @ lam).max()
+        return bool((self.exponent(lam, segments, z) < peak - _END_DROP).all())
 
     def _resolved(self, rule: _Rule, lam: np.ndarray) -> bool:
         """Whether every feature's integrand g f is negligible where the rule cut a tail: the
@@ -1061,10 +1061,9 @@ class FastProblem:
             return True
         level, g = rule.cut_level, rule.cut_features
         at_cut = (level - g @ lam)[:, None] + np.log(np.abs(g))
-        peak = np.max((rule.level - rule.features @ lam)[:, None] + np.log(rule.abs_features),
-                      axis=0)
+        peak = ((rule.level - rule.features @ lam)[:, None] + np.log(rule.abs_features)).max(axis=0)
         at_cut = np.where(np.isnan(at_cut), np.inf, at_cut)
-        return bool(np.all(at_cut <= peak - _RESOLVED))
+        return bool((at_cut <= peak - _RESOLVED).all())
 
     def _held(self, lam: np.ndarray, gradient: np.ndarray) -> np.ndarray:
         """The inequalities held at multiplier 0, the dual's descent pushing past it: they do not
@@ -1190,7 +1189,7 @@ class FastProblem:
             if newton is None:
                 break
             trial = self.project(lam + newton[1])
-            if not (np.all(np.isfinite(trial)) and self._admissible(rule, trial)):
+            if not (np.isfinite(trial).all() and self._admissible(rule, trial)):
                 break
             trial_moments = self._moments(rule, trial)
             if trial_moments is None or not self._settled(rule, trial, trial_moments, scale):
@@ -1211,8 +1210,8 @@ class FastProblem:
         peak at ``lam``: the mass has moved to where the rule no longer reaches."""
         if not len(rule.cut_z):
             return False
-        peak = np.max(rule.level - rule.features @ lam)
-        return bool(np.max(self._phi(rule.cut_level, rule.cut_features, lam)) > peak - drop)
+        peak = (rule.level - rule.features @ lam).max()
+        return bool(self._phi(rule.cut_level, rule.cut_features, lam).max() > peak - drop)
 
     def _still_holds(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether a rule built at other multipliers is as good at ``lam`` as one built there:
@@ -1222,7 +1221,7 @@ class FastProblem:
             return False
         if self._tail_reached(rule, lam, _TAIL - 10):
             return False
-        peak = float(np.max(rule.log_jacobian - rule.features @ lam))
+        peak = float((rule.log_jacobian - rule.features @ lam).max())
         middle = (rule.left + rule.right) / 2
         # each panel by its own nodes (the rule's), and by a rule over each of its halves
         whole = (rule.weight * np.exp(-(rule.features @ lam) - peak)).reshape(len(rule.left), -1).sum(axis=1)
@@ -1232,8 +1231,8 @@ class FastProblem:
                                             np.concatenate([rule.left, middle]), np.concatenate([middle, rule.right]))
         parts = self._integrals(rule.halves, lam, peak)
         halves = parts[:n] + parts[n:]
-        total = float(np.sum(halves))
-        return bool(total > 0 and np.all(np.abs(whole - halves) <= _PANEL_TOLERANCE * total))
+        total = float(halves.sum())
+        return bool(total > 0 and (np.abs(whole - halves) <= _PANEL_TOLERANCE * total).all())
 
     def _newton_on(self, rule: _Rule, lam: np.ndarray, scale: np.ndarray):
         """Newton steps under one rule, the inequalities that do not bind held at 0 (an active
@@ -1253,7 +1252,7 @@ class FastProblem:
             if newton is None:
                 return lam, steps, None
             gradient, step = newton
-            if not np.all(np.isfinite(step)):
+            if not np.isfinite(step).all():
                 return lam, steps, None
             dual = log_z + lam @ self.values
             if -(gradient @ step) < _QUADRATIC:
