@@ -15,7 +15,10 @@ Each piece between breakpoints is integrated in kappa when it is a short finite 
 z = log(kappa) when it reaches 0 or infinity or spans a wide range: power laws, log-normals and
 exponential tails are all smooth in z, and a tail is cut where its density falls below
 e**-120 of the peak (further out it cannot change a double), provided every feature's integrand
-g f is negligible there too (else the law's expectations are not the quadrature's).
+g f is negligible there too (else the law's expectations are not the quadrature's).  A half-line
+whose exponent is a polynomial in kappa (Mean, Moment(kappa**2)) has no power of kappa at its
+start to resolve: it is integrated in kappa up to a turn beyond the scale its values name and in
+log(kappa) beyond, and densities in the two variables are compared per unit of log(kappa).
 
 Anything this route cannot settle (a symbolic value, a continuity condition, a constraint at a
 point outside the support, a set whose Newton iteration does not converge to the constraints, a
