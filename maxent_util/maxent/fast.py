@@ -755,7 +755,6 @@ class FastProblem:
     def rule(self, lam: np.ndarray) -> "_Rule | None":
         """Panels that integrate exp(-lam . g) to 1e-15 of Z; None when the density is not
         integrable at ``lam`` (its mass reaches 0 or infinity) or is not resolved."""
-        segments = len(self.start)
         # 1. where the mass is
         _, z, ladder_jacobian, ladder_g, footing, bounds = self._ladder_at()
         phi = self._phi(ladder_jacobian, ladder_g, lam)  # no NaN: _phi made them -inf
