@@ -75,11 +75,15 @@ def check_law(law, reference, mu: float, sigma: float, lower: float, upper: floa
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, database=None)
-@given(spread=st.floats(-4.0, 4.0), alpha=st.floats(-6.0, 6.0),
+@given(spread=st.floats(-4.0, 4.0), alpha=st.one_of(st.floats(-6.0, 6.0), st.floats(-200.0, -6.0)),
        start=st.one_of(st.just(None), st.floats(-3.0, 2.0)))
+@example(spread=0.0, alpha=-200.0, start=None)
+@example(spread=3.0, alpha=-50.0, start=0.0)
 def test_a_mean_and_a_second_moment_on_a_half_line_give_the_truncated_normal(spread, alpha, start):
     # sigma from 1e-4 to 1e4; the cut at alpha sigmas from mu (-6: nearly the whole normal, 6:
-    # nearly exponential); the support from 0, or from a start 1e-3 to 100 sigmas above 0
+    # nearly exponential; down to -200: a narrow normal far above the start, which was refused
+    # as infeasible or unattained from about -20 on); the support from 0, or from a start 1e-3
+    # to 100 sigmas above 0
     sigma = 10.0 ** spread
     lower = 0.0 if start is None else sigma * 10.0 ** start
     mu = lower - alpha * sigma
@@ -97,7 +101,8 @@ def test_a_mean_and_a_second_moment_on_a_half_line_give_the_truncated_normal(spr
         assert problem.logarithmic.tolist() == [False, True]
         assert turned >= 8 * max(mean, math.sqrt(square))
         assert turned == 2.0 ** round(math.log2(turned))
-        assert len(law.numeric.rule.left) <= 16
+        if alpha >= -6:
+            assert len(law.numeric.rule.left) <= 16
     elif turned is None:
         # a start within a factor 100 of the turn: log(kappa) from the start costs nothing
         assert problem.logarithmic.tolist() == [True]

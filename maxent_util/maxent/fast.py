@@ -421,7 +421,9 @@ def _truncated_exponential(fraction: float) -> float | None:
 def _truncated_normal(lower: float, mean: float, square: float) -> tuple[float, float] | None:
     """(mu, sigma) of the normal law that, truncated to [lower, oo), has E[kappa] = ``mean`` and
     E[kappa**2] = ``square``; None where there is none, or the truncation point lies more than 8
-    of its sigmas from mu (then Newton's method on the dual finds the law from its usual start).
+    of its sigmas above mu (a law near the exponential: Newton's method on the dual finds it
+    from its usual start).  More than 8 sigmas below mu the cut is below what the moments'
+    doubles resolve: the normal of that mean and variance.
 
     With alpha = (lower - mu) / sigma and rho = phi(alpha) / Q(alpha) (Q the normal's upper
     tail), E - lower = sigma (rho - alpha) and Var = sigma**2 (1 + alpha rho - rho**2): their
@@ -438,6 +440,12 @@ def _truncated_normal(lower: float, mean: float, square: float) -> tuple[float, 
 
     low, high = -8.0, 8.0
     f_low, f_high = parts(low)[1], parts(high)[1]
+    if f_low >= 0 and f_high > 0:
+        # the cut more than 8 sigmas below mu moves the mean and variance by less than
+        # phi(8) / Q(-8) = 5e-15 of sigma: the law is the normal of that mean and variance
+        # (Newton from the exponential's start does not reach a normal 50 sigmas above 0)
+        sigma = math.sqrt(square - mean * mean)
+        return (mean, sigma) if math.isfinite(sigma) and sigma > 0 else None
     if not f_low < 0 < f_high:
         return None
     kept = 0  # which end the last two steps kept: the Illinois rule halves its value
