@@ -81,8 +81,8 @@ def check_law(law, reference, mu: float, sigma: float, lower: float, upper: floa
 @example(spread=3.0, alpha=-50.0, start=0.0)
 def test_a_mean_and_a_second_moment_on_a_half_line_give_the_truncated_normal(spread, alpha, start):
     # sigma from 1e-4 to 1e4; the cut at alpha sigmas from mu (-6: nearly the whole normal, 6:
-    # nearly exponential; down to -200: a narrow normal far above the start, which was refused
-    # as infeasible or unattained from about -20 on); the support from 0, or from a start 1e-3
+    # nearly exponential; down to -200: a narrow normal far above the start, mostly refused as
+    # infeasible or unattained from about -50 on); the support from 0, or from a start 1e-3
     # to 100 sigmas above 0
     sigma = 10.0 ** spread
     lower = 0.0 if start is None else sigma * 10.0 ** start
