@@ -93,6 +93,8 @@ def test_a_law_does_not_depend_on_the_sets_solved_before(shape, v, w):
     fast_problem(SHAPES[shape](w)).solve()  # the same shape at another value: its layout kept
     after = fast_problem(constraints).solve()
     fast._layout.cache_clear()
+    fast._rungs.cache_clear()
+    fast._RUNGS_AT.clear()
     fresh = fast_problem(constraints).solve()
     np.testing.assert_allclose(after.multipliers, fresh.multipliers, rtol=1e-15, atol=0)
     assert after.lambda_0 == pytest.approx(fresh.lambda_0, rel=1e-15)

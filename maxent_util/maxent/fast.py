@@ -15,7 +15,10 @@ Each piece between breakpoints is integrated in kappa when it is a short finite 
 z = log(kappa) when it reaches 0 or infinity or spans a wide range: power laws, log-normals and
 exponential tails are all smooth in z, and a tail is cut where its density falls below
 e**-120 of the peak (further out it cannot change a double), provided every feature's integrand
-g f is negligible there too (else the law's expectations are not the quadrature's).
+g f is negligible there too (else the law's expectations are not the quadrature's).  A half-line
+whose exponent is a polynomial in kappa (Mean, Moment(kappa**2)) has no power of kappa at its
+start to resolve: it is integrated in kappa up to a turn beyond the scale its values name and in
+log(kappa) beyond, and densities in the two variables are compared per unit of log(kappa).
 
 Anything this route cannot settle (a symbolic value, a continuity condition, a constraint at a
 point outside the support, a set whose Newton iteration does not converge to the constraints, a
@@ -27,6 +30,7 @@ multipliers of the right signs, every expectation resolved.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import math
@@ -38,6 +42,7 @@ import sympy
 
 from ..constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
 from ..errors import ConstraintError, argument_message
+from ..problem import keep
 from ..symbols import kappa
 
 __all__ = ["FastProblem", "NumericLaw", "TimeUp", "fast_problem"]
@@ -71,6 +76,10 @@ _NARROWEST = 1e-12
 #: a feature's integrand g f where a tail is cut must be this far (in log) below its peak: the
 #: expectation is then not changed by the cut (a law with E[g] infinite fails this)
 _RESOLVED = 36.0
+#: a half-line whose exponent is a polynomial in kappa is integrated in kappa from its start to
+#: this many times the scale its constraints name (rounded up to a power of 2), in log(kappa)
+#: beyond (see _split)
+_LINEAR_REACH = 8.0
 
 
 # ---------------------------------------------------------------------------
@@ -145,6 +154,10 @@ def _compiled(expr: sympy.Expr) -> Callable | None:
     return function if probe.shape == (2,) and np.all(np.isfinite(probe)) else None
 
 
+#: the Moment expressions read by their coefficients, made once (not at every constraint)
+_KAPPA_SQUARED = kappa ** 2
+_LOG_KAPPA = sympy.log(kappa)
+
 #: the sign of the multiplier of each relation (see _Feature.sign)
 _SIGNS = {"==": 0, "<=": 1, ">=": -1}
 
@@ -209,9 +222,9 @@ def _equality_feature(constraint: Any, lower: float, upper: float) -> _Feature |
         expr = constraint.expr
         if expr == kappa:
             return _Feature(value, low, high, a=1.0)
-        if expr == kappa ** 2:
+        if expr == _KAPPA_SQUARED:
             return _Feature(value, low, high, a2=1.0)
-        if expr == sympy.log(kappa):
+        if expr == _LOG_KAPPA:
             return _Feature(value, low, high, b=1.0)
         function = _compiled(expr)
         return None if function is None else _Feature(value, low, high, extra=function)
@@ -264,6 +277,40 @@ def _point(features: Sequence[_Feature], lower: float, upper: float) -> float:
     return 0.0
 
 
+def _split(lower: float, upper: float, features: Sequence[_Feature]) -> float | None:
+    """Where the last segment of a half-line, [low, oo), turns from kappa to log(kappa), or None
+    (a bounded support; a feature in log(kappa) or compiled from an expression there; no scale;
+    ``low`` within a factor _WIDE of the turn).
+
+    log(kappa) serves the tail: an exponential or a normal's tail is cut far out after a few
+    panels, wherever its scale lies.  Near ``low`` it serves only a power of kappa, and with an
+    exponent a polynomial in kappa (Mean, Moment(kappa), Moment(kappa**2)) the density is smooth
+    in kappa there: in log(kappa) it falls as kappa times a constant, and reaching 1e-52 of its
+    peak (the tail's cut) takes some 60 panels below the mass, with nothing to resolve.  In kappa
+    the start is an end like any other.  The turn lies at _LINEAR_REACH times the largest scale
+    the features name (E[kappa] - low, sqrt(E[kappa**2]) - low), rounded up to a power of 2 so
+    that neighbouring values (a sweep) keep the same segments; any turn gives the same law, this
+    one only the fewest panels."""
+    if upper != math.inf:
+        return None
+    low = max([lower] + [p for f in features for p in (f.lower, f.upper) if lower < p < upper])
+    scale = 0.0
+    for f in features:
+        if not f.lower <= low or f.upper != upper:
+            continue  # no part of the half-line's last segment
+        if f.b or f.d or f.extra is not None:
+            return None
+        if f.a:
+            scale = max(scale, f.value - low)
+        if f.a2 and f.value > 0:
+            scale = max(scale, math.sqrt(f.value) - low)
+    if not 0 < scale < 1e300:
+        return None
+    turn = low + 2.0 ** math.ceil(math.log2(_LINEAR_REACH * scale))
+    # a start near the mass (within a factor _WIDE of the turn) costs log(kappa) nothing
+    return turn if low < turn < math.inf and turn > _WIDE * low else None
+
+
 def _scales(constraints: Sequence[Any], lower: float, upper: float) -> tuple[float, ...]:
     """The captimes the constraints name (values, points, ends): a narrow peak lies near one."""
     points = [p for p in (lower, upper) if 0 < p < math.inf]
@@ -296,6 +343,11 @@ class _Rule:
     cut_jacobian: np.ndarray  # there: the log of the Jacobian, and the features
     cut_features: np.ndarray
     abs_features: np.ndarray  # |features|, for E[|g|] at every step
+    #: the log of the Jacobian to a density per unit of log(kappa) (FastProblem._level), at the
+    #: nodes and where tails were cut: the footing on which densities in different segments are
+    #: compared (log_jacobian and cut_jacobian themselves where every segment has one variable)
+    level: np.ndarray
+    cut_level: np.ndarray
     #: each panel's two halves (all left halves, then all right ones): (weights, log of the
     #: Jacobian, features, kappa) at their nodes, to judge the panels at other multipliers;
     #: None in a law's rule (made again if asked for)
@@ -369,7 +421,9 @@ def _truncated_exponential(fraction: float) -> float | None:
 def _truncated_normal(lower: float, mean: float, square: float) -> tuple[float, float] | None:
     """(mu, sigma) of the normal law that, truncated to [lower, oo), has E[kappa] = ``mean`` and
     E[kappa**2] = ``square``; None where there is none, or the truncation point lies more than 8
-    of its sigmas from mu (then Newton's method on the dual finds the law from its usual start).
+    of its sigmas above mu (a law near the exponential: Newton's method on the dual finds it
+    from its usual start).  More than 8 sigmas below mu the cut is below what the moments'
+    doubles resolve: the normal of that mean and variance.
 
     With alpha = (lower - mu) / sigma and rho = phi(alpha) / Q(alpha) (Q the normal's upper
     tail), E - lower = sigma (rho - alpha) and Var = sigma**2 (1 + alpha rho - rho**2): their
@@ -386,6 +440,12 @@ def _truncated_normal(lower: float, mean: float, square: float) -> tuple[float, 
 
     low, high = -8.0, 8.0
     f_low, f_high = parts(low)[1], parts(high)[1]
+    if f_low >= 0 and f_high > 0:
+        # the cut more than 8 sigmas below mu moves the mean and variance by less than
+        # phi(8) / Q(-8) = 5e-15 of sigma: the law is the normal of that mean and variance
+        # (Newton from the exponential's start does not reach a normal 50 sigmas above 0)
+        sigma = math.sqrt(square - mean * mean)
+        return (mean, sigma) if math.isfinite(sigma) and sigma > 0 else None
     if not f_low < 0 < f_high:
         return None
     kept = 0  # which end the last two steps kept: the Illinois rule halves its value
@@ -449,14 +509,15 @@ class _GiveUp(Exception):
 
 
 @functools.lru_cache(maxsize=256)
-def _layout(lower: float, upper: float, features: tuple[tuple, ...]) -> dict[str, Any]:
+def _layout(lower: float, upper: float, features: tuple[tuple, ...], turn: float | None = None) -> dict[str, Any]:
     """The attributes of a :class:`FastProblem` that follow from its support and its features'
-    regions and kinds (per feature: lower, upper, a, a2, b, d, whether compiled, sign): its
-    segments, which features act on each, which segments are integrated in log(kappa), and the
-    leading terms of the exponent at the ends 0 and oo.  Read-only arrays, shared."""
+    regions and kinds (per feature: lower, upper, a, a2, b, d, whether compiled, sign) and where
+    a half-line turns from kappa to log(kappa) (see _split): its segments, which features act on
+    each, which segments are integrated in log(kappa), and the leading terms of the exponent at
+    the ends 0 and oo.  Read-only arrays, shared."""
     f_lower, f_upper, f_a, f_a2, f_b, f_d, f_compiled, f_sign = (
         [f[i] for f in features] for i in range(8))
-    ends = {lower, upper}
+    ends = {lower, upper} if turn is None else {lower, turn, upper}
     for low, high in zip(f_lower, f_upper):
         ends.update(p for p in (low, high) if lower < p < upper)
     ends = np.array(sorted(ends))
@@ -481,6 +542,8 @@ def _layout(lower: float, upper: float, features: tuple[tuple, ...]) -> dict[str
     leading = {name: inside * np.array(values, dtype=float)
                for name, values in (("a", f_a), ("a2", f_a2), ("b", f_b), ("d", f_d))}
     compiled = np.array(f_compiled, dtype=bool)
+    # the ladder's step in each segment in kappa (see FastProblem._level)
+    floor = np.where(logarithmic, 0.0, (stop - start) / 64)
     open_ends = [(s, end) for s, (low, high) in enumerate(zip(lows, highs))
                  for end, reaches in ((0, low == 0 and logarithmic[s]), (1, high == math.inf))
                  if reaches]
@@ -496,13 +559,47 @@ def _layout(lower: float, upper: float, features: tuple[tuple, ...]) -> dict[str
         "_compiled_reach": any(bool(c.any()) for c in compiled_at),
         "_bounded": bool(signs.any()),
         "_everywhere": bool(inside.all()),
-        "_all_log": bool(logarithmic.all()), "_no_log": not logarithmic.any(),
+        "_mixed": bool(logarithmic.any() and not logarithmic.all()),
+        "_all_log": bool(logarithmic.all()), "_no_log": not logarithmic.any(), "_floor": floor,
         "_reads_log": any(b or d for b, d in zip(f_b, f_d)),
     }
     for value in [*layout.values(), *leading.values(), *compiled_at]:
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
     return layout
+
+
+@functools.lru_cache(maxsize=256)
+def _rungs(start: tuple[float, ...], stop: tuple[float, ...], logarithmic: tuple[bool, ...]) -> tuple[np.ndarray, ...]:
+    """Each segment's rungs of the ladder before the named scales join them (see
+    FastProblem._ladder_at): every half unit of log(kappa), or 64 steps of kappa, and both ends;
+    sorted, each once, read-only, shared by every problem of these segments."""
+    found = []
+    for a, b, log in zip(start, stop, logarithmic):
+        points = np.concatenate([[a, b], np.arange(math.ceil(a * 2) / 2, b, 0.5) if log else np.linspace(a, b, 65)[1:-1]])
+        points.sort()
+        points = points[np.concatenate([[True], points[1:] != points[:-1]])]  # np.unique's
+        points.setflags(write=False)
+        found.append(points)
+    return tuple(found)
+
+
+def _spliced(array: np.ndarray, extra: Any, places: list[int]) -> np.ndarray:
+    """``array`` (along its first axis) with the rows of ``extra`` put before the rows at
+    ``places`` (ascending; rows for one place in their order): a handful of points into a
+    ladder of thousands, without sorting it again."""
+    pieces, last = [], 0
+    for j, i in enumerate(places):
+        pieces += [array[last:i], extra[j:j + 1]]
+        last = i
+    return np.concatenate([*pieces, array[last:]])
+
+
+#: the ladders' rungs evaluated, by what they depend on (FastProblem._rungs_at), the first
+#: made dropped beyond this many; shared like the layouts (_layout), which derive.cache_clear()
+#: keeps too: they hold no law, only the shape of one
+_RUNGS_AT: dict[tuple, tuple] = {}
+_RUNGS_KEPT = 64
 
 
 class FastProblem:
@@ -521,7 +618,7 @@ class FastProblem:
         # the segments and what each feature does on them depend on the support and the
         # features' kinds and regions, not on their values: shared by every set of that shape
         vars(self).update(_layout(lower, upper, tuple((f.lower, f.upper, f.a, f.a2, f.b, f.d, f.extra is not None,
-                                                       f.sign) for f in features)))
+                                                       f.sign) for f in features), _split(lower, upper, features)))
         if self._shifted:
             self.start = np.where(self.logarithmic, self.start, self.start - point)
             self.stop = np.where(self.logarithmic, self.stop, self.stop - point)
@@ -535,27 +632,45 @@ class FastProblem:
     def _at(self, segment: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kappa, log of the Jacobian, features) at points z of the segments' variables."""
         z = np.asarray(z, dtype=float)
-        # every segment in log(kappa), or none: the same numbers without the choice per point
-        if self._all_log:
+        # every point in log(kappa) (True), or none (False): the same numbers without the choice
+        # per point (the nodes of a half-line turned to log(kappa) often lie on one side)
+        every: bool | None = self._all_log or (False if self._no_log else None)
+        if every is None:
+            logarithmic = self.logarithmic[segment]
+            every = True if logarithmic.all() else False if not logarithmic.any() else None
+        if every:
             k, logk, jacobian = np.exp(z), z, z
-        elif self._no_log:
+        elif every is False:
             k, jacobian = (z + self.point if self._shifted else z), np.zeros(z.shape)
             logk = np.log(k) if self._reads_log else None
         else:
-            logarithmic = self.logarithmic[segment]
             k = np.where(logarithmic, np.exp(z), z + self.point if self._shifted else z)
-            logk = np.where(logarithmic, z, np.log(k))
+            logk = np.where(logarithmic, z, np.log(k)) if self._reads_log else None
             jacobian = np.where(logarithmic, z, 0.0)
         g = np.empty(z.shape + (len(self.features),))
         for i, f in enumerate(self.features):
             g[..., i] = f(k, logk) if self._everywhere else np.where(self.inside[segment, i], f(k, logk), 0.0)
         if self._shifted:
             g -= self.origins
-            if not self._all_log:
+            if not every:
                 # on a linear segment z is kappa - point itself: a (kappa - point) from it, exact
                 for i in self._measured_linear:
-                    g[..., i] = np.where(self.logarithmic[segment], g[..., i], self.features[i].a * z)
+                    g[..., i] = self.features[i].a * z if every is False else np.where(
+                        logarithmic, g[..., i], self.features[i].a * z)
         return k, jacobian, g
+
+    def _level(self, segment: np.ndarray, k: np.ndarray, jacobian: np.ndarray) -> np.ndarray:
+        """The log of the Jacobian to a density per unit of log(kappa), at points of the segments
+        (``jacobian`` itself where every segment has one variable).  Where segments in kappa and
+        in log(kappa) meet (a half-line turned to log(kappa) at some point, see _split), the
+        density in kappa is per unit of kappa, the other per unit of log(kappa): compared as
+        they are, a law whose scale is 1e-300 has its density in kappa e**690 above the other,
+        and its tail in log(kappa) would be cut entirely.  Per unit of log(kappa) (times kappa
+        in the segments in kappa; no less than their ladder's step, near kappa = 0) every
+        density is on the footing the half-line had in log(kappa) alone."""
+        if not self._mixed:
+            return jacobian
+        return np.where(self.logarithmic[segment], jacobian, np.log(np.maximum(k, self._floor[segment])))
 
     @_quiet
     def exponent(self, lam: np.ndarray, segment: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -563,78 +678,112 @@ class FastProblem:
         _, jacobian, g = self._at(segment, z)
         return self._phi(jacobian, g, lam)
 
-    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(segment, z, log of the Jacobian, features) at the ladder of points :meth:`rule`
-        looks for the mass on: a ladder over each segment's range, and the named scales.  It
-        depends on the problem alone, so it is made once."""
+    def _ladder_at(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, list]:
+        """(segment, z, log of the Jacobian, features, what _level adds to the Jacobian (None:
+        nothing), and each segment's first and stop index among the points) at the ladder of
+        points :meth:`rule` looks for the mass on: a ladder over each segment's range, and the
+        named scales.  It depends on the problem alone, so it is made once."""
         if self._ladder is None:
-            ladder_segment, ladder = [], []
-            for s in range(len(self.start)):
-                a, b = self.start[s], self.stop[s]
-                if self.logarithmic[s]:
-                    points = np.arange(math.ceil(a * 2) / 2, b, 0.5)
-                    scales = self.log_scales[(self.log_scales > a) & (self.log_scales < b)]
+            starts, stops, logarithmic = self.start.tolist(), self.stop.tolist(), self.logarithmic.tolist()
+            z, seg, jacobian, g, footing, bounds = self._rungs_at(starts, stops, logarithmic)
+            # the named scales in each variable, as Python floats: a handful, sorted
+            log_scales = self.log_scales.tolist()
+            linear_scales = (np.exp(self.log_scales) - self.point).tolist() if not self._all_log else []
+            # the scales not among the rungs: their points, segments, and places among the rungs
+            extra_z, extra_segment, places = [], [], []
+            for s, (a, b) in enumerate(zip(starts, stops)):
+                if logarithmic[s]:
+                    scales = [x for x in log_scales if a < x < b]
                 else:
-                    points = np.linspace(a, b, 65)[1:-1]
-                    scales = np.exp(self.log_scales) - self.point
-                    scales = scales[(scales > a) & (scales < b)]
+                    scales = [x for x in linear_scales if a < x < b]
                     # a scale nearer an end than the ladder's step (a mean 1e-6 of the width from
                     # it) has its mass there, between two rungs: its distances to the ends,
                     # doubled, up to that step (not from an end itself, exp(log(end)) off by an ulp)
                     step = (b - a) / 64
-                    source = scales[np.minimum(scales - a, b - scales)
-                                    > 8 * np.spacing(max(abs(a + self.point), abs(b + self.point)))]
-                    doubled = np.ldexp(1.0, np.arange(1, 40))
-                    near = np.concatenate([a + np.outer(source[source - a < step] - a, doubled).ravel(),
-                                           b - np.outer(b - source[b - source < step], doubled).ravel()])
-                    scales = np.concatenate([scales, near[(near > a) & (near < b)
-                                                          & (np.minimum(near - a, b - near) < step)]])
-                points = np.sort(np.concatenate([[a, b], points, scales]))
-                points = points[np.concatenate([[True], points[1:] != points[:-1]])]  # np.unique's
-                ladder.append(points)
-                ladder_segment.append(np.full(len(points), s))
-            z = np.concatenate(ladder)
-            seg = np.concatenate(ladder_segment)
-            _, jacobian, g = self._at(seg, z)
-            self._ladder = (seg, z, jacobian, g)
+                    least = 8 * float(np.spacing(max(abs(a + self.point), abs(b + self.point))))
+                    source = [x for x in scales if min(x - a, b - x) > least]
+                    if any(x - a < step or b - x < step for x in source):
+                        source = np.array(source)
+                        doubled = np.ldexp(1.0, np.arange(1, 40))
+                        near = np.concatenate([a + np.outer(source[source - a < step] - a, doubled).ravel(),
+                                               b - np.outer(b - source[b - source < step], doubled).ravel()])
+                        scales = scales + near[(near > a) & (near < b) & (np.minimum(near - a, b - near) < step)].tolist()
+                if scales:
+                    begin, end = bounds[s]
+                    rungs = z[begin:end]
+                    scales = sorted(set(scales))
+                    for x, i in zip(scales, rungs.searchsorted(scales).tolist()):
+                        if i == len(rungs) or rungs[i] != x:
+                            extra_z.append(x)
+                            extra_segment.append(s)
+                            places.append(begin + i)
+            if extra_z:
+                # evaluated alone and put in their places: the ladder sorted in each segment
+                extra_seg = np.array(extra_segment)
+                k, extra_jacobian, extra_g = self._at(extra_seg, np.array(extra_z))
+                z, seg, jacobian, g = (_spliced(a, b, places) for a, b in ((z, extra_z), (seg, extra_seg),
+                                                                        (jacobian, extra_jacobian), (g, extra_g)))
+                if footing is not None:
+                    footing = _spliced(footing, self._level(extra_seg, k, extra_jacobian) - extra_jacobian, places)
+                bounds = [(begin + sum(t < s for t in extra_segment), end + sum(t <= s for t in extra_segment))
+                          for s, (begin, end) in enumerate(bounds)]
+            self._ladder = (seg, z, jacobian, g, footing, bounds)
         return self._ladder
+
+    def _rungs_at(self, starts: list, stops: list, logarithmic: list) -> tuple:
+        """(z, segment, log of the Jacobian, features, footing or None, each segment's first and
+        stop index) at the ladder's rungs before the named scales join them (_rungs): they
+        depend on the segments and the features' kinds and coefficients, not on the values, and
+        are evaluated once for every problem that shares them (read-only)."""
+        key = (tuple(starts), tuple(stops), tuple(logarithmic), self.point, tuple(self.origins.tolist()),
+               tuple((f.lower, f.upper, f.a, f.a2, f.b, f.c, f.d, f.e, f.extra) for f in self.features))
+        found = _RUNGS_AT.get(key)
+        if found is None:
+            rungs = _rungs(*key[:3])
+            z = np.concatenate(rungs) if len(rungs) > 1 else rungs[0]
+            seg = np.repeat(np.arange(len(rungs)), [len(points) for points in rungs])
+            bounds = np.cumsum([0] + [len(points) for points in rungs]).tolist()
+            k, jacobian, g = self._at(seg, z)
+            footing = self._level(seg, k, jacobian) - jacobian if self._mixed else None
+            for array in (z, seg, jacobian, g, footing):
+                if array is not None:
+                    array.setflags(write=False)
+            found = (z, seg, jacobian, g, footing, list(zip(bounds[:-1], bounds[1:])))
+            keep(_RUNGS_AT, key, found, _RUNGS_KEPT)
+        return found
 
     @staticmethod
     def _phi(jacobian: np.ndarray, g: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """:meth:`exponent` from the features at the points."""
-        phi = jacobian - g @ lam
-        # 0 * inf (kappa**2 far out, with its multiplier 0) has no mass there, not a NaN
-        return np.where(np.isnan(phi), -np.inf, phi)
+        # 0 * inf (kappa**2 far out, with its multiplier 0) has no mass there, not a NaN: fmax
+        # takes -inf over a NaN, and leaves every number as it is
+        return np.fmax(jacobian - g @ lam, -np.inf)
 
     @_quiet
     def rule(self, lam: np.ndarray) -> "_Rule | None":
         """Panels that integrate exp(-lam . g) to 1e-15 of Z; None when the density is not
         integrable at ``lam`` (its mass reaches 0 or infinity) or is not resolved."""
-        segments = len(self.start)
         # 1. where the mass is
-        seg, z, ladder_jacobian, ladder_g = self._ladder_at()
-        phi = self._phi(ladder_jacobian, ladder_g, lam)
-        if np.isnan(phi).any() or np.isposinf(phi).any():
-            return None
-        peak = np.max(phi)
+        _, z, ladder_jacobian, ladder_g, footing, bounds = self._ladder_at()
+        phi = self._phi(ladder_jacobian, ladder_g, lam)  # no NaN: _phi made them -inf
+        peak = phi.max()
         if not math.isfinite(peak):
-            return None
+            return None  # a density of +inf somewhere, or none at all
+        # where the mass is, on one footing in every segment (see _level); peak is the shift
+        level = phi if footing is None else phi + footing
+        top = peak if footing is None else level.max()
         left, right, owner = [], [], []
         cuts: list[tuple[int, float]] = []
-        for s in range(segments):
-            if segments == 1:
-                zs, ps = z, phi
-            else:
-                mask = seg == s
-                zs, ps = z[mask], phi[mask]
-            kept = np.nonzero(ps >= peak - _TAIL)[0]
+        for s, (begin, end) in enumerate(bounds):
+            zs, ps = z[begin:end], level[begin:end]
+            kept = (ps >= top - _TAIL).nonzero()[0]
             if len(kept) == 0:
                 continue  # no mass worth a double here
             first, last = kept[0], kept[-1]
             # mass at an end of log(kappa)'s range (kappa = 1e-300 or 1e300) means the density
             # is not integrable there, or too slowly decaying to be worth a double
-            if self.logarithmic[s] and (self.start[s] <= -_LOG_END and _lost(zs[:2], ps[:2], peak)
-                                        or self.stop[s] >= _LOG_END and _lost(zs[-2:], ps[-2:], peak)):
+            if self.logarithmic[s] and (self.start[s] <= -_LOG_END and _lost(zs[:2], ps[:2], top)
+                                        or self.stop[s] >= _LOG_END and _lost(zs[-2:], ps[-2:], top)):
                 return None
             a, b = zs[max(first - 1, 0)], zs[min(last + 1, len(zs) - 1)]
             if a > self.start[s]:
@@ -643,32 +792,37 @@ class FastProblem:
                 cuts.append((s, b))
             width = _LOG_PANEL if self.logarithmic[s] else (self.stop[s] - self.start[s]) / 8
             count = max(2, int(math.ceil((b - a) / width)))
-            edges = np.linspace(a, b, count + 1)
+            edges = np.arange(count + 1) * ((b - a) / count) + a  # np.linspace(a, b, count + 1)'s
+            edges[-1] = b
             left.append(edges[:-1])
             right.append(edges[1:])
             owner.append(np.full(count, s))
         if not left:
             return None
-        left_a, right_a, owner_a = np.concatenate(left), np.concatenate(right), np.concatenate(owner)
+        left_a, right_a, owner_a = ((left[0], right[0], owner[0]) if len(left) == 1 else
+                                    (np.concatenate(left), np.concatenate(right), np.concatenate(owner)))
         # 2. bisect every panel that disagrees with its two halves; a bisected panel's halves
         # are the next round's panels, their nodes and features already known
         done: list[tuple] = []
         total = None
-        first = self._first_round(owner_a, left_a, right_a)
-        nodes = first[0]
+        nodes, halves_nodes, together = self._first_round(owner_a, left_a, right_a)
         for round_ in range(_MAX_ROUNDS):
             middle = (left_a + right_a) / 2
-            halves_nodes = first[1] if round_ == 0 else self._panel_nodes(
-                np.concatenate([owner_a, owner_a]), np.concatenate([left_a, middle]), np.concatenate([middle, right_a]))
             n = len(left_a)
-            whole = self._integrals(nodes, lam, peak)
-            parts = self._integrals(halves_nodes, lam, peak)
-            halves = parts[:n] + parts[n:]
-            if not (np.all(np.isfinite(whole)) and np.all(np.isfinite(halves))):
+            if round_ == 0:  # the panels and their halves in one evaluation
+                parts = self._integrals(together, lam, peak)
+                whole, parts = parts[:n], parts[n:]
+            else:
+                halves_nodes = self._panel_nodes(np.concatenate([owner_a, owner_a]), np.concatenate([left_a, middle]),
+                                                 np.concatenate([middle, right_a]))
+                whole = self._integrals(nodes, lam, peak)
+                parts = self._integrals(halves_nodes, lam, peak)
+            if not np.isfinite(whole).all() or not np.isfinite(parts).all():
                 return None
+            halves = parts[:n] + parts[n:]
             if total is None:
-                total = float(np.sum(halves))
-                if not total > 0:
+                total = float(halves.sum())
+                if not 0 < total < math.inf:  # halves of finite parts can overflow only here
                     return None
             good = np.abs(whole - halves) <= _PANEL_TOLERANCE * total
             every = good.all()
@@ -705,17 +859,20 @@ class FastProblem:
         return self._rule_of_nodes(panel_owner, panel_left, panel_right, cut_segment, cut_z, whole_nodes,
                                    halves_nodes)
 
-    def _first_round(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple[tuple, tuple]:
-        """The nodes of the first panels of a rule and of their halves.  Rules built at nearby
-        multipliers (the start, where the mass moved, the answer) often cut the tails at the
-        same points of the ladder and so start from the same panels: their nodes are kept."""
+    def _first_round(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple[tuple, tuple, tuple]:
+        """The nodes of the first panels of a rule, of their halves, and of both together (one
+        evaluation; the first two are views of it).  Rules built at nearby multipliers (the
+        start, where the mass moved, the answer) often cut the tails at the same points of the
+        ladder and so start from the same panels: their nodes are kept."""
         kept = self._first_panels
-        if kept is not None and all(np.array_equal(a, b) for a, b in zip(kept[:3], (owner, left, right))):
+        if kept is not None and len(kept[0]) == len(owner) and all(
+                (a == b).all() for a, b in zip(kept[:3], (owner, left, right))):
             return kept[3]
         middle = (left + right) / 2
-        found = (self._panel_nodes(owner, left, right),
-                 self._panel_nodes(np.concatenate([owner, owner]), np.concatenate([left, middle]),
-                                   np.concatenate([middle, right])))
+        together = self._panel_nodes(np.concatenate([owner, owner, owner]), np.concatenate([left, left, middle]),
+                                     np.concatenate([right, middle, right]))
+        n = len(owner)
+        found = (_nodes_of(together, 0, n), _nodes_of(together, n, 3 * n), together)
         self._first_panels = (owner, left, right, found)
         return found
 
@@ -728,16 +885,18 @@ class FastProblem:
     def _rule_of_nodes(self, segment, left, right, cut_segment, cut_z, nodes: tuple,
                        halves: tuple | None) -> _Rule:
         weights, jacobian, g, k = nodes
-        _, cut_jacobian, cut_g = self._at(cut_segment, cut_z)
+        cut_k, cut_jacobian, cut_g = (self._at(cut_segment, cut_z) if len(cut_z) else
+                                      (cut_z, cut_z, np.zeros((0, len(self.features)))))
+        level = self._level(segment.repeat(len(_NODES)), k, jacobian) if self._mixed else jacobian
         return _Rule(segment, left, right, k, weights * np.exp(jacobian), g, jacobian, cut_segment, cut_z,
-                     cut_jacobian, cut_g, np.abs(g), halves)
+                     cut_jacobian, cut_g, np.abs(g), level, self._level(cut_segment, cut_k, cut_jacobian), halves)
 
     def _nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray):
         half = (right - left) / 2
         middle = (right + left) / 2
         nodes = (middle[:, None] + half[:, None] * _NODES).ravel()
         weights = (half[:, None] * _WEIGHTS).ravel()
-        return nodes, weights, np.repeat(owner, len(_NODES))
+        return nodes, weights, owner.repeat(len(_NODES))
 
     def _panel_nodes(self, owner: np.ndarray, left: np.ndarray, right: np.ndarray) -> tuple:
         """(weights, log of the Jacobian, features, kappa) at the nodes of panels, panel-major."""
@@ -845,7 +1004,7 @@ class FastProblem:
             lam_d = 0.5 / variance
             lam_b = 1.0 - (mean - second.c) / variance
             lam = np.array([lam_b, lam_d] if features[0] is first else [lam_d, lam_b])
-            return lam if np.all(np.isfinite(lam)) else None
+            return lam if np.isfinite(lam).all() else None
         return self._truncated_normal_start() if len(features) == 2 and self.upper == math.inf else None
 
     def _truncated_normal_start(self) -> np.ndarray | None:
@@ -864,7 +1023,7 @@ class FastProblem:
         lam_a2 = 0.5 / sigma ** 2   # exp(-(kappa - mu)**2 / (2 sigma**2)) = exp(-lam_a kappa - lam_a2 kappa**2)
         lam_a = -mu / sigma ** 2
         lam = np.array([lam_a, lam_a2] if features[0] is first else [lam_a2, lam_a])
-        return lam if np.all(np.isfinite(lam)) else None
+        return lam if np.isfinite(lam).all() else None
 
     # -- the dual's domain and the inequalities' signs ------------------------------
     def project(self, lam: np.ndarray) -> np.ndarray:
@@ -902,20 +1061,19 @@ class FastProblem:
             return True
         segments = np.array([s for s, _ in self._open_ends])
         z = np.where([end for _, end in self._open_ends], self.stop[segments], self.start[segments])
-        peak = np.max(rule.log_jacobian - rule.features @ lam)
-        return bool(np.all(self.exponent(lam, segments, z) < peak - _END_DROP))
+        peak = (rule.level - rule.features @ lam).max()
+        return bool((self.exponent(lam, segments, z) < peak - _END_DROP).all())
 
     def _resolved(self, rule: _Rule, lam: np.ndarray) -> bool:
         """Whether every feature's integrand g f is negligible where the rule cut a tail: the
         expectations are then the law's (with E[kappa**2] infinite they are not)."""
         if not len(rule.cut_z):
             return True
-        jacobian, g = rule.cut_jacobian, rule.cut_features
-        at_cut = (jacobian - g @ lam)[:, None] + np.log(np.abs(g))
-        peak = np.max((rule.log_jacobian - rule.features @ lam)[:, None] + np.log(rule.abs_features),
-                      axis=0)
+        level, g = rule.cut_level, rule.cut_features
+        at_cut = (level - g @ lam)[:, None] + np.log(np.abs(g))
+        peak = ((rule.level - rule.features @ lam)[:, None] + np.log(rule.abs_features)).max(axis=0)
         at_cut = np.where(np.isnan(at_cut), np.inf, at_cut)
-        return bool(np.all(at_cut <= peak - _RESOLVED))
+        return bool((at_cut <= peak - _RESOLVED).all())
 
     def _held(self, lam: np.ndarray, gradient: np.ndarray) -> np.ndarray:
         """The inequalities held at multiplier 0, the dual's descent pushing past it: they do not
@@ -1009,25 +1167,31 @@ class FastProblem:
             lam, steps, moments = self._newton_on(rule, lam, scale)
             if moments is None or steps < 0:
                 return None  # failed, or stuck at the edge of the dual's domain
-            # settled where the rule was built: nothing left to check against a newer rule
-            if fresh and steps == 0 and self._settled(rule, lam, moments, scale):
-                return self._answer(lam, rule_at, scale, rule)
+            # settled where the rule was built (no step taken with moments found: _newton_on
+            # returned on _settled): nothing left to check against a newer rule
+            if fresh and steps == 0:
+                return self._answer(lam, rule_at, scale, rule, moments)
             if self._still_holds(rule, lam, moments, scale):
                 return self._answer(lam, rule_at, scale)
             rule = None  # build one at the multipliers reached
         return None
 
     def _answer(self, lam: np.ndarray, rule_at: Callable, scale: np.ndarray,
-                rule: _Rule | None = None) -> "NumericLaw | None":
+                rule: _Rule | None = None, moments: tuple | None = None) -> "NumericLaw | None":
         """The law at the multipliers Newton settled on: two more Newton steps under a rule built
         at that very point (every start, a neighbour's or the cold one, ends on the same point
         to rounding), then every constraint checked by that rule (equalities to 1e-13 of their
         scale, inequalities inside their bounds, multipliers of the right signs, every
-        expectation resolved, the density integrable).  ``rule``: one already built at ``lam``."""
-        rule = rule_at(lam) if rule is None else rule
+        expectation resolved, the density integrable).  ``rule``: one already built at ``lam``,
+        and ``moments`` the moments at ``lam`` under it where they are known to meet the
+        constraints (:meth:`_settled`)."""
         if rule is None:
-            return None
-        moments = self._moments(rule, lam)
+            rule, moments = rule_at(lam), None
+            if rule is None:
+                return None
+        settled = moments is not None  # whether the constraints are known to hold at lam
+        if moments is None:
+            moments = self._moments(rule, lam)
         for _ in range(2):
             if moments is None:
                 return None
@@ -1035,25 +1199,29 @@ class FastProblem:
             if newton is None:
                 break
             trial = self.project(lam + newton[1])
-            if not (np.all(np.isfinite(trial)) and self._admissible(rule, trial)):
+            if not (np.isfinite(trial).all() and self._admissible(rule, trial)):
                 break
             trial_moments = self._moments(rule, trial)
             if trial_moments is None or not self._settled(rule, trial, trial_moments, scale):
                 break
-            lam, moments = trial, trial_moments  # the moments at the point reached, already known
-        if (moments is None or not self._settled(rule, lam, moments, scale) or not self._resolved(rule, lam)
-                or self.integrable(lam) is False or np.any(self.project(lam) != lam)):
+            # the moments at the point reached, already known, and the constraints checked there
+            lam, moments, settled = trial, trial_moments, True
+        if (moments is None or not (settled or self._settled(rule, lam, moments, scale))
+                or not self._resolved(rule, lam) or self.integrable(lam) is False
+                or (self._bounded and np.any(self.project(lam) != lam))):
             return None
         # the panels' halves served the search; the law keeps only its own nodes
-        return NumericLaw(self, lam, moments[0], dataclasses.replace(rule, halves=None))
+        kept = copy.copy(rule)
+        kept.halves = None
+        return NumericLaw(self, lam, moments[0], kept)
 
     def _tail_reached(self, rule: _Rule, lam: np.ndarray, drop: float) -> bool:
         """Whether the density where ``rule`` cut a tail off is within ``drop`` (in log) of its
         peak at ``lam``: the mass has moved to where the rule no longer reaches."""
         if not len(rule.cut_z):
             return False
-        peak = np.max(rule.log_jacobian - rule.features @ lam)
-        return bool(np.max(self._phi(rule.cut_jacobian, rule.cut_features, lam)) > peak - drop)
+        peak = (rule.level - rule.features @ lam).max()
+        return bool(self._phi(rule.cut_level, rule.cut_features, lam).max() > peak - drop)
 
     def _still_holds(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether a rule built at other multipliers is as good at ``lam`` as one built there:
@@ -1063,7 +1231,7 @@ class FastProblem:
             return False
         if self._tail_reached(rule, lam, _TAIL - 10):
             return False
-        peak = float(np.max(rule.log_jacobian - rule.features @ lam))
+        peak = float((rule.log_jacobian - rule.features @ lam).max())
         middle = (rule.left + rule.right) / 2
         # each panel by its own nodes (the rule's), and by a rule over each of its halves
         whole = (rule.weight * np.exp(-(rule.features @ lam) - peak)).reshape(len(rule.left), -1).sum(axis=1)
@@ -1073,8 +1241,8 @@ class FastProblem:
                                             np.concatenate([rule.left, middle]), np.concatenate([middle, rule.right]))
         parts = self._integrals(rule.halves, lam, peak)
         halves = parts[:n] + parts[n:]
-        total = float(np.sum(halves))
-        return bool(total > 0 and np.all(np.abs(whole - halves) <= _PANEL_TOLERANCE * total))
+        total = float(halves.sum())
+        return bool(total > 0 and (np.abs(whole - halves) <= _PANEL_TOLERANCE * total).all())
 
     def _newton_on(self, rule: _Rule, lam: np.ndarray, scale: np.ndarray):
         """Newton steps under one rule, the inequalities that do not bind held at 0 (an active
@@ -1094,7 +1262,7 @@ class FastProblem:
             if newton is None:
                 return lam, steps, None
             gradient, step = newton
-            if not np.all(np.isfinite(step)):
+            if not np.isfinite(step).all():
                 return lam, steps, None
             dual = log_z + lam @ self.values
             if -(gradient @ step) < _QUADRATIC:
@@ -1309,11 +1477,26 @@ class NumericLaw:
         self._log_z = log_z + math.log(total)
         self.log_z = self._log_z - float(lam @ problem.origins) if problem._shifted else self._log_z
         self.lambda_0 = self.log_z - 1.0
-        mass = self._nodes_probability.reshape(len(rule.left), len(_NODES)).sum(axis=1)
-        self._before, self._after = _before_and_after(mass)
-        self._total = float(mass.sum())
-        self._mass = mass
+        self._mass = self._nodes_probability.reshape(len(rule.left), len(_NODES)).sum(axis=1)
         self._written: np.ndarray | None = None  # see _written_segments
+
+    # the masses before and after each panel, and their sum: read by a CDF or survival function
+    # the tails are not written out for (see _partial), made when first asked for
+    @functools.cached_property
+    def _before_after(self) -> tuple[np.ndarray, np.ndarray]:
+        return _before_and_after(self._mass)
+
+    @property
+    def _before(self) -> np.ndarray:
+        return self._before_after[0]
+
+    @property
+    def _after(self) -> np.ndarray:
+        return self._before_after[1]
+
+    @functools.cached_property
+    def _total(self) -> float:
+        return float(self._mass.sum())
 
     def _written_segments(self) -> np.ndarray:
         """Which segments have their tails written out (see :meth:`_exponential_pieces`), read
