@@ -302,6 +302,17 @@ def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple)
     return None
 
 
+def _zero_tolerance(term: _Term, support: tuple) -> float:
+    """How far from 0 a double multiplier may be when its exact value is 0: 1e-9, or for a mean's
+    multiplier (units 1/kappa) on a bounded support 1e-7 of one over its width: a double root's
+    rounding grows as the width shrinks beside the captimes' size (Support(9832.1, 9832.2) at its
+    middle gave 2e-9)."""
+    lower, upper = support
+    if term.q == (0, 1, 0) and not term.logarithmic and upper != oo:
+        return max(1e-9, 1e-7 / float(upper - lower))
+    return 1e-9
+
+
 def _near_small_fraction(value: float) -> bool:
     """Whether a double multiplier is a fraction of denominator at most 12 to rounding: the full
     route recognises such a value and verifies it exactly (and the generic forms here divide by
@@ -379,7 +390,8 @@ def direct_law(constraints: tuple, numeric: Any, method: str, record: type) -> C
     exact = _exact_multipliers(pieces, terms, support) if method == "auto" else None
     if exact is not None:
         try:
-            if any(not math.isclose(float(e), d, rel_tol=1e-7, abs_tol=1e-9) for e, d in zip(exact, doubles)):
+            if any(not math.isclose(float(e), d, rel_tol=1e-7, abs_tol=_zero_tolerance(t, support))
+                   for e, d, t in zip(exact, doubles, terms)):
                 return None
         except (TypeError, ValueError):
             return None
