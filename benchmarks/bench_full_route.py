@@ -78,6 +78,10 @@ def corpus() -> list[tuple[str, tuple]]:
         (SquaredLogDeviation(R(3, 4), 10),),
         (Support(1, 100), LogMoment(R(-1, 2), 10)),
         (Support(0, 10), TailProbability(2, R(1, 2))),
+        # multipliers of exactly 0 or 1 (tests/test_derive_trust.py): the uniform, the log-uniform
+        (Support(0, 10), Moment(kappa ** 2, R(100, 3))),
+        (Support(0, 4), LogMoment(1, 4, side="below")),
+        (Support(R(1, 10), 10), LogMoment(0, 1)),
         # inequalities (tests/test_inequalities.py)
         (Support(0, 10), Mean(7, relation="<=")),
         (Support(0, 10), Mean(20, relation=">=")),
@@ -104,6 +108,10 @@ def corpus() -> list[tuple[str, tuple]]:
         (Support(1.11, 20.5), SquaredLogDeviation(0.709, 4.77)),
     ]
     return [(", ".join(map(repr, constraints)), constraints) for constraints in sets]
+
+
+#: the corpus's set run first on both sides, untimed: Support(0, 10), Mean(33/10)
+WARM_UP = 6
 
 
 def _digest(text: str) -> str:
@@ -180,9 +188,11 @@ def main(argv: list[str] | None = None) -> int:
         worker.stdin.flush()
         return json.loads(worker.stdout.readline())
 
-    run(len(sets) - 1)  # warm-up, both sides: imports and first calls are not the route's
+    # warm-up, both sides, on a set of the full route that simplifies, integrates and polishes:
+    # imports and first calls (sympy.simplify's of sympy.physics, scipy.optimize) are not the route's
+    run(WARM_UP)
     if worker is not None:
-        before(len(sets) - 1)
+        before(WARM_UP)
     load = os.getloadavg()[0]
     print(f"the full route, cold, CPU seconds; before: {options.against or '-'}, after: this checkout "
           f"(load average {load:.1f} at the start)")

@@ -26,6 +26,8 @@ from maxent_util.maxent.numeric import NumericProblem
 from maxent_util.problem import build_pieces, make_terms, support_of
 from maxent_util.symbols import kappa
 
+from conftest import ROOT, run_script
+
 R = sympy.Rational
 LAMBDA_0 = sympy.Symbol("lambda_0", real=True)
 
@@ -121,3 +123,15 @@ def test_not_tried_with_a_continuity_condition():
     problem, pieces, terms = _problem(constraints)
     with mock.patch.object(exact_module, "_verify_exact", side_effect=AssertionError("tried")):
         assert exact_double_root(problem, pieces, terms, np.zeros(len(problem.free)), None) is None
+
+
+def test_the_full_route_benchmark_against_another_checkout(capsys, monkeypatch):
+    # this checkout against itself on two sets (one through the shortcut): a smoke test of the
+    # worker and of the comparison of forms (the times it prints are not checked)
+    with pytest.raises(SystemExit) as leaving:
+        run_script(monkeypatch, capsys, "bench_full_route.py", "--against", str(ROOT), "--sets", "24", "32")
+    out = capsys.readouterr().out
+    assert leaving.value.code == 0
+    rows = [line for line in out.splitlines() if line.split()[:1] in (["24"], ["32"])]
+    assert len(rows) == 2 and all(" yes " in row for row in rows), out
+    assert "same forms: yes (2 sets" in out
