@@ -125,6 +125,12 @@ def test_not_tried_with_a_continuity_condition():
         assert exact_double_root(problem, pieces, terms, np.zeros(len(problem.free)), None) is None
 
 
+def test_a_check_that_fails_inside_sympy_leaves_the_root_to_the_polish():
+    problem, pieces, terms = _problem((Support(0, 7200), Mean(3600)))
+    with mock.patch.object(exact_module, "_verify_exact", side_effect=TypeError("inside sympy")):
+        assert exact_double_root(problem, pieces, terms, np.zeros(1), None) is None
+
+
 def test_the_full_route_benchmark_against_another_checkout(capsys, monkeypatch):
     # this checkout against itself on two sets (one through the shortcut): a smoke test of the
     # worker and of the comparison of forms (the times it prints are not checked)

@@ -152,9 +152,11 @@ def exact_double_root(problem: "NumericProblem", pieces: list[Piece], terms: lis
             if exact is None:
                 return None
             candidate[multiplier] = exact
-    if _verify_exact(pieces, terms, candidate, timeout) is None:
+    try:
+        verified = _verify_exact(pieces, terms, candidate, timeout)
+    except Exception:  # sympy could not check it: the polish decides, as without this shortcut
         return None
-    return candidate
+    return None if verified is None else candidate
 
 
 def recognise_exact(problem: "NumericProblem", pieces: list[Piece], terms: list[Term],
