@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 
+import math
+from typing import Any
+
 import mpmath
 import sympy
 
@@ -95,6 +98,67 @@ def _verify_exact(pieces: list[Piece], terms: list[Term], solution: dict,
     return parts
 
 
+def _small_fraction(value: mpmath.mpf, size: float, tolerance: mpmath.mpf) -> sympy.Rational | None:
+    """The fraction of denominator 1 to 12 (smallest first, numerator at most 1000 times it) that
+    ``value``, a multiplier of typical size ``size``, is to ``tolerance`` (times 100, relative
+    above 1), or None."""
+    for denominator in range(1, 13):
+        numerator = int(mpmath.nint(value * denominator))
+        if abs(numerator) > 1000 * denominator:
+            return None
+        exact = sympy.Rational(numerator, denominator)
+        distance = abs(value - mpmath.mpf(numerator) / denominator) * size
+        if distance <= tolerance * 100 * max(1, abs(exact) * size):
+            return exact
+    return None
+
+
+def _sizes(problem: "NumericProblem") -> dict:
+    """The typical size of each free multiplier (1 for one that no moment fixes)."""
+    sizes = dict(zip(problem.free, [1.0] * len(problem.free)))
+    for term, size in zip(problem.moment_terms, problem._scales()):
+        if term.multiplier in sizes:
+            sizes[term.multiplier] = float(size)
+    return sizes
+
+
+#: how near a fraction (relative, see _small_fraction) a double-precision root must be for
+#: exact_double_root to try it: far above the double root's rounding, far below the distance
+#: between two fractions it could mean (1/132)
+_DOUBLE_TOLERANCE = mpmath.mpf(10) ** -11
+
+
+def exact_double_root(problem: "NumericProblem", pieces: list[Piece], terms: list[Term], point: Any,
+                      timeout: Deadline | float | None) -> dict | None:
+    """The root as exact fractions, taken from the double-precision ``point`` when each free
+    multiplier is a small fraction to 1e-9 and every multiplier equation holds exactly there, else
+    None: the polish to the digits asked for is then not needed.
+
+    Where it applies (the uniform law's multiplier 0 on [0, b] with Mean(b/2)), the polish could
+    only have found that same root: the equations hold exactly at it, and without a continuity
+    condition the root is unique (the dual is strictly convex), so the polished value is that
+    fraction to all its digits, which :func:`recognise_exact` then makes exact (the other fractions
+    it tries, of smaller denominators, lie at least 1/132 away).  A continuity condition can
+    have several roots, of which the polish keeps the one of largest entropy: not tried here."""
+    if problem.substitution or problem.continuity_terms:
+        return None
+    sizes = _sizes(problem)
+    candidate = {}
+    with mpmath.workdps(30):
+        for multiplier, value in zip(problem.free, point):
+            if not math.isfinite(float(value)):
+                return None
+            exact = _small_fraction(mpmath.mpf(float(value)), sizes[multiplier], _DOUBLE_TOLERANCE)
+            if exact is None:
+                return None
+            candidate[multiplier] = exact
+    try:
+        verified = _verify_exact(pieces, terms, candidate, timeout)
+    except Exception:  # sympy could not check it: the polish decides, as without this shortcut
+        return None
+    return None if verified is None else candidate
+
+
 def recognise_exact(problem: "NumericProblem", pieces: list[Piece], terms: list[Term],
                      multipliers: dict, digits: int, timeout: Deadline | float | None
                      ) -> tuple[dict, list | None] | None:
@@ -112,23 +176,14 @@ def recognise_exact(problem: "NumericProblem", pieces: list[Piece], terms: list[
     tolerance = mpmath.mpf(10) ** -(digits - 3)
     if floats:
         tolerance = max(tolerance, mpmath.mpf(2) ** -(min(floats) - 4))
-    sizes = dict(zip(problem.free, [1.0] * len(problem.free)))
-    for term, size in zip(problem.moment_terms, problem._scales()):
-        if term.multiplier in sizes:
-            sizes[term.multiplier] = float(size)
+    sizes = _sizes(problem)
     with mpmath.workdps(digits + 10):
         for multiplier in problem.free:
             value = mpmath.mpf(sympy.N(multipliers[multiplier], digits + 10))
-            for denominator in range(1, 13):
-                numerator = int(mpmath.nint(value * denominator))
-                if abs(numerator) > 1000 * denominator:
-                    break
-                exact = sympy.Rational(numerator, denominator)
-                distance = abs(value - mpmath.mpf(numerator) / denominator) * sizes[multiplier]
-                if distance <= tolerance * 100 * max(1, abs(exact) * sizes[multiplier]):
-                    candidate[multiplier] = exact
-                    changed = True
-                    break
+            exact = _small_fraction(value, sizes[multiplier], tolerance)
+            if exact is not None:
+                candidate[multiplier] = exact
+                changed = True
     if not changed:
         return None
     for multiplier, expression in problem.substitution.items():

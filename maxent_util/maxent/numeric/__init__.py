@@ -8,7 +8,7 @@ and the choice of root; its double-precision search (:mod:`.double`) and its mpm
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import mpmath
 import numpy as np
@@ -256,16 +256,23 @@ class NumericProblem(DoublePrecision, HighPrecision):
             f"grows without bound (best residual {float(norm):.3g}). Suggestion: bound the support, "
             "or state a constraint that controls the tail.")
 
-    def solve(self, digits: int, partition: sympy.Expr | None = None) -> tuple[dict, list[str]]:
+    def solve(self, digits: int, partition: sympy.Expr | None = None,
+              exact: Callable[[np.ndarray], dict | None] | None = None) -> tuple[dict, list[str]]:
         """Multipliers to ``digits`` significant digits, and notes on the choice of root.
 
         A double-precision Newton run finds the root (several starts; with a
         continuity condition, every root, keeping the one of largest entropy);
         it is polished with mpmath, on the closed-form equations
         d log Z / d lambda when sympy could integrate Z, else on
-        high-precision quadratures.
+        high-precision quadratures.  ``exact``, given the double-precision root, may return
+        the exact root instead (see :func:`~maxent_util.maxent.exact.exact_double_root`),
+        which is then not polished.
         """
         point, notes = self.float_root()
+        if exact is not None:
+            found = exact(point)
+            if found is not None:
+                return found, notes
         values = None
         if partition is not None:
             values = self._polish_closed_form(list(point), partition, digits)
