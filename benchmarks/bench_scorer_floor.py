@@ -144,8 +144,8 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
     print(f"{arguments.n:,} runtimes, every 97th infinite, every 89th at 3600; medians of "
           f"{arguments.repeat} interleaved rounds; load average {load:.1f}; "
           f"NPY_DISABLE_CPU_FEATURES={os.environ.get('NPY_DISABLE_CPU_FEATURES', '')!r}\n")
-    head = "| utility | scorer | numpy | floor | scorer/numpy | scorer/floor |"
-    rule = "|---|---:|---:|---:|---:|---:|"
+    head = "| utility | route | scorer | numpy | floor | scorer/numpy | scorer/floor |"
+    rule = "|---|---|---:|---:|---:|---:|---:|"
     if before is not None:
         head += " before/numpy | before/floor | same bits |"
         rule += "---:|---:|---|"
@@ -161,7 +161,7 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
         if before is not None:
             contenders["before"] = before(utility)
         for function in contenders.values():
-            function(x[:1000])  # warm up (and the limits at the ends)
+            function(x)  # warm up (the limits at the ends, a numba loop's compilation)
         times: dict[str, list[float]] = {name: [] for name in contenders}
         for _ in range(arguments.repeat):
             for name, function in contenders.items():
@@ -172,7 +172,7 @@ def main(argv: list[str] | tuple[str, ...] = ()) -> None:
         ours = scorer(x)
         difference = float(np.max(np.abs(ours - by_hand(x))))
         mark = " *" if label.split(" (")[0] in ONE_CALL else ""
-        row = (f"| {label}{mark} | {1e3 * median['scorer']:.1f} ms | {1e3 * median['numpy']:.1f} ms "
+        row = (f"| {label}{mark} | {getattr(scorer, 'route', '')} | {1e3 * median['scorer']:.1f} ms | {1e3 * median['numpy']:.1f} ms "
                f"| {1e3 * median['floor']:.1f} ms | {median['scorer'] / median['numpy']:.2f} "
                f"| {median['scorer'] / median['floor']:.2f} |")
         if before is not None:

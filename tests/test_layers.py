@@ -27,8 +27,10 @@ LATE_IMPORTS_ALLOWED = {
     # the [configure] extra: only to_configspace and suggest need them
     "space/": {"ConfigSpace", "optuna"},
     # sympy.codegen.rewriting loads sympy's tensor and combinatorics modules (0.15 s): only when
-    # a scorer is compiled, not with the first derive
-    "scorer.py": {"jax", "torch", "sympy.printing.pytorch", "sympy.printing.numpy", "sympy.codegen.rewriting"},
+    # a scorer is compiled, not with the first derive; numba (the [fast] extra, 0.5 s) at a
+    # scorer's first large call
+    "scorer.py": {"jax", "torch", "numba", "sympy.printing.pytorch", "sympy.printing.numpy",
+                  "sympy.codegen.rewriting"},
     # scipy.stats does not load its sampling submodule; importing it at the top would load
     # scipy.stats (a second) for every law, drawn from or not
     "_scipy.py": {"scipy.stats.sampling"},
