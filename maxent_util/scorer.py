@@ -65,7 +65,9 @@ import ast
 import copy
 import inspect
 import math
+import operator
 import os
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 import warnings
@@ -662,11 +664,12 @@ class _KernelText:
                         and not isinstance(names.get(part.id), np.ufunc)) \
                     or (isinstance(part, ast.Call) and (part.keywords or not isinstance(part.func, ast.Name))):
                 raise _NotPlain(f"{type(part).__name__} in a constant")
-        arguments = ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in self.parameters],
-                                  kwonlyargs=[], kw_defaults=[], defaults=[])
-        code = ast.fix_missing_locations(ast.Expression(ast.Lambda(arguments, node)))
-        # the numpy route's own printed code, in its own namespace
-        self.hoisted.append(eval(compile(code, "<scorer constant>", "eval"), names))
+        parameters = self.parameters
+
+        def value(*params: Any) -> Any:
+            # the numpy route's own printed code, walked: the same operations on the same numbers
+            return _constant_value(node, names, dict(zip(parameters, params)))
+        self.hoisted.append(value)
         return f"c{len(self.hoisted) - 1}"
 
     def constants(self, params: Sequence[Any]) -> list[float]:
@@ -684,6 +687,33 @@ class _KernelText:
                 raise _NotPlain("an integer beyond a double") from None
         return values
 
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+
+
+def _constant_value(node: ast.expr, names: dict[str, Any], params: dict[str, Any]) -> Any:
+    """A sub-expression of the numpy route's printed code free of the runtime (numbers,
+    parameters, arithmetic and numpy's ufuncs: :meth:`_KernelText.hoist` checked it), evaluated
+    with Python's operators and the ufuncs, as the printed code evaluates it."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return params[node.id] if node.id in params else names[node.id]
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_constant_value(node.left, names, params),
+                                      _constant_value(node.right, names, params))
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return _UNARY[type(node.op)](_constant_value(node.operand, names, params))
+    if isinstance(node, ast.Call):
+        return names[node.func.id](*(_constant_value(a, names, params) for a in node.args))
+    raise _NotPlain(f"{type(node).__name__} in a constant")
+
+
+#: the only words and signs a loop's formula is written with (see _KernelText): checked before
+#: the loop's source is compiled, so that nothing else can reach it
+_KERNEL_FORMULA = re.compile(r"(?:[ ()+\-*/]|<=|>=|<|>|\bx\b|\bc\d+\b|\b_nan\b|\bif\b|\belse\b)*")
 
 _KERNEL_TEMPLATE = """
 def kernel(t, out, {constants}):
@@ -732,8 +762,13 @@ class _NumbaRoute:
         source = _KERNEL_TEMPLATE.format(constants=constants, value=value).replace("out, )", "out)")
         kernel = _KERNELS.get(source)
         if kernel is None:
+            if not _KERNEL_FORMULA.fullmatch(value):
+                self.refused = "not arithmetic (a word the loop is not written with)"
+                return
             namespace: dict[str, Any] = {"_nan": math.nan, "_inf": math.inf}
-            exec(compile(source, "<scorer numba loop>", "exec"), namespace)
+            # the one place the library runs code it wrote: the template and a formula of x,
+            # c0, c1, ..., _nan, operators and parentheses (checked just above)
+            exec(compile(source, "<scorer numba loop>", "exec"), namespace)  # noqa: S102 (checked)
             signature = numba.types.Tuple((numba.boolean,) * 3)(
                 numba.float64[::1], numba.float64[::1], *[numba.float64] * len(text.hoisted))
             # numpy's error model: a division by zero gives inf, as in the numpy route; no
