@@ -204,10 +204,6 @@ def _integral(ns: Any, p: tuple, shape: tuple, low: Any, high: Any) -> Any:
     return ns.exp(p0) * (high - low)
 
 
-def _square(ns: Any, x: Any) -> Any:
-    return ns.inf if _is_inf(ns, x) else x ** 2
-
-
 def _moments(ns: Any, p: tuple, shape: tuple, low: Any, high: Any) -> list:
     """[M0, M1, M2] with M_k = int_low^high x**k exp(p0 + p1 x + p2 x**2) dx, as far as the shape
     needs them (M1 for a linear or quadratic exponent, M2 for a quadratic one; None otherwise), by
@@ -227,8 +223,6 @@ def _moments(ns: Any, p: tuple, shape: tuple, low: Any, high: Any) -> list:
             return value * x ** power
         return at(high) - at(low)
     if not quadratic:
-        if p1 == 0:  # exactly (a uniform law): int x exp(p0) dx
-            return [first, ns.exp(p0) * (_square(ns, high) - _square(ns, low)) / 2, None]
         return [first, (boundary(1) - first) / p1, None]
     second = (boundary(0) - p1 * first) / (2 * p2)
     return [first, second, (boundary(1) - first - p1 * second) / (2 * p2)]
