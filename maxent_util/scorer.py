@@ -716,7 +716,7 @@ def _constant_value(node: ast.expr, names: dict[str, Any], params: dict[str, Any
 _KERNEL_FORMULA = re.compile(r"(?:[ ()+\-*/]|<=|>=|<|>|\bx\b|\bc\d+\b|\b_nan\b|\bif\b|\belse\b)*")
 
 _KERNEL_TEMPLATE = """
-def kernel(t, out, {constants}):
+def kernel(t, out{constants}):
     low = 0
     infinite = 0
     broken = 0
@@ -758,23 +758,27 @@ class _NumbaRoute:
         except Exception:  # not installed, or not for this numpy: the numpy route serves
             self.refused = "numba not installed"
             return
-        constants = ", ".join(f"c{i}" for i in range(len(text.hoisted)))
-        source = _KERNEL_TEMPLATE.format(constants=constants, value=value).replace("out, )", "out)")
+        constants = "".join(f", c{i}" for i in range(len(text.hoisted)))
+        source = _KERNEL_TEMPLATE.format(constants=constants, value=value)
         kernel = _KERNELS.get(source)
         if kernel is None:
             if not _KERNEL_FORMULA.fullmatch(value):
                 self.refused = "not arithmetic (a word the loop is not written with)"
                 return
             namespace: dict[str, Any] = {"_nan": math.nan, "_inf": math.inf}
-            # the one place the library runs code it wrote: the template and a formula of x,
-            # c0, c1, ..., _nan, operators and parentheses (checked just above)
-            exec(compile(source, "<scorer numba loop>", "exec"), namespace)  # noqa: S102 (checked)
-            signature = numba.types.Tuple((numba.boolean,) * 3)(
-                numba.float64[::1], numba.float64[::1], *[numba.float64] * len(text.hoisted))
-            # numpy's error model: a division by zero gives inf, as in the numpy route; no
-            # fastmath, so no operation is reordered or fused
-            kernel = _KERNELS[source] = numba.njit(
-                signature, error_model="numpy", nogil=True, cache=False)(namespace["kernel"])
+            try:
+                # the one place the library runs code it wrote: the template and a formula of
+                # x, c0, c1, ..., _nan, operators and parentheses (checked just above)
+                exec(compile(source, "<scorer numba loop>", "exec"), namespace)  # noqa: S102 (checked)
+                signature = numba.types.Tuple((numba.boolean,) * 3)(
+                    numba.float64[::1], numba.float64[::1], *[numba.float64] * len(text.hoisted))
+                # numpy's error model: a division by zero gives inf, as in the numpy route; no
+                # fastmath, so no operation is reordered or fused
+                kernel = _KERNELS[source] = numba.njit(
+                    signature, error_model="numpy", nogil=True, cache=False)(namespace["kernel"])
+            except Exception as error:  # a loop numba cannot compile: the numpy route serves
+                self.refused = f"numba could not compile the loop ({type(error).__name__})"
+                return
         self.kernel, self.text = kernel, text
 
 
@@ -1303,10 +1307,7 @@ class Scorer:
             rng.lognormal(0.0, 4.0, 2000), rng.uniform(0.0, min(2.0 * max(map(abs, numbers)), 1e300), 2000)])
         expected = np.empty(runtimes.size)
         with np.errstate(all="ignore"):
-            if self._into is not None:
-                self._into(expected, runtimes, *flat_p)
-            else:
-                expected[...] = self._root(runtimes, *flat_p)
+            self._formula(expected, runtimes, flat_p)
         got = np.empty(runtimes.size)
         checks = route.kernel(runtimes, got, *constants)
         wrong = np.flatnonzero(got.view(np.int64) != expected.view(np.int64))
@@ -1336,10 +1337,7 @@ class Scorer:
                     # the numba loop checks as it goes: all positive, any infinite, any NaN
                     positive, infinite, broken = kernel(tc, oc)
                 else:
-                    if self._into is not None:
-                        self._into(oc, tc, *pc)
-                    else:
-                        oc[...] = self._root(tc, *pc)
+                    self._formula(oc, tc, pc)
                     # Cheap in-cache checks; the repairs run only when something is off.
                     positive = tc.min() > 0.0  # False if any runtime is NaN
                     infinite = broken = None
@@ -1355,6 +1353,13 @@ class Scorer:
                 if (not math.isfinite(np.add.reduce(oc))) if broken is None else broken:
                     self._repair_breakdowns(tc, pc, oc)
 
+    def _formula(self, out: np.ndarray, t: np.ndarray, params: list[Any]) -> None:
+        """The numpy route's compiled formula at runtimes ``t`` into ``out`` (before repairs)."""
+        if self._into is not None:
+            self._into(out, t, *params)
+        else:
+            out[...] = self._root(t, *params)
+
     def _formula_gives_limit_at_infinity(self, pc: list[Any]) -> bool:
         """Whether the compiled formula at t = inf gives, bit for bit, the limit that
         :meth:`_repair_ends` would write there (parameters that are numbers only): then
@@ -1364,10 +1369,7 @@ class Scorer:
             return False
         probe = np.full(67, math.inf)
         formula = np.empty(probe.size)
-        if self._into is not None:
-            self._into(formula, probe, *pc)
-        else:
-            formula[...] = self._root(probe, *pc)
+        self._formula(formula, probe, pc)
         limit = np.empty(probe.size)
         limit[...] = self._limit_values("inf", pc, np.arange(probe.size))
         return bool(np.all(formula.view(np.int64) == limit.view(np.int64)))

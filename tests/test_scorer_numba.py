@@ -123,6 +123,22 @@ def test_without_numba_the_numpy_route_serves(small_calls, monkeypatch):
     assert np.array_equal(bits(values), bits(numpy_route(scorer, x)))
 
 
+def test_a_loop_numba_cannot_compile_leaves_the_numpy_route(small_calls, monkeypatch):
+    numba = pytest.importorskip("numba")
+
+    def refuse(*arguments, **options):
+        raise numba.core.errors.TypingError("cannot type this loop")
+
+    monkeypatch.setattr(numba, "njit", refuse)
+    monkeypatch.setattr(scorer_module, "_KERNELS", {})  # no loop compiled earlier to reuse
+    scorer = fresh(mu.piecewise(24, 12, sympy.Rational(3, 10)).utility())
+    x = np.linspace(0.0, 30.0, 100)
+    values = scorer(x)
+    assert scorer.route == "compiled"
+    assert scorer._numba.refused == "numba could not compile the loop (TypingError)"
+    assert np.array_equal(bits(values), bits(numpy_route(scorer, x)))
+
+
 def test_a_loop_that_differs_from_numpy_is_refused_before_use(small_calls, monkeypatch):
     scorer = fresh(mu.uniform(24).utility())
     build = scorer_module._NumbaRoute.build
