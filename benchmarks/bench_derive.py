@@ -62,7 +62,8 @@ from sympy.core.cache import clear_cache
 
 from maxent_util.maxent import derive
 from maxent_util.families import FAMILIES, FIGURE_PARAMETERS, family_constraints
-from maxent_util.constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
+from maxent_util.constraints import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support,
+                                    TailProbability)
 from maxent_util.errors import MaxEntError, TimeLimitError
 from maxent_util._timing import SymbolicTimeout, time_limit
 from maxent_util.symbols import kappa
@@ -454,6 +455,9 @@ FIRST_READ_CASES = {
                                                         Moment(kappa ** 2, 40 + v)),
     "Support(0, oo), Mean, LogMoment (gamma)": lambda v: (Support(0, sympy.oo), Mean(4),
                                                          LogMoment(sympy.Rational(1, 2) + v / 2, 1)),
+    "generalized log-Laplace (ContinuousAt)": lambda v: (
+        Support(0, sympy.oo), LogMoment(sympy.Rational(1, 5) + v / 10, 24, side="below"),
+        LogMoment(sympy.Rational(1, 2), 24, side="above"), ContinuousAt(24)),
 }
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 from unittest import mock
 
 import mpmath
+import numpy as np
 import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
 import maxent_util.maxent as engine
-from maxent_util import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability, derive, kappa
+from maxent_util import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability, derive,
+                         kappa)
 
 R = sympy.Rational
 oo = sympy.oo
@@ -34,6 +36,8 @@ CASES = [
     (Support(0, 10), Mean(R(33, 10))),
     (Support(1, 100), LogMoment(2, 10)),
     (Support(0, oo), Mean(5), Moment(kappa ** 2, 40)),
+    # the generalized log-Laplace law (the paper's Appendix C): a continuity condition
+    (Support(0, oo), LogMoment(R(1, 5), 24, side="below"), LogMoment(R(1, 2), 24, side="above"), ContinuousAt(24)),
 ]
 
 
@@ -169,3 +173,40 @@ def test_the_uniform_law_is_the_full_derivations_law():
             assert law.closed_form == full.closed_form
         assert law.multipliers == full.multipliers
         assert (law.pdf, law.cdf, law.sf) == (full.pdf, full.cdf, full.sf)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(1, 400), st.integers(1, 300), st.fractions(R(1, 1000), 10 ** 5, max_denominator=1000),
+       st.permutations(range(4)))
+def test_the_generalized_log_laplace_law_is_written_from_its_constraints(a100, b100, k0, order):
+    a, b, k0 = R(a100, 100), R(b100, 100), R(k0.numerator, k0.denominator)
+    constraints = [Support(0, oo), LogMoment(a, k0, side="below"), LogMoment(b, k0, side="above"),
+                   ContinuousAt(k0)]
+    law = derive(*[constraints[i] for i in order])
+    with _full_route_forbidden():
+        law.pdf
+    assert law.forms["multipliers"] == "exact" and law.breakpoints == (0, k0, oo)
+    # reference: the paper's Appendix C, by hand: beta = 1/a, alpha = 1/b, p = alpha/(alpha + beta);
+    # S = 1 - p (x/k0)**beta below k0 and (1 - p) (k0/x)**alpha above, f = -S'
+    beta, alpha = 1 / a, 1 / b
+    p = alpha / (alpha + beta)
+    with mpmath.workdps(30):
+        for x in (k0 / 1000, k0 / 2, k0 * R(999, 1000), k0, 2 * k0, 1000 * k0):
+            below = x < k0
+            expected_sf = 1 - p * (x / k0) ** beta if below else (1 - p) * (k0 / x) ** alpha
+            expected_pdf = p * beta / k0 * (x / k0) ** (beta - 1) if below else (1 - p) * alpha / k0 * (k0 / x) ** (alpha + 1)
+            for part, expected in ((law.sf, expected_sf), (law.pdf, expected_pdf)):
+                # at x to 50 digits: a double's rounding, times a power up to 100, would be seen
+                value = mpmath.mpf(sympy.N(part.subs(kappa, sympy.Float(x, 50)), 40))
+                reference = mpmath.mpf(sympy.N(expected, 40))
+                assert abs(value - reference) <= 1e-20 * max(1, abs(reference)), (part, x)
+        # the density is continuous at k0: its two pieces meet there
+        left, right = (mpmath.mpf(sympy.N(piece.subs(kappa, sympy.Float(k0, 50)), 40)) for piece in law._pdf_pieces)
+        assert abs(left - right) <= 1e-25 * abs(right)
+    # the record states the continuity condition, which the multipliers meet exactly
+    continuity = law.derivation.equations[[type(t[4]) for t in law.derivation.terms].index(ContinuousAt)]
+    assert sympy.simplify(continuity.lhs.subs(law.multipliers)) == 0
+    # the double-precision law the scorer uses is the same law, to its multipliers' 1e-13 times
+    # the power (up to 101) and log(3) in a tail that falls to 1e-49
+    x = np.array([float(k0) / 3, float(k0) * 3])
+    np.testing.assert_allclose(law.numeric.sf(x), [float(_at(law.sf, v)) for v in x], rtol=1e-10)

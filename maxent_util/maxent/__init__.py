@@ -152,7 +152,8 @@ def derive(*constraints: Constraint, timeout: float = DEFAULT_TIMEOUT, digits: i
         and non-numbers are refused.
     digits : int, keyword-only
         15 (the default): a set of numbers of the common kinds (Support, Mean, LogMoment,
-        SquaredLogDeviation, TailProbability, Moment; equalities and bounds) is solved at
+        SquaredLogDeviation, TailProbability, Moment; equalities and bounds; ContinuousAt in
+        the generalized log-Laplace law's set) is solved at
         once in double precision (milliseconds; :attr:`CaptimeDistribution.numeric`), and
         its closed form (sympy pdf, CDF, survival function, exact or 30-digit multipliers,
         derivation) is built when one of them is first read, under the same ``timeout``

@@ -10,8 +10,9 @@ is exp(p0) times a length, an exponential over p1, or an erf (p2 < 0): written h
 (the law's pdf, CDF and survival function) and for mpmath (its multipliers to 30 digits by Newton's
 method on the dual, from the double-precision answer).  Where the multipliers have a closed form
 (the exponential, Pareto, half-normal and log-normal laws, a power of kappa on (0, b], the
-uniform law of a mean at the middle of a bounded support, and a tail probability's
-piecewise-uniform law) they are written out exactly and checked against the double-precision answer; the others are solved to
+uniform law of a mean at the middle of a bounded support, a tail probability's
+piecewise-uniform law, and the generalized log-Laplace law of log moments below and above
+kappa0 with ``ContinuousAt(kappa0)``, whose continuity multiplier is exact too) they are written out exactly and checked against the double-precision answer; the others are solved to
 30 digits.  The gamma law (``Support(0, oo), Mean, LogMoment``: a power of kappa beside exp(-b kappa),
 which is neither form) is written out on its own: its CDF and survival function are the regularised
 incomplete gamma functions, and its dual's gradient and Hessian are gamma and digamma functions.
@@ -19,7 +20,7 @@ Reading the closed form then costs milliseconds where sympy's integrals and
 simplification took hundreds (see docs/performance.md).
 
 Anything else returns None and the law is built by the full route, as before: inequalities,
-continuity conditions, features of another form, two log features about different points, a
+other continuity conditions, features of another form, two log features about different points, a
 Gaussian piece that opens upwards, a multiplier within rounding of a small fraction (the full
 route recognises it and verifies it exactly), or numbers the exact forms would make huge.  A part
 written here that does not evaluate to the law's double-precision numbers at the check points of
@@ -37,12 +38,13 @@ import mpmath
 import sympy
 
 from .._sizes import EXACT_BITS, grew, power_digits
-from ..constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
+from ..constraints import ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
 from ..distribution import CaptimeDistribution
 from ..distribution.closed_form import _FOLDED_DIGITS, _at_digits
 from ..distribution.numbers import _AGREEMENT, _check_points
 from ..problem import piecewise_over, support_of
 from ..symbols import kappa
+from .fast import continuity_share
 
 __all__ = ["direct_law"]
 
@@ -83,6 +85,9 @@ def _terms(constraints: tuple, support: tuple) -> list[_Term] | None:
     written here (or two are the same feature, which the full route merges)."""
     terms: list[_Term] = []
     seen: set = set()
+    # a log moment on one side of kappa0 and a continuity condition: the generalized log-Laplace
+    # law only, whose multipliers are written exactly (see _exact_multipliers)
+    laplace = continuity_share(constraints) is not None
     for constraint in constraints:
         if type(constraint) is Support:
             continue
@@ -98,6 +103,16 @@ def _terms(constraints: tuple, support: tuple) -> list[_Term] | None:
         elif kind is LogMoment and constraint.arguments["side"] is None:
             c = constraint.kappa0
             term = _Term(symbol, constraint, sympy.log(kappa / c), constraint.value, lower, upper, (0, 1, 0), True, c)
+        elif kind is LogMoment and laplace:
+            # log(kappa0/kappa) - a below kappa0, log(kappa/kappa0) - b above: -x - a and x - b
+            c, above = constraint.kappa0, constraint.arguments["side"] == "above"
+            term = _Term(symbol, constraint, constraint.feature().expr, sympy.Integer(0), c if above else lower,
+                         upper if above else c, (-constraint.value, 1 if above else -1, 0), True, c)
+        elif kind is ContinuousAt and laplace:
+            # the indicator of kappa < kappa0, its multiplier fixed by continuity (value nan, as the
+            # full route's record writes it)
+            term = _Term(symbol, constraint, sympy.Integer(1), sympy.nan, lower, constraint.kappa0, (1, 0, 0),
+                         False, None)
         elif kind is SquaredLogDeviation:
             c = constraint.kappa0
             term = _Term(symbol, constraint, sympy.log(kappa / c) ** 2, constraint.sigma ** 2, lower, upper,
@@ -160,7 +175,7 @@ def _pieces(support: tuple, terms: list[_Term]) -> list[_Piece] | None:
         return None  # several tail probabilities are written here only alone (a piecewise-uniform law)
     pieces = []
     for a, b in zip(points, points[1:]):
-        active = [t for t in terms if t.lower == lower and (t.upper == oo or bool(b <= t.upper))]
+        active = [t for t in terms if bool(t.lower <= a) and (t.upper == oo or bool(b <= t.upper))]
         centers = {t.center for t in active if t.logarithmic}
         if len(centers) > 1 or (centers and any(not t.logarithmic and t.q[0] == 0 for t in active)):
             return None
@@ -280,6 +295,13 @@ def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple)
         variance = second.value - first.value ** 2
         values = {first.multiplier: 1 - first.value / variance, second.multiplier: 1 / (2 * variance)}
         return [values[t.multiplier] for t in terms]
+    if kinds == ["ContinuousAt", "LogMoment", "LogMoment"]:
+        # the generalized log-Laplace law: kappa**(beta - 1) below kappa0 and kappa**-(alpha + 1)
+        # above (beta = 1/a, alpha = 1/b), the continuity multiplier lambda_below a - lambda_above b
+        side = {t.constraint.arguments.get("side"): t for t in terms if type(t.constraint) is LogMoment}
+        a, b = side["below"].constraint.value, side["above"].constraint.value
+        values = {side["below"].multiplier: 1 / a - 1, side["above"].multiplier: 1 / b + 1}
+        return [values.get(t.multiplier, -(a + b)) for t in terms]
     if set(kinds) == {"TailProbability"} and upper != oo:
         # piecewise uniform: piece j = [b_(j-1), b_j) holds mass delta_j - delta_(j-1) at density d_j,
         # and the indicators of the tail probabilities at b_j and above are on there, so
@@ -391,8 +413,8 @@ def direct_law(constraints: tuple, numeric: Any, method: str, record: type) -> C
             return None
         values = list(exact)
     else:
-        if any(_near_small_fraction(d) for d in doubles):
-            return None
+        if any(_near_small_fraction(d) for d in doubles) or any(t.value is sympy.nan for t in terms):
+            return None  # (a continuity condition's multiplier is not a dual's: written exactly only)
         try:
             found = _polished(pieces, terms, doubles)
         except (ZeroDivisionError, ValueError, TypeError, ArithmeticError):
@@ -467,7 +489,14 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
         partition = sympy.Float(partition.evalf(_DIGITS + 6), precision=_PRECISION)
     if not (partition.is_number and partition.is_positive):
         return None
-    lambda_0 = sympy.log(partition) - 1
+    # the generalized log-Laplace law's Z is k0 (a + b) exp(1 + b): its log is split as the full
+    # route's simplification writes it, and its parts, sums of exp(1 + b) over itself, expanded
+    laplace = any(t.value is sympy.nan for t in terms)
+    if laplace:
+        coefficient, power = partition.as_independent(sympy.exp, as_Add=False)
+        lambda_0 = sympy.log(coefficient) + sympy.log(power) - 1
+    else:
+        lambda_0 = sympy.log(partition) - 1
     if not closed_form:
         lambda_0 = sympy.Float(lambda_0.evalf(_DIGITS + 6), precision=_PRECISION)
     masses = [part / partition for part in parts]
@@ -488,6 +517,8 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
         cdf_pieces.append(below + _integral(_SYMPY, p, shape, piece.x(piece.lower), x) / partition)
         sf_pieces.append(above + _integral(_SYMPY, p, shape, x, piece.x(piece.upper)) / partition)
         below = below + masses[index]
+    if laplace:
+        cdf_pieces, sf_pieces = [sympy.expand(p) for p in cdf_pieces], [sympy.expand(p) for p in sf_pieces]
     if any(grew(expr, *given, floor=EXACT_BITS) for expr in (*pdf_pieces, *cdf_pieces, *sf_pieces)):
         return None  # the full route keeps such constants as floats, with a note
     points = [pieces[0].lower] + [piece.upper for piece in pieces]
@@ -497,7 +528,8 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
     ends = [(piece.x(piece.lower), piece.x(piece.upper)) for piece in pieces]
     generic, derivatives = _partition_derivatives(_SYMPY, pieces, terms, [t.multiplier for t in terms], ends)
     equations = [] if method == "numeric" else [
-        sympy.Eq(derivative + t.value * generic, 0, evaluate=False) for t, derivative in zip(terms, derivatives)]
+        _continuity(pieces, t) if t.value is sympy.nan else sympy.Eq(derivative + t.value * generic, 0, evaluate=False)
+        for t, derivative in zip(terms, derivatives)]
     stationary = piecewise_over(
         [sympy.exp(-1 - lambda_symbol - sympy.Add(*[t.multiplier * t.expr for t in piece.terms])) for piece in pieces],
         points, kappa)
@@ -509,6 +541,18 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
     return {"constraints": constraints, "support": support, "pdf_pieces": pdf_pieces, "cdf_pieces": cdf_pieces,
             "sf_pieces": sf_pieces, "breakpoints": points, "multipliers": multipliers,
             "closed_form": closed_form, "derivation": derivation, "scales": [piece.scale for piece in pieces]}
+
+
+def _continuity(pieces: list[_Piece], term: _Term) -> sympy.Eq:
+    """The continuity condition's equation: the exponents of the pieces on either side of its
+    point, in the multipliers' symbols, equal there."""
+    point = term.upper
+    below = next(piece for piece in pieces if piece.upper == point)
+    above = next(piece for piece in pieces if piece.lower == point)
+
+    def exponent(piece: _Piece) -> sympy.Expr:
+        return -sympy.Add(*[t.multiplier * t.expr for t in piece.terms]).subs(kappa, point)
+    return sympy.Eq(exponent(below) - exponent(above), 0)
 
 
 def _gamma_terms(constraints: tuple, support: tuple) -> tuple | None:

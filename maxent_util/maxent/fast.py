@@ -20,7 +20,13 @@ whose exponent is a polynomial in kappa (Mean, Moment(kappa**2)) has no power of
 start to resolve: it is integrated in kappa up to a turn beyond the scale its values name and in
 log(kappa) beyond, and densities in the two variables are compared per unit of log(kappa).
 
-Anything this route cannot settle (a symbolic value, a continuity condition, a constraint at a
+A continuity condition is taken where it fixes the probability below its point in closed form:
+the generalized log-Laplace law (``Support(0, oo)``, a LogMoment below and one above kappa0 and
+``ContinuousAt(kappa0)``, all equalities), whose conditions hold together only at
+P(kappa < kappa0) = a/(a + b); the condition is then that probability, whose multiplier is the
+continuity condition's.
+
+Anything this route cannot settle (a symbolic value, another continuity condition, a constraint at a
 point outside the support, a set whose Newton iteration does not converge to the constraints, a
 density that cannot be normalised) returns None, and :func:`~maxent_util.derive` takes its full
 route, which raises the errors that explain why.  A law handed out has been checked by a rule
@@ -40,7 +46,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import sympy
 
-from ..constraints import LogMoment, Mean, Moment, SquaredLogDeviation, Support, TailProbability
+from ..constraints import (ContinuousAt, LogMoment, Mean, Moment, SquaredLogDeviation, Support,
+                           TailProbability)
 from ..errors import ConstraintError, argument_message
 from ..problem import keep
 from ..symbols import kappa
@@ -231,6 +238,44 @@ def _equality_feature(constraint: Any, lower: float, upper: float) -> _Feature |
     return None
 
 
+def continuity_share(constraints: Sequence[Any]) -> tuple[sympy.Expr, sympy.Expr, sympy.Expr] | None:
+    """(kappa0, a, b) of the generalized log-Laplace law's constraints, ``Support(0, oo)`` (or
+    none), ``LogMoment(a, kappa0, side="below")``, ``LogMoment(b, kappa0, side="above")`` and
+    ``ContinuousAt(kappa0)`` in any order, all equalities; None for any other set.
+
+    Below kappa0 the law is a power of kappa whose log-distance log(kappa0/kappa) is exponential
+    with mean a, above a Pareto tail whose log(kappa/kappa0) has mean b (rates beta = 1/a and
+    alpha = 1/b); the densities p beta/kappa0 and (1 - p) alpha/kappa0 meet at kappa0 only for
+    p = P(kappa < kappa0) = alpha/(alpha + beta) = a/(a + b) (the paper's Appendix C)."""
+    supports = [c for c in constraints if type(c) is Support]
+    others = [c for c in constraints if type(c) is not Support]
+    if len(supports) > 1 or (supports and (supports[0].lower, supports[0].upper) != (0, sympy.oo)):
+        return None
+    if len(others) != 3 or any(c.relation != "==" or c.free_symbols for c in others):
+        return None
+    sides = {c.arguments.get("side"): c for c in others if type(c) is LogMoment}
+    points = [c for c in others if type(c) is ContinuousAt]
+    if set(sides) != {"below", "above"} or len(points) != 1:
+        return None
+    k0 = points[0].kappa0
+    if sides["below"].kappa0 != k0 or sides["above"].kappa0 != k0:
+        return None
+    return k0, sides["below"].value, sides["above"].value
+
+
+def _continuity_feature(constraints: Sequence[Any], lower: float, upper: float) -> _Feature | None:
+    """The feature of a continuity condition: the indicator of kappa < kappa0 at its probability,
+    where :func:`continuity_share` fixes it; else None."""
+    found = continuity_share(constraints)
+    if found is None:
+        return None
+    k0, a, b = found
+    k1, share = _number(k0), _number(a / (a + b))
+    if k1 is None or share is None or not lower < k1 < upper or not 0 < share < 1:
+        return None
+    return _Feature(share, lower, k1, e=1.0)
+
+
 def fast_problem(constraints: Sequence[Any]) -> "FastProblem | None":
     """The double-precision problem of some constraints, or None when this route does not take
     them (see the module's docstring)."""
@@ -248,7 +293,10 @@ def fast_problem(constraints: Sequence[Any]) -> "FastProblem | None":
     for constraint in constraints:
         if type(constraint) is Support:
             continue
-        feature = _feature(constraint, lower, upper)
+        if type(constraint) is ContinuousAt:
+            feature = _continuity_feature(constraints, lower, upper)
+        else:
+            feature = _feature(constraint, lower, upper)
         if feature is None:
             return None
         features.append(feature)
@@ -940,6 +988,8 @@ class FastProblem:
         signs the inequalities require; the answer itself where it has a closed form or one
         equation (the first rule is then built at the answer, and Newton only checks it)."""
         answer = self._closed_start()
+        if answer is None:
+            answer = self._sided_start()
         if answer is not None:
             return answer
         lam = np.zeros(len(self.features))
@@ -1006,6 +1056,35 @@ class FastProblem:
             lam = np.array([lam_b, lam_d] if features[0] is first else [lam_d, lam_b])
             return lam if np.isfinite(lam).all() else None
         return self._truncated_normal_start() if len(features) == 2 and self.upper == math.inf else None
+
+    def _sided_start(self) -> np.ndarray | None:
+        """The multipliers of E[log(k0/kappa) | kappa < k0] = a, E[log(kappa/k0) | kappa >= k0] = b
+        and P(kappa < k0) = p on (0, oo) (the generalized log-Laplace law, whose continuity
+        condition is that probability), or None: a power of kappa on each side, exponents
+        1/a - 1 below and -(1/b + 1) above, and the indicator's multiplier from the ratio of
+        the two masses, k0 a exp(lambda_below a - lambda_p) to k0 b exp(lambda_above b)."""
+        if len(self.features) != 3 or (self.lower, self.upper) != (0.0, math.inf):
+            return None
+        roles: dict[str, int] = {}
+        for i, f in enumerate(self.features):
+            if f.sign or f.extra is not None or f.a or f.a2 or f.d:
+                return None
+            if f.b == -1 and f.value == 0 and f.lower == 0:
+                roles["below"] = i
+            elif f.b == 1 and f.value == 0 and f.upper == math.inf:
+                roles["above"] = i
+            elif not f.b and f.e == 1 and f.lower == 0:
+                roles["share"] = i
+        if len(roles) != 3:
+            return None
+        below, above, share = (self.features[roles[role]] for role in ("below", "above", "share"))
+        if not (below.upper == above.lower == share.upper and below.c == above.c):
+            return None
+        a, b, p = -below.e, -above.e, share.value
+        lam = np.zeros(3)
+        lam[roles["below"]], lam[roles["above"]] = 1 / a - 1, 1 / b + 1
+        lam[roles["share"]] = lam[roles["below"]] * a - lam[roles["above"]] * b - math.log(p * b / ((1 - p) * a))
+        return lam if np.isfinite(lam).all() else None
 
     def _truncated_normal_start(self) -> np.ndarray | None:
         """The multipliers of E[kappa] and E[kappa**2] on [L, oo), or None (see _closed_start)."""
