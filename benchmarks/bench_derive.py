@@ -455,6 +455,11 @@ FIRST_READ_CASES = {
                                                         Moment(kappa ** 2, 40 + v)),
     "Support(0, oo), Mean, LogMoment (gamma)": lambda v: (Support(0, sympy.oo), Mean(4),
                                                          LogMoment(sympy.Rational(1, 2) + v / 2, 1)),
+    "bounds: [0, 10], E <= m, P(< 1) <= 1/20": lambda v: (
+        Support(0, 10), Mean(sympy.Rational(3, 2) + v / 10, relation="<="),
+        TailProbability(1, sympy.Rational(1, 20), relation="<=")),
+    "bounds: [0, 100], E = 20, P(< 10) >= d": lambda v: (
+        Support(0, 100), Mean(20), TailProbability(10, sympy.Rational(1, 2) + v / 10, relation=">=")),
     "generalized log-Laplace (ContinuousAt)": lambda v: (
         Support(0, sympy.oo), LogMoment(sympy.Rational(1, 5) + v / 10, 24, side="below"),
         LogMoment(sympy.Rational(1, 2), 24, side="above"), ContinuousAt(24)),

@@ -6,6 +6,7 @@ which share no code with the writer), and mpmath quadrature of the written densi
 
 from __future__ import annotations
 
+import math
 from unittest import mock
 
 import mpmath
@@ -214,3 +215,54 @@ def test_the_generalized_log_laplace_law_is_written_from_its_constraints(a100, b
     # 1e-13 times the power and log(3) leaves a few 1e-12 of the value)
     x = np.array([float(k0) / 3, float(k0) * 3])
     np.testing.assert_allclose(law.numeric.sf(x), [float(_at(law.sf, v)) for v in x], rtol=0, atol=1e-13)
+
+
+#: sets with bounds the writer takes: the active set the fast route found, written out and
+#: checked by the KKT conditions (the full route searches the active sets with sympy's integrals)
+BOUNDED = [
+    (Support(0, 10), Mean(R(3, 2), relation="<="), TailProbability(1, R(1, 20), relation="<=")),
+    (Support(0, oo), Mean(5, relation="<="), LogMoment(1, 1)),     # binds: the gamma law
+    (Support(0, 10), Mean(3, relation="<=")),                      # binds: a truncated exponential
+    (Support(0, 10), Mean(7, relation="<=")),                      # room to spare: the uniform law
+    (Support(1, 100), LogMoment(2, 10, relation=">=")),
+    (Support(0, oo), Mean(4), Moment(kappa ** 2, 20, relation="<=")),
+    (Support(0, 100), Mean(20), TailProbability(10, R(1, 2), relation=">=")),
+]
+
+
+@pytest.mark.parametrize("constraints", BOUNDED, ids=lambda c: ", ".join(map(repr, c)))
+def test_a_law_with_bounds_is_written_for_its_active_set(constraints):
+    derive.cache_clear()
+    full = derive(*constraints, digits=30)
+    law = derive(*constraints)
+    with _full_route_forbidden():
+        law.pdf
+    assert law.active == full.active and law.closed_form == full.closed_form
+    assert law.forms == full.forms | {"numbers": "double precision"}
+    assert law.multipliers.keys() == full.multipliers.keys()
+    for symbol, value in full.multipliers.items():
+        assert abs(sympy.N(law.multipliers[symbol] - value, 40)) <= 1e-27 * max(1, abs(sympy.N(value, 40)))
+    top = float(law.support[1]) if law.support[1] != oo else 40.0
+    for x in (top * f for f in (1e-3, 0.05, 0.3, 0.7, 0.999)):
+        for part in ("pdf", "cdf", "sf"):
+            mine, reference = _at(getattr(law, part), x), _at(getattr(full, part), x)
+            assert abs(mine - reference) <= 1e-20 * max(1, abs(reference)), (part, x)
+    # the KKT record: each constraint, its multiplier's name, whether it binds, and E[g] there
+    assert len(law.derivation.kkt) == len(full.derivation.kkt) == 1
+    (condition, rows), (full_condition, full_rows) = law.derivation.kkt[0], full.derivation.kkt[0]
+    assert condition == full_condition == sympy.true
+    assert [(r[0], r[1], r[4]) for r in rows] == [(r[0], r[1], r[4]) for r in full_rows]
+    for mine, theirs in zip(rows, full_rows):
+        for k in (2, 3):
+            assert abs(sympy.N(mine[k] - theirs[k], 40)) <= 1e-25 * max(1, abs(sympy.N(theirs[k], 40)))
+    assert [t[1:] for t in law.derivation.terms] == [t[1:] for t in full.derivation.terms]
+
+
+def test_a_bare_support_by_the_numeric_method_is_the_uniform_law():
+    # reading its pdf raised a raw IndexError (mpmath's empty matrix, no multiplier to polish)
+    derive.cache_clear()
+    law = derive(Support(0, 10), method="numeric")
+    full = derive(Support(0, 10), method="numeric", digits=30)
+    with _full_route_forbidden():
+        assert law.pdf == full.pdf
+    assert float(law.multipliers[sympy.Symbol("lambda_0", real=True)]) == pytest.approx(math.log(10) - 1, rel=1e-15)

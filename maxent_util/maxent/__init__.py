@@ -46,7 +46,7 @@ import sympy
 from .._timing import Deadline, alarm_usable, check_timeout, rings, run_bounded, time_limit, timed_out
 from .._timing import SymbolicTimeout as _SymbolicTimeout
 
-from ..constraints import Constraint
+from ..constraints import Constraint, Support
 from ..errors import (ConstraintError, InfeasibleError, MaxEntError, MaximumNotAttainedError, NoClosedFormError,
                       NotNormalizableError,
                       argument_message)
@@ -344,6 +344,8 @@ def _built(constraints: tuple, method: str, numeric: Any, timeout: float | None)
     route cannot reach the law the fast route found (Newton at 30 digits stopping short of a
     multiplier the exact step recognises), the default route builds it."""
     law = direct_law(constraints, numeric, method, Derivation)
+    if law is None and any(c.relation != "==" for c in constraints):
+        law = _written_with_bounds(constraints, numeric, method, Deadline(timeout))
     if law is not None:
         return law
     try:
@@ -352,6 +354,37 @@ def _built(constraints: tuple, method: str, numeric: Any, timeout: float | None)
         if method == "auto":
             raise
     return _derive_cached(constraints, timeout, 30, "auto")
+
+
+def _written_with_bounds(constraints: tuple, numeric: Any, method: str, deadline: Deadline) -> CaptimeDistribution | None:
+    """The closed form of a fast-route law with bounds, written out (see :mod:`.direct`) for the
+    active set the fast route found (the bounds whose multipliers are not 0, held as equalities,
+    the others dropped), then checked and stated as the full route states the law of an active
+    set (:func:`~.kkt.kkt_rows`, :func:`~.kkt.annotate`); None where the writer does not take
+    that set or the KKT conditions do not all hold (the full route then searches the active sets
+    itself)."""
+    moments = [c for c in constraints if type(c) is not Support]
+    positions = set(numeric.active)
+    active = tuple(c for i, c in enumerate(moments) if i in positions)
+    system = tuple(c.as_equality() for c in constraints if c.relation == "==" or c in active)
+    try:
+        problem = fast_problem(system)
+        solved = None if problem is None else problem.solve(deadline)
+    except TimeUp:
+        return None
+    law = None if solved is None else direct_law(system, solved, method, Derivation)
+    if law is None:
+        return None
+    names = global_multipliers(constraints)
+    local = {c: t[0] for t in law.derivation.terms for c in constraints if c.as_equality() == t[4]}
+    try:
+        with time_limit(deadline):
+            condition, rows = kkt_rows(law, constraints, active, names, local, deadline)
+    except (_SymbolicTimeout, MaxEntError):
+        return None
+    if condition != sympy.true:
+        return None
+    return annotate(law, constraints, names, local, ((sympy.true, rows),))
 
 
 #: laws whose derivation no time limit cut short, by (constraints, digits, method): every step

@@ -19,6 +19,9 @@ incomplete gamma functions, and its dual's gradient and Hessian are gamma and di
 Reading the closed form then costs milliseconds where sympy's integrals and
 simplification took hundreds (see docs/performance.md).
 
+A set with bounds is written by :func:`~maxent_util.maxent._written_with_bounds` for its active
+set, through :func:`direct_law` (which takes equalities only).
+
 Anything else returns None and the law is built by the full route, as before: inequalities,
 other continuity conditions, features of another form, two log features about different points, a
 Gaussian piece that opens upwards, a multiplier within rounding of a small fraction (the full
@@ -353,6 +356,8 @@ def _polished(pieces: list[_Piece], terms: list[_Term], start: Any) -> list | No
     by differences of the gradient, built once: from a start good to 1e-16 each step gains
     sixteen digits)."""
     n = len(terms)
+    if not n:
+        return []  # the uniform law of a bare bounded support: no multiplier to solve for
     with mpmath.workdps(_WORKING):
         values = [_mp(t.value) for t in terms]
         ends = [tuple(_mp_end(piece.x(end)) for end in (piece.lower, piece.upper)) for piece in pieces]
