@@ -7,6 +7,7 @@ which share no code with the writer), and mpmath quadrature of the written densi
 from __future__ import annotations
 
 import math
+import threading
 from unittest import mock
 
 import mpmath
@@ -266,3 +267,29 @@ def test_a_bare_support_by_the_numeric_method_is_the_uniform_law():
     with _full_route_forbidden():
         assert law.pdf == full.pdf
     assert float(law.multipliers[sympy.Symbol("lambda_0", real=True)]) == pytest.approx(math.log(10) - 1, rel=1e-15)
+
+
+def test_a_law_with_bounds_read_off_the_main_thread_is_the_same_law():
+    # there no alarm can bound the KKT check's sympy integrals: the full route builds the law, in
+    # a process that can be stopped, as before
+    from concurrent.futures import ThreadPoolExecutor
+
+    constraints = (Support(0, 10), Mean(3, relation="<="))
+    derive.cache_clear()
+    written = derive(*constraints)
+    with _full_route_forbidden():
+        written.pdf
+    derive.cache_clear()
+    checked_here = []  # threads of this process that ran the KKT check (the full route's child is another)
+    check = engine.kkt_rows
+
+    def kkt_rows(*arguments):
+        checked_here.append(threading.current_thread() is threading.main_thread())
+        return check(*arguments)
+    with mock.patch.object(engine, "kkt_rows", kkt_rows), ThreadPoolExecutor(1) as pool:
+        law = pool.submit(derive, *constraints, timeout=120).result()
+        pool.submit(getattr, law, "pdf").result()
+    assert False not in checked_here
+    assert law.forms == written.forms and law.active == written.active
+    for x in (0.5, 3.0, 9.5):
+        assert abs(_at(law.sf, x) - _at(written.sf, x)) <= 1e-20

@@ -362,7 +362,10 @@ def _written_with_bounds(constraints: tuple, numeric: Any, method: str, deadline
     the others dropped), then checked and stated as the full route states the law of an active
     set (:func:`~.kkt.kkt_rows`, :func:`~.kkt.annotate`); None where the writer does not take
     that set or the KKT conditions do not all hold (the full route then searches the active sets
-    itself)."""
+    itself).  Off the main thread with a time limit it leaves the law to the full route, which
+    runs there in a process that can be stopped (the KKT check integrates with sympy)."""
+    if not (deadline.unbounded or alarm_usable()):
+        return None
     moments = [c for c in constraints if type(c) is not Support]
     positions = set(numeric.active)
     active = tuple(c for i, c in enumerate(moments) if i in positions)

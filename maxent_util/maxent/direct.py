@@ -12,7 +12,8 @@ method on the dual, from the double-precision answer).  Where the multipliers ha
 (the exponential, Pareto, half-normal and log-normal laws, a power of kappa on (0, b], the
 uniform law of a mean at the middle of a bounded support, a tail probability's
 piecewise-uniform law, and the generalized log-Laplace law of log moments below and above
-kappa0 with ``ContinuousAt(kappa0)``, whose continuity multiplier is exact too) they are written out exactly and checked against the double-precision answer; the others are solved to
+kappa0 with ``ContinuousAt(kappa0)``, whose continuity multiplier is exact too) they are
+written out exactly and checked against the double-precision answer; the others are solved to
 30 digits.  The gamma law (``Support(0, oo), Mean, LogMoment``: a power of kappa beside exp(-b kappa),
 which is neither form) is written out on its own: its CDF and survival function are the regularised
 incomplete gamma functions, and its dual's gradient and Hessian are gamma and digamma functions.
