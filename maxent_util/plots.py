@@ -889,10 +889,14 @@ def plot_cactus(table: pd.DataFrame, ax: Any = None, *, utility: Any = None,
                 markersize=4, label=_text(name))
     top = cactus.end
     if log_y:
-        _log_scale(ax, "y")
         solved = np.concatenate([one.runtimes[one.solved] for _, one in runs])
         positive = solved[solved > 0]
         bottom = float(positive.min()) if positive.size else top / 1e4
+        if not positive.size:
+            # no solved runtime above 0 to scale by: four decades below the cutoff (matplotlib
+            # would warn that it cannot log-scale the data, and pick a range of its own)
+            ax.set_ylim(bottom, top * 1.02)
+        _log_scale(ax, "y")
         runtimes = np.logspace(np.log10(bottom), np.log10(top), 501)
     else:
         ax.set_ylim(0.0, top * 1.02)

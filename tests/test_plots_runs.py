@@ -302,6 +302,19 @@ def test_cactus_property_counts_and_sorts(draws, log_y):
     assert [line.get_label() for line in figure.axes[0].get_lines()] == [n for _, n in sorted(counts)]
 
 
+@pytest.mark.parametrize("runtime, status", [(0.0, "solved"), (100.0, "capped")])
+def test_a_log_cactus_with_no_runtime_above_0_solved_spans_four_decades_without_a_warning(runtime, status):
+    # drawn by the property above: matplotlib warned "Data has no positive values, and therefore
+    # cannot be log-scaled" and chose a range of its own
+    runs = pd.DataFrame({"algorithm": ["a", "a", "b"], "instance": ["i", "j", "i"], "runtime": runtime,
+                         "status": status, "cutoff": 100.0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figure = plot_cactus(runs, log_y=True)
+    assert figure.axes[0].get_yscale() == "log"
+    assert figure.axes[0].get_ylim() == pytest.approx((100.0 / 1e4, 100.0 * 1.02))
+
+
 # ---------------------------------------------------------------------------
 # SVG for pages
 
