@@ -48,7 +48,7 @@ from ..distribution.closed_form import _FOLDED_DIGITS, _at_digits
 from ..distribution.numbers import _AGREEMENT, _check_points
 from ..problem import piecewise_over, support_of
 from ..symbols import kappa
-from .fast import continuity_share
+from .fast import continuity_share, sided_multipliers
 
 __all__ = ["direct_law"]
 
@@ -82,6 +82,11 @@ class _Term:
     q: tuple                # (q0, q1, q2) in x
     logarithmic: bool
     center: sympy.Expr | None
+
+    @property
+    def continuity(self) -> bool:
+        """Whether this is a continuity condition's indicator (its multiplier is no dual's)."""
+        return type(self.constraint) is ContinuousAt
 
 
 def _terms(constraints: tuple, support: tuple) -> list[_Term] | None:
@@ -301,11 +306,12 @@ def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple)
         return [values[t.multiplier] for t in terms]
     if kinds == ["ContinuousAt", "LogMoment", "LogMoment"]:
         # the generalized log-Laplace law: kappa**(beta - 1) below kappa0 and kappa**-(alpha + 1)
-        # above (beta = 1/a, alpha = 1/b), the continuity multiplier lambda_below a - lambda_above b
+        # above (beta = 1/a, alpha = 1/b), P(kappa < kappa0) = a/(a + b) where they meet
         side = {t.constraint.arguments.get("side"): t for t in terms if type(t.constraint) is LogMoment}
         a, b = side["below"].constraint.value, side["above"].constraint.value
-        values = {side["below"].multiplier: 1 / a - 1, side["above"].multiplier: 1 / b + 1}
-        return [values.get(t.multiplier, -(a + b)) for t in terms]
+        below, above, share = sided_multipliers(a, b, a / (a + b), sympy.log)
+        values = {side["below"].multiplier: below, side["above"].multiplier: above}
+        return [values.get(t.multiplier, share) for t in terms]
     if set(kinds) == {"TailProbability"} and upper != oo:
         # piecewise uniform: piece j = [b_(j-1), b_j) holds mass delta_j - delta_(j-1) at density d_j,
         # and the indicators of the tail probabilities at b_j and above are on there, so
@@ -419,7 +425,7 @@ def direct_law(constraints: tuple, numeric: Any, method: str, record: type) -> C
             return None
         values = list(exact)
     else:
-        if any(_near_small_fraction(d) for d in doubles) or any(t.value is sympy.nan for t in terms):
+        if any(_near_small_fraction(d) for d in doubles) or any(t.continuity for t in terms):
             return None  # (a continuity condition's multiplier is not a dual's: written exactly only)
         try:
             found = _polished(pieces, terms, doubles)
@@ -497,7 +503,7 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
         return None
     # the generalized log-Laplace law's Z is k0 (a + b) exp(1 + b): its log is split as the full
     # route's simplification writes it, and its parts, sums of exp(1 + b) over itself, expanded
-    laplace = any(t.value is sympy.nan for t in terms)
+    laplace = any(t.continuity for t in terms)
     if laplace:
         coefficient, power = partition.as_independent(sympy.exp, as_Add=False)
         lambda_0 = sympy.log(coefficient) + sympy.log(power) - 1
@@ -534,7 +540,7 @@ def _written(constraints: tuple, support: tuple, pieces: list[_Piece], terms: li
     ends = [(piece.x(piece.lower), piece.x(piece.upper)) for piece in pieces]
     generic, derivatives = _partition_derivatives(_SYMPY, pieces, terms, [t.multiplier for t in terms], ends)
     equations = [] if method == "numeric" else [
-        _continuity(pieces, t) if t.value is sympy.nan else sympy.Eq(derivative + t.value * generic, 0, evaluate=False)
+        _continuity(pieces, t) if t.continuity else sympy.Eq(derivative + t.value * generic, 0, evaluate=False)
         for t, derivative in zip(terms, derivatives)]
     stationary = piecewise_over(
         [sympy.exp(-1 - lambda_symbol - sympy.Add(*[t.multiplier * t.expr for t in piece.terms])) for piece in pieces],

@@ -263,6 +263,17 @@ def continuity_share(constraints: Sequence[Any]) -> tuple[sympy.Expr, sympy.Expr
     return k0, sides["below"].value, sides["above"].value
 
 
+def sided_multipliers(a: Any, b: Any, p: Any, log: Callable[[Any], Any] = math.log) -> tuple[Any, Any, Any]:
+    """The multipliers (below, above, share) of E[log(k0/kappa) | kappa < k0] = a,
+    E[log(kappa/k0) | kappa >= k0] = b and P(kappa < k0) = p on (0, oo), in numbers of any kind
+    (``log`` of their kind): a power of kappa on each side, exponents 1/a - 1 below and
+    -(1/b + 1) above, and the indicator's multiplier from the ratio of the two masses,
+    k0 a exp(lambda_below a - lambda_share) to k0 b exp(lambda_above b).  At the continuity
+    condition's p = a/(a + b) the log is 0 and the share's multiplier -(a + b)."""
+    below, above = 1 / a - 1, 1 / b + 1
+    return below, above, below * a - above * b - log(p * b / ((1 - p) * a))
+
+
 def _continuity_feature(constraints: Sequence[Any], lower: float, upper: float) -> _Feature | None:
     """The feature of a continuity condition: the indicator of kappa < kappa0 at its probability,
     where :func:`continuity_share` fixes it; else None."""
@@ -1060,9 +1071,8 @@ class FastProblem:
     def _sided_start(self) -> np.ndarray | None:
         """The multipliers of E[log(k0/kappa) | kappa < k0] = a, E[log(kappa/k0) | kappa >= k0] = b
         and P(kappa < k0) = p on (0, oo) (the generalized log-Laplace law, whose continuity
-        condition is that probability), or None: a power of kappa on each side, exponents
-        1/a - 1 below and -(1/b + 1) above, and the indicator's multiplier from the ratio of
-        the two masses, k0 a exp(lambda_below a - lambda_p) to k0 b exp(lambda_above b)."""
+        condition is that probability; see :func:`sided_multipliers`), or None for any other
+        set."""
         if len(self.features) != 3 or (self.lower, self.upper) != (0.0, math.inf):
             return None
         roles: dict[str, int] = {}
@@ -1080,10 +1090,8 @@ class FastProblem:
         below, above, share = (self.features[roles[role]] for role in ("below", "above", "share"))
         if not (below.upper == above.lower == share.upper and below.c == above.c):
             return None
-        a, b, p = -below.e, -above.e, share.value
         lam = np.zeros(3)
-        lam[roles["below"]], lam[roles["above"]] = 1 / a - 1, 1 / b + 1
-        lam[roles["share"]] = lam[roles["below"]] * a - lam[roles["above"]] * b - math.log(p * b / ((1 - p) * a))
+        lam[[roles["below"], roles["above"], roles["share"]]] = sided_multipliers(-below.e, -above.e, share.value)
         return lam if np.isfinite(lam).all() else None
 
     def _truncated_normal_start(self) -> np.ndarray | None:
