@@ -113,14 +113,20 @@ def test_an_expression_with_exp_stays_on_numpy(small_calls):
     assert "not arithmetic" in scorer._numba.refused
 
 
-def test_without_numba_the_numpy_route_serves(small_calls, monkeypatch):
-    monkeypatch.setitem(sys.modules, "numba", None)  # import numba raises ImportError
+def _numpy_route_serves(refused: str) -> None:
+    """A piecewise law's scorer, refused the numba loop for ``refused``, scores on the numpy
+    route with that route's bits."""
     scorer = fresh(mu.piecewise(24, 12, sympy.Rational(3, 10)).utility())
     x = np.linspace(0.0, 30.0, 100)
     values = scorer(x)
     assert scorer.route == "compiled"
-    assert scorer._numba.refused == "numba not installed"
+    assert scorer._numba.refused == refused
     assert np.array_equal(bits(values), bits(numpy_route(scorer, x)))
+
+
+def test_without_numba_the_numpy_route_serves(small_calls, monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba raises ImportError
+    _numpy_route_serves("numba not installed")
 
 
 def test_a_loop_numba_cannot_compile_leaves_the_numpy_route(small_calls, monkeypatch):
@@ -131,12 +137,7 @@ def test_a_loop_numba_cannot_compile_leaves_the_numpy_route(small_calls, monkeyp
 
     monkeypatch.setattr(numba, "njit", refuse)
     monkeypatch.setattr(scorer_module, "_KERNELS", {})  # no loop compiled earlier to reuse
-    scorer = fresh(mu.piecewise(24, 12, sympy.Rational(3, 10)).utility())
-    x = np.linspace(0.0, 30.0, 100)
-    values = scorer(x)
-    assert scorer.route == "compiled"
-    assert scorer._numba.refused == "numba could not compile the loop (TypingError)"
-    assert np.array_equal(bits(values), bits(numpy_route(scorer, x)))
+    _numpy_route_serves("numba could not compile the loop (TypingError)")
 
 
 def test_a_loop_that_differs_from_numpy_is_refused_before_use(small_calls, monkeypatch):
