@@ -1,15 +1,17 @@
 """The closed form of a fast-route law written out from its multipliers, without sympy's integrals.
 
 On every piece of the common laws the density is the exponential of a polynomial of degree at
-most two in one variable, x = kappa or x = log(kappa/s) (Mean, Moment(kappa**2), LogMoment,
-SquaredLogDeviation, a TailProbability's indicator), and
+most two in one variable, x = kappa or x = log(kappa/s) (Mean, Moment(kappa**2), LogMoment on
+the whole support or on one side of its point, SquaredLogDeviation, a TailProbability's
+indicator; log features about several points are polynomials in one log(kappa/s)), and
 
     int exp(p0 + p1 x + p2 x**2) dx
 
 is exp(p0) times a length, an exponential over p1, or an erf (p2 < 0): written here once, for sympy
 (the law's pdf, CDF and survival function) and for mpmath (its multipliers to 30 digits by Newton's
 method on the dual, from the double-precision answer).  Where the multipliers have a closed form
-(the exponential, Pareto, half-normal and log-normal laws, a power of kappa on (0, b], the
+(the exponential, Pareto, half-normal and log-normal laws (the latter with its log moment
+and squared deviation about one point or two), a power of kappa on (0, b], the
 uniform law of a mean at the middle of a bounded support, a tail probability's
 piecewise-uniform law, and the generalized log-Laplace law of log moments below and above
 kappa0 with ``ContinuousAt(kappa0)``, whose continuity multiplier is exact too) they are
@@ -24,7 +26,7 @@ A set with bounds is written by :func:`~maxent_util.maxent._written_with_bounds`
 set, through :func:`direct_law` (which takes equalities only).
 
 Anything else returns None and the law is built by the full route, as before: inequalities,
-other continuity conditions, features of another form, two log features about different points, a
+other continuity conditions, features of another form, a log feature beside a feature in kappa, a
 Gaussian piece that opens upwards, a multiplier within rounding of a small fraction (the full
 route recognises it and verifies it exactly), or numbers the exact forms would make huge.  A part
 written here that does not evaluate to the law's double-precision numbers at the check points of
@@ -94,8 +96,8 @@ def _terms(constraints: tuple, support: tuple) -> list[_Term] | None:
     written here (or two are the same feature, which the full route merges)."""
     terms: list[_Term] = []
     seen: set = set()
-    # a log moment on one side of kappa0 and a continuity condition: the generalized log-Laplace
-    # law only, whose multipliers are written exactly (see _exact_multipliers)
+    # a continuity condition: the generalized log-Laplace law's only, whose multipliers are
+    # written exactly (see _exact_multipliers)
     laplace = continuity_share(constraints) is not None
     for constraint in constraints:
         if type(constraint) is Support:
@@ -112,7 +114,7 @@ def _terms(constraints: tuple, support: tuple) -> list[_Term] | None:
         elif kind is LogMoment and constraint.arguments["side"] is None:
             c = constraint.kappa0
             term = _Term(symbol, constraint, sympy.log(kappa / c), constraint.value, lower, upper, (0, 1, 0), True, c)
-        elif kind is LogMoment and laplace:
+        elif kind is LogMoment:
             # log(kappa0/kappa) - a below kappa0, log(kappa/kappa0) - b above: -x - a and x - b
             c, above = constraint.kappa0, constraint.arguments["side"] == "above"
             term = _Term(symbol, constraint, constraint.feature().expr, sympy.Integer(0), c if above else lower,
@@ -156,14 +158,24 @@ class _Piece:
             return -oo
         return oo if point == oo else sympy.log(point / self.scale)
 
+    def q(self, ns: Any, term: _Term) -> tuple:
+        """The term's (q0, q1, q2) in the piece's variable x = log(kappa/s): a log feature about
+        another point c is a polynomial in y = log(kappa/c) = x + log(s/c)."""
+        if not term.logarithmic or term.center == self.scale:
+            return term.q
+        shift = ns.log(self.scale / term.center) if ns is _SYMPY else ns.log(_mp(self.scale) / _mp(term.center))
+        q0, q1, q2 = term.q
+        return q0 + q1 * shift + q2 * shift ** 2, q1 + 2 * q2 * shift, q2
+
     def coefficients(self, ns: Any, values: list) -> tuple:
         """(p0, p1, p2) of the integrand exp(p0 + p1 x + p2 x**2) dx at the multipliers ``values``
         (one per term of the piece), the Jacobian kappa = s exp(x) included."""
         p = [0, 0, 0]
         for term, value in zip(self.terms, values):
+            q = self.q(ns, term)
             for k in range(3):
-                if term.q[k]:
-                    p[k] = p[k] - value * term.q[k]
+                if q[k]:
+                    p[k] = p[k] - value * q[k]
         if self.scale is not None:
             p[0] = p[0] + (ns.log(self.scale) if ns is _SYMPY else ns.log(_mp(self.scale)))
             p[1] = p[1] + 1
@@ -176,8 +188,9 @@ class _Piece:
 
 
 def _pieces(support: tuple, terms: list[_Term]) -> list[_Piece] | None:
-    """The pieces the tail probabilities cut, or None when they overlap or log features about
-    different points share a piece."""
+    """The pieces the tail probabilities and sided log moments cut, or None when they overlap
+    or a log feature shares a piece with a feature in kappa.  A piece's variable is
+    log(kappa/s) about the first log feature's point s on it."""
     lower, upper = support
     points = sorted({lower, upper, *(t.upper for t in terms)}, key=lambda p: (p == oo, p if p != oo else 0))
     if len(points) > 3 and any(type(t.constraint) is not TailProbability for t in terms):
@@ -185,10 +198,10 @@ def _pieces(support: tuple, terms: list[_Term]) -> list[_Piece] | None:
     pieces = []
     for a, b in zip(points, points[1:]):
         active = [t for t in terms if bool(t.lower <= a) and (t.upper == oo or bool(b <= t.upper))]
-        centers = {t.center for t in active if t.logarithmic}
-        if len(centers) > 1 or (centers and any(not t.logarithmic and t.q[0] == 0 for t in active)):
+        centers = [t.center for t in active if t.logarithmic]
+        if centers and any(not t.logarithmic and t.q[0] == 0 for t in active):
             return None
-        pieces.append(_Piece(a, b, active, next(iter(centers)) if centers else None))
+        pieces.append(_Piece(a, b, active, centers[0] if centers else None))
     return pieces
 
 
@@ -263,7 +276,7 @@ def _partition_derivatives(ns: Any, pieces: list, terms: list, lam: list, ends: 
         found = _moments(ns, p, piece.shape(), low, high)
         total = total + found[0]
         for term, row in zip(piece.terms, rows):
-            derivatives[row] = derivatives[row] - sum(q * found[k] for k, q in enumerate(term.q) if q)
+            derivatives[row] = derivatives[row] - sum(q * found[k] for k, q in enumerate(piece.q(ns, term)) if q)
     return total, derivatives
 
 
@@ -300,9 +313,12 @@ def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple)
         # normal in y = log(kappa/c) with mean and variance u = 1/(2 lambda): u + u**2 = sigma**2
         return [1 / (sympy.sqrt(1 + 4 * terms[0].value) - 1)]
     if len(pieces) == 1 and (lower, upper) == (0, oo) and kinds == ["LogMoment", "SquaredLogDeviation"]:
+        # y = log(kappa/c) about the squared deviation's point c is normal, its mean the log
+        # moment's value moved from that moment's point c1 to c
         first, second = (terms[0], terms[1]) if terms[0].q[1] else (terms[1], terms[0])
-        variance = second.value - first.value ** 2
-        values = {first.multiplier: 1 - first.value / variance, second.multiplier: 1 / (2 * variance)}
+        mean = first.value if first.center == second.center else first.value + sympy.log(first.center / second.center)
+        variance = second.value - mean ** 2
+        values = {first.multiplier: 1 - mean / variance, second.multiplier: 1 / (2 * variance)}
         return [values[t.multiplier] for t in terms]
     if kinds == ["ContinuousAt", "LogMoment", "LogMoment"]:
         # the generalized log-Laplace law: kappa**(beta - 1) below kappa0 and kappa**-(alpha + 1)

@@ -111,6 +111,9 @@ class _Feature:
     #: the sign the multiplier must have: +1 for E[g] <= value (lambda >= 0), -1 for E[g] >=
     #: value (lambda <= 0), 0 for an equality (any sign)
     sign: int = 0
+    #: whether the constraint is conditional on kappa being in [lower, upper): E[g] = 0 there
+    #: states E[g | kappa in it] = 0 (a sided LogMoment)
+    conditional: bool = False
 
     def __call__(self, k: np.ndarray, logk: np.ndarray) -> np.ndarray:
         # the terms added in a fixed order, from the first present one (adding them to a zero
@@ -196,8 +199,8 @@ def _equality_feature(constraint: Any, lower: float, upper: float) -> _Feature |
         if not lower < k0 < upper or value <= 0:
             return None
         if side == "above":
-            return _Feature(0.0, k0, upper, b=1.0, c=c, e=-value) if value < high else None
-        return _Feature(0.0, lower, k0, b=-1.0, c=c, e=-value) if value < -low else None
+            return _Feature(0.0, k0, upper, b=1.0, c=c, e=-value, conditional=True) if value < high else None
+        return _Feature(0.0, lower, k0, b=-1.0, c=c, e=-value, conditional=True) if value < -low else None
     if type(constraint) is SquaredLogDeviation:
         sigma, k0 = _number(constraint.sigma), _number(constraint.kappa0)
         if sigma is None or k0 is None or sigma <= 0 or k0 <= 0:
@@ -674,6 +677,7 @@ class FastProblem:
         self.point = point if self._shifted else 0.0
         self.values = np.array([f.value for f in features], dtype=float) - self.origins
         self.log_scales = np.log(np.array(scales)) if scales else np.zeros(0)
+        self._conditional = np.array([f.conditional for f in features], dtype=bool)
         # the segments and what each feature does on them depend on the support and the
         # features' kinds and regions, not on their values: shared by every set of that shape
         vars(self).update(_layout(lower, upper, tuple((f.lower, f.upper, f.a, f.a2, f.b, f.d, f.extra is not None,
@@ -1185,6 +1189,21 @@ class FastProblem:
             return None
         return gradient, step
 
+    def _conditional_tolerance(self, rule: _Rule, lam: np.ndarray, scale: np.ndarray,
+                               size: np.ndarray) -> np.ndarray:
+        """Per feature, how far from 0 E[g] may be for a conditional one, E[g | kappa in its
+        region] = 0: its scale times P(kappa in the region), or E[|g|] when larger; -1 (never met)
+        where the rule does not resolve the region's own density to _RESOLVED below its peak
+        (the region's peak is near where the rule cuts the law's tails, or the region is cut)."""
+        phi = -(rule.features @ lam)
+        mass = rule.weight * np.exp(phi - phi.max())
+        inside = self.inside[rule.segment.repeat(len(_NODES))]
+        level = rule.level + phi  # the density per unit of log(kappa), on one footing
+        peaks = np.where(inside, level[:, None], -np.inf).max(axis=0)
+        resolved = peaks >= level.max() - (_TAIL - _RESOLVED)
+        masses = (mass @ inside) / mass.sum()
+        return np.where(resolved, _TOLERANCE * np.maximum(scale * masses, size), -1.0)
+
     def _settled(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether the constraints hold at ``lam`` under ``rule``: each binding one to 1e-13 of its
         scale (or of E[|g|] when larger), each one not binding strictly inside its bound."""
@@ -1193,6 +1212,10 @@ class FastProblem:
         # E[g] is a sum of terms as large as E[|g|]: its rounding is relative to that (the
         # spread of g, infinite for a heavy tail, is no measure of it)
         tolerance = _TOLERANCE * np.maximum(scale, size)
+        if self._conditional.any():
+            # E[g | kappa in the region] = 0 is E[g] = 0 divided by the region's mass: held to
+            # its scale there, else a law that leaves the region (almost) empty meets it
+            tolerance = np.where(self._conditional, self._conditional_tolerance(rule, lam, scale, size), tolerance)
         if not self._bounded:
             return bool((np.abs(gradient) <= tolerance).all())
         free = ~self._held(lam, gradient)
