@@ -1206,7 +1206,8 @@ class FastProblem:
 
     def _settled(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether the constraints hold at ``lam`` under ``rule``: each binding one to 1e-13 of its
-        scale (or of E[|g|] when larger), each one not binding strictly inside its bound."""
+        scale (or of E[|g|] when larger; a conditional one to its scale times its region's mass, see
+        _conditional_tolerance), each one not binding strictly inside its bound."""
         mean, size = moments[1], moments[3]
         gradient = self.values - mean
         # E[g] is a sum of terms as large as E[|g|]: its rounding is relative to that (the
