@@ -70,12 +70,17 @@ _MAX_ROUNDS = 45
 #: Newton stops when every moment condition holds to this fraction of its scale
 _TOLERANCE = 1e-13
 _MAX_ITERATIONS = 200
+#: halvings of the steps taken under one rule, back towards where they started, when no rule can
+#: be built where they ended
+_BACKTRACKS = 6
 #: the first panels of log(kappa) are this wide (bisection refines them where the mass is)
 _LOG_PANEL = 2.0
 #: below this Newton decrement (the dual's predicted decrease) the full step is taken unchecked
 _QUADRATIC = 1e-8
 #: the most rules one solution may build (each line-search trial builds one)
 _MAX_RULES = 400
+#: the most rules a second start may build (see FastProblem._inside_start)
+_RETRY_RULES = 40
 #: a segment spanning more than this factor is integrated in log(kappa)
 _WIDE = 100.0
 #: the narrowest log-normal spread taken, relative to |log(kappa0)| (when above 1)
@@ -1251,12 +1256,31 @@ class FastProblem:
                 if law is not None:
                     return law
             lam = self.initial()
-            return None if lam is None else self._newton(self.project(lam), rule_at)
+            if lam is None:
+                return None
+            law = self._newton(self.project(lam), rule_at)
+            inside = None if law is not None else self._inside_start(lam)
+            if inside is None:
+                return law
+            budget[0] = min(budget[0], _RETRY_RULES)  # a second try, on a smaller budget
+            return self._newton(self.project(inside), rule_at)
         except _GiveUp:
             return None
         finally:
             # the law keeps its problem: not the nodes that served the search
             self._ladder = self._first_panels = None
+
+    def _inside_start(self, lam: np.ndarray) -> np.ndarray | None:
+        """Another start where ``lam`` leaves at 0 the multiplier of a squared log feature whose
+        region reaches kappa = 0: there the density is integrable only with that multiplier
+        positive, so the start is on the edge of the dual's domain and Newton's first step may
+        leave it at once.  The multiplier 1/(2 sigma**2) (the log-normal law's) instead; None
+        when no such feature is at 0."""
+        inside = lam.copy()
+        for i, f in enumerate(self.features):
+            if f.d > 0 and f.lower == 0 and lam[i] == 0 and f.value > 0:
+                inside[i] = 0.5 / f.value
+        return None if np.array_equal(inside, lam) or not np.isfinite(inside).all() else inside
 
     def _same_shape(self, other: "NumericLaw") -> bool:
         problem = other.problem
@@ -1270,11 +1294,18 @@ class FastProblem:
         until it converges or the mass reaches where that rule's tails were cut; then a rule
         built where it stopped.  The answer is polished and checked under a rule built there."""
         scale = np.maximum(np.abs(self.values + self.origins), 1.0)
+        before = None  # where the last rule was built, while Newton went on from there
         for _ in range(_MAX_ITERATIONS):
             fresh = rule is None
             rule = rule_at(lam) if rule is None else rule
+            if rule is None and before is not None:
+                # the steps under the last rule went where no rule resolves the density (its
+                # mass creeping towards kappa = 0 or oo, which that rule did not reach): back
+                # towards where they started, as a line search would have under a rule there
+                lam, rule = self._back_towards(before, lam, rule_at)
             if rule is None:
                 return None
+            before = lam
             lam, steps, moments = self._newton_on(rule, lam, scale)
             if moments is None or steps < 0:
                 return None  # failed, or stuck at the edge of the dual's domain
@@ -1286,6 +1317,18 @@ class FastProblem:
                 return self._answer(lam, rule_at, scale)
             rule = None  # build one at the multipliers reached
         return None
+
+    def _back_towards(self, start: np.ndarray, lam: np.ndarray, rule_at: Callable) -> tuple:
+        """The first point of start + (lam - start) / 2**j (j = 1, 2, ...) at which a rule is
+        built, and that rule; (lam, None) when none within _BACKTRACKS halvings is."""
+        step = lam - start
+        for _ in range(_BACKTRACKS):
+            step = step / 2
+            trial = self.project(start + step)
+            rule = rule_at(trial)
+            if rule is not None:
+                return trial, rule
+        return lam, None
 
     def _answer(self, lam: np.ndarray, rule_at: Callable, scale: np.ndarray,
                 rule: _Rule | None = None, moments: tuple | None = None) -> "NumericLaw | None":
