@@ -56,8 +56,9 @@ def test_a_log_moment_below_kappa0_holds_given_its_side(k100, ratio, a100, sigma
 
 def test_a_side_with_1e_26_of_the_mass_is_written_and_meets_its_constraints():
     # by hand: below 137/4 the conditional law carries a log-distance 2.67 that the squared
-    # deviation about 37.67 (sigma 0.26) charges e**-58 or so for; the law exists, the side's
-    # mass is about 1e-26, and the full route finds no maximum (it is not asked here)
+    # deviation about 37.67 (sigma 0.26) charges e**-58 or so for; the law exists and the side's
+    # mass is about 1e-26.  The full route's search used to stop at a point with that side empty,
+    # and its 30-digit polish then found no maximum; it now finds the same law
     constraints = (Support(0, R(5198, 5)), LogMoment(R(267, 100), R(137, 4), side="below"),
                    SquaredLogDeviation(R(13, 50), R(3767, 100)))
     derive.cache_clear()
@@ -76,3 +77,7 @@ def test_a_side_with_1e_26_of_the_mass_is_written_and_meets_its_constraints():
     assert 1e-27 < mass < 1e-25
     assert all(abs(error) <= 1e-20 for error in errors), errors
     assert law.forms["pdf"] == "closed form with numeric multipliers"
+    derive.cache_clear()  # the full route from nothing: its own search and 30-digit polish
+    full = derive(*constraints, digits=30, method="numeric")
+    for symbol, value in full.multipliers.items():
+        assert abs(sympy.N(law.multipliers[symbol] - value, 40)) <= 1e-25 * max(1, abs(sympy.N(value, 40)))

@@ -1194,25 +1194,23 @@ class FastProblem:
             return None
         return gradient, step
 
-    def _conditional_tolerance(self, rule: _Rule, lam: np.ndarray, scale: np.ndarray,
-                               size: np.ndarray) -> np.ndarray:
-        """Per feature, how far from 0 E[g] may be for a conditional one, E[g | kappa in its
-        region] = 0: its scale times P(kappa in the region), or E[|g|] when larger; -1 (never met)
-        where the rule does not resolve the region's own density to _RESOLVED below its peak
-        (the region's peak is near where the rule cuts the law's tails, or the region is cut)."""
+    def _side_masses(self, rule: _Rule, lam: np.ndarray) -> np.ndarray:
+        """Each feature's P(kappa in its region) under ``rule`` at ``lam``; 0 where the rule does
+        not resolve the region's own density to _RESOLVED below its peak (the region's peak is
+        near where the rule cuts the law's tails, or the region is cut): a conditional feature,
+        E[g | kappa in the region] = 0, is E[g] = 0 divided by that mass."""
         phi = -(rule.features @ lam)
         mass = rule.weight * np.exp(phi - phi.max())
         inside = self.inside[rule.segment.repeat(len(_NODES))]
         level = rule.level + phi  # the density per unit of log(kappa), on one footing
         peaks = np.where(inside, level[:, None], -np.inf).max(axis=0)
         resolved = peaks >= level.max() - (_TAIL - _RESOLVED)
-        masses = (mass @ inside) / mass.sum()
-        return np.where(resolved, _TOLERANCE * np.maximum(scale * masses, size), -1.0)
+        return np.where(resolved, (mass @ inside) / mass.sum(), 0.0)
 
     def _settled(self, rule: _Rule, lam: np.ndarray, moments: tuple, scale: np.ndarray) -> bool:
         """Whether the constraints hold at ``lam`` under ``rule``: each binding one to 1e-13 of its
         scale (or of E[|g|] when larger; a conditional one to its scale times its region's mass, see
-        _conditional_tolerance), each one not binding strictly inside its bound."""
+        _side_masses), each one not binding strictly inside its bound."""
         mean, size = moments[1], moments[3]
         gradient = self.values - mean
         # E[g] is a sum of terms as large as E[|g|]: its rounding is relative to that (the
@@ -1220,8 +1218,10 @@ class FastProblem:
         tolerance = _TOLERANCE * np.maximum(scale, size)
         if self._conditional.any():
             # E[g | kappa in the region] = 0 is E[g] = 0 divided by the region's mass: held to
-            # its scale there, else a law that leaves the region (almost) empty meets it
-            tolerance = np.where(self._conditional, self._conditional_tolerance(rule, lam, scale, size), tolerance)
+            # its scale times that mass, else a law that leaves the region (almost) empty meets it
+            masses = self._side_masses(rule, lam)
+            tolerance = np.where(self._conditional, np.where(
+                masses > 0, _TOLERANCE * np.maximum(scale * masses, size), -1.0), tolerance)
         if not self._bounded:
             return bool((np.abs(gradient) <= tolerance).all())
         free = ~self._held(lam, gradient)
@@ -1471,6 +1471,7 @@ class FastProblem:
         (mu, scaled residual norm, whether a step was refused at the edge of the dual's domain)."""
         dual = basis.shape[0] == basis.shape[1] and len(rows) == basis.shape[0]
         values = self.values[rows]
+        conditional = self._conditional[rows]
 
         def merit(point: np.ndarray, rule: _Rule | None = None):
             # a trial of the line search is judged under the rule of the point it steps from
@@ -1487,7 +1488,13 @@ class FastProblem:
                 moments = self._moments(rule, lam)
                 if moments is None:
                     return None
-            norm = float(np.linalg.norm((moments[1][rows] - values) / scale))
+            residual = (moments[1][rows] - values) / scale
+            if conditional.any():
+                # a conditional equation's residual given its side (see _side_masses)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    residual = np.where(conditional, residual / self._side_masses(rule, lam)[rows], residual)
+                residual = np.where(np.isnan(residual), np.inf, residual)
+            norm = float(np.linalg.norm(residual))
             return (moments[0] + lam @ self.values if dual else norm), norm, moments, rule
 
         mu = np.asarray(mu, dtype=float)

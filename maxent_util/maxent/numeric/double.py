@@ -5,17 +5,19 @@ of :class:`~maxent_util.maxent.numeric.NumericProblem`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import sympy
 
-from ...errors import NotNormalizableError
+from ...constraints import LogMoment, Support
+from ...errors import MaxEntError, NotNormalizableError
 from ...expressions import numpy_modules
 from ...symbols import kappa
-from ..fast import FastProblem, _Feature
+from ..fast import FastProblem, _Feature, fast_problem
 
 #: the forms of a feature the fast solver reads exactly (its integrability at 0 and oo is then
 #: decided from its coefficients): c0 + a kappa + a2 kappa**2 + b log(kappa) + d log(kappa)**2
@@ -40,6 +42,11 @@ def _fast_feature(expr: sympy.Expr, value: float, lower: float, upper: float) ->
         return _Feature(value, lower, upper, extra=extra)
 
 
+def _one_sided(constraint: Any) -> bool:
+    """Whether ``constraint`` is a log moment on one side of its point."""
+    return type(constraint) is LogMoment and constraint.arguments["side"] is not None
+
+
 class Unsolved(Exception):
     """The double-precision solve found no root from any start (carries the best residual)."""
 
@@ -59,8 +66,10 @@ class DoublePrecision:
             ends = sorted({piece.lower for piece in self.pieces} | {piece.upper for piece in self.pieces},
                           key=lambda end: math.inf if end == sympy.oo else float(end))
             ends = [math.inf if end == sympy.oo else float(end) for end in ends]
-            features = tuple(_fast_feature(t.feature.expr, 0.0, ends[t.lower_index], ends[t.upper_index])
-                             for t in self.terms)
+            # a log moment on one side of its point is conditional on that side (see _Feature)
+            features = tuple(dataclasses.replace(feature, conditional=_one_sided(t.constraint))
+                             for feature, t in zip((_fast_feature(t.feature.expr, 0.0, ends[t.lower_index],
+                                                                  ends[t.upper_index]) for t in self.terms), self.terms))
             scales = sorted({e for e in ends if 0 < e < math.inf} | {abs(float(v)) for v in self.values
                                                                          if 0 < abs(float(v)) < math.inf})
             problem = FastProblem(self.ends[0][0], self.ends[-1][1], features, tuple(scales))
@@ -174,8 +183,34 @@ class DoublePrecision:
                     return point
                 best_norm, boundary = min(best_norm, norm), boundary or blocked
             if tried_grid:
+                last = self._dual_start()
+                if last is not None:
+                    try:
+                        point, norm, _ = self.float_newton(last)
+                    except (ValueError, ZeroDivisionError, OverflowError, FloatingPointError):
+                        norm = math.inf
+                    if norm < 1e-9:
+                        return point
                 raise Unsolved(best_norm, boundary)
             candidates, tried_grid = self.starts(), True
+
+    def _dual_start(self) -> np.ndarray | None:
+        """The last start: the fast route's law of the same constraints (Newton on the dual),
+        where the equations' own starts found no root; a root whose side of a one-sided log
+        moment holds 1e-26 of the mass lies far from all of them.  None where the fast route has
+        no law, or its multipliers are not this problem's one to one (a continuity condition, an
+        inequality)."""
+        if self.substitution or any(t.is_continuity or t.constraint.relation != "==" for t in self.terms):
+            return None
+        constraints = (Support(self.pieces[0].lower, self.pieces[-1].upper), *(t.constraint for t in self.terms))
+        try:
+            problem = fast_problem(constraints)
+            law = None if problem is None else problem.solve()
+        except MaxEntError:
+            return None
+        if law is None or len(law.multipliers) != len(self.free):
+            return None
+        return np.array(law.multipliers, dtype=float)
 
     def entropy(self, point: Sequence) -> float:
         """log Z + sum_i lambda_i v_i at a root (the entropy of the density it gives)."""
