@@ -128,13 +128,16 @@ def written_sets(draw):
     # mean at the middle is written, and tested below
     value = R(draw(st.integers(5, 95).filter(lambda n: n != 50)), 100)
     kind = draw(st.sampled_from(["bounded mean", "bounded log moment", "log-normal", "truncated normal", "gamma",
-                                 "power on (0, b]", "half-normal", "squared log deviation"]))
+                                 "power on (0, b]", "half-normal", "squared log deviation",
+                                 "log-normal about two points"]))
     if kind == "bounded mean":
         return (Support(0, 10), Mean(10 * value))
     if kind == "bounded log moment":  # E[log(kappa/10)] within (log(1/10), log(10))
         return (Support(1, 100), LogMoment(4 * value - 2, 10))
     if kind == "log-normal":
         return (LogMoment(value - R(1, 2), 10), SquaredLogDeviation(1 + value, 10))
+    if kind == "log-normal about two points":  # E[log(kappa/10)]**2 < 2.7 < E[log(kappa/10)**2]
+        return (LogMoment(value - R(1, 2), 3), SquaredLogDeviation(2 + value, 10))
     if kind == "power on (0, b]":  # E[log(kappa/3)] below log(10/3) - 1 on (0, 10]
         return (Support(0, 10), LogMoment(value - 1, 3))
     if kind == "half-normal":
