@@ -58,7 +58,9 @@ def test_a_side_with_1e_26_of_the_mass_is_written_and_meets_its_constraints():
     # by hand: below 137/4 the conditional law carries a log-distance 2.67 that the squared
     # deviation about 37.67 (sigma 0.26) charges e**-58 or so for; the law exists and the side's
     # mass is about 1e-26.  The full route's search used to stop at a point with that side empty,
-    # and its 30-digit polish then found no maximum; it now finds the same law
+    # and its 30-digit polish then found no maximum; it now finds the same law.  (The written
+    # law's pieces have log features about two points, 137/4 and 37.67: this is also the
+    # writer's check against the full route for such pieces.)
     constraints = (Support(0, R(5198, 5)), LogMoment(R(267, 100), R(137, 4), side="below"),
                    SquaredLogDeviation(R(13, 50), R(3767, 100)))
     derive.cache_clear()
