@@ -67,9 +67,9 @@ class DoublePrecision:
                           key=lambda end: math.inf if end == sympy.oo else float(end))
             ends = [math.inf if end == sympy.oo else float(end) for end in ends]
             # a log moment on one side of its point is conditional on that side (see _Feature)
-            features = tuple(dataclasses.replace(feature, conditional=_one_sided(t.constraint))
-                             for feature, t in zip((_fast_feature(t.feature.expr, 0.0, ends[t.lower_index],
-                                                                  ends[t.upper_index]) for t in self.terms), self.terms))
+            features = tuple(dataclasses.replace(_fast_feature(t.feature.expr, 0.0, ends[t.lower_index],
+                                                               ends[t.upper_index]),
+                                                 conditional=_one_sided(t.constraint)) for t in self.terms)
             scales = sorted({e for e in ends if 0 < e < math.inf} | {abs(float(v)) for v in self.values
                                                                          if 0 < abs(float(v)) < math.inf})
             problem = FastProblem(self.ends[0][0], self.ends[-1][1], features, tuple(scales))
