@@ -199,8 +199,9 @@ class DoublePrecision:
         where the equations' own starts found no root; a root whose side of a one-sided log
         moment holds 1e-26 of the mass lies far from all of them.  None where the fast route has
         no law, or its multipliers are not this problem's one to one (a continuity condition, an
-        inequality)."""
-        if self.substitution or any(t.is_continuity or t.constraint.relation != "==" for t in self.terms):
+        inequality), and for sets without a one-sided log moment (the grid's starts serve them)."""
+        if (self.substitution or not any(_one_sided(t.constraint) for t in self.terms)
+                or any(t.is_continuity or t.constraint.relation != "==" for t in self.terms)):
             return None
         constraints = (Support(self.pieces[0].lower, self.pieces[-1].upper), *(t.constraint for t in self.terms))
         try:
