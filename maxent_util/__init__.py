@@ -30,8 +30,8 @@ _LOCATIONS: dict[str, str] = {
                      "KnownCaptime", "quality_utility", "linear_quality"], "utility"),
     **dict.fromkeys(["compile_scorer", "Scorer", "CompiledScorer"], "scorer"),
     **dict.fromkeys(["score", "Score"], "estimate"),
-    **dict.fromkeys(["PAR", "Solved", "parse_rule", "rank", "tidy_ranking", "cross_utility", "per_instance",
-                     "rank_stability"], "ranking"),
+    **dict.fromkeys(["PAR", "Solved", "parse_rule"], "rules"),
+    **dict.fromkeys(["rank", "tidy_ranking", "cross_utility", "per_instance", "rank_stability"], "ranking"),
     **dict.fromkeys(["bootstrap_means", "bootstrap_intervals", "rank_probabilities"], "bootstrap"),
     **dict.fromkeys(["Comparison", "compare", "pairwise", "compare_with_best", "holm_adjusted",
                      "virtual_best", "single_best", "gap_closed"], "comparison"),
@@ -100,8 +100,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
                         plot_utilities)
     from .racing import (NaiveResult, ProcessRunner, Runner, TableRunner, naive, naive_curve,
                          simulate_up, up)
-    from .ranking import (PAR, Solved, cross_utility, parse_rule, per_instance, rank, rank_stability,
-                          tidy_ranking)
+    from .ranking import cross_utility, per_instance, rank, rank_stability, tidy_ranking
+    from .rules import PAR, Solved, parse_rule
     from .report import report_html, write_report
     from .runs import cap_runs
     from .space import ParameterSpace

@@ -28,9 +28,7 @@ import scipy
 from . import _dask
 from .errors import DataError, UtilityError, argument_message
 from .runs import Runs, first_bad, real, validate_runs
-from .scorer import compile_scorer, parameters_of, utility_expression
-from .symbols import q
-from .utility import Utility
+from .utility.core import fixed_scorer
 
 __all__ = [
     "Score",
@@ -94,26 +92,6 @@ class Score:
 
 def _hoeffding_half_width(n: int, level: float) -> float:
     return math.sqrt(math.log(2.0 / (1.0 - level)) / (2.0 * n))
-
-
-def fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray]:
-    """The scorer of a utility with every parameter given a value."""
-    if isinstance(utility, Utility):
-        # asked of the utility, not of its expression: a derived law's utility is valued
-        # before (and without) its closed form being built
-        parameters, quality = utility.parameters, q in utility.variables
-    else:
-        expr = utility_expression(utility, owner)
-        parameters, quality = parameters_of(expr, owner), q in expr.free_symbols
-    if parameters or quality:
-        free = tuple(s.name for s in parameters) + (("q",) if quality else ())
-        raise UtilityError(argument_message(
-            "utility", owner, "free of unset parameters", free,
-            "Give them values first, e.g. utility.subs(kappa0=60)."))
-    if isinstance(utility, Utility):
-        # its own call: a subclass may evaluate differently (e.g. by quadrature)
-        return utility
-    return compile_scorer(expr)
 
 
 def score(runtimes: Any, utility: Any, *, solved: Any = None, cutoff: Any = None,

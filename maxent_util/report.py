@@ -55,7 +55,8 @@ from .io import FAILURE_STATUSES, validate_table
 from .io.limits import compression_of, split_member
 from .io.table import NamedBytes
 from .comparison import pairwise
-from .ranking import PAR, Solved, parse_rule, rank
+from .ranking import rank
+from .rules import PAR, Solved, parse_rule
 from . import svgfigures, sweeps
 from .utility import Utility
 

@@ -24,8 +24,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import DataError, UtilityError, argument_message
-from .estimate import fixed_scorer
 from .utility import Utility
+from .utility.core import fixed_scorer
 
 __all__ = ["Plan", "plan", "simulate_plan"]
 

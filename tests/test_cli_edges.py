@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from conftest import ERROR_PREFIX, ROOT, assert_usage_error, checkout_env, run
 
-import maxent_util.ranking
+import maxent_util.rules
 from maxent_util import Solved
 from maxent_util.cli import MAX_POINTS, MAX_RESAMPLES
 from maxent_util.errors import ExportError
@@ -122,13 +122,13 @@ def test_the_largest_sizes_are_accepted(capsys):
 
 
 def _warn(monkeypatch):
-    original = maxent_util.ranking.parse_rule
+    original = maxent_util.rules.parse_rule
 
     def parse_rule(spec):
         warnings.warn("a note for the user\n  on two lines", UserWarning)
         return original(spec)
 
-    monkeypatch.setattr(maxent_util.ranking, "parse_rule", parse_rule)
+    monkeypatch.setattr(maxent_util.rules, "parse_rule", parse_rule)
 
 
 def test_any_other_warning_is_one_line_without_its_source(capsys, monkeypatch, tmp_path):
@@ -142,7 +142,7 @@ def test_any_other_warning_is_one_line_without_its_source(capsys, monkeypatch, t
 def test_warnings_from_a_child_process_are_one_line(tmp_path):
     # the real thing: Python's own display prints the warning's source line under it; numpy's
     # RuntimeWarning (overflow in exp) is not shown at all
-    script = ("import sys, warnings, numpy, maxent_util.ranking as r\n"
+    script = ("import sys, warnings, numpy, maxent_util.rules as r\n"
               "from maxent_util.cli import main\n"
               "def parse_rule(spec):\n"
               "    numpy.exp(numpy.array([1000.0]))\n"
@@ -166,7 +166,7 @@ def test_warnings_from_a_child_process_are_one_line(tmp_path):
 def test_an_interrupt_swallowed_on_the_way_still_exits_130_and_writes_no_file(capsys, monkeypatch,
                                                                               tmp_path,
                                                                               default_sigint):
-    original = maxent_util.ranking.parse_rule
+    original = maxent_util.rules.parse_rule
 
     def parse_rule(spec):
         try:
@@ -175,12 +175,12 @@ def test_an_interrupt_swallowed_on_the_way_still_exits_130_and_writes_no_file(ca
             pass  # ... lands where it is swallowed (a __del__, a gc callback, a bare except)
         return original(spec)
 
-    monkeypatch.setattr(maxent_util.ranking, "parse_rule", parse_rule)
+    monkeypatch.setattr(maxent_util.rules, "parse_rule", parse_rule)
     target = tmp_path / "u.c"
     status, out, err = run(capsys, "export", "--utility", "exponential(24)", "--c", str(target))
     assert (status, err) == (130, "maxent-util: interrupted\n")
     assert os.listdir(tmp_path) == []
     # the next command is not affected
-    monkeypatch.setattr(maxent_util.ranking, "parse_rule", original)
+    monkeypatch.setattr(maxent_util.rules, "parse_rule", original)
     assert run(capsys, "export", "--utility", "exponential(24)", "--c", str(target))[0] == 0
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -48,7 +48,7 @@ def _read_rule(spec: str) -> Any:
     """The rule of one --utility SPEC, the one place every command reads it: a preset call, an
     expression in t, PAR-k or solved (:func:`maxent_util.parse_rule`), or ``@FILE``, a utility's
     JSON document (``maxent-util design`` writes one; a law's document gives its utility)."""
-    from ..ranking import parse_rule
+    from ..rules import parse_rule
 
     if isinstance(spec, str) and spec.startswith("@"):
         return _utility_file(spec[1:])
@@ -88,7 +88,7 @@ def _small_file(path: str, *, flag: str, what: str, most: int) -> bytes:
 
 def _rules(specs: Sequence[str], pars: Sequence[float], solved: bool, progress: bool | None
            ) -> dict[str, Any]:
-    from ..ranking import PAR, Solved
+    from ..rules import PAR, Solved
 
     rules: dict[str, Any] = {}
     show = _show_progress(progress, len(specs))

@@ -37,7 +37,8 @@ def _command_tour(arguments: argparse.Namespace, out: Any) -> int:
     from .. import plots
     from ..datasets import SATCOMP2021_CUTOFF, satcomp2021
     from ..families import parse_family
-    from ..ranking import PAR, rank
+    from ..ranking import rank
+    from ..rules import PAR
 
     started = time.perf_counter()
     # without --out, a fresh folder: the tour runs again beside an earlier one (the README's

@@ -18,8 +18,7 @@ from ..documents import to_json
 from ..errors import MaxEntError, MissingExtraError, argument_message, short
 from ..families import parse_family
 from ..maxent import derive
-from ..plots import plot_utilities
-from ..ranking import parse_rule
+from ..rules import parse_rule
 from ..symbols import kappa, t
 from ..utility import expected_utility, linear_compute, step
 from .facts import Fact, check_complete, constraint_text, read_answer, support_ends
@@ -214,6 +213,8 @@ class Design:
         bool
             True when written; False when matplotlib (the ``plot`` extra) is missing.
         """
+        from ..plots import plot_utilities  # pandas, only for the figure
+
         try:
             end = self.plot_end()
             # a tail far longer than the typical wait is seen on a log axis

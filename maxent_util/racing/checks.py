@@ -10,8 +10,9 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import DataError, UtilityError, argument_message, short
-from ..estimate import evaluate_rule, fixed_scorer
-from ..ranking import PAR, Solved, parse_rule
+from ..estimate import evaluate_rule
+from ..rules import PAR, Solved, parse_rule
+from ..utility.core import fixed_scorer
 from .._numbers import real
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError, UtilityError, argument_message, short
-from ..ranking import parse_rule
+from ..rules import parse_rule
 from .._numbers import real
 from .checks import scorer_of, utility_at
 

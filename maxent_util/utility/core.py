@@ -26,7 +26,7 @@ from .._immutable import Immutable
 from ..errors import UtilityError, argument_message
 from ..expressions import as_expression, numpy_modules
 from ..problem import kept_by_srepr, number_stand_ins
-from ..scorer import compile_scorer
+from ..scorer import compile_scorer, parameters_of, utility_expression
 from ..symbols import kappa, q, t
 from .checks import UtilityCheck, check_utility
 from .pieces import SOLVE_SECONDS, breakpoints, end_limit, pieces_of, try_symbolic
@@ -598,3 +598,23 @@ class Utility(Immutable):
     def __repr__(self) -> str:
         label = f"{self.name}: " if self.name else ""
         return f"Utility({label}{self.expr})"
+
+
+def fixed_scorer(utility: Any, owner: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The scorer of a utility with every parameter given a value."""
+    if isinstance(utility, Utility):
+        # asked of the utility, not of its expression: a derived law's utility is valued
+        # before (and without) its closed form being built
+        parameters, quality = utility.parameters, q in utility.variables
+    else:
+        expr = utility_expression(utility, owner)
+        parameters, quality = parameters_of(expr, owner), q in expr.free_symbols
+    if parameters or quality:
+        free = tuple(s.name for s in parameters) + (("q",) if quality else ())
+        raise UtilityError(argument_message(
+            "utility", owner, "free of unset parameters", free,
+            "Give them values first, e.g. utility.subs(kappa0=60)."))
+    if isinstance(utility, Utility):
+        # its own call: a subclass may evaluate differently (e.g. by quadrature)
+        return utility
+    return compile_scorer(expr)
