@@ -40,9 +40,6 @@ from .runs import (DUPLICATE_POLICIES, MISSING_POLICIES, Table, first_bad, long_
 from .utility.core import fixed_scorer
 
 __all__ = [
-    "PAR",
-    "Solved",
-    "parse_rule",
     "rank",
     "tidy_ranking",
     "cross_utility",

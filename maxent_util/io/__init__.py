@@ -42,7 +42,16 @@ them on standard error.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names, for the reader and the API pages; at run time __getattr__ loads them
+    from .aslib import read_aslib
+    from .benchexec import read_benchexec
+    from .limits import ReadLimits, read_limits, set_read_limits
+    from .long import read_long
+    from .read import FORMATS, STREAM_FORMATS, guess_format, read_runs, sniff_format
+    from .satcomp import read_satcomp
+    from .table import FAILURE_STATUSES, LONG_COLUMNS, STATUSES, validate_table
 
 __all__ = [
     "STATUSES",

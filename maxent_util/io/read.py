@@ -26,24 +26,7 @@ from .satcomp import INSTANCE_ROW_NAMES, read_satcomp
 from .table import (FAILURE_STATUSES, LONG_COLUMNS, STATUSES, NamedBytes, PathLike, _check_path,
                     _is_stream, _label, solver_rows, validate_table)
 
-__all__ = [
-    "STATUSES",
-    "FAILURE_STATUSES",
-    "LONG_COLUMNS",
-    "FORMATS",
-    "STREAM_FORMATS",
-    "read_satcomp",
-    "read_long",
-    "read_aslib",
-    "read_benchexec",
-    "read_runs",
-    "guess_format",
-    "sniff_format",
-    "validate_table",
-    "ReadLimits",
-    "read_limits",
-    "set_read_limits",
-]
+__all__ = ["FORMATS", "STREAM_FORMATS", "read_runs", "guess_format", "sniff_format"]
 
 FORMATS: tuple[str, ...] = ("satcomp", "long", "aslib", "benchexec")
 """Formats understood by :func:`read_runs`."""
