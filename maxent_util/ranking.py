@@ -34,7 +34,7 @@ from .estimate import evaluate_rule
 from .io import LONG_COLUMNS, validate_table
 from .io.table import is_one_of
 from .io.table import plain as _plain
-from .rules import PAR, Solved, parse_rule
+from .rules import PAR, Solved, parse_rule  # noqa: F401  (parse_rule: its old address)
 from .runs import (DUPLICATE_POLICIES, MISSING_POLICIES, Table, first_bad, long_table, policy,
                    refuse_duplicates, shown_items)
 from .utility.core import fixed_scorer

@@ -17,6 +17,7 @@ from typing import IO, Any, Callable
 import pandas as pd
 
 from ..errors import DataError, argument_message
+# every public name of the package is imported here: maxent_util.io finds them in this module
 from .aslib import read_aslib
 from .benchexec import BENCHEXEC_SUFFIXES, read_benchexec
 from .limits import (ReadLimits, open_bounded, open_regular, read_limits, read_stream,
