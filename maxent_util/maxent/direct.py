@@ -314,9 +314,9 @@ def _exact_multipliers(pieces: list[_Piece], terms: list[_Term], support: tuple)
         return [1 / (sympy.sqrt(1 + 4 * terms[0].value) - 1)]
     if len(pieces) == 1 and (lower, upper) == (0, oo) and kinds == ["LogMoment", "SquaredLogDeviation"]:
         # y = log(kappa/c) about the squared deviation's point c is normal, its mean the log
-        # moment's value moved from that moment's point c1 to c
+        # moment's value moved from that moment's point c1 to c (log(c1/c) is 0 at one point)
         first, second = (terms[0], terms[1]) if terms[0].q[1] else (terms[1], terms[0])
-        mean = first.value if first.center == second.center else first.value + sympy.log(first.center / second.center)
+        mean = first.value + sympy.log(first.center / second.center)
         variance = second.value - mean ** 2
         values = {first.multiplier: 1 - mean / variance, second.multiplier: 1 / (2 * variance)}
         return [values[t.multiplier] for t in terms]

@@ -1088,9 +1088,9 @@ class FastProblem:
         for i, f in enumerate(self.features):
             if f.sign or f.extra is not None or f.a or f.a2 or f.d:
                 return None
-            if f.b == -1 and f.value == 0 and f.lower == 0:
+            if f.conditional and f.b < 0 and f.lower == 0:
                 roles["below"] = i
-            elif f.b == 1 and f.value == 0 and f.upper == math.inf:
+            elif f.conditional and f.b > 0 and f.upper == math.inf:
                 roles["above"] = i
             elif not f.b and f.e == 1 and f.lower == 0:
                 roles["share"] = i
