@@ -253,6 +253,12 @@ def _default_t_max(utilities: list[tuple[str, Any]]) -> float:
     return 2.0 * max(medians) if medians else 1.0
 
 
+#: the runtime axes a figure can draw: matplotlib overflows adding its margins to an axis
+#: near 1e308 s (a RuntimeWarning, and no figure of the range asked), and widens one shorter
+#: than about 1e-287 s to (-0.05, 0.05)
+_T_MAX_RANGE = (1e-280, 1e300)
+
+
 def plot_utilities(utilities: Any = PAPER_UTILITIES, ax: Any = None, *, t_max: float | None = None,
                    log_x: bool = False, points: int = 1001, title: str | None = None) -> Any:
     """Draw utility curves u(t) on one panel.
@@ -266,8 +272,8 @@ def plot_utilities(utilities: Any = PAPER_UTILITIES, ax: Any = None, *, t_max: f
     ax : matplotlib Axes, optional
         Draw here; by default on a new figure.
     t_max : float, optional, keyword-only
-        Right end of the runtime axis; by default twice the latest runtime at
-        which a utility falls to 1/2.
+        Right end of the runtime axis, from 1e-280 to 1e300 seconds; by default
+        twice the latest runtime at which a utility falls to 1/2.
     log_x : bool, keyword-only
         Logarithmic runtime axis (from ``t_max / 10**4``).
     points : int, keyword-only
@@ -284,7 +290,7 @@ def plot_utilities(utilities: Any = PAPER_UTILITIES, ax: Any = None, *, t_max: f
     ------
     UtilityError
         If a spec cannot be parsed, a utility has free parameters,
-        ``t_max`` is not a positive number, ``points`` not a whole number
+        ``t_max`` is not a number from 1e-280 to 1e300, ``points`` not a whole number
         from 2 to 1,000,000 or ``log_x`` not a bool.
     MissingExtraError
         If matplotlib is not installed (the ``plot`` extra).
@@ -302,8 +308,9 @@ def plot_utilities(utilities: Any = PAPER_UTILITIES, ax: Any = None, *, t_max: f
             "points", owner, f"a whole number from 2 to {_MAX_POINTS:,}", short(points)))
     if not isinstance(log_x, (bool, np.bool_)):
         raise UtilityError(argument_message("log_x", owner, "True or False", short(log_x)))
-    if t_max is not None and not (math.isfinite(real(t_max)) and real(t_max) > 0):
-        raise UtilityError(argument_message("t_max", owner, "a positive number", short(t_max)))
+    if t_max is not None and not (math.isfinite(real(t_max)) and _T_MAX_RANGE[0] <= real(t_max) <= _T_MAX_RANGE[1]):
+        raise UtilityError(argument_message("t_max", owner, "a positive number from 1e-280 to 1e300",
+                                            short(t_max)))
     named = _named_utilities(utilities)
     t_max = _default_t_max(named) if t_max is None else float(t_max)
     if log_x:

@@ -540,7 +540,9 @@ def _grid_values(feature: Feature) -> tuple[Any, np.ndarray]:
     it takes, so within its exact range up to rounding)."""
     lower, upper = float(feature.lower), float(feature.upper)
     grid_lower = max(lower, 1e-300)
-    grid_upper = upper if np.isfinite(upper) else max(grid_lower, 1.0) * 1e300
+    # (at most 1e308, below the largest double that geomspace's powers round past: a region
+    # from 1e305 would otherwise end at inf)
+    grid_upper = upper if np.isfinite(upper) else min(max(grid_lower, 1.0) * 1e300, 1e308)
     grid = np.unique(np.concatenate([np.geomspace(grid_lower, grid_upper, 4001),
                                      np.linspace(lower, min(grid_upper, max(lower, 1.0) * 1e6), 4001)]))
     grid = grid[(grid >= lower) & (grid <= grid_upper)]

@@ -40,10 +40,10 @@ def _env():
 
 
 def _closed_stderr(argv, cwd):
-    # `maxent-util ARGV 2>&-`: the process starts with file descriptor 2 closed
-    return subprocess.run([sys.executable, "-m", "maxent_util", *argv], stdout=subprocess.PIPE,
-                          text=True, timeout=300, env=_env(), cwd=cwd,
-                          preexec_fn=lambda: os.close(2))
+    # `maxent-util ARGV 2>&-`: the process starts with file descriptor 2 closed (by the shell,
+    # as a user's; a preexec_fn would run this worker's fork handlers)
+    return subprocess.run(["sh", "-c", 'exec "$@" 2>&-', "sh", sys.executable, "-m", "maxent_util", *argv],
+                          stdout=subprocess.PIPE, text=True, timeout=300, env=_env(), cwd=cwd)
 
 
 def test_with_stderr_closed_a_command_runs_and_an_error_stays_off_stdout(tmp_path):

@@ -128,10 +128,11 @@ def test_derive_json_with_stdout_closed_exits_cleanly(tmp_path):
                           timeout=120, env=env, cwd=tmp_path)
     assert done.returncode == 0 and done.stderr == "status 0\n", done.stderr
     # started with file descriptor 1 closed (`>&-`): sys.stdout is None
-    done = subprocess.run([sys.executable, "-m", "maxent_util", "derive", "--support", "0", "10", "--json"],
+    # (by the shell, as a user's `>&-`: a preexec_fn would run this worker's fork handlers)
+    done = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh",
+                           sys.executable, "-m", "maxent_util", "derive", "--support", "0", "10", "--json"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          timeout=120, env=env, cwd=tmp_path,
-                          preexec_fn=lambda: os.close(1))
+                          timeout=120, env=env, cwd=tmp_path)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     # a reader that leaves early (`| head -c 1`)
     reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read(1)"], stdin=subprocess.PIPE)

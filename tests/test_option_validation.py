@@ -8,6 +8,7 @@ TypeError/UFuncTypeError/OverflowError, or read None and text as numbers.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,38 @@ def test_plot_utilities_still_draws_its_points():
     figure = plot_utilities(["pareto(5, 3)"], t_max=10, points=np.int64(7), log_x=np.bool_(False))
     # 7 evenly spaced runtimes from 0 to 10, as numpy.linspace gives them
     np.testing.assert_allclose(figure.axes[0].get_lines()[0].get_xdata(), np.linspace(0, 10, 7))
+
+
+@pytest.mark.parametrize("t_max", [1e-300, 2e-281, 2e300, 1e308, 1.7976931348623157e308])
+def test_plot_utilities_t_max_beyond_what_an_axis_draws_is_refused(t_max):
+    # matplotlib overflows adding its margins to an axis near 1e308 s (a RuntimeWarning drawn by
+    # hypothesis above) and widens one shorter than about 1e-287 s to (-0.05, 0.05)
+    with pytest.raises(UtilityError, match=r"^`t_max` of `plot_utilities` must be a positive number "
+                                           r"from 1e-280 to 1e300; got "):
+        plot_utilities(["pareto(5, 3)"], t_max=t_max, points=11)
+
+
+@pytest.mark.parametrize("log_x", [False, True])
+@pytest.mark.parametrize("t_max", [1e-280, 1e300])
+def test_plot_utilities_draws_the_axis_asked_at_the_ends_of_its_range(t_max, log_x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figure = plot_utilities(["pareto(5, 3)"], t_max=t_max, points=11, log_x=log_x)
+        figure.canvas.draw()
+    runtimes = figure.axes[0].get_lines()[0].get_xdata()
+    assert (runtimes[0], runtimes[-1]) == pytest.approx((t_max / 1e4 if log_x else 0.0, t_max), rel=1e-12)
+    low, high = figure.axes[0].get_xlim()
+    # the axis holds the runtimes, with at most a margin of its own (not a range of its own)
+    assert low <= runtimes[0] and t_max <= high <= (1.6 if log_x else 1.0) * t_max
+    assert low >= (runtimes[0] / 1.6 if log_x else 0.0)
+
+
+def test_a_preset_at_a_scale_near_the_largest_double_reads_without_a_warning():
+    # the feature's range was checked on a grid that ran to 1e305 * 1e300 = inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        utility = parse_utility("pareto(1e305, 1)")
+        assert float(utility(2e305)) == pytest.approx(0.5)  # (k/t)**alpha above k, by hand
 
 
 @settings(max_examples=40, deadline=None)

@@ -50,6 +50,7 @@ from ..distribution.closed_form import _FOLDED_DIGITS, _at_digits
 from ..distribution.numbers import _AGREEMENT, _check_points
 from ..problem import piecewise_over, support_of
 from ..symbols import kappa
+from .exact import _DOUBLE_TOLERANCE, _small_fraction
 from .fast import continuity_share, sided_multipliers
 
 __all__ = ["direct_law"]
@@ -356,13 +357,14 @@ def _zero_tolerance(term: _Term, support: tuple) -> float:
 
 
 def _near_small_fraction(value: float) -> bool:
-    """Whether a double multiplier is a fraction of denominator at most 12 to rounding: the full
-    route recognises such a value and verifies it exactly (and the generic forms here divide by
-    0 at 0, or at 1 on a power of kappa)."""
-    # beyond 1000 the full route recognises none (see exact.py), and lambda = 1e5 + 4e-6 of a
-    # mean 1e-5 above an end is no fraction it could verify
-    return abs(value) <= 1000 and any(abs(value * d - round(value * d)) <= 1e-9 * d * max(1.0, abs(value))
-                                      for d in range(1, 13))
+    """Whether a double multiplier is a fraction of denominator at most 12 to rounding, as the
+    full route's :func:`~.exact.exact_double_root` asks (at a typical size of 1): the full route
+    recognises such a value and verifies it exactly (and the generic forms here divide by 0 at
+    0, or at 1 on a power of kappa)."""
+    # beyond 1000 the full route recognises none, and lambda = 1e5 + 4e-6 of a mean 1e-5 above
+    # an end is no fraction it could verify
+    with mpmath.workdps(30):
+        return _small_fraction(mpmath.mpf(value), 1.0, _DOUBLE_TOLERANCE) is not None
 
 
 def _mp_end(value: sympy.Expr) -> Any:
