@@ -13,7 +13,6 @@ scored by the same code, and only per-algorithm sums and counts leave a partitio
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import threading
@@ -170,6 +169,8 @@ def _answers(address: str, seconds: float) -> None:
     """Return once a dask.distributed comm at ``address`` completes its handshake; raise
     TimeoutError after ``seconds``, or what connecting raised. Runs in a thread of its own with
     its own event loop, so neither a caller's loop nor a stuck lookup can hold it longer."""
+    import asyncio  # (20 ms) only to probe a scheduler: not with every ranking
+
     from distributed.comm import connect
 
     async def handshake() -> None:

@@ -24,7 +24,9 @@ LATE_IMPORTS_ALLOWED = {
     "_timing.py": {"multiprocessing"},
     "plots.py": {"matplotlib"},
     "long.py": {"pyarrow"},
-    "_dask.py": {"dask", "distributed"},
+    "_dask.py": {"dask", "distributed", "asyncio"},
+    # sympy.stats (40 ms) for a variable from it, not with every utility
+    "known.py": {"sympy.stats"},
     # the [configure] extra: only to_configspace and suggest need them
     "space/": {"ConfigSpace", "optuna"},
     # sympy.codegen.rewriting loads sympy's tensor and combinatorics modules (0.15 s): only when

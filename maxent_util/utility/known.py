@@ -14,7 +14,6 @@ from typing import Any
 import mpmath
 import numpy as np
 import sympy
-import sympy.stats
 
 from .._immutable import Immutable
 from .._timing import Deadline, SymbolicTimeout, run_bounded
@@ -403,6 +402,8 @@ class KnownCaptime(Immutable):
             If ``variable`` is not a continuous sympy.stats random variable on an interval,
             or its interval is not a captime support.
         """
+        import sympy.stats  # (40 ms) only for a variable from it: not with every utility
+
         try:
             density = sympy.stats.density(variable)(kappa)
             domain = variable.pspace.domain.set
