@@ -161,6 +161,10 @@ _SLOW_SAVEFIG = textwrap.dedent("""
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+# the child is started with a preexec_fn (to handle SIGINT as from a terminal), so this worker's
+# fork handlers run: JAX's, if a test here imported it, warns of its threads, which the child
+# (it execs at once) never touches
+@pytest.mark.filterwarnings(r"ignore:os\.fork\(\) was called:RuntimeWarning")
 def test_a_real_sigint_while_a_figure_is_written_exits_130_and_keeps_the_previous_file(tmp_path):
     target = tmp_path / "figure.png"
     target.write_bytes(PREVIOUS)
