@@ -66,6 +66,33 @@ def pytest_configure(config: pytest.Config) -> None:
         import compileall
 
         compileall.compile_dir(ROOT / "maxent_util", quiet=2)
+    numprocesses = getattr(config.option, "numprocesses", None)
+    if not hasattr(config, "workerinput") and (numprocesses in ("auto", "logical")
+                                               or (isinstance(numprocesses, int) and numprocesses > 1)):
+        _rewrite_the_test_modules_once(config, ROOT / "tests")
+
+
+def _rewrite_the_test_modules_once(config: pytest.Config, folder: Path) -> None:
+    """pytest's bytecode of the test modules, their asserts rewritten, written once by the
+    controller where it is missing or stale. Each xdist worker rewrote all of them as it
+    started (5.6 s of CPU a worker, three at once on two cores), and at every run where
+    bytecode is not written (PYTHONDONTWRITEBYTECODE); the workers read what is written here
+    (pytest reads its cache even where it writes none). Through pytest's own rewriting
+    functions: where those differ, nothing is done, and each worker rewrites as before."""
+    try:
+        from _pytest.assertion import rewrite
+
+        state = config.stash[rewrite.assertstate_key]
+        for path in sorted(folder.glob("test_*.py")):
+            cache = rewrite.get_cache_dir(path)
+            pyc = cache / (path.name[:-3] + rewrite.PYC_TAIL)
+            if rewrite._read_pyc(path, pyc) is not None:
+                continue
+            cache.mkdir(parents=True, exist_ok=True)
+            source_hash, code = rewrite._rewrite_test(path, config)
+            rewrite._write_pyc(state, code, source_hash, pyc)
+    except (ImportError, AttributeError, KeyError, TypeError, ValueError, OSError, SyntaxError):
+        return
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
