@@ -320,3 +320,14 @@ def test_a_law_with_bounds_read_off_the_main_thread_is_the_same_law():
     assert law.forms == written.forms and law.active == written.active
     for x in (0.5, 3.0, 9.5):
         assert abs(_at(law.sf, x) - _at(written.sf, x)) <= 1e-20
+
+
+@pytest.mark.parametrize("value, small", [(0.5, True), (2 / 7, True), (-5 / 12, True), (1 / 3 + 1e-12, True),
+                                          (1000.0, True), (0.1234567, False), (3.0000001, False),
+                                          (1000.3, False), (math.inf, False), (math.nan, False)])
+def test_the_writer_leaves_to_the_full_route_the_fractions_it_recognises(value, small):
+    # the writer's test is the full route's own (exact._small_fraction at a typical size of 1),
+    # by hand: a fraction of denominator 1 to 12 within 1e-9 relative, at most 1000
+    from maxent_util.maxent import direct
+
+    assert direct._near_small_fraction(value) is small

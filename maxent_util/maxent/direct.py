@@ -362,7 +362,9 @@ def _near_small_fraction(value: float) -> bool:
     recognises such a value and verifies it exactly (and the generic forms here divide by 0 at
     0, or at 1 on a power of kappa)."""
     # beyond 1000 the full route recognises none, and lambda = 1e5 + 4e-6 of a mean 1e-5 above
-    # an end is no fraction it could verify
+    # an end is no fraction it could verify (nor is an infinite or NaN one any fraction)
+    if not abs(value) <= 1000:
+        return False
     with mpmath.workdps(30):
         return _small_fraction(mpmath.mpf(value), 1.0, _DOUBLE_TOLERANCE) is not None
 
